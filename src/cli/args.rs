@@ -1,0 +1,157 @@
+//! Argument definitions (clap derive).
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// rewind: snapshots, diffs, patches and rollbacks for any directory, without git.
+#[derive(Parser, Debug)]
+#[command(name = "rewind", version, about, max_term_width = 100)]
+pub struct Cli {
+    /// The store directory [default: $REWIND_STORE, else ~/.local/share/rewind]
+    #[arg(long, global = true, value_name = "DIR")]
+    pub store: Option<PathBuf>,
+    /// The workspace [default: the nearest registered ancestor of the current directory, else
+    /// the current directory]
+    #[arg(short = 'C', global = true, value_name = "DIR")]
+    pub directory: Option<PathBuf>,
+    /// Machine-readable output on stdout
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// Print less
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+    /// Seconds to wait for another process writing to the store
+    #[arg(long, global = true, default_value_t = 600.0, value_name = "SECS")]
+    pub lock_timeout: f64,
+    /// When to use colours
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// `--color`.
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum ColorChoice {
+    /// On a terminal, unless NO_COLOR is set.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// The commands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Register the workspace in the store (creating the store if needed)
+    Init(InitArgs),
+    /// Take a snapshot of the workspace
+    #[command(alias = "snap")]
+    Snapshot(SnapshotArgs),
+    /// List the workspace's snapshots, newest first
+    Log(LogArgs),
+    /// Show one snapshot's details
+    Show(ShowArgs),
+    /// List a directory of a snapshot
+    Ls(LsArgs),
+    /// Print a file of a snapshot (raw bytes)
+    Cat(CatArgs),
+    /// Create, move (--force) or delete (-d) a tag
+    Tag(TagArgs),
+    /// List tags
+    Tags,
+}
+
+/// `init`.
+#[derive(Args, Debug)]
+pub struct InitArgs {
+    /// Allow / or the home directory as a workspace
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// `snapshot`.
+#[derive(Args, Debug)]
+pub struct SnapshotArgs {
+    /// A message to remember the snapshot by
+    #[arg(short, long, default_value = "")]
+    pub message: String,
+    /// Tag the snapshot
+    #[arg(long = "tag", value_name = "NAME")]
+    pub tags: Vec<String>,
+    /// Attach KEY=VALUE metadata (repeatable)
+    #[arg(long = "meta", value_name = "KEY=VALUE")]
+    pub meta: Vec<String>,
+    /// Ignore paths matching a gitignore-style glob (repeatable)
+    #[arg(long = "ignore", value_name = "GLOB")]
+    pub ignore: Vec<String>,
+    /// Skip (and list) files larger than SIZE (e.g. 100M, 2G)
+    #[arg(long, value_name = "SIZE")]
+    pub max_file_size: Option<String>,
+    /// Compute the snapshot without storing anything
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Fail on unreadable or vanished files instead of warning
+    #[arg(long)]
+    pub strict: bool,
+    /// zstd compression level for new blobs (1-19)
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(i32).range(1..=19))]
+    pub level: i32,
+    /// Allow / or the home directory as a workspace
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// `log`.
+#[derive(Args, Debug)]
+pub struct LogArgs {
+    /// Show at most N snapshots
+    #[arg(short = 'n', long, default_value_t = 50)]
+    pub max_count: usize,
+}
+
+/// `show`.
+#[derive(Args, Debug)]
+pub struct ShowArgs {
+    /// The snapshot [default: @]
+    #[arg(default_value = "@")]
+    pub rev: String,
+}
+
+/// `ls`.
+#[derive(Args, Debug)]
+pub struct LsArgs {
+    /// The snapshot
+    pub rev: String,
+    /// A directory (or file) inside it
+    pub path: Option<String>,
+    /// List subdirectories too
+    #[arg(short, long)]
+    pub recursive: bool,
+}
+
+/// `cat`.
+#[derive(Args, Debug)]
+pub struct CatArgs {
+    /// The snapshot
+    pub rev: String,
+    /// The file inside it
+    pub path: String,
+}
+
+/// `tag`.
+#[derive(Args, Debug)]
+pub struct TagArgs {
+    /// The tag name
+    pub name: String,
+    /// The snapshot to tag [default: @]
+    pub rev: Option<String>,
+    /// Delete the tag
+    #[arg(short, long, conflicts_with = "rev")]
+    pub delete: bool,
+    /// Move an existing tag
+    #[arg(short, long)]
+    pub force: bool,
+}

@@ -1,0 +1,241 @@
+//! Reading commands: `log`, `show`, `ls`, `cat`.
+
+use std::collections::HashMap;
+use std::io::Write;
+
+use serde_json::{Value, json};
+
+use super::args::{CatArgs, LogArgs, LsArgs, ShowArgs};
+use super::output::{self, format_time, human_bytes, paint, path_str};
+use super::{CliResult, Ctx};
+use crate::store::snapshot::SnapshotRecord;
+use crate::store::tree::Kind;
+use crate::store::{Reader, Store};
+use crate::{Error, Id, revision};
+
+/// Resolves a revision, finding the workspace only when the revision needs one.
+pub fn resolve(ctx: &Ctx, store: &Store, reader: &Reader, rev: &str) -> Result<Id, Error> {
+    let root = if rev.starts_with('@') {
+        Some(ctx.workspace_root(store)?)
+    } else {
+        None
+    };
+    revision::resolve(reader, rev, root.as_deref())
+}
+
+fn tags_by_id(reader: &Reader) -> Result<HashMap<Id, Vec<String>>, Error> {
+    let mut m: HashMap<Id, Vec<String>> = HashMap::new();
+    for (name, id) in reader.tags()? {
+        m.entry(id).or_default().push(name);
+    }
+    Ok(m)
+}
+
+fn snapshot_json(id: &Id, r: &SnapshotRecord, tags: &[String]) -> Value {
+    json!({
+        "id": id.hex(),
+        "short_id": id.short(),
+        "workspace": path_str(&r.workspace),
+        "time": format_time(r.time_ns),
+        "time_ns": r.time_ns,
+        "parent": r.parent.map(|p| p.hex()),
+        "root": r.root.hex(),
+        "message": r.message,
+        "meta": r.meta.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect::<serde_json::Map<_, _>>(),
+        "tags": tags,
+        "files": r.stats.files,
+        "dirs": r.stats.dirs,
+        "symlinks": r.stats.symlinks,
+        "bytes": r.stats.bytes,
+        "ignore_globs": r.scan.ignore_globs,
+        "max_file_size": r.scan.max_file_size,
+        "skipped": r.skipped.iter().map(|s| json!({"path": path_str(&s.path), "reason": s.reason.name(), "detail": s.detail})).collect::<Vec<_>>(),
+    })
+}
+
+/// `rewind log`.
+pub fn log(ctx: &Ctx, a: LogArgs) -> CliResult {
+    let store = ctx.open_store(false)?;
+    let root = ctx.workspace_root(&store)?;
+    let reader = store.reader()?;
+    let ws = reader
+        .workspace(&root)?
+        .ok_or_else(|| Error::NoSnapshots(root.clone()))?;
+    let ids = reader.history(ws.id, a.max_count)?;
+    let tags = tags_by_id(&reader)?;
+    let none = Vec::new();
+    if ctx.json {
+        let mut v = Vec::new();
+        for id in &ids {
+            v.push(snapshot_json(
+                id,
+                &reader.snapshot(id)?,
+                tags.get(id).unwrap_or(&none),
+            ));
+        }
+        output::print_json(&v)?;
+        return Ok(0);
+    }
+    let mut out = std::io::stdout().lock();
+    for id in &ids {
+        let r = reader.snapshot(id)?;
+        let t = tags
+            .get(id)
+            .map(|t| format!(" ({})", t.join(", ")))
+            .unwrap_or_default();
+        let label = r
+            .meta("label")
+            .map(|l| format!(" [{l}]"))
+            .unwrap_or_default();
+        writeln!(
+            out,
+            "{}  {}  {:>7} files {:>10}{}{}  {}",
+            paint(ctx.color, output::id_style(), &id.short()),
+            format_time(r.time_ns),
+            r.stats.files,
+            human_bytes(r.stats.bytes),
+            paint(ctx.color, output::bold(), &t),
+            label,
+            r.message
+        )?;
+    }
+    Ok(0)
+}
+
+/// `rewind show`.
+pub fn show(ctx: &Ctx, a: ShowArgs) -> CliResult {
+    let store = ctx.open_store(false)?;
+    let reader = store.reader()?;
+    let id = resolve(ctx, &store, &reader, &a.rev)?;
+    let r = reader.snapshot(&id)?;
+    let tags = tags_by_id(&reader)?.remove(&id).unwrap_or_default();
+    if ctx.json {
+        output::print_json(&snapshot_json(&id, &r, &tags))?;
+        return Ok(0);
+    }
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "snapshot  {}",
+        paint(ctx.color, output::id_style(), &id.hex())
+    )?;
+    writeln!(out, "workspace {}", path_str(&r.workspace))?;
+    writeln!(out, "time      {}", format_time(r.time_ns))?;
+    if let Some(p) = r.parent {
+        writeln!(out, "parent    {}", p.short())?;
+    }
+    if !tags.is_empty() {
+        writeln!(out, "tags      {}", tags.join(", "))?;
+    }
+    writeln!(
+        out,
+        "contents  {} files, {} dirs, {} symlinks, {}",
+        r.stats.files,
+        r.stats.dirs,
+        r.stats.symlinks,
+        human_bytes(r.stats.bytes)
+    )?;
+    for (k, v) in &r.meta {
+        writeln!(out, "meta      {k}={v}")?;
+    }
+    if !r.scan.ignore_globs.is_empty() {
+        writeln!(out, "ignored   {}", r.scan.ignore_globs.join(" "))?;
+    }
+    for s in &r.skipped {
+        writeln!(
+            out,
+            "skipped   {} ({}: {})",
+            path_str(&s.path),
+            s.reason.name(),
+            s.detail
+        )?;
+    }
+    if !r.message.is_empty() {
+        writeln!(out, "\n    {}", r.message)?;
+    }
+    Ok(0)
+}
+
+/// `rewind ls`.
+pub fn ls(ctx: &Ctx, a: LsArgs) -> CliResult {
+    let store = ctx.open_store(false)?;
+    let reader = store.reader()?;
+    let id = resolve(ctx, &store, &reader, &a.rev)?;
+    let snap = reader.snapshot(&id)?;
+    let path = a.path.unwrap_or_default();
+    let path_bytes = path.trim_matches('/').as_bytes().to_vec();
+    let entry =
+        reader
+            .lookup(&snap.root, &path_bytes)?
+            .ok_or_else(|| Error::PathNotInSnapshot {
+                path: path.clone(),
+                snapshot: id.short(),
+            })?;
+    let mut rows = Vec::new();
+    if entry.kind == Kind::Dir {
+        reader.walk_tree(&entry.id, &path_bytes, a.recursive, &mut |p, e| {
+            rows.push((p.to_vec(), e.clone()));
+            Ok(())
+        })?;
+    } else {
+        rows.push((path_bytes.clone(), entry));
+    }
+    if ctx.json {
+        let mut v = Vec::with_capacity(rows.len());
+        for (p, e) in &rows {
+            let mut o = json!({"path": path_str(p), "kind": e.kind.name(), "size": e.size, "id": e.id.hex()});
+            if e.kind == Kind::Symlink {
+                o["target"] = Value::String(path_str(&reader.read_blob(&e.id)?));
+            }
+            v.push(o);
+        }
+        output::print_json(&v)?;
+        return Ok(0);
+    }
+    let mut out = std::io::stdout().lock();
+    for (p, e) in rows {
+        let mut name = path_str(&p);
+        if e.kind == Kind::Dir {
+            name.push('/');
+        }
+        if e.kind == Kind::Symlink {
+            name = format!("{name} -> {}", path_str(&reader.read_blob(&e.id)?));
+        }
+        let id_hex = e.id.hex();
+        writeln!(
+            out,
+            "{:<7} {:>12}  {}  {}",
+            e.kind.name(),
+            e.size,
+            &id_hex[..12],
+            name
+        )?;
+    }
+    Ok(0)
+}
+
+/// `rewind cat`.
+pub fn cat(ctx: &Ctx, a: CatArgs) -> CliResult {
+    let store = ctx.open_store(false)?;
+    let reader = store.reader()?;
+    let id = resolve(ctx, &store, &reader, &a.rev)?;
+    let snap = reader.snapshot(&id)?;
+    let entry = reader
+        .lookup(&snap.root, a.path.trim_matches('/').as_bytes())?
+        .ok_or_else(|| Error::PathNotInSnapshot {
+            path: a.path.clone(),
+            snapshot: id.short(),
+        })?;
+    if entry.kind == Kind::Dir {
+        return Err(Error::Invalid(format!(
+            "{} is a directory in {}: use `rewind ls`",
+            a.path,
+            id.short()
+        ))
+        .into());
+    }
+    let mut out = std::io::stdout().lock();
+    reader.write_blob(&entry.id, &mut out)?;
+    out.flush()?;
+    Ok(0)
+}

@@ -1,0 +1,147 @@
+//! The command-line interface. Each submodule parses one command family's arguments, calls the
+//! library and hands the result to a printer (human or JSON); no logic of its own.
+//!
+//! Exit codes: 0 success; 1 "yes, there are differences / violations" answers (diff
+//! --exit-code, check); 2 rewind itself failed (bad input, store errors). `rewind run` exits with
+//! its command's code, and 125 when rewind failed around it.
+
+mod args;
+mod inspect;
+mod output;
+mod progress;
+mod snap;
+mod tag;
+
+use std::io;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Parser;
+
+use crate::error::Error;
+use crate::store::{Store, StoreOptions};
+pub use args::Cli;
+use args::Command;
+
+/// Exit code when rewind itself fails.
+pub const EXIT_ERROR: i32 = 2;
+
+/// An error on the way out: the library's, or a failed write to the terminal.
+#[derive(Debug)]
+pub enum CliError {
+    /// From the library.
+    Lib(Error),
+    /// Writing output failed (a closed pipe is handled before this is shown).
+    Io(io::Error),
+}
+
+impl From<Error> for CliError {
+    fn from(e: Error) -> Self {
+        CliError::Lib(e)
+    }
+}
+impl From<io::Error> for CliError {
+    fn from(e: io::Error) -> Self {
+        CliError::Io(e)
+    }
+}
+
+/// What a command returns: its exit code.
+pub type CliResult = Result<i32, CliError>;
+
+/// Settings every command shares.
+pub struct Ctx {
+    /// The parsed global options.
+    pub store_dir: Option<PathBuf>,
+    /// `-C`.
+    pub workspace: Option<PathBuf>,
+    /// `--json`.
+    pub json: bool,
+    /// `-q`.
+    pub quiet: bool,
+    /// Lock timeout.
+    pub lock_timeout: Duration,
+    /// Colours on stdout.
+    pub color: bool,
+}
+
+impl Ctx {
+    /// Opens the store; `create` makes it when missing.
+    pub fn open_store(&self, create: bool) -> Result<Store, Error> {
+        let dir = match &self.store_dir {
+            Some(d) => d.clone(),
+            None => crate::store::default_dir()?,
+        };
+        let dir_shown = dir.display().to_string();
+        let quiet = self.quiet;
+        let on_wait: Arc<dyn Fn() + Send + Sync> = Arc::new(move || {
+            if !quiet {
+                eprintln!(
+                    "rewind: waiting for another rewind process to finish writing to {dir_shown} ..."
+                );
+            }
+        });
+        Store::open(
+            &dir,
+            StoreOptions {
+                create,
+                lock_timeout: self.lock_timeout,
+                on_wait: Some(on_wait),
+            },
+        )
+    }
+
+    /// The workspace root: `-C DIR`, else the nearest registered ancestor of the current
+    /// directory, else the current directory.
+    pub fn workspace_root(&self, store: &Store) -> Result<PathBuf, Error> {
+        match &self.workspace {
+            Some(dir) => crate::workspace::canonical(dir, true),
+            None => {
+                let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
+                crate::workspace::discover(store, &cwd)
+            }
+        }
+    }
+}
+
+/// Runs the CLI with the process's arguments; returns the exit code.
+pub fn main() -> i32 {
+    let cli = Cli::parse();
+    let color = output::stdout_color(cli.color);
+    let ctx = Ctx {
+        store_dir: cli.store.clone(),
+        workspace: cli.directory.clone(),
+        json: cli.json,
+        quiet: cli.quiet,
+        lock_timeout: Duration::from_secs_f64(cli.lock_timeout.max(0.0)),
+        color,
+    };
+    let result = match cli.command {
+        Command::Init(a) => snap::init(&ctx, a),
+        Command::Snapshot(a) => snap::snapshot(&ctx, a),
+        Command::Log(a) => inspect::log(&ctx, a),
+        Command::Show(a) => inspect::show(&ctx, a),
+        Command::Ls(a) => inspect::ls(&ctx, a),
+        Command::Cat(a) => inspect::cat(&ctx, a),
+        Command::Tag(a) => tag::tag(&ctx, a),
+        Command::Tags => tag::tags(&ctx),
+    };
+    match result {
+        Ok(code) => code,
+        Err(CliError::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => 0,
+        Err(CliError::Lib(Error::Io { source, .. }))
+            if source.kind() == io::ErrorKind::BrokenPipe =>
+        {
+            0
+        }
+        Err(e) => {
+            let msg = match e {
+                CliError::Lib(e) => e.to_string(),
+                CliError::Io(e) => format!("writing output: {e}"),
+            };
+            output::error_line(&msg, ctx.json);
+            EXIT_ERROR
+        }
+    }
+}

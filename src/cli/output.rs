@@ -1,0 +1,141 @@
+//! Shared printing helpers: colour decisions, sizes, times, JSON.
+
+use std::io::{self, IsTerminal, Write};
+
+use anstyle::{AnsiColor, Style};
+use serde::Serialize;
+
+use super::args::ColorChoice;
+
+/// Whether stdout gets colours: `--color`, then NO_COLOR, then whether it is a terminal.
+pub fn stdout_color(choice: ColorChoice) -> bool {
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && std::env::var_os("TERM").is_none_or(|t| t != "dumb")
+                && io::stdout().is_terminal()
+        }
+    }
+}
+
+/// Wraps `text` in `style` when colours are on.
+pub fn paint(on: bool, style: Style, text: &str) -> String {
+    if on {
+        format!("{style}{text}{style:#}")
+    } else {
+        text.to_string()
+    }
+}
+
+/// Yellow, for ids.
+pub fn id_style() -> Style {
+    Style::new().fg_color(Some(AnsiColor::Yellow.into()))
+}
+
+/// Bold.
+pub fn bold() -> Style {
+    Style::new().bold()
+}
+
+/// Prints an error for people on stderr, and for tools as JSON on stdout.
+pub fn error_line(msg: &str, json: bool) {
+    let color =
+        std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && io::stderr().is_terminal();
+    let label = paint(
+        color,
+        Style::new().bold().fg_color(Some(AnsiColor::Red.into())),
+        "error:",
+    );
+    eprintln!("rewind: {label} {msg}");
+    if json {
+        let _ = print_json(&serde_json::json!({ "error": msg }));
+    }
+}
+
+/// A warning on stderr.
+pub fn warn(msg: &str) {
+    let color =
+        std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && io::stderr().is_terminal();
+    eprintln!(
+        "rewind: {} {msg}",
+        paint(
+            color,
+            Style::new().fg_color(Some(AnsiColor::Yellow.into())),
+            "warning:"
+        )
+    );
+}
+
+/// Pretty JSON on stdout, newline-terminated.
+pub fn print_json<T: Serialize + ?Sized>(value: &T) -> io::Result<()> {
+    let mut out = io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, value).map_err(io::Error::other)?;
+    writeln!(out)
+}
+
+/// 1536 -> "1.5 KiB".
+pub fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = n as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u < UNITS.len() - 1 {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{n} B")
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
+}
+
+/// Nanoseconds since the epoch as RFC 3339 (UTC, seconds).
+pub fn format_time(ns: i64) -> String {
+    let t = std::time::UNIX_EPOCH + std::time::Duration::from_nanos(ns.max(0) as u64);
+    humantime::format_rfc3339_seconds(t).to_string()
+}
+
+/// A path for display and JSON (lossy for non-UTF-8 bytes).
+pub fn path_str(p: &[u8]) -> String {
+    String::from_utf8_lossy(p).into_owned()
+}
+
+/// Parses sizes like `100`, `64K`, `100M`, `2G`, `1.5GiB`.
+pub fn parse_size(s: &str) -> Result<u64, crate::Error> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        "t" | "tb" | "tib" => 1 << 40,
+        _ => {
+            return Err(crate::Error::Invalid(format!(
+                "invalid size '{s}': use a number with an optional K, M, G or T suffix"
+            )));
+        }
+    };
+    let v: f64 = num
+        .parse()
+        .map_err(|_| crate::Error::Invalid(format!("invalid size '{s}'")))?;
+    Ok((v * mult as f64) as u64)
+}
+
+/// Parses `KEY=VALUE`.
+pub fn parse_meta(items: &[String]) -> Result<Vec<(String, String)>, crate::Error> {
+    items
+        .iter()
+        .map(|kv| match kv.split_once('=') {
+            Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
+            _ => Err(crate::Error::Invalid(format!(
+                "invalid --meta '{kv}': expected KEY=VALUE"
+            ))),
+        })
+        .collect()
+}

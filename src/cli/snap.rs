@@ -1,0 +1,122 @@
+//! `init` and `snapshot`.
+
+use serde_json::json;
+
+use super::args::{InitArgs, SnapshotArgs};
+use super::output::{self, human_bytes, paint, path_str};
+use super::{CliResult, Ctx};
+use crate::snapshot::{SnapshotOptions, SnapshotReport, snapshot as take};
+
+/// `rewind init`.
+pub fn init(ctx: &Ctx, a: InitArgs) -> CliResult {
+    let store = ctx.open_store(true)?;
+    let root = match &ctx.workspace {
+        Some(d) => d.clone(),
+        None => std::env::current_dir().map_err(|e| crate::Error::io(".", e))?,
+    };
+    let root = crate::workspace::canonical(&root, a.force)?;
+    let ws = store.register_workspace(&root)?;
+    if ctx.json {
+        output::print_json(&json!({
+            "workspace": root.display().to_string(),
+            "workspace_id": ws.id,
+            "store": store.dir().display().to_string(),
+        }))?;
+    } else if !ctx.quiet {
+        println!(
+            "registered workspace {} in store {}",
+            root.display(),
+            store.dir().display()
+        );
+    }
+    Ok(0)
+}
+
+/// `rewind snapshot`.
+pub fn snapshot(ctx: &Ctx, a: SnapshotArgs) -> CliResult {
+    let store = ctx.open_store(!a.dry_run)?;
+    let root = ctx.workspace_root(&store)?;
+    let opts = SnapshotOptions {
+        message: a.message,
+        meta: output::parse_meta(&a.meta)?,
+        tags: a.tags,
+        ignore_globs: a.ignore,
+        max_file_size: a
+            .max_file_size
+            .as_deref()
+            .map(output::parse_size)
+            .transpose()?,
+        dry_run: a.dry_run,
+        strict: a.strict,
+        level: a.level,
+        force: a.force,
+    };
+    let bar = super::progress::Bar::new(ctx.quiet || ctx.json);
+    let outcome = take(&store, &root, &opts, &bar)?;
+    let r = &outcome.report;
+    if ctx.json {
+        output::print_json(&report_json(r))?;
+    } else {
+        print_human(ctx, r);
+    }
+    Ok(0)
+}
+
+/// The JSON form of a snapshot report (shared with `run`'s events).
+pub fn report_json(r: &SnapshotReport) -> serde_json::Value {
+    json!({
+        "id": r.id.map(|i| i.hex()),
+        "short_id": r.id.map(|i| i.short()),
+        "dry_run": r.id.is_none(),
+        "root": r.root.hex(),
+        "parent": r.parent.map(|i| i.hex()),
+        "unchanged": r.unchanged,
+        "workspace": r.workspace.display().to_string(),
+        "files": r.stats.files,
+        "dirs": r.stats.dirs,
+        "symlinks": r.stats.symlinks,
+        "bytes": r.stats.bytes,
+        "files_read": r.files_read,
+        "bytes_read": r.bytes_read,
+        "new_blobs": r.new_blobs,
+        "new_chunks": r.new_chunks,
+        "new_trees": r.new_trees,
+        "stored_bytes": r.stored_bytes,
+        "seconds": r.seconds,
+        "skipped": r.skipped.iter().map(|s| json!({
+            "path": path_str(&s.path),
+            "reason": s.reason.name(),
+            "detail": s.detail,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+fn print_human(ctx: &Ctx, r: &SnapshotReport) {
+    for s in &r.skipped {
+        output::warn(&format!(
+            "{}: {} ({})",
+            path_str(&s.path),
+            s.reason.name().replace('_', " "),
+            s.detail
+        ));
+    }
+    if ctx.quiet {
+        if let Some(id) = r.id {
+            println!("{}", id.short());
+        }
+        return;
+    }
+    let id = match r.id {
+        Some(id) => paint(ctx.color, output::id_style(), &id.short()),
+        None => "(dry run)".to_string(),
+    };
+    let unchanged = if r.unchanged { ", unchanged" } else { "" };
+    println!(
+        "{id}  {} files, {}, {} new blobs, {} stored, {:.2} s{unchanged}",
+        r.stats.files,
+        human_bytes(r.stats.bytes),
+        r.new_blobs,
+        human_bytes(r.stored_bytes),
+        r.seconds
+    );
+}

@@ -1,0 +1,178 @@
+//! The library's error type.
+//!
+//! Every variant says what went wrong *and* names the thing it went wrong with (a path, a
+//! revision, an object id), because the CLI prints these messages as they are: a user should be
+//! able to act on one without reading the source.
+
+use std::io;
+use std::path::PathBuf;
+
+/// Convenience alias used throughout the library.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong in rewind.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// An I/O error on a named path.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file or directory the operation was on.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: io::Error,
+    },
+
+    /// The store directory exists but holds no `store.redb`.
+    #[error("no rewind store at {}: run `rewind init` or pass --store DIR", .0.display())]
+    NoStore(PathBuf),
+
+    /// The file is not a rewind store (another redb database, or not a database at all).
+    #[error("{} is not a rewind store ({why}); refusing to touch it", path.display())]
+    NotAStore {
+        /// The offending file.
+        path: PathBuf,
+        /// What gave it away.
+        why: String,
+    },
+
+    /// The store was written by another version of rewind with a different on-disk schema.
+    #[error(
+        "store {} has schema version {found}, this rewind understands version {expected}; \
+         use a rewind that matches the store", path.display()
+    )]
+    SchemaVersion {
+        /// The store file.
+        path: PathBuf,
+        /// The version recorded in the store.
+        found: u32,
+        /// The version this build reads and writes.
+        expected: u32,
+    },
+
+    /// The store is not writable.
+    #[error("store {} is read-only ({why}); check its permissions or pass another --store", path.display())]
+    ReadOnlyStore {
+        /// The store directory.
+        path: PathBuf,
+        /// The underlying cause.
+        why: String,
+    },
+
+    /// Another process held the store's write lock for longer than the lock timeout.
+    #[error(
+        "timed out after {0:?} waiting for another rewind process to finish writing to the store"
+    )]
+    LockTimeout(std::time::Duration),
+
+    /// An error from the embedded database.
+    #[error("store database error: {0}")]
+    Db(#[from] redb::Error),
+
+    /// A stored object failed to decode or its content does not match its id.
+    #[error("damaged {kind} {id}: {why}")]
+    Corrupt {
+        /// "blob", "chunk", "tree", "snapshot", ...
+        kind: &'static str,
+        /// The object's id, in hex.
+        id: String,
+        /// What is wrong with it.
+        why: String,
+    },
+
+    /// An object that something refers to is not in the store.
+    #[error("missing {kind} {id} in the store")]
+    Missing {
+        /// "blob", "chunk", "tree", ...
+        kind: &'static str,
+        /// The object's id, in hex.
+        id: String,
+    },
+
+    /// The workspace directory does not exist.
+    #[error("workspace {} does not exist", .0.display())]
+    NoWorkspace(PathBuf),
+
+    /// The workspace path names something that is not a directory.
+    #[error("workspace {} is not a directory", .0.display())]
+    NotADirectory(PathBuf),
+
+    /// Snapshotting `/` or the home directory needs --force.
+    #[error("refusing to use {} as a workspace: it is the root or your home directory (pass --force if you mean it)", .0.display())]
+    DangerousWorkspace(PathBuf),
+
+    /// A revision named nothing.
+    #[error(
+        "unknown revision '{0}': expected a snapshot id prefix (4+ hex digits), a tag, @ or @~N"
+    )]
+    UnknownRevision(String),
+
+    /// A hex prefix matched more than one snapshot.
+    #[error("ambiguous revision '{prefix}': it matches {}", candidates.join(", "))]
+    AmbiguousRevision {
+        /// What the user typed.
+        prefix: String,
+        /// Some of the snapshots it matches (short ids).
+        candidates: Vec<String>,
+    },
+
+    /// `@` was used but the workspace has no snapshot yet.
+    #[error("workspace {} has no snapshot yet: run `rewind snapshot` first", .0.display())]
+    NoSnapshots(PathBuf),
+
+    /// A path was looked up in a snapshot and is not there.
+    #[error("{path} is not in snapshot {snapshot}")]
+    PathNotInSnapshot {
+        /// The path, as given.
+        path: String,
+        /// The snapshot's short id.
+        snapshot: String,
+    },
+
+    /// A user-supplied value is malformed (a tag name, a size, a KEY=VALUE pair ...).
+    #[error("{0}")]
+    Invalid(String),
+
+    /// `--strict` turned warnings (unreadable files, files that vanished) into an error.
+    #[error("snapshot aborted (--strict): {0}")]
+    Strict(String),
+}
+
+impl Error {
+    /// Wraps an I/O error with the path it happened on.
+    pub fn io(path: impl Into<PathBuf>, source: io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}
+
+/// Extension to attach a path to `io::Result`s, so no I/O error reaches the user without one.
+pub trait IoContext<T> {
+    /// Maps the error to [`Error::Io`] naming `path`.
+    fn at(self, path: impl Into<PathBuf>) -> Result<T>;
+}
+
+impl<T> IoContext<T> for io::Result<T> {
+    fn at(self, path: impl Into<PathBuf>) -> Result<T> {
+        self.map_err(|e| Error::io(path, e))
+    }
+}
+
+macro_rules! from_redb {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Error {
+            fn from(e: $t) -> Self {
+                Error::Db(e.into())
+            }
+        }
+    )*};
+}
+from_redb!(
+    redb::DatabaseError,
+    redb::TransactionError,
+    redb::TableError,
+    redb::StorageError,
+    redb::CommitError
+);

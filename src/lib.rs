@@ -1,0 +1,21 @@
+//! rewind: a content-addressed snapshot store for working directories.
+//!
+//! The library does all the work; the `rewind` binary only parses arguments and prints.
+//! Start with [`Store::open`], take snapshots with [`snapshot::snapshot`], and read them back
+//! through a [`store::Reader`]. See ARCHITECTURE.md for the data model and its invariants.
+
+pub mod cli;
+pub mod error;
+pub mod id;
+pub mod progress;
+pub mod revision;
+pub mod scan;
+pub mod snapshot;
+pub mod store;
+pub mod util;
+pub mod workspace;
+
+pub use error::{Error, Result};
+pub use id::Id;
+pub use snapshot::{SnapshotOptions, SnapshotOutcome, SnapshotReport};
+pub use store::{Store, StoreOptions};

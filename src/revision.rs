@@ -1,0 +1,80 @@
+//! Revisions: the ways a user can name a snapshot.
+//!
+//! `@` is the workspace's latest snapshot, `@~N` the Nth before it, a tag names what it points
+//! at, and a hex prefix of at least 4 digits names the one snapshot whose id starts with it.
+
+use std::path::Path;
+
+use crate::error::{Error, Result};
+use crate::id::Id;
+use crate::store::Reader;
+
+/// The shortest hex prefix accepted as a snapshot id.
+pub const MIN_PREFIX: usize = 4;
+
+/// Checks that a tag name is usable: not empty, not a revision syntax, no whitespace or
+/// control characters, at most 200 bytes.
+pub fn validate_tag(name: &str) -> Result<()> {
+    let bad = name.is_empty()
+        || name.len() > 200
+        || name.starts_with('@')
+        || name.starts_with('-')
+        || name == "live"
+        || name.chars().any(|c| c.is_whitespace() || c.is_control());
+    if bad {
+        return Err(Error::Invalid(format!(
+            "invalid tag name '{name}': use 1-200 characters, no spaces or control characters, not starting with '@' or '-', and not 'live'"
+        )));
+    }
+    Ok(())
+}
+
+/// Resolves `rev` to a snapshot id. `workspace` is needed for `@` forms.
+pub fn resolve(reader: &Reader, rev: &str, workspace: Option<&Path>) -> Result<Id> {
+    if let Some(rest) = rev.strip_prefix('@') {
+        let back: usize = if rest.is_empty() {
+            0
+        } else {
+            rest.strip_prefix('~')
+                .and_then(|n| {
+                    if n.is_empty() {
+                        Some(1)
+                    } else {
+                        n.parse().ok()
+                    }
+                })
+                .ok_or_else(|| Error::UnknownRevision(rev.to_string()))?
+        };
+        let ws_path = workspace
+            .ok_or_else(|| Error::Invalid(format!("'{rev}' needs a workspace (use -C DIR)")))?;
+        let ws = reader
+            .workspace(ws_path)?
+            .ok_or_else(|| Error::NoSnapshots(ws_path.to_path_buf()))?;
+        let history = reader.history(ws.id, back.saturating_add(1))?;
+        if history.is_empty() {
+            return Err(Error::NoSnapshots(ws_path.to_path_buf()));
+        }
+        return history.get(back).copied().ok_or_else(|| {
+            Error::Invalid(format!(
+                "'{rev}': the workspace has only {} snapshot(s)",
+                history.len()
+            ))
+        });
+    }
+    if let Some(id) = reader.tag(rev)? {
+        return Ok(id);
+    }
+    if rev.len() >= MIN_PREFIX && rev.chars().all(|c| c.is_ascii_hexdigit()) {
+        let lower = rev.to_ascii_lowercase();
+        let found = reader.snapshots_with_prefix(&lower, 6)?;
+        return match found.as_slice() {
+            [] => Err(Error::UnknownRevision(rev.to_string())),
+            [one] => Ok(*one),
+            many => Err(Error::AmbiguousRevision {
+                prefix: rev.to_string(),
+                candidates: many.iter().map(|i| i.short()).collect(),
+            }),
+        };
+    }
+    Err(Error::UnknownRevision(rev.to_string()))
+}

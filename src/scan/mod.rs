@@ -1,0 +1,8 @@
+//! Scanning a workspace: the parallel walk with ignore rules, and the per-workspace stat cache
+//! that lets a warm snapshot skip reading files whose stat has not changed.
+
+pub mod statcache;
+pub mod walk;
+
+pub use statcache::{CacheEntry, DirCache, Stat, StatCache};
+pub use walk::{EntryType, WalkEntry, WalkOptions, WalkOutput, walk};

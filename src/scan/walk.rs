@@ -1,0 +1,243 @@
+//! The parallel walk: ripgrep's `ignore` walker with rewind's rules.
+//!
+//! Rules, and why:
+//! - `.gitignore` files are honoured outside git repositories too (`require_git(false)`): a
+//!   project that ignores `target/` wants that whether or not it is a git checkout.
+//! - `.ignore` and `.rewindignore` add to them; `--ignore` globs add more.
+//! - Only the workspace's own ignore files count (no parent directories, no global git
+//!   excludes): a snapshot must mean the same thing on every machine.
+//! - `.git`, `.jj` and `.hg` directories are never entered: they are other tools' stores.
+//! - Symlinks are never followed; each entry gets exactly one lstat, reused by everything after.
+
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use ignore::overrides::OverrideBuilder;
+use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
+
+use super::statcache::{Stat, StatCache};
+use crate::error::{Error, Result};
+use crate::id::Id;
+
+/// Directory names that are never entered.
+pub const NEVER_ENTER: [&[u8]; 3] = [b".git", b".jj", b".hg"];
+/// The per-workspace ignore file rewind reads besides .gitignore and .ignore.
+pub const IGNORE_FILE: &str = ".rewindignore";
+
+/// What the walk needs to know.
+#[derive(Clone, Debug, Default)]
+pub struct WalkOptions {
+    /// Extra gitignore-style globs to ignore.
+    pub ignore_globs: Vec<String>,
+    /// A directory to leave out entirely (the store, when it lives inside the workspace).
+    pub exclude: Option<PathBuf>,
+    /// Walker threads (0: one per core).
+    pub threads: usize,
+}
+
+/// The type of a walked entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EntryType {
+    /// A regular file.
+    File,
+    /// A symbolic link.
+    Symlink,
+    /// A directory.
+    Dir,
+    /// A fifo, socket or device: skipped with a warning.
+    Special,
+}
+
+/// One entry found by the walk.
+#[derive(Clone, Debug)]
+pub struct WalkEntry {
+    /// Path relative to the workspace root, '/'-separated raw bytes.
+    pub path: Vec<u8>,
+    /// Its type.
+    pub ty: EntryType,
+    /// The lstat (files and symlinks only).
+    pub stat: Stat,
+    /// The id and size from the stat cache when the stat matched (the file need not be read).
+    pub cached: Option<(Id, u64)>,
+}
+
+/// The walk's result.
+#[derive(Default)]
+pub struct WalkOutput {
+    /// All entries below the root (not the root itself), in no particular order.
+    pub entries: Vec<WalkEntry>,
+    /// Paths (relative) that could not be read, with the error.
+    pub errors: Vec<(Vec<u8>, String)>,
+}
+
+/// Walks `root` in parallel, comparing each file's lstat with `cache` in the walker's threads.
+pub fn walk(root: &Path, opts: &WalkOptions, cache: &StatCache) -> Result<WalkOutput> {
+    let mut builder = WalkBuilder::new(root);
+    builder
+        .hidden(false)
+        .parents(false)
+        .ignore(true)
+        .git_ignore(true)
+        .git_global(false)
+        .git_exclude(false)
+        .require_git(false)
+        .follow_links(false)
+        .same_file_system(false)
+        .threads(opts.threads);
+    builder.add_custom_ignore_filename(IGNORE_FILE);
+    if !opts.ignore_globs.is_empty() {
+        let mut ob = OverrideBuilder::new(root);
+        for g in &opts.ignore_globs {
+            ob.add(&format!("!{g}"))
+                .map_err(|e| Error::Invalid(format!("bad --ignore glob '{g}': {e}")))?;
+        }
+        builder.overrides(
+            ob.build()
+                .map_err(|e| Error::Invalid(format!("bad --ignore globs: {e}")))?,
+        );
+    }
+    let exclude = opts.exclude.clone();
+    builder.filter_entry(move |e| {
+        let is_dir = e.file_type().is_some_and(|t| t.is_dir());
+        if is_dir && e.depth() > 0 {
+            if NEVER_ENTER.contains(&e.file_name().as_bytes()) {
+                return false;
+            }
+            if exclude.as_deref() == Some(e.path()) {
+                return false;
+            }
+        }
+        true
+    });
+
+    let sink = Mutex::new(WalkOutput::default());
+    let mut vb = VisitorBuilder {
+        root,
+        cache,
+        sink: &sink,
+    };
+    builder.build_parallel().visit(&mut vb);
+    let out = sink.into_inner().unwrap_or_else(|p| p.into_inner());
+    Ok(out)
+}
+
+struct VisitorBuilder<'a> {
+    root: &'a Path,
+    cache: &'a StatCache,
+    sink: &'a Mutex<WalkOutput>,
+}
+
+impl<'s> ParallelVisitorBuilder<'s> for VisitorBuilder<'s> {
+    fn build(&mut self) -> Box<dyn ParallelVisitor + 's> {
+        Box::new(Visitor {
+            root: self.root,
+            cache: self.cache,
+            sink: self.sink,
+            out: WalkOutput::default(),
+        })
+    }
+}
+
+/// Collects entries into a thread-local buffer, merged into the shared sink on drop, so the
+/// walker threads never contend on a lock per entry.
+struct Visitor<'a> {
+    root: &'a Path,
+    cache: &'a StatCache,
+    sink: &'a Mutex<WalkOutput>,
+    out: WalkOutput,
+}
+
+impl Drop for Visitor<'_> {
+    fn drop(&mut self) {
+        let mut sink = self.sink.lock().unwrap_or_else(|p| p.into_inner());
+        let out = std::mem::take(&mut self.out);
+        if sink.entries.is_empty() {
+            sink.entries = out.entries;
+        } else {
+            sink.entries.extend(out.entries);
+        }
+        sink.errors.extend(out.errors);
+    }
+}
+
+impl Visitor<'_> {
+    fn rel<'p>(&self, path: &'p Path) -> &'p [u8] {
+        path.strip_prefix(self.root)
+            .unwrap_or(path)
+            .as_os_str()
+            .as_bytes()
+    }
+}
+
+impl ParallelVisitor for Visitor<'_> {
+    fn visit(&mut self, entry: std::result::Result<DirEntry, ignore::Error>) -> WalkState {
+        let entry = match entry {
+            Ok(e) => e,
+            Err(err) => {
+                let path = error_path(&err)
+                    .map(|p| self.rel(p).to_vec())
+                    .unwrap_or_default();
+                self.out.errors.push((path, err.to_string()));
+                return WalkState::Continue;
+            }
+        };
+        if entry.depth() == 0 {
+            return WalkState::Continue;
+        }
+        let rel = self.rel(entry.path()).to_vec();
+        let Some(ft) = entry.file_type() else {
+            return WalkState::Continue;
+        };
+        if ft.is_dir() {
+            self.out.entries.push(WalkEntry {
+                path: rel,
+                ty: EntryType::Dir,
+                stat: Stat::default(),
+                cached: None,
+            });
+            return WalkState::Continue;
+        }
+        // The one lstat of this entry (the walker does not follow links).
+        let meta = match entry.metadata() {
+            Ok(m) => m,
+            Err(err) => {
+                self.out.errors.push((rel, err.to_string()));
+                return WalkState::Continue;
+            }
+        };
+        let stat = Stat::from_metadata(&meta);
+        let ty = if ft.is_file() {
+            EntryType::File
+        } else if ft.is_symlink() {
+            EntryType::Symlink
+        } else {
+            EntryType::Special
+        };
+        let cached = match ty {
+            EntryType::File | EntryType::Symlink => {
+                let (dir, name) = crate::util::split_parent(&rel);
+                self.cache.hit(dir, name, &stat).map(|e| (e.id, e.size))
+            }
+            _ => None,
+        };
+        self.out.entries.push(WalkEntry {
+            path: rel,
+            ty,
+            stat,
+            cached,
+        });
+        WalkState::Continue
+    }
+}
+
+fn error_path(err: &ignore::Error) -> Option<&Path> {
+    match err {
+        ignore::Error::WithPath { path, .. } => Some(path),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            error_path(err)
+        }
+        ignore::Error::Partial(errs) => errs.iter().find_map(error_path),
+        _ => None,
+    }
+}

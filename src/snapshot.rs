@@ -1,0 +1,868 @@
+//! Taking a snapshot: walk, hash what the stat cache cannot vouch for, store new blobs, build
+//! the Merkle trees bottom-up, and commit everything in one redb write transaction.
+//!
+//! Threads: the walker's threads lstat entries and compare them with the stat cache; the rayon
+//! pool reads, hashes and compresses files that missed; this thread alone owns the write
+//! transaction and drains a bounded channel of encoded objects, so memory stays bounded while
+//! both cores compress. The write transaction is begun lazily, at the first new object, so a
+//! warm snapshot holds the store's write lock only for its final commit.
+
+use std::collections::{HashMap, HashSet};
+use std::fs::File;
+use std::io::Read;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use crossbeam_channel::{Receiver, Sender, bounded};
+use rayon::prelude::*;
+use redb::{ReadableTable, WriteTransaction};
+
+use crate::error::{Error, IoContext, Result};
+use crate::id::Id;
+use crate::progress::Progress;
+use crate::scan::statcache::{CacheEntry, DirCache, Stat, StatCache, is_racy};
+use crate::scan::walk::{EntryType, WalkEntry, WalkOptions, walk};
+use crate::store::blob::{self, ChunkRef};
+use crate::store::snapshot::{ScanSettings, SkipReason, Skipped, SnapshotRecord, TreeStats};
+use crate::store::tables::*;
+use crate::store::tree::{Kind, Tree, TreeEntry};
+use crate::store::{Reader, Store, register_in};
+use crate::util::{join_rel, split_parent};
+
+/// How to take a snapshot.
+#[derive(Clone, Debug)]
+pub struct SnapshotOptions {
+    /// `-m`.
+    pub message: String,
+    /// `--meta KEY=VALUE`.
+    pub meta: Vec<(String, String)>,
+    /// Tags to point at the new snapshot.
+    pub tags: Vec<String>,
+    /// Extra ignore globs.
+    pub ignore_globs: Vec<String>,
+    /// Files larger than this are skipped (and listed).
+    pub max_file_size: Option<u64>,
+    /// Compute everything, store nothing.
+    pub dry_run: bool,
+    /// Unreadable or vanished files are errors instead of warnings.
+    pub strict: bool,
+    /// zstd level for new blobs.
+    pub level: i32,
+    /// Allow `/` and the home directory as workspaces.
+    pub force: bool,
+}
+
+impl Default for SnapshotOptions {
+    fn default() -> Self {
+        SnapshotOptions {
+            message: String::new(),
+            meta: Vec::new(),
+            tags: Vec::new(),
+            ignore_globs: Vec::new(),
+            max_file_size: None,
+            dry_run: false,
+            strict: false,
+            level: 3,
+            force: false,
+        }
+    }
+}
+
+/// What a snapshot did.
+#[derive(Clone, Debug, Default)]
+pub struct SnapshotReport {
+    /// The new snapshot's id (None for a dry run).
+    pub id: Option<Id>,
+    /// Root tree id.
+    pub root: Id,
+    /// The workspace's previous snapshot.
+    pub parent: Option<Id>,
+    /// Whether the tree equals the previous snapshot's.
+    pub unchanged: bool,
+    /// The workspace.
+    pub workspace: PathBuf,
+    /// Totals over the tree.
+    pub stats: TreeStats,
+    /// Files (and symlinks) whose content was read because the stat cache could not vouch for
+    /// them. Zero on a warm snapshot of an unchanged tree.
+    pub files_read: u64,
+    /// Bytes read from those files.
+    pub bytes_read: u64,
+    /// Blobs that were not in the store before.
+    pub new_blobs: u64,
+    /// Chunks that were not in the store before.
+    pub new_chunks: u64,
+    /// Trees that were not in the store before.
+    pub new_trees: u64,
+    /// Encoded bytes added to the store (blobs, chunks, trees).
+    pub stored_bytes: u64,
+    /// Paths passed over or warned about.
+    pub skipped: Vec<Skipped>,
+    /// Wall time.
+    pub seconds: f64,
+}
+
+/// A snapshot's result. For a dry run, `pending_trees` holds the trees that were computed but
+/// not stored, so the live tree can be diffed against stored ones.
+#[derive(Debug, Default)]
+pub struct SnapshotOutcome {
+    /// The report.
+    pub report: SnapshotReport,
+    /// Trees computed by a dry run (empty otherwise).
+    pub pending_trees: HashMap<Id, Tree>,
+}
+
+/// An object on its way to the writer.
+enum Put {
+    Blob(Id, Vec<u8>),
+    Chunk(Id, Vec<u8>),
+}
+
+/// What reading one file gave.
+enum Read1 {
+    Ok {
+        id: Id,
+        size: u64,
+        stat: Stat,
+        unstable: bool,
+    },
+    Skip(SkipReason, String),
+    Aborted,
+}
+
+/// A file's resolved state: in the tree with this id and size, with this stat for the cache.
+#[derive(Clone, Copy)]
+struct Resolved {
+    id: Id,
+    size: u64,
+    stat: Stat,
+}
+
+/// Takes a snapshot of the workspace at `root`.
+pub fn snapshot(
+    store: &Store,
+    root: &Path,
+    opts: &SnapshotOptions,
+    progress: &dyn Progress,
+) -> Result<SnapshotOutcome> {
+    let t0 = Instant::now();
+    let root = crate::workspace::canonical(root, opts.force)?;
+    for tag in &opts.tags {
+        crate::revision::validate_tag(tag)?;
+    }
+    let reader = store.reader()?;
+    for tag in &opts.tags {
+        if reader.tag(tag)?.is_some() {
+            return Err(Error::Invalid(format!(
+                "tag '{tag}' already exists: delete it first with `rewind tag -d {tag}`"
+            )));
+        }
+    }
+    let ws = reader.workspace(&root)?;
+    let cache = match &ws {
+        Some(ws) => StatCache::load(&reader, ws.id)?,
+        None => StatCache::default(),
+    };
+    let parent = match &ws {
+        Some(ws) => reader.history(ws.id, 1)?.first().copied(),
+        None => None,
+    };
+    let start_ns = fs_clock_ns(store.dir(), &root);
+
+    let exclude = store
+        .dir()
+        .canonicalize()
+        .ok()
+        .filter(|d| d.starts_with(&root));
+    let walk_opts = WalkOptions {
+        ignore_globs: opts.ignore_globs.clone(),
+        exclude,
+        threads: 0,
+    };
+    let walked = walk(&root, &walk_opts, &cache)?;
+    let entries = walked.entries;
+
+    let mut skipped: Vec<Skipped> = walked
+        .errors
+        .into_iter()
+        .map(|(path, detail)| Skipped {
+            path,
+            reason: SkipReason::Unreadable,
+            detail,
+        })
+        .collect();
+    let mut resolved: Vec<Option<Resolved>> = vec![None; entries.len()];
+    let mut to_read = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
+        match e.ty {
+            EntryType::Special => skipped.push(Skipped {
+                path: e.path.clone(),
+                reason: SkipReason::Special,
+                detail: "fifo, socket or device".into(),
+            }),
+            EntryType::File if opts.max_file_size.is_some_and(|m| e.stat.size > m) => {
+                skipped.push(Skipped {
+                    path: e.path.clone(),
+                    reason: SkipReason::TooLarge,
+                    detail: format!("{} bytes", e.stat.size),
+                })
+            }
+            EntryType::File | EntryType::Symlink => match e.cached {
+                Some((id, size)) => {
+                    resolved[i] = Some(Resolved {
+                        id,
+                        size,
+                        stat: e.stat,
+                    })
+                }
+                None => to_read.push(i),
+            },
+            EntryType::Dir => {}
+        }
+    }
+
+    let total: u64 = to_read.iter().map(|&i| entries[i].stat.size).sum();
+    progress.start("snapshot", total);
+    let mut sink = Sink {
+        store,
+        txn: None,
+        new_blobs: 0,
+        new_chunks: 0,
+        stored_bytes: 0,
+    };
+    let ctx = ReadCtx {
+        root: &root,
+        reader: &reader,
+        claimed: Mutex::new(HashSet::new()),
+        level: opts.level,
+        dry_run: opts.dry_run,
+        progress,
+        bytes_read: AtomicU64::new(0),
+    };
+    let outcomes = read_files(&ctx, &entries, &to_read, &mut sink)?;
+    progress.finish();
+    for (i, outcome) in to_read.iter().zip(outcomes) {
+        match outcome {
+            Read1::Ok {
+                id,
+                size,
+                stat,
+                unstable,
+            } => {
+                resolved[*i] = Some(Resolved { id, size, stat });
+                if unstable {
+                    skipped.push(Skipped {
+                        path: entries[*i].path.clone(),
+                        reason: SkipReason::ChangedWhileRead,
+                        detail: "kept changing while read; stored as last read".into(),
+                    });
+                }
+            }
+            Read1::Skip(reason, detail) => skipped.push(Skipped {
+                path: entries[*i].path.clone(),
+                reason,
+                detail,
+            }),
+            Read1::Aborted => return Err(Error::Invalid("snapshot aborted".into())),
+        }
+    }
+    if opts.strict
+        && let Some(s) = skipped
+            .iter()
+            .find(|s| matches!(s.reason, SkipReason::Unreadable | SkipReason::Vanished))
+    {
+        return Err(Error::Strict(format!(
+            "{}: {} ({})",
+            crate::util::display(&s.path),
+            s.reason.name(),
+            s.detail
+        )));
+    }
+    skipped.sort_by(|a, b| a.path.cmp(&b.path));
+
+    let unreadable_dirs: HashSet<&[u8]> = skipped
+        .iter()
+        .filter(|s| s.reason == SkipReason::Unreadable)
+        .map(|s| s.path.as_slice())
+        .collect();
+    let built = build_trees(&entries, &resolved, &unreadable_dirs, &cache, start_ns);
+
+    let mut report = SnapshotReport {
+        id: None,
+        root: built.root,
+        parent,
+        unchanged: false,
+        workspace: root.clone(),
+        stats: built.stats,
+        files_read: to_read.len() as u64,
+        bytes_read: ctx.bytes_read.load(Ordering::Relaxed),
+        skipped,
+        ..Default::default()
+    };
+    if let Some(p) = parent {
+        report.unchanged = reader.snapshot(&p)?.root == built.root;
+    }
+
+    if opts.dry_run {
+        report.seconds = t0.elapsed().as_secs_f64();
+        let pending_trees = built
+            .new_trees
+            .into_iter()
+            .map(|(id, t, _)| (id, t))
+            .collect();
+        return Ok(SnapshotOutcome {
+            report,
+            pending_trees,
+        });
+    }
+
+    let stale_dirs: Vec<Vec<u8>> = cache
+        .dirs
+        .keys()
+        .filter(|d| !built.live_dirs.contains(d.as_slice()))
+        .cloned()
+        .collect();
+    let record_base = SnapshotRecord {
+        workspace: root.as_os_str().as_bytes().to_vec(),
+        workspace_id: 0,
+        root: built.root,
+        time_ns: crate::util::now_ns(),
+        parent: None,
+        message: opts.message.clone(),
+        meta: opts.meta.clone(),
+        stats: built.stats,
+        scan: ScanSettings {
+            ignore_globs: opts.ignore_globs.clone(),
+            max_file_size: opts.max_file_size,
+        },
+        skipped: report.skipped.clone(),
+    };
+    drop(reader);
+    let txn = sink.take_txn()?;
+    let (id, parent) = {
+        let mut trees = txn.open_table(TREES)?;
+        for (tid, _, bytes) in &built.new_trees {
+            if trees.insert(tid.0, bytes.as_slice())?.is_none() {
+                report.new_trees += 1;
+                report.stored_bytes += bytes.len() as u64;
+            }
+        }
+        drop(trees);
+        let mut ws = register_in(&txn, &root)?;
+        // Re-read the parent inside the transaction: another process may have snapshotted
+        // this workspace since we started.
+        let parent = {
+            let log = txn.open_table(WS_LOG)?;
+            let last = log
+                .range((ws.id, 0)..=(ws.id, u64::MAX))?
+                .next_back()
+                .transpose()?;
+            last.map(|(_, v)| Id(v.value()))
+        };
+        let record = SnapshotRecord {
+            workspace_id: ws.id,
+            parent,
+            ..record_base
+        };
+        let bytes = record.encode();
+        let id = Id::of(&bytes);
+        txn.open_table(SNAPSHOTS)?.insert(id.0, bytes.as_slice())?;
+        txn.open_table(WS_LOG)?.insert((ws.id, ws.next_seq), id.0)?;
+        ws.next_seq += 1;
+        txn.open_table(WORKSPACES)?.insert(
+            ws.path.as_slice(),
+            postcard::to_stdvec(&ws).unwrap_or_default().as_slice(),
+        )?;
+        let mut refs = txn.open_table(REFS)?;
+        for tag in &opts.tags {
+            if refs.insert(tag.as_str(), id.0)?.is_some() {
+                return Err(Error::Invalid(format!(
+                    "tag '{tag}' was created by another process meanwhile"
+                )));
+            }
+        }
+        drop(refs);
+        let mut sc = txn.open_table(STAT_CACHE)?;
+        for (dir, dc) in &built.dirty_caches {
+            sc.insert((ws.id, dir.as_slice()), dc.encode().as_slice())?;
+        }
+        for dir in &stale_dirs {
+            sc.remove((ws.id, dir.as_slice()))?;
+        }
+        (id, parent)
+    };
+    txn.commit()?;
+    report.id = Some(id);
+    report.parent = parent;
+    report.new_blobs = sink.new_blobs;
+    report.new_chunks = sink.new_chunks;
+    report.stored_bytes += sink.stored_bytes;
+    report.seconds = t0.elapsed().as_secs_f64();
+    Ok(SnapshotOutcome {
+        report,
+        pending_trees: HashMap::new(),
+    })
+}
+
+/// The current time on the workspace's file system clock, when it can be read without writing
+/// into the workspace: a probe file in the store directory, if that is on the same file system.
+/// Otherwise the system clock minus a margin wide enough for coarse timestamps (2 s, FAT's).
+fn fs_clock_ns(store_dir: &Path, root: &Path) -> i64 {
+    let same_fs = match (std::fs::metadata(store_dir), std::fs::metadata(root)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev(),
+        _ => false,
+    };
+    if same_fs
+        && let Ok(probe) = tempfile::Builder::new()
+            .prefix(".clock")
+            .tempfile_in(store_dir)
+        && let Ok(meta) = probe.as_file().metadata()
+    {
+        return Stat::from_metadata(&meta).mtime_ns;
+    }
+    crate::util::now_ns() - 2_000_000_000
+}
+
+/// Owns the lazily-begun write transaction and counts what it stored.
+struct Sink<'s> {
+    store: &'s Store,
+    txn: Option<WriteTransaction>,
+    new_blobs: u64,
+    new_chunks: u64,
+    stored_bytes: u64,
+}
+
+impl Sink<'_> {
+    fn put(&mut self, batch: &[Put]) -> Result<()> {
+        if self.txn.is_none() {
+            self.txn = Some(self.store.begin_write()?);
+        }
+        let Some(txn) = self.txn.as_ref() else {
+            unreachable!("just set")
+        };
+        let mut blobs = txn.open_table(BLOBS)?;
+        let mut chunks = txn.open_table(CHUNKS)?;
+        let (mut nb, mut nc, mut sb) = (0, 0, 0);
+        for p in batch {
+            match p {
+                Put::Blob(id, v) => {
+                    if blobs.insert(id.0, v.as_slice())?.is_none() {
+                        nb += 1;
+                        sb += v.len() as u64;
+                    }
+                }
+                Put::Chunk(id, v) => {
+                    if chunks.insert(id.0, v.as_slice())?.is_none() {
+                        nc += 1;
+                        sb += v.len() as u64;
+                    }
+                }
+            }
+        }
+        self.new_blobs += nb;
+        self.new_chunks += nc;
+        self.stored_bytes += sb;
+        Ok(())
+    }
+
+    fn take_txn(&mut self) -> Result<WriteTransaction> {
+        match self.txn.take() {
+            Some(t) => Ok(t),
+            None => self.store.begin_write(),
+        }
+    }
+}
+
+struct ReadCtx<'a> {
+    root: &'a Path,
+    reader: &'a Reader,
+    /// Ids some worker already decided to store in this snapshot, so identical files are
+    /// compressed once.
+    claimed: Mutex<HashSet<Id>>,
+    level: i32,
+    dry_run: bool,
+    progress: &'a dyn Progress,
+    bytes_read: AtomicU64,
+}
+
+impl ReadCtx<'_> {
+    /// Whether this worker should store `id`: not in the store and not claimed by another.
+    fn claim(&self, id: &Id, is_chunk: bool) -> Result<bool> {
+        if self.dry_run {
+            return Ok(false);
+        }
+        let stored = if is_chunk {
+            self.reader.has_chunk(id)?
+        } else {
+            self.reader.has_blob(id)?
+        };
+        if stored {
+            return Ok(false);
+        }
+        Ok(self
+            .claimed
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(*id))
+    }
+}
+
+/// Reads, hashes and (unless dry-run) compresses the files at `to_read` on the rayon pool,
+/// while this thread writes what they produce.
+fn read_files(
+    ctx: &ReadCtx,
+    entries: &[WalkEntry],
+    to_read: &[usize],
+    sink: &mut Sink,
+) -> Result<Vec<Read1>> {
+    let (tx, rx): (Sender<Put>, Receiver<Put>) = bounded(64);
+    std::thread::scope(|s| {
+        let worker = s.spawn(move || {
+            to_read
+                .par_iter()
+                .map_with(tx, |tx, &i| read_one(ctx, &entries[i], tx))
+                .collect::<Vec<_>>()
+        });
+        let mut failure = None;
+        while let Ok(first) = rx.recv() {
+            let mut batch = vec![first];
+            while batch.len() < 256 {
+                match rx.try_recv() {
+                    Ok(p) => batch.push(p),
+                    Err(_) => break,
+                }
+            }
+            if let Err(e) = sink.put(&batch) {
+                failure = Some(e);
+                break;
+            }
+        }
+        // Dropping the receiver makes the workers' sends fail, so they stop early on error.
+        drop(rx);
+        let outcomes = worker
+            .join()
+            .map_err(|_| Error::Invalid("a snapshot worker thread panicked".into()))?;
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(outcomes),
+        }
+    })
+}
+
+fn read_one(ctx: &ReadCtx, entry: &WalkEntry, tx: &Sender<Put>) -> Read1 {
+    let path = join_rel(ctx.root, &entry.path);
+    let result = if entry.ty == EntryType::Symlink {
+        read_symlink(ctx, &path, tx)
+    } else {
+        read_file(ctx, &path, tx)
+    };
+    match result {
+        Ok(r) => r,
+        Err(e) => Read1::Skip(SkipReason::Unreadable, e.to_string()),
+    }
+}
+
+fn send(tx: &Sender<Put>, put: Put) -> bool {
+    tx.send(put).is_ok()
+}
+
+fn read_symlink(ctx: &ReadCtx, path: &Path, tx: &Sender<Put>) -> Result<Read1> {
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(Read1::Skip(SkipReason::Vanished, e.to_string()));
+        }
+        Err(e) => return Err(Error::io(path, e)),
+    };
+    if !meta.file_type().is_symlink() {
+        return Ok(Read1::Skip(
+            SkipReason::Vanished,
+            "replaced by another kind of file during the snapshot".into(),
+        ));
+    }
+    let target = std::fs::read_link(path).at(path)?;
+    let bytes = target.as_os_str().as_bytes();
+    let id = Id::of(bytes);
+    ctx.bytes_read
+        .fetch_add(bytes.len() as u64, Ordering::Relaxed);
+    if ctx.claim(&id, false)? && !send(tx, Put::Blob(id, blob::encode_whole(bytes, ctx.level))) {
+        return Ok(Read1::Aborted);
+    }
+    Ok(Read1::Ok {
+        id,
+        size: bytes.len() as u64,
+        stat: Stat::from_metadata(&meta),
+        unstable: false,
+    })
+}
+
+/// Reads a regular file; if its stat changes while it is read, reads it again (twice at most)
+/// and then reports it as unstable.
+fn read_file(ctx: &ReadCtx, path: &Path, tx: &Sender<Put>) -> Result<Read1> {
+    let mut last = None;
+    for _ in 0..3 {
+        // O_NOFOLLOW: the entry may have been swapped for a symlink since the walk; O_NONBLOCK:
+        // or for a fifo, whose open would block forever.
+        let file = match std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+            .open(path)
+        {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(Read1::Skip(
+                    SkipReason::Vanished,
+                    "deleted during the snapshot".into(),
+                ));
+            }
+            Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+                return Ok(Read1::Skip(
+                    SkipReason::Vanished,
+                    "replaced by a symlink during the snapshot".into(),
+                ));
+            }
+            Err(e) => return Err(Error::io(path, e)),
+        };
+        let before = file.metadata().at(path)?;
+        if !before.is_file() {
+            return Ok(Read1::Skip(
+                SkipReason::Vanished,
+                "replaced by another kind of file during the snapshot".into(),
+            ));
+        }
+        let Some((id, size)) =
+            hash_and_store(ctx, path, file.try_clone().at(path)?, before.len(), tx)?
+        else {
+            return Ok(Read1::Aborted);
+        };
+        let after = file.metadata().at(path)?;
+        let (b, a) = (Stat::from_metadata(&before), Stat::from_metadata(&after));
+        if a == b && size == a.size {
+            return Ok(Read1::Ok {
+                id,
+                size,
+                stat: a,
+                unstable: false,
+            });
+        }
+        last = Some((id, size, a));
+    }
+    match last {
+        Some((id, size, stat)) => Ok(Read1::Ok {
+            id,
+            size,
+            stat,
+            unstable: true,
+        }),
+        None => Ok(Read1::Aborted),
+    }
+}
+
+/// Hashes a file's content and, where it is new, sends it to the writer: whole when small,
+/// chunked with FastCDC and streamed when large. Returns None if the writer went away.
+fn hash_and_store(
+    ctx: &ReadCtx,
+    path: &Path,
+    mut file: File,
+    len_hint: u64,
+    tx: &Sender<Put>,
+) -> Result<Option<(Id, u64)>> {
+    if len_hint < blob::CHUNK_THRESHOLD {
+        let mut data = Vec::with_capacity(len_hint as usize + 1);
+        file.read_to_end(&mut data).at(path)?;
+        ctx.bytes_read
+            .fetch_add(data.len() as u64, Ordering::Relaxed);
+        ctx.progress.advance(data.len() as u64);
+        let id = Id::of(&data);
+        if ctx.claim(&id, false)? && !send(tx, Put::Blob(id, blob::encode_whole(&data, ctx.level)))
+        {
+            return Ok(None);
+        }
+        return Ok(Some((id, data.len() as u64)));
+    }
+    let mut hasher = blake3::Hasher::new();
+    let mut chunks = Vec::new();
+    let mut size = 0u64;
+    for chunk in fastcdc::v2020::StreamCDC::new(
+        file,
+        blob::CHUNK_MIN as usize,
+        blob::CHUNK_AVG as usize,
+        blob::CHUNK_MAX as usize,
+    ) {
+        let chunk = chunk.map_err(|e| Error::io(path, std::io::Error::other(e.to_string())))?;
+        hasher.update(&chunk.data);
+        size += chunk.data.len() as u64;
+        ctx.bytes_read
+            .fetch_add(chunk.data.len() as u64, Ordering::Relaxed);
+        ctx.progress.advance(chunk.data.len() as u64);
+        let cid = Id::of(&chunk.data);
+        chunks.push(ChunkRef {
+            id: cid,
+            len: chunk.data.len() as u32,
+        });
+        if ctx.claim(&cid, true)?
+            && !send(
+                tx,
+                Put::Chunk(cid, blob::encode_chunk(&chunk.data, ctx.level)),
+            )
+        {
+            return Ok(None);
+        }
+    }
+    let id = Id::from(hasher.finalize());
+    if ctx.claim(&id, false)? && !send(tx, Put::Blob(id, blob::encode_chunked(size, &chunks))) {
+        return Ok(None);
+    }
+    Ok(Some((id, size)))
+}
+
+/// The trees of a snapshot, built bottom-up.
+struct Built {
+    root: Id,
+    stats: TreeStats,
+    /// Trees that are not known to be stored: (id, tree, encoding).
+    new_trees: Vec<(Id, Tree, Vec<u8>)>,
+    /// Directories whose stat cache changed.
+    dirty_caches: Vec<(Vec<u8>, DirCache)>,
+    /// Every directory in the new tree.
+    live_dirs: HashSet<Vec<u8>>,
+}
+
+fn build_trees(
+    entries: &[WalkEntry],
+    resolved: &[Option<Resolved>],
+    unreadable_dirs: &HashSet<&[u8]>,
+    cache: &StatCache,
+    start_ns: i64,
+) -> Built {
+    // Group children by parent directory; every walked directory gets a slot, so empty
+    // directories are kept.
+    let mut children: HashMap<&[u8], Vec<usize>> = HashMap::new();
+    children.insert(b"", Vec::new());
+    let mut stats = TreeStats::default();
+    for (i, e) in entries.iter().enumerate() {
+        let (parent, _) = split_parent(&e.path);
+        match e.ty {
+            EntryType::Dir => {
+                if unreadable_dirs.contains(e.path.as_slice()) {
+                    continue;
+                }
+                children.entry(e.path.as_slice()).or_default();
+                stats.dirs += 1;
+            }
+            EntryType::File | EntryType::Symlink => {
+                let Some(r) = resolved[i] else { continue };
+                if e.ty == EntryType::Symlink {
+                    stats.symlinks += 1;
+                } else {
+                    stats.files += 1;
+                    stats.bytes += r.size;
+                }
+            }
+            EntryType::Special => continue,
+        }
+        children.entry(parent).or_default().push(i);
+    }
+    // A directory whose parent is unreadable (cannot happen with a real walk, but keep the
+    // tree consistent) is dropped with it.
+    let mut dirs: Vec<&[u8]> = children.keys().copied().collect();
+    dirs.sort_unstable_by_key(|d| {
+        std::cmp::Reverse(if d.is_empty() {
+            0
+        } else {
+            1 + d.iter().filter(|&&b| b == b'/').count()
+        })
+    });
+
+    let mut done: HashMap<&[u8], (Id, u64, bool)> = HashMap::with_capacity(dirs.len());
+    let mut new_trees = Vec::new();
+    let mut dirty_caches = Vec::new();
+    for dir in dirs {
+        let kids = &children[dir];
+        let old = cache.dirs.get(dir);
+        let clean = old.is_some_and(|old| {
+            old.entries.len() == kids.len()
+                && kids.iter().all(|&i| {
+                    let e = &entries[i];
+                    match e.ty {
+                        EntryType::Dir => {
+                            let (_, name) = split_parent(&e.path);
+                            matches!(done.get(e.path.as_slice()), Some((id, _, true))
+                                if old.get(name).is_some_and(|c| c.kind == Kind::Dir && c.id == *id))
+                        }
+                        _ => e.cached.is_some(),
+                    }
+                })
+        });
+        if let (true, Some(old)) = (clean, old) {
+            done.insert(dir, (old.tree, old.size, true));
+            continue;
+        }
+        let mut tree_entries = Vec::with_capacity(kids.len());
+        let mut cache_entries = Vec::with_capacity(kids.len());
+        let mut total = 0u64;
+        for &i in kids {
+            let e = &entries[i];
+            let (_, name) = split_parent(&e.path);
+            let (kind, id, size, stat, racy) = match e.ty {
+                EntryType::Dir => {
+                    let (id, size, _) = done[e.path.as_slice()];
+                    (Kind::Dir, id, size, Stat::default(), false)
+                }
+                _ => {
+                    let Some(r) = resolved[i] else { continue };
+                    (
+                        r.stat.kind(),
+                        r.id,
+                        r.size,
+                        r.stat,
+                        is_racy(&r.stat, start_ns),
+                    )
+                }
+            };
+            if kind != Kind::Symlink {
+                total += size;
+            }
+            tree_entries.push(TreeEntry {
+                name: name.to_vec(),
+                kind,
+                id,
+                size,
+            });
+            cache_entries.push(CacheEntry {
+                name: name.to_vec(),
+                kind,
+                id,
+                size,
+                stat,
+                racy,
+            });
+        }
+        let tree = Tree::from_unsorted(tree_entries);
+        cache_entries.sort_unstable_by(|a, b| a.name.cmp(&b.name));
+        let (id, bytes) = tree.id_and_bytes();
+        dirty_caches.push((
+            dir.to_vec(),
+            DirCache {
+                tree: id,
+                size: total,
+                entries: cache_entries,
+            },
+        ));
+        new_trees.push((id, tree, bytes));
+        done.insert(dir, (id, total, false));
+    }
+    let root = done.get(&b""[..]).map(|d| d.0).unwrap_or_default();
+    let live_dirs = children.keys().map(|d| d.to_vec()).collect();
+    Built {
+        root,
+        stats,
+        new_trees,
+        dirty_caches,
+        live_dirs,
+    }
+}

@@ -1,0 +1,380 @@
+//! The store: one redb database file holding every object and all metadata.
+//!
+//! The database is opened in redb's `MultiWriter` mode so many rewind processes can share one
+//! store: readers never wait, writers take turns. A writer that finds the write lock taken says
+//! so through [`StoreOptions::on_wait`] and polls until [`StoreOptions::lock_timeout`].
+
+pub mod blob;
+pub mod read;
+pub mod snapshot;
+pub mod tables;
+pub mod tree;
+
+use std::fs;
+use std::io::Read as _;
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use redb::{
+    ConcurrencyMode, Database, ReadOnlyDatabase, ReadableDatabase, ReadableTable, TableHandle,
+    WriteTransaction,
+};
+
+use crate::error::{Error, IoContext, Result};
+pub use read::Reader;
+use snapshot::WorkspaceRecord;
+use tables::*;
+
+/// On-disk schema version this build reads and writes.
+pub const SCHEMA_VERSION: u32 = 1;
+/// The database file inside a store directory.
+pub const DB_FILE: &str = "store.redb";
+/// redb's magic bytes, used to tell "not a database" apart from "a damaged database".
+const REDB_MAGIC: &[u8] = b"redb";
+
+/// How to open a store.
+#[derive(Clone)]
+pub struct StoreOptions {
+    /// Create the store if it does not exist.
+    pub create: bool,
+    /// How long a writer waits for another process's write transaction.
+    pub lock_timeout: Duration,
+    /// Called once when a writer has to wait for another process.
+    pub on_wait: Option<Arc<dyn Fn() + Send + Sync>>,
+}
+
+impl Default for StoreOptions {
+    fn default() -> Self {
+        StoreOptions {
+            create: true,
+            lock_timeout: Duration::from_secs(600),
+            on_wait: None,
+        }
+    }
+}
+
+/// An open store.
+pub struct Store {
+    db: Handle,
+    dir: PathBuf,
+    opts: StoreOptions,
+}
+
+/// The database, opened for writing or (when the file is not writable) for reading only.
+enum Handle {
+    ReadWrite(Database),
+    ReadOnly(ReadOnlyDatabase),
+}
+
+impl Handle {
+    fn begin_read(&self) -> Result<redb::ReadTransaction> {
+        Ok(match self {
+            Handle::ReadWrite(db) => db.begin_read()?,
+            Handle::ReadOnly(db) => db.begin_read()?,
+        })
+    }
+}
+
+/// The default store directory: `$REWIND_STORE`, else the per-user data directory.
+pub fn default_dir() -> Result<PathBuf> {
+    if let Some(dir) = std::env::var_os("REWIND_STORE").filter(|v| !v.is_empty()) {
+        return Ok(PathBuf::from(dir));
+    }
+    dirs::data_dir().map(|d| d.join("rewind")).ok_or_else(|| {
+        Error::Invalid(
+            "cannot find a per-user data directory: set REWIND_STORE or pass --store DIR".into(),
+        )
+    })
+}
+
+impl Store {
+    /// Opens (and with `opts.create`, creates) the store in `dir`.
+    pub fn open(dir: &Path, opts: StoreOptions) -> Result<Store> {
+        let file = dir.join(DB_FILE);
+        let exists = file.exists();
+        if !exists {
+            if !opts.create {
+                return Err(Error::NoStore(dir.to_path_buf()));
+            }
+            fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(dir)
+                .map_err(|e| {
+                    if e.kind() == std::io::ErrorKind::PermissionDenied {
+                        Error::ReadOnlyStore {
+                            path: dir.to_path_buf(),
+                            why: e.to_string(),
+                        }
+                    } else {
+                        Error::io(dir, e)
+                    }
+                })?;
+        } else {
+            check_magic(&file)?;
+        }
+        let db = open_db(&file, exists)?;
+        if !exists {
+            // redb creates the file with the umask's permissions; a store holds copies of
+            // private files, so it is the owner's alone.
+            fs::set_permissions(&file, fs::Permissions::from_mode(0o600)).at(&file)?;
+        }
+        let store = Store {
+            db,
+            dir: dir.to_path_buf(),
+            opts,
+        };
+        store.check_or_init_schema(&file)?;
+        Ok(store)
+    }
+
+    /// The store directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// A consistent read view of the store.
+    pub fn reader(&self) -> Result<Reader> {
+        Reader::new(self.db.begin_read()?)
+    }
+
+    /// Begins a write transaction, waiting (and saying so once) while another process writes.
+    pub(crate) fn begin_write(&self) -> Result<WriteTransaction> {
+        let Handle::ReadWrite(db) = &self.db else {
+            return Err(Error::ReadOnlyStore {
+                path: self.dir.clone(),
+                why: "the store file could not be opened for writing".into(),
+            });
+        };
+        match db.try_begin_write() {
+            Ok(txn) => return Ok(txn),
+            Err(redb::TransactionError::WouldBlock) => {}
+            Err(e) => return Err(e.into()),
+        }
+        if let Some(notice) = &self.opts.on_wait {
+            notice();
+        }
+        let start = Instant::now();
+        let mut pause = Duration::from_millis(2);
+        loop {
+            match db.try_begin_write() {
+                Ok(txn) => return Ok(txn),
+                Err(redb::TransactionError::WouldBlock) => {}
+                Err(e) => return Err(e.into()),
+            }
+            if start.elapsed() >= self.opts.lock_timeout {
+                return Err(Error::LockTimeout(self.opts.lock_timeout));
+            }
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(Duration::from_millis(50));
+        }
+    }
+
+    fn check_or_init_schema(&self, file: &Path) -> Result<()> {
+        let txn = self.db.begin_read()?;
+        let tables: Vec<String> = txn.list_tables()?.map(|t| t.name().to_string()).collect();
+        if tables.iter().any(|t| t == META.name()) {
+            let meta = txn.open_table(META)?;
+            let version = meta
+                .get("schema")?
+                .and_then(|v| v.value().try_into().ok().map(u32::from_le_bytes))
+                .ok_or_else(|| Error::NotAStore {
+                    path: file.to_path_buf(),
+                    why: "no schema version recorded".into(),
+                })?;
+            if version != SCHEMA_VERSION {
+                return Err(Error::SchemaVersion {
+                    path: file.to_path_buf(),
+                    found: version,
+                    expected: SCHEMA_VERSION,
+                });
+            }
+            return Ok(());
+        }
+        if !tables.is_empty() {
+            return Err(Error::NotAStore {
+                path: file.to_path_buf(),
+                why: format!("a redb database with other tables ({})", tables.join(", ")),
+            });
+        }
+        drop(txn);
+        let txn = self.begin_write()?;
+        {
+            let mut meta = txn.open_table(META)?;
+            // Another process may have initialised the store between our read and this write.
+            if meta.get("schema")?.is_none() {
+                meta.insert("schema", SCHEMA_VERSION.to_le_bytes().as_slice())?;
+                let now = crate::util::now_ns();
+                let store_id = blake3::hash(format!("{now} {}", std::process::id()).as_bytes());
+                meta.insert("store_id", store_id.as_bytes().as_slice())?;
+                meta.insert("created_ns", now.to_le_bytes().as_slice())?;
+            }
+        }
+        create_tables(&txn)?;
+        txn.commit()?;
+        Ok(())
+    }
+
+    /// Looks up a workspace by canonical path.
+    pub fn workspace(&self, root: &Path) -> Result<Option<WorkspaceRecord>> {
+        self.reader()?.workspace(root)
+    }
+
+    /// Registers a workspace (idempotent) and returns its record.
+    pub fn register_workspace(&self, root: &Path) -> Result<WorkspaceRecord> {
+        if let Some(ws) = self.workspace(root)? {
+            return Ok(ws);
+        }
+        let txn = self.begin_write()?;
+        let ws = register_in(&txn, root)?;
+        txn.commit()?;
+        Ok(ws)
+    }
+
+    /// Points tag `name` at `snapshot`, replacing an existing tag only with `force`.
+    pub fn set_tag(&self, name: &str, snapshot: &crate::Id, force: bool) -> Result<()> {
+        crate::revision::validate_tag(name)?;
+        let txn = self.begin_write()?;
+        {
+            let snaps = txn.open_table(SNAPSHOTS)?;
+            if snaps.get(snapshot.0)?.is_none() {
+                return Err(Error::Missing {
+                    kind: "snapshot",
+                    id: snapshot.hex(),
+                });
+            }
+            let mut refs = txn.open_table(REFS)?;
+            if let Some(old) = refs.get(name)?
+                && old.value() != snapshot.0
+                && !force
+            {
+                return Err(Error::Invalid(format!(
+                    "tag '{name}' already points at {}: pass --force to move it",
+                    crate::Id(old.value()).short()
+                )));
+            }
+            refs.insert(name, snapshot.0)?;
+        }
+        txn.commit()?;
+        Ok(())
+    }
+
+    /// Deletes a tag; returns whether it existed.
+    pub fn delete_tag(&self, name: &str) -> Result<bool> {
+        let txn = self.begin_write()?;
+        let existed = txn.open_table(REFS)?.remove(name)?.is_some();
+        txn.commit()?;
+        Ok(existed)
+    }
+}
+
+/// Registers `root` inside an open write transaction.
+pub(crate) fn register_in(txn: &WriteTransaction, root: &Path) -> Result<WorkspaceRecord> {
+    use std::os::unix::ffi::OsStrExt;
+    let key = root.as_os_str().as_bytes();
+    let mut table = txn.open_table(WORKSPACES)?;
+    if let Some(v) = table.get(key)? {
+        return decode_workspace(v.value());
+    }
+    let mut meta = txn.open_table(META)?;
+    let next = meta
+        .get("next_workspace_id")?
+        .and_then(|v| v.value().try_into().ok().map(u64::from_le_bytes))
+        .unwrap_or(1);
+    meta.insert("next_workspace_id", (next + 1).to_le_bytes().as_slice())?;
+    let ws = WorkspaceRecord {
+        id: next,
+        path: key.to_vec(),
+        created_ns: crate::util::now_ns(),
+        next_seq: 0,
+    };
+    table.insert(key, postcard::to_stdvec(&ws).unwrap_or_default().as_slice())?;
+    Ok(ws)
+}
+
+pub(crate) fn decode_workspace(bytes: &[u8]) -> Result<WorkspaceRecord> {
+    postcard::from_bytes(bytes).map_err(|e| Error::Corrupt {
+        kind: "workspace record",
+        id: String::new(),
+        why: e.to_string(),
+    })
+}
+
+fn create_tables(txn: &WriteTransaction) -> Result<()> {
+    txn.open_table(BLOBS)?;
+    txn.open_table(CHUNKS)?;
+    txn.open_table(TREES)?;
+    txn.open_table(SNAPSHOTS)?;
+    txn.open_table(WORKSPACES)?;
+    txn.open_table(WS_LOG)?;
+    txn.open_table(REFS)?;
+    txn.open_table(STAT_CACHE)?;
+    Ok(())
+}
+
+fn check_magic(file: &Path) -> Result<()> {
+    let mut head = [0u8; 4];
+    let mut f = fs::File::open(file).map_err(|e| map_open_err(file, e))?;
+    let n = f.read(&mut head).at(file)?;
+    if n == 0 {
+        return Err(Error::NotAStore {
+            path: file.to_path_buf(),
+            why: "the file is empty".into(),
+        });
+    }
+    if &head[..n] != &REDB_MAGIC[..n.min(4)] || n < 4 {
+        return Err(Error::NotAStore {
+            path: file.to_path_buf(),
+            why: "not a redb database".into(),
+        });
+    }
+    Ok(())
+}
+
+fn map_open_err(file: &Path, e: std::io::Error) -> Error {
+    if e.kind() == std::io::ErrorKind::PermissionDenied {
+        Error::ReadOnlyStore {
+            path: file.to_path_buf(),
+            why: e.to_string(),
+        }
+    } else {
+        Error::io(file, e)
+    }
+}
+
+/// Opens the database read-write, falling back to read-only when the file or directory is not
+/// writable (read commands still work then; writes fail with a clear error).
+fn open_db(file: &Path, existed: bool) -> Result<Handle> {
+    let mut builder = Database::builder();
+    builder.set_concurrency_mode(ConcurrencyMode::MultiWriter);
+    // redb may panic on a file that was altered behind its back; turn that into an error that
+    // names the file instead of a crash.
+    let attempt = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| builder.create(file)));
+    match attempt {
+        Ok(Ok(db)) => Ok(Handle::ReadWrite(db)),
+        Ok(Err(redb::DatabaseError::Storage(redb::StorageError::Io(e))))
+            if existed && e.kind() == std::io::ErrorKind::PermissionDenied =>
+        {
+            let ro = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                builder.open_read_only(file)
+            }));
+            match ro {
+                Ok(Ok(db)) => Ok(Handle::ReadOnly(db)),
+                _ => Err(map_open_err(file, e)),
+            }
+        }
+        Ok(Err(redb::DatabaseError::Storage(redb::StorageError::Io(e)))) => {
+            Err(map_open_err(file, e))
+        }
+        Ok(Err(e)) => Err(Error::NotAStore {
+            path: file.to_path_buf(),
+            why: format!("damaged or unreadable: {e}"),
+        }),
+        Err(_) => Err(Error::NotAStore {
+            path: file.to_path_buf(),
+            why: "damaged: the database header does not decode".into(),
+        }),
+    }
+}

@@ -1,0 +1,297 @@
+//! Read access: one consistent view of the store (a redb read transaction) with its tables open.
+
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+use redb::{ReadOnlyTable, ReadTransaction, ReadableTable};
+
+use super::blob::{self, BlobRecord, ChunkRef};
+use super::snapshot::{SnapshotRecord, WorkspaceRecord};
+use super::tables::*;
+use super::tree::{Kind, Tree, TreeEntry};
+use crate::error::{Error, Result};
+use crate::id::Id;
+
+/// A read view of the store. Cheap to create; every read through one sees the same state.
+pub struct Reader {
+    blobs: ReadOnlyTable<[u8; 32], &'static [u8]>,
+    chunks: ReadOnlyTable<[u8; 32], &'static [u8]>,
+    trees: ReadOnlyTable<[u8; 32], &'static [u8]>,
+    snapshots: ReadOnlyTable<[u8; 32], &'static [u8]>,
+    workspaces: ReadOnlyTable<&'static [u8], &'static [u8]>,
+    ws_log: ReadOnlyTable<(u64, u64), [u8; 32]>,
+    refs: ReadOnlyTable<&'static str, [u8; 32]>,
+    pub(crate) stat_cache: ReadOnlyTable<(u64, &'static [u8]), &'static [u8]>,
+}
+
+impl Reader {
+    pub(crate) fn new(txn: ReadTransaction) -> Result<Reader> {
+        Ok(Reader {
+            blobs: txn.open_table(BLOBS)?,
+            chunks: txn.open_table(CHUNKS)?,
+            trees: txn.open_table(TREES)?,
+            snapshots: txn.open_table(SNAPSHOTS)?,
+            workspaces: txn.open_table(WORKSPACES)?,
+            ws_log: txn.open_table(WS_LOG)?,
+            refs: txn.open_table(REFS)?,
+            stat_cache: txn.open_table(STAT_CACHE)?,
+        })
+    }
+
+    /// Whether a blob is stored.
+    pub fn has_blob(&self, id: &Id) -> Result<bool> {
+        Ok(self.blobs.get(id.0)?.is_some())
+    }
+
+    /// Whether a chunk is stored.
+    pub fn has_chunk(&self, id: &Id) -> Result<bool> {
+        Ok(self.chunks.get(id.0)?.is_some())
+    }
+
+    /// Whether a tree is stored.
+    pub fn has_tree(&self, id: &Id) -> Result<bool> {
+        Ok(self.trees.get(id.0)?.is_some())
+    }
+
+    /// Reads and decodes a tree.
+    pub fn tree(&self, id: &Id) -> Result<Tree> {
+        let v = self.trees.get(id.0)?.ok_or_else(|| Error::Missing {
+            kind: "tree",
+            id: id.hex(),
+        })?;
+        Tree::decode(id, v.value())
+    }
+
+    /// Reads a snapshot record.
+    pub fn snapshot(&self, id: &Id) -> Result<SnapshotRecord> {
+        let v = self.snapshots.get(id.0)?.ok_or_else(|| Error::Missing {
+            kind: "snapshot",
+            id: id.hex(),
+        })?;
+        SnapshotRecord::decode(id, v.value())
+    }
+
+    /// The uncompressed size of a blob.
+    pub fn blob_size(&self, id: &Id) -> Result<u64> {
+        let v = self.blobs.get(id.0)?.ok_or_else(|| Error::Missing {
+            kind: "blob",
+            id: id.hex(),
+        })?;
+        Ok(blob::decode_blob(id, v.value())?.size())
+    }
+
+    /// Reads a whole blob into memory. For large blobs prefer [`Reader::blob_reader`].
+    pub fn read_blob(&self, id: &Id) -> Result<Vec<u8>> {
+        let mut out = Vec::new();
+        self.write_blob(id, &mut out)?;
+        Ok(out)
+    }
+
+    /// Streams a blob's bytes into `out`, one chunk in memory at a time.
+    pub fn write_blob(&self, id: &Id, out: &mut dyn io::Write) -> Result<u64> {
+        let mut reader = self.blob_reader(id)?;
+        io::copy(&mut reader, out).map_err(|e| match e.into_inner() {
+            Some(inner) => match inner.downcast::<Error>() {
+                Ok(err) => *err,
+                Err(other) => Error::io("<output>", io::Error::other(other)),
+            },
+            None => Error::io("<output>", io::Error::other("write failed")),
+        })
+    }
+
+    /// A streaming reader over a blob.
+    pub fn blob_reader(&self, id: &Id) -> Result<BlobReader<'_>> {
+        let v = self.blobs.get(id.0)?.ok_or_else(|| Error::Missing {
+            kind: "blob",
+            id: id.hex(),
+        })?;
+        let (current, chunks) = match blob::decode_blob(id, v.value())? {
+            BlobRecord::Raw(b) => (b.to_vec(), Vec::new()),
+            BlobRecord::Zstd { size, frame } => {
+                (blob::inflate_zstd("blob", id, size, frame)?, Vec::new())
+            }
+            BlobRecord::Chunked { chunks, .. } => (Vec::new(), chunks),
+        };
+        Ok(BlobReader {
+            reader: self,
+            current,
+            pos: 0,
+            chunks,
+            next: 0,
+        })
+    }
+
+    /// Reads one chunk's bytes.
+    pub fn read_chunk(&self, c: &ChunkRef) -> Result<Vec<u8>> {
+        let v = self.chunks.get(c.id.0)?.ok_or_else(|| Error::Missing {
+            kind: "chunk",
+            id: c.id.hex(),
+        })?;
+        let bytes = blob::decode_chunk(&c.id, v.value())?;
+        if bytes.len() != c.len as usize {
+            return Err(Error::Corrupt {
+                kind: "chunk",
+                id: c.id.hex(),
+                why: "length differs from its blob record".into(),
+            });
+        }
+        Ok(bytes)
+    }
+
+    /// Finds the entry at `path` (relative, '/'-separated; empty for the root) below the tree
+    /// `root`. The root itself comes back as a directory entry with an empty name.
+    pub fn lookup(&self, root: &Id, path: &[u8]) -> Result<Option<TreeEntry>> {
+        let mut current = TreeEntry {
+            name: Vec::new(),
+            kind: Kind::Dir,
+            id: *root,
+            size: 0,
+        };
+        for comp in path
+            .split(|&b| b == b'/')
+            .filter(|c| !c.is_empty() && *c != b".")
+        {
+            if current.kind != Kind::Dir {
+                return Ok(None);
+            }
+            let tree = self.tree(&current.id)?;
+            match tree.get(comp) {
+                Some(e) => current = e.clone(),
+                None => return Ok(None),
+            }
+        }
+        Ok(Some(current))
+    }
+
+    /// Calls `f(path, entry)` for every entry below the tree `root` in path order, descending
+    /// into directories when `recursive`. `prefix` is prepended to the paths.
+    pub fn walk_tree(
+        &self,
+        root: &Id,
+        prefix: &[u8],
+        recursive: bool,
+        f: &mut dyn FnMut(&[u8], &TreeEntry) -> Result<()>,
+    ) -> Result<()> {
+        let tree = self.tree(root)?;
+        for e in &tree.entries {
+            let path = crate::util::child_path(prefix, &e.name);
+            f(&path, e)?;
+            if recursive && e.kind == Kind::Dir {
+                self.walk_tree(&e.id, &path, true, f)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Looks up a workspace by canonical path.
+    pub fn workspace(&self, root: &Path) -> Result<Option<WorkspaceRecord>> {
+        match self.workspaces.get(root.as_os_str().as_bytes())? {
+            Some(v) => Ok(Some(super::decode_workspace(v.value())?)),
+            None => Ok(None),
+        }
+    }
+
+    /// All registered workspaces.
+    pub fn workspaces(&self) -> Result<Vec<WorkspaceRecord>> {
+        let mut out = Vec::new();
+        for item in self.workspaces.iter()? {
+            let (_, v) = item?;
+            out.push(super::decode_workspace(v.value())?);
+        }
+        Ok(out)
+    }
+
+    /// A workspace's snapshots, newest first, at most `limit`.
+    pub fn history(&self, ws: u64, limit: usize) -> Result<Vec<Id>> {
+        let mut out = Vec::new();
+        for item in self.ws_log.range((ws, 0)..=(ws, u64::MAX))?.rev() {
+            if out.len() >= limit {
+                break;
+            }
+            out.push(Id(item?.1.value()));
+        }
+        Ok(out)
+    }
+
+    /// Every snapshot in the store, in id order.
+    pub fn all_snapshots(&self) -> Result<Vec<Id>> {
+        let mut out = Vec::new();
+        for item in self.snapshots.iter()? {
+            out.push(Id(item?.0.value()));
+        }
+        Ok(out)
+    }
+
+    /// The snapshot a tag points at.
+    pub fn tag(&self, name: &str) -> Result<Option<Id>> {
+        Ok(self.refs.get(name)?.map(|v| Id(v.value())))
+    }
+
+    /// All tags, sorted by name.
+    pub fn tags(&self) -> Result<Vec<(String, Id)>> {
+        let mut out = Vec::new();
+        for item in self.refs.iter()? {
+            let (k, v) = item?;
+            out.push((k.value().to_string(), Id(v.value())));
+        }
+        Ok(out)
+    }
+
+    /// Snapshot ids that start with the hex prefix `hex` (at most `limit`).
+    pub fn snapshots_with_prefix(&self, hex: &str, limit: usize) -> Result<Vec<Id>> {
+        let nibbles: Option<Vec<u8>> = hex
+            .chars()
+            .map(|c| c.to_digit(16).map(|d| d as u8))
+            .collect();
+        let Some(nibbles) = nibbles.filter(|n| !n.is_empty() && n.len() <= 64) else {
+            return Ok(Vec::new());
+        };
+        let mut lo = [0u8; 32];
+        let mut hi = [0xffu8; 32];
+        for (i, n) in nibbles.iter().enumerate() {
+            let byte = i / 2;
+            if i % 2 == 0 {
+                lo[byte] = n << 4;
+                hi[byte] = (n << 4) | 0x0f;
+            } else {
+                lo[byte] |= n;
+                hi[byte] = (hi[byte] & 0xf0) | n;
+            }
+        }
+        let mut out = Vec::new();
+        for item in self.snapshots.range(lo..=hi)? {
+            if out.len() >= limit {
+                break;
+            }
+            out.push(Id(item?.0.value()));
+        }
+        Ok(out)
+    }
+}
+
+/// Streams a blob's bytes, decompressing one chunk at a time.
+pub struct BlobReader<'r> {
+    reader: &'r Reader,
+    current: Vec<u8>,
+    pos: usize,
+    chunks: Vec<ChunkRef>,
+    next: usize,
+}
+
+impl io::Read for BlobReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while self.pos == self.current.len() {
+            let Some(c) = self.chunks.get(self.next) else {
+                return Ok(0);
+            };
+            self.current = self.reader.read_chunk(c).map_err(io::Error::other)?;
+            self.pos = 0;
+            self.next += 1;
+        }
+        let n = buf.len().min(self.current.len() - self.pos);
+        buf[..n].copy_from_slice(&self.current[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+}

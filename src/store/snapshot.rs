@@ -1,0 +1,135 @@
+//! Snapshot records: a root tree plus everything needed to interpret it later.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::id::Id;
+
+/// Why a path was left out of a snapshot. Recorded so that a restore deletes only what the
+/// snapshot looked for and did not find.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SkipReason {
+    /// The file was larger than `--max-file-size`.
+    TooLarge,
+    /// It could not be read (permissions, I/O error).
+    Unreadable,
+    /// It disappeared between the walk and the read.
+    Vanished,
+    /// A fifo, socket or device.
+    Special,
+    /// It kept changing while it was read and was stored as last read.
+    ChangedWhileRead,
+}
+
+impl SkipReason {
+    /// A stable lowercase name for output.
+    pub fn name(self) -> &'static str {
+        match self {
+            SkipReason::TooLarge => "too_large",
+            SkipReason::Unreadable => "unreadable",
+            SkipReason::Vanished => "vanished",
+            SkipReason::Special => "special",
+            SkipReason::ChangedWhileRead => "changed_while_read",
+        }
+    }
+
+    /// Whether the path is absent from the snapshot's tree (as opposed to stored with a warning).
+    pub fn excluded(self) -> bool {
+        !matches!(self, SkipReason::ChangedWhileRead)
+    }
+}
+
+/// A path that the snapshot passed over or warned about.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Skipped {
+    /// Path relative to the workspace root, raw bytes.
+    pub path: Vec<u8>,
+    /// Why.
+    pub reason: SkipReason,
+    /// Extra detail (an error message).
+    pub detail: String,
+}
+
+/// The scan settings a snapshot was taken with.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct ScanSettings {
+    /// `--ignore` globs, in order.
+    pub ignore_globs: Vec<String>,
+    /// `--max-file-size`, if any.
+    pub max_file_size: Option<u64>,
+}
+
+/// Totals over a snapshot's tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct TreeStats {
+    /// Regular files (executables included).
+    pub files: u64,
+    /// Directories below the root.
+    pub dirs: u64,
+    /// Symbolic links.
+    pub symlinks: u64,
+    /// Bytes in regular files.
+    pub bytes: u64,
+}
+
+/// What a snapshot id names. Immutable: tags live in the refs table, not here.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SnapshotRecord {
+    /// The workspace's canonical path, raw bytes.
+    pub workspace: Vec<u8>,
+    /// The workspace's id in this store.
+    pub workspace_id: u64,
+    /// Root tree id.
+    pub root: Id,
+    /// Creation time, nanoseconds since the Unix epoch.
+    pub time_ns: i64,
+    /// The previous snapshot of the same workspace, if any.
+    pub parent: Option<Id>,
+    /// `-m`.
+    pub message: String,
+    /// `--meta KEY=VALUE` pairs, in the order given.
+    pub meta: Vec<(String, String)>,
+    /// Totals.
+    pub stats: TreeStats,
+    /// How the tree was scanned.
+    pub scan: ScanSettings,
+    /// Paths passed over or warned about.
+    pub skipped: Vec<Skipped>,
+}
+
+impl SnapshotRecord {
+    /// The canonical encoding; its hash is the snapshot id.
+    pub fn encode(&self) -> Vec<u8> {
+        postcard::to_stdvec(self).unwrap_or_default()
+    }
+
+    /// Decodes a stored record.
+    pub fn decode(id: &Id, bytes: &[u8]) -> Result<Self> {
+        postcard::from_bytes(bytes).map_err(|e| Error::Corrupt {
+            kind: "snapshot",
+            id: id.hex(),
+            why: e.to_string(),
+        })
+    }
+
+    /// Looks up a metadata value.
+    pub fn meta(&self, key: &str) -> Option<&str> {
+        self.meta
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// A workspace registered in the store.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkspaceRecord {
+    /// Small integer id, used in the log and stat cache keys.
+    pub id: u64,
+    /// Canonical path, raw bytes.
+    pub path: Vec<u8>,
+    /// Registration time, ns since the epoch.
+    pub created_ns: i64,
+    /// Sequence number the next snapshot gets in the workspace log.
+    pub next_seq: u64,
+}

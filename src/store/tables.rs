@@ -1,0 +1,32 @@
+//! The redb tables that make up a store, in one place so the on-disk layout can be read at a
+//! glance. Every value that is not a raw byte format of its own (blobs, chunks) is postcard.
+//!
+//! Invariants:
+//! - An id key always equals the BLAKE3 hash of what it names (a blob's bytes, a chunk's bytes,
+//!   a tree's encoding, a snapshot record's encoding); `verify --full` checks it.
+//! - Everything a committed snapshot references (trees, blobs, chunks) was inserted in the same
+//!   or an earlier committed transaction.
+//! - The stat cache only names blob and tree ids that are in the store.
+
+use redb::TableDefinition;
+
+/// Store-wide facts: schema version, store id, creation time, id counters.
+pub const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
+/// Blob id -> blob record (see [`super::blob`]).
+pub const BLOBS: TableDefinition<[u8; 32], &[u8]> = TableDefinition::new("blobs");
+/// Chunk id -> encoded chunk (see [`super::blob`]).
+pub const CHUNKS: TableDefinition<[u8; 32], &[u8]> = TableDefinition::new("chunks");
+/// Tree id -> postcard-encoded [`super::tree::Tree`].
+pub const TREES: TableDefinition<[u8; 32], &[u8]> = TableDefinition::new("trees");
+/// Snapshot id -> postcard-encoded [`super::snapshot::SnapshotRecord`].
+pub const SNAPSHOTS: TableDefinition<[u8; 32], &[u8]> = TableDefinition::new("snapshots");
+/// Canonical workspace path (raw bytes) -> postcard-encoded workspace record.
+pub const WORKSPACES: TableDefinition<&[u8], &[u8]> = TableDefinition::new("workspaces");
+/// (workspace id, sequence number) -> snapshot id: each workspace's history in order.
+pub const WS_LOG: TableDefinition<(u64, u64), [u8; 32]> = TableDefinition::new("ws_log");
+/// Tag name -> snapshot id.
+pub const REFS: TableDefinition<&str, [u8; 32]> = TableDefinition::new("refs");
+/// (workspace id, directory path relative to the workspace) -> postcard-encoded directory
+/// stat cache. One value per directory so a warm snapshot reads the whole cache with a single
+/// range scan and rewrites only directories that changed.
+pub const STAT_CACHE: TableDefinition<(u64, &[u8]), &[u8]> = TableDefinition::new("stat_cache");

@@ -1,0 +1,130 @@
+//! Trees: one directory's listing, the nodes of the Merkle tree that a snapshot's root names.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::id::Id;
+
+/// What an entry of a tree is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+pub enum Kind {
+    /// A regular file without the owner's execute bit.
+    File,
+    /// A regular file with the owner's execute bit (git's 100755).
+    Executable,
+    /// A symbolic link; its id names a blob holding the link target's bytes.
+    Symlink,
+    /// A directory; its id names a tree.
+    Dir,
+}
+
+impl Kind {
+    /// The mode git would show for this kind.
+    pub fn git_mode(self) -> u32 {
+        match self {
+            Kind::File => 0o100644,
+            Kind::Executable => 0o100755,
+            Kind::Symlink => 0o120000,
+            Kind::Dir => 0o040000,
+        }
+    }
+
+    /// A short lowercase name for listings and JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::File => "file",
+            Kind::Executable => "exec",
+            Kind::Symlink => "symlink",
+            Kind::Dir => "dir",
+        }
+    }
+
+    /// True for the kinds whose id names a blob.
+    pub fn is_blob(self) -> bool {
+        !matches!(self, Kind::Dir)
+    }
+}
+
+/// One entry of a tree.
+///
+/// Names are raw bytes because Unix file names are: a non-UTF-8 name must come back exactly.
+/// There are no timestamps, so identical content always encodes to an identical tree id and
+/// unchanged subtrees are shared between snapshots.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TreeEntry {
+    /// The file name (one path component, never containing '/').
+    pub name: Vec<u8>,
+    /// What it is.
+    pub kind: Kind,
+    /// Blob id (files, symlinks) or tree id (directories).
+    pub id: Id,
+    /// Bytes: the file's size, the link target's length, or the total of all files below a
+    /// directory.
+    pub size: u64,
+}
+
+/// A directory listing, sorted by name bytes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct Tree {
+    /// Entries, strictly increasing by `name`.
+    pub entries: Vec<TreeEntry>,
+}
+
+impl Tree {
+    /// Builds a tree from entries in any order.
+    pub fn from_unsorted(mut entries: Vec<TreeEntry>) -> Tree {
+        entries.sort_unstable_by(|a, b| a.name.cmp(&b.name));
+        Tree { entries }
+    }
+
+    /// The canonical encoding; its BLAKE3 hash is the tree's id.
+    pub fn encode(&self) -> Vec<u8> {
+        // Serializing plain structs of integers and byte vectors cannot fail.
+        postcard::to_stdvec(self).unwrap_or_default()
+    }
+
+    /// Encodes the tree and returns its id and encoding.
+    pub fn id_and_bytes(&self) -> (Id, Vec<u8>) {
+        let bytes = self.encode();
+        (Id::of(&bytes), bytes)
+    }
+
+    /// Decodes a stored tree, checking that its entries are well formed.
+    pub fn decode(id: &Id, bytes: &[u8]) -> Result<Tree> {
+        let tree: Tree = postcard::from_bytes(bytes).map_err(|e| Error::Corrupt {
+            kind: "tree",
+            id: id.hex(),
+            why: e.to_string(),
+        })?;
+        for pair in tree.entries.windows(2) {
+            if pair[0].name >= pair[1].name {
+                return Err(Error::Corrupt {
+                    kind: "tree",
+                    id: id.hex(),
+                    why: "entries are not sorted by name".into(),
+                });
+            }
+        }
+        if let Some(bad) = tree.entries.iter().find(|e| {
+            e.name.is_empty() || e.name.contains(&b'/') || e.name == b"." || e.name == b".."
+        }) {
+            return Err(Error::Corrupt {
+                kind: "tree",
+                id: id.hex(),
+                why: format!(
+                    "invalid entry name {:?}",
+                    String::from_utf8_lossy(&bad.name)
+                ),
+            });
+        }
+        Ok(tree)
+    }
+
+    /// Finds an entry by name.
+    pub fn get(&self, name: &[u8]) -> Option<&TreeEntry> {
+        self.entries
+            .binary_search_by(|e| e.name.as_slice().cmp(name))
+            .ok()
+            .map(|i| &self.entries[i])
+    }
+}

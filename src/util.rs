@@ -1,0 +1,48 @@
+//! Small helpers shared by several modules.
+
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+/// Now, in nanoseconds since the Unix epoch.
+pub fn now_ns() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0)
+}
+
+/// A workspace-relative path (raw bytes, '/'-separated) as a filesystem path under `root`.
+pub fn join_rel(root: &Path, rel: &[u8]) -> PathBuf {
+    if rel.is_empty() {
+        root.to_path_buf()
+    } else {
+        root.join(OsStr::from_bytes(rel))
+    }
+}
+
+/// Splits a relative path into its parent directory and its last component.
+pub fn split_parent(rel: &[u8]) -> (&[u8], &[u8]) {
+    match rel.iter().rposition(|&b| b == b'/') {
+        Some(i) => (&rel[..i], &rel[i + 1..]),
+        None => (&[], rel),
+    }
+}
+
+/// Joins a parent relative path and a name.
+pub fn child_path(parent: &[u8], name: &[u8]) -> Vec<u8> {
+    if parent.is_empty() {
+        name.to_vec()
+    } else {
+        let mut p = Vec::with_capacity(parent.len() + 1 + name.len());
+        p.extend_from_slice(parent);
+        p.push(b'/');
+        p.extend_from_slice(name);
+        p
+    }
+}
+
+/// A relative path for display (lossy for non-UTF-8 bytes).
+pub fn display(rel: &[u8]) -> String {
+    String::from_utf8_lossy(rel).into_owned()
+}
