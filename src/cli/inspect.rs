@@ -204,7 +204,7 @@ pub fn ls(ctx: &Ctx, a: LsArgs) -> CliResult {
         let id_hex = e.id.hex();
         writeln!(
             out,
-            "{:<7} {:>12}  {}  {}",
+            "{:<10} {:>12}  {}  {}",
             e.kind.name(),
             e.size,
             &id_hex[..12],

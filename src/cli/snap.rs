@@ -34,7 +34,7 @@ pub fn init(ctx: &Ctx, a: InitArgs) -> CliResult {
 
 /// `rewind snapshot`.
 pub fn snapshot(ctx: &Ctx, a: SnapshotArgs) -> CliResult {
-    let store = ctx.open_store(!a.dry_run)?;
+    let store = ctx.open_store(true)?;
     let root = ctx.workspace_root(&store)?;
     let opts = SnapshotOptions {
         message: a.message,
@@ -54,6 +54,16 @@ pub fn snapshot(ctx: &Ctx, a: SnapshotArgs) -> CliResult {
     let bar = super::progress::Bar::new(ctx.quiet || ctx.json);
     let outcome = take(&store, &root, &opts, &bar)?;
     let r = &outcome.report;
+    if !ctx.quiet {
+        for s in &r.skipped {
+            output::warn(&format!(
+                "{}: {} ({})",
+                path_str(&s.path),
+                s.reason.name().replace('_', " "),
+                s.detail
+            ));
+        }
+    }
     if ctx.json {
         output::print_json(&report_json(r))?;
     } else {

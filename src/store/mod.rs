@@ -93,40 +93,20 @@ impl Store {
     /// Opens (and with `opts.create`, creates) the store in `dir`.
     pub fn open(dir: &Path, opts: StoreOptions) -> Result<Store> {
         let file = dir.join(DB_FILE);
-        let exists = file.exists();
-        if !exists {
+        if !file.exists() {
             if !opts.create {
                 return Err(Error::NoStore(dir.to_path_buf()));
             }
-            fs::DirBuilder::new()
-                .recursive(true)
-                .mode(0o700)
-                .create(dir)
-                .map_err(|e| {
-                    if e.kind() == std::io::ErrorKind::PermissionDenied {
-                        Error::ReadOnlyStore {
-                            path: dir.to_path_buf(),
-                            why: e.to_string(),
-                        }
-                    } else {
-                        Error::io(dir, e)
-                    }
-                })?;
-        } else {
-            check_magic(&file)?;
+            create_store(dir, &file)?;
         }
-        let db = open_db(&file, exists)?;
-        if !exists {
-            // redb creates the file with the umask's permissions; a store holds copies of
-            // private files, so it is the owner's alone.
-            fs::set_permissions(&file, fs::Permissions::from_mode(0o600)).at(&file)?;
-        }
+        check_magic(&file)?;
+        let db = open_db(&file)?;
         let store = Store {
             db,
             dir: dir.to_path_buf(),
             opts,
         };
-        store.check_or_init_schema(&file)?;
+        store.check_schema(&file)?;
         Ok(store)
     }
 
@@ -172,48 +152,35 @@ impl Store {
         }
     }
 
-    fn check_or_init_schema(&self, file: &Path) -> Result<()> {
+    fn check_schema(&self, file: &Path) -> Result<()> {
         let txn = self.db.begin_read()?;
         let tables: Vec<String> = txn.list_tables()?.map(|t| t.name().to_string()).collect();
-        if tables.iter().any(|t| t == META.name()) {
-            let meta = txn.open_table(META)?;
-            let version = meta
-                .get("schema")?
-                .and_then(|v| v.value().try_into().ok().map(u32::from_le_bytes))
-                .ok_or_else(|| Error::NotAStore {
-                    path: file.to_path_buf(),
-                    why: "no schema version recorded".into(),
-                })?;
-            if version != SCHEMA_VERSION {
-                return Err(Error::SchemaVersion {
-                    path: file.to_path_buf(),
-                    found: version,
-                    expected: SCHEMA_VERSION,
-                });
-            }
-            return Ok(());
-        }
-        if !tables.is_empty() {
+        if !tables.iter().any(|t| t == META.name()) {
+            let why = if tables.is_empty() {
+                "an empty redb database".to_string()
+            } else {
+                format!("a redb database with other tables ({})", tables.join(", "))
+            };
             return Err(Error::NotAStore {
                 path: file.to_path_buf(),
-                why: format!("a redb database with other tables ({})", tables.join(", ")),
+                why,
             });
         }
-        drop(txn);
-        let txn = self.begin_write()?;
-        {
-            let mut meta = txn.open_table(META)?;
-            // Another process may have initialised the store between our read and this write.
-            if meta.get("schema")?.is_none() {
-                meta.insert("schema", SCHEMA_VERSION.to_le_bytes().as_slice())?;
-                let now = crate::util::now_ns();
-                let store_id = blake3::hash(format!("{now} {}", std::process::id()).as_bytes());
-                meta.insert("store_id", store_id.as_bytes().as_slice())?;
-                meta.insert("created_ns", now.to_le_bytes().as_slice())?;
-            }
+        let meta = txn.open_table(META)?;
+        let version = meta
+            .get("schema")?
+            .and_then(|v| v.value().try_into().ok().map(u32::from_le_bytes))
+            .ok_or_else(|| Error::NotAStore {
+                path: file.to_path_buf(),
+                why: "no schema version recorded".into(),
+            })?;
+        if version != SCHEMA_VERSION {
+            return Err(Error::SchemaVersion {
+                path: file.to_path_buf(),
+                found: version,
+                expected: SCHEMA_VERSION,
+            });
         }
-        create_tables(&txn)?;
-        txn.commit()?;
         Ok(())
     }
 
@@ -302,6 +269,45 @@ pub(crate) fn decode_workspace(bytes: &[u8]) -> Result<WorkspaceRecord> {
     })
 }
 
+/// Creates a store so that no process ever sees it half made: the database is initialised
+/// under a temporary name, then linked into place (a link never replaces an existing file, so
+/// of two processes creating the same store at once, one wins and both use its file).
+fn create_store(dir: &Path, file: &Path) -> Result<()> {
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(|e| map_open_err(dir, e))?;
+    let tmp = tempfile::Builder::new()
+        .prefix(".store.redb.")
+        .tempfile_in(dir)
+        .map_err(|e| map_open_err(dir, e))?;
+    let tmp_path = tmp.path().to_path_buf();
+    {
+        let db = Database::builder()
+            .set_concurrency_mode(ConcurrencyMode::MultiWriter)
+            .create(&tmp_path)?;
+        let txn = db.begin_write()?;
+        {
+            let mut meta = txn.open_table(META)?;
+            meta.insert("schema", SCHEMA_VERSION.to_le_bytes().as_slice())?;
+            let now = crate::util::now_ns();
+            let store_id = blake3::hash(format!("{now} {}", std::process::id()).as_bytes());
+            meta.insert("store_id", store_id.as_bytes().as_slice())?;
+            meta.insert("created_ns", now.to_le_bytes().as_slice())?;
+        }
+        create_tables(&txn)?;
+        txn.commit()?;
+    }
+    // A store holds copies of private files: it is the owner's alone (tempfile makes 0600).
+    fs::set_permissions(&tmp_path, fs::Permissions::from_mode(0o600)).at(&tmp_path)?;
+    match fs::hard_link(&tmp_path, file) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(map_open_err(file, e)),
+    }
+}
+
 fn create_tables(txn: &WriteTransaction) -> Result<()> {
     txn.open_table(BLOBS)?;
     txn.open_table(CHUNKS)?;
@@ -346,7 +352,7 @@ fn map_open_err(file: &Path, e: std::io::Error) -> Error {
 
 /// Opens the database read-write, falling back to read-only when the file or directory is not
 /// writable (read commands still work then; writes fail with a clear error).
-fn open_db(file: &Path, existed: bool) -> Result<Handle> {
+fn open_db(file: &Path) -> Result<Handle> {
     let mut builder = Database::builder();
     builder.set_concurrency_mode(ConcurrencyMode::MultiWriter);
     // redb may panic on a file that was altered behind its back; turn that into an error that
@@ -355,7 +361,7 @@ fn open_db(file: &Path, existed: bool) -> Result<Handle> {
     match attempt {
         Ok(Ok(db)) => Ok(Handle::ReadWrite(db)),
         Ok(Err(redb::DatabaseError::Storage(redb::StorageError::Io(e))))
-            if existed && e.kind() == std::io::ErrorKind::PermissionDenied =>
+            if e.kind() == std::io::ErrorKind::PermissionDenied =>
         {
             let ro = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 builder.open_read_only(file)
@@ -364,6 +370,17 @@ fn open_db(file: &Path, existed: bool) -> Result<Handle> {
                 Ok(Ok(db)) => Ok(Handle::ReadOnly(db)),
                 _ => Err(map_open_err(file, e)),
             }
+        }
+        Ok(Err(redb::DatabaseError::Storage(redb::StorageError::Io(e))))
+            if !matches!(
+                e.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied
+            ) =>
+        {
+            Err(Error::NotAStore {
+                path: file.to_path_buf(),
+                why: format!("damaged: {e}"),
+            })
         }
         Ok(Err(redb::DatabaseError::Storage(redb::StorageError::Io(e)))) => {
             Err(map_open_err(file, e))

@@ -33,7 +33,7 @@ impl Kind {
     pub fn name(self) -> &'static str {
         match self {
             Kind::File => "file",
-            Kind::Executable => "exec",
+            Kind::Executable => "executable",
             Kind::Symlink => "symlink",
             Kind::Dir => "dir",
         }
