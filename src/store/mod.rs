@@ -330,7 +330,7 @@ fn check_magic(file: &Path) -> Result<()> {
             why: "the file is empty".into(),
         });
     }
-    if &head[..n] != &REDB_MAGIC[..n.min(4)] || n < 4 {
+    if n < 4 || head[..] != *REDB_MAGIC {
         return Err(Error::NotAStore {
             path: file.to_path_buf(),
             why: "not a redb database".into(),
