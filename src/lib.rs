@@ -5,6 +5,7 @@
 //! through a [`store::Reader`]. See ARCHITECTURE.md for the data model and its invariants.
 
 pub mod cli;
+pub mod diff;
 pub mod error;
 pub mod id;
 pub mod progress;

@@ -62,6 +62,59 @@ pub enum Command {
     Tag(TagArgs),
     /// List tags
     Tags,
+    /// What changed between the latest snapshot and the live workspace
+    Status(StatusArgs),
+    /// Show changes between two snapshots, or a snapshot and the live workspace
+    Diff(DiffArgs),
+}
+
+/// `status`.
+#[derive(Args, Debug)]
+pub struct StatusArgs {
+    /// Do not pair deleted and added files with the same content as renames
+    #[arg(long)]
+    pub no_renames: bool,
+    /// Only these paths
+    #[arg(last = true, value_name = "PATH")]
+    pub paths: Vec<String>,
+}
+
+/// `diff`.
+#[derive(Args, Debug)]
+pub struct DiffArgs {
+    /// Old side [default: @] and new side [default: live, the workspace as it is now]
+    #[arg(num_args = 0..=2, value_name = "REV")]
+    pub revs: Vec<String>,
+    /// Per-file +/- counts with bars, and totals
+    #[arg(long, group = "format")]
+    pub stat: bool,
+    /// Per-file added and removed line counts, tab-separated
+    #[arg(long, group = "format")]
+    pub numstat: bool,
+    /// Status letter and path per file
+    #[arg(long, group = "format")]
+    pub name_status: bool,
+    /// Only the totals line
+    #[arg(long, group = "format")]
+    pub summary: bool,
+    /// With --json: include the patch text
+    #[arg(long)]
+    pub patch: bool,
+    /// Lines of context
+    #[arg(short = 'U', long = "unified", default_value_t = 3, value_name = "N")]
+    pub context: usize,
+    /// Exit with 1 when there are differences
+    #[arg(long)]
+    pub exit_code: bool,
+    /// Do not pair deleted and added files with the same content as renames
+    #[arg(long)]
+    pub no_renames: bool,
+    /// Seconds allowed for diffing one file before it is shown as a whole replacement
+    #[arg(long, default_value_t = 5.0, value_name = "SECS")]
+    pub diff_timeout: f64,
+    /// Only these paths
+    #[arg(last = true, value_name = "PATH")]
+    pub paths: Vec<String>,
 }
 
 /// `init`.

@@ -6,6 +6,7 @@
 //! its command's code, and 125 when rewind failed around it.
 
 mod args;
+mod diff;
 mod inspect;
 mod output;
 mod progress;
@@ -126,6 +127,8 @@ pub fn main() -> i32 {
         Command::Cat(a) => inspect::cat(&ctx, a),
         Command::Tag(a) => tag::tag(&ctx, a),
         Command::Tags => tag::tags(&ctx),
+        Command::Status(a) => diff::status(&ctx, a),
+        Command::Diff(a) => diff::diff(&ctx, a),
     };
     match result {
         Ok(code) => code,

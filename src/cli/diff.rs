@@ -1,0 +1,220 @@
+//! `status` and `diff`.
+
+use std::io::{BufWriter, Write};
+use std::time::Duration;
+
+use anstyle::{AnsiColor, Style};
+use serde_json::{Value, json};
+
+use super::args::{DiffArgs, StatusArgs};
+use super::output::{self, paint, path_str};
+use super::{CliResult, Ctx};
+use crate::diff::render::FileStat;
+use crate::diff::stat::{self, BinarySizes, StatEntry, Status};
+use crate::diff::text::DiffOptions;
+use crate::diff::{ChangeStatus, Diff, DiffRequest, FileChange, Rev, diff as compute};
+use crate::store::Store;
+use crate::{Error, revision};
+
+fn parse_rev(ctx: &Ctx, store: &Store, rev: &str) -> Result<Rev, Error> {
+    if rev == "live" {
+        return Ok(Rev::Live);
+    }
+    let reader = store.reader()?;
+    super::inspect::resolve(ctx, store, &reader, rev).map(Rev::Snapshot)
+}
+
+fn stat_status(c: &FileChange) -> Status {
+    match c.status {
+        ChangeStatus::Added => Status::Added,
+        ChangeStatus::Deleted => Status::Deleted,
+        ChangeStatus::Modified | ChangeStatus::ModeChanged => Status::Modified,
+        ChangeStatus::TypeChanged => Status::TypeChanged,
+        ChangeStatus::Renamed => Status::Renamed { similarity: 100 },
+    }
+}
+
+fn stat_entries<'a>(d: &'a Diff, stats: &[FileStat]) -> Vec<StatEntry<'a>> {
+    d.changes
+        .iter()
+        .zip(stats)
+        .map(|(c, s)| StatEntry {
+            path: &c.path,
+            old_path: c.old_path.as_deref(),
+            status: stat_status(c),
+            insertions: s.insertions,
+            deletions: s.deletions,
+            binary: s.binary.then_some(BinarySizes {
+                old: s.old_size,
+                new: s.new_size,
+            }),
+        })
+        .collect()
+}
+
+/// The JSON object for one change (shared with `status` and `run`).
+pub fn change_json(c: &FileChange, s: Option<&FileStat>) -> Value {
+    let side = |st: &Option<crate::diff::EntryState>| {
+        st.map(|e| json!({"kind": e.kind.name(), "mode": format!("{:06o}", e.kind.git_mode()), "id": e.id.hex(), "size": e.size}))
+    };
+    let mut o = json!({
+        "path": path_str(&c.path),
+        "old_path": c.old_path.as_deref().map(path_str),
+        "status": c.status.name(),
+        "old": side(&c.old),
+        "new": side(&c.new),
+    });
+    if let Some(s) = s {
+        o["binary"] = json!(s.binary);
+        o["insertions"] = json!(s.insertions);
+        o["deletions"] = json!(s.deletions);
+        if s.timed_out {
+            o["diff_timed_out"] = json!(true);
+        }
+    }
+    o
+}
+
+/// `rewind status`.
+pub fn status(ctx: &Ctx, a: StatusArgs) -> CliResult {
+    let store = ctx.open_store(false)?;
+    let root = ctx.workspace_root(&store)?;
+    let head = revision::resolve(&store.reader()?, "@", Some(&root))?;
+    let req = DiffRequest {
+        renames: !a.no_renames,
+        paths: a.paths.iter().map(|p| p.as_bytes().to_vec()).collect(),
+    };
+    let d = compute(&store, Rev::Snapshot(head), Rev::Live, Some(&root), &req)?;
+    if ctx.json {
+        let changes: Vec<Value> = d.changes.iter().map(|c| change_json(c, None)).collect();
+        output::print_json(&json!({
+            "workspace": root.display().to_string(),
+            "base": head.hex(),
+            "clean": d.changes.is_empty(),
+            "changes": changes,
+        }))?;
+        return Ok(0);
+    }
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    if d.changes.is_empty() {
+        if !ctx.quiet {
+            writeln!(out, "no changes since {}", head.short())?;
+        }
+        return Ok(0);
+    }
+    for c in &d.changes {
+        let (letter, color) = match c.status {
+            ChangeStatus::Added => ("added", AnsiColor::Green),
+            ChangeStatus::Deleted => ("deleted", AnsiColor::Red),
+            ChangeStatus::Modified => ("modified", AnsiColor::Yellow),
+            ChangeStatus::ModeChanged => ("mode", AnsiColor::Yellow),
+            ChangeStatus::TypeChanged => ("type", AnsiColor::Magenta),
+            ChangeStatus::Renamed => ("renamed", AnsiColor::Cyan),
+        };
+        let label = paint(
+            ctx.color,
+            Style::new().fg_color(Some(color.into())),
+            &format!("{letter:<9}"),
+        );
+        match &c.old_path {
+            Some(old) => writeln!(out, "{label}{} -> {}", path_str(old), path_str(&c.path))?,
+            None => writeln!(out, "{label}{}", path_str(&c.path))?,
+        }
+    }
+    out.flush()?;
+    Ok(0)
+}
+
+/// `rewind diff`.
+pub fn diff(ctx: &Ctx, a: DiffArgs) -> CliResult {
+    let store = ctx.open_store(false)?;
+    let old = parse_rev(
+        ctx,
+        &store,
+        a.revs.first().map(String::as_str).unwrap_or("@"),
+    )?;
+    let new = parse_rev(
+        ctx,
+        &store,
+        a.revs.get(1).map(String::as_str).unwrap_or("live"),
+    )?;
+    let root = if old == Rev::Live || new == Rev::Live {
+        Some(ctx.workspace_root(&store)?)
+    } else {
+        None
+    };
+    let req = DiffRequest {
+        renames: !a.no_renames,
+        paths: a.paths.iter().map(|p| p.as_bytes().to_vec()).collect(),
+    };
+    let d = compute(&store, old, new, root.as_deref(), &req)?;
+    let dopts = DiffOptions {
+        context: a.context,
+        timeout: Some(Duration::from_secs_f64(a.diff_timeout.max(0.001))),
+    };
+    let popts = crate::diff::PatchOptions {
+        diff: dopts.clone(),
+        color: ctx.color && !ctx.json,
+    };
+    let code = if a.exit_code && !d.changes.is_empty() {
+        1
+    } else {
+        0
+    };
+    let mut out = BufWriter::new(std::io::stdout().lock());
+
+    if ctx.json {
+        let stats = d.stats(&dopts)?;
+        let files: Vec<Value> = d
+            .changes
+            .iter()
+            .zip(&stats)
+            .map(|(c, s)| change_json(c, Some(s)))
+            .collect();
+        let mut v = json!({
+            "old": rev_json(old),
+            "new": rev_json(new),
+            "files": files,
+            "totals": {
+                "files_changed": d.changes.len(),
+                "insertions": stats.iter().map(|s| s.insertions).sum::<u64>(),
+                "deletions": stats.iter().map(|s| s.deletions).sum::<u64>(),
+            },
+        });
+        if a.patch {
+            let mut buf = Vec::new();
+            d.write_patch(&mut buf, &popts)?;
+            v["patch"] = Value::String(String::from_utf8_lossy(&buf).into_owned());
+        }
+        drop(out);
+        output::print_json(&v)?;
+        return Ok(code);
+    }
+    if a.stat || a.numstat || a.summary {
+        let stats = d.stats(&dopts)?;
+        let entries = stat_entries(&d, &stats);
+        if a.stat {
+            stat::write_stat(&mut out, &entries, 80)?;
+        } else if a.numstat {
+            stat::write_numstat(&mut out, &entries)?;
+        } else {
+            let ins = stats.iter().map(|s| s.insertions).sum();
+            let del = stats.iter().map(|s| s.deletions).sum();
+            out.write_all(stat::summary_line(entries.len(), ins, del).as_bytes())?;
+        }
+    } else if a.name_status {
+        let stats = vec![FileStat::default(); d.changes.len()];
+        stat::write_name_status(&mut out, &stat_entries(&d, &stats))?;
+    } else {
+        d.write_patch(&mut out, &popts)?;
+    }
+    out.flush()?;
+    Ok(code)
+}
+
+fn rev_json(r: Rev) -> Value {
+    match r {
+        Rev::Live => Value::String("live".into()),
+        Rev::Snapshot(id) => Value::String(id.hex()),
+    }
+}
