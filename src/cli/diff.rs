@@ -153,7 +153,7 @@ pub fn diff(ctx: &Ctx, a: DiffArgs) -> CliResult {
         timeout: Some(Duration::from_secs_f64(a.diff_timeout.max(0.001))),
     };
     let popts = crate::diff::PatchOptions {
-        diff: dopts.clone(),
+        diff: dopts,
         color: ctx.color && !ctx.json,
     };
     let code = if a.exit_code && !d.changes.is_empty() {
