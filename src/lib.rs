@@ -8,11 +8,14 @@ pub mod cli;
 pub mod diff;
 pub mod error;
 pub mod id;
+pub mod patch;
 pub mod progress;
+pub mod restore;
 pub mod revision;
 pub mod scan;
 pub mod snapshot;
 pub mod store;
+pub mod undo;
 pub mod util;
 pub mod workspace;
 

@@ -54,6 +54,8 @@ pub struct SnapshotOptions {
     pub level: i32,
     /// Allow `/` and the home directory as workspaces.
     pub force: bool,
+    /// The kind of operation recorded in the op log (default "snapshot").
+    pub op_kind: Option<String>,
 }
 
 impl Default for SnapshotOptions {
@@ -68,6 +70,7 @@ impl Default for SnapshotOptions {
             strict: false,
             level: 3,
             force: false,
+            op_kind: None,
         }
     }
 }
@@ -386,6 +389,20 @@ pub fn snapshot(
             }
         }
         drop(refs);
+        crate::store::oplog::record(
+            &txn,
+            crate::store::oplog::OpRecord {
+                id: 0,
+                time_ns: crate::util::now_ns(),
+                kind: opts.op_kind.clone().unwrap_or_else(|| "snapshot".into()),
+                workspace: ws.path.clone(),
+                before: parent,
+                after: Some(id),
+                command: store.command().to_vec(),
+                reverses: None,
+                changed_workspace: false,
+            },
+        )?;
         let mut sc = txn.open_table(STAT_CACHE)?;
         for (dir, dc) in &built.dirty_caches {
             sc.insert((ws.id, dir.as_slice()), dc.encode().as_slice())?;

@@ -66,6 +66,69 @@ pub enum Command {
     Status(StatusArgs),
     /// Show changes between two snapshots, or a snapshot and the live workspace
     Diff(DiffArgs),
+    /// Make the workspace (or some paths) equal to a snapshot; undoable
+    Restore(RestoreArgs),
+    /// The operation log
+    Op(OpArgs),
+    /// Take back the latest operation that changed the workspace (or operation OP)
+    Undo(UndoArgs),
+    /// Take back the latest undo
+    Redo(RedoArgs),
+}
+
+/// `restore`.
+#[derive(Args, Debug)]
+pub struct RestoreArgs {
+    /// The snapshot to restore
+    pub rev: String,
+    /// Print the plan, change nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Allow / or the home directory as the workspace
+    #[arg(long)]
+    pub force: bool,
+    /// Only these paths
+    #[arg(last = true, value_name = "PATH")]
+    pub paths: Vec<String>,
+}
+
+/// `op`.
+#[derive(Args, Debug)]
+pub struct OpArgs {
+    #[command(subcommand)]
+    pub command: OpCommand,
+}
+
+/// `op` subcommands.
+#[derive(Subcommand, Debug)]
+pub enum OpCommand {
+    /// List operations, newest first
+    Log {
+        /// Show at most N operations
+        #[arg(short = 'n', long, default_value_t = 50)]
+        max_count: usize,
+        /// All workspaces, not just this one
+        #[arg(long)]
+        all: bool,
+    },
+}
+
+/// `undo`.
+#[derive(Args, Debug)]
+pub struct UndoArgs {
+    /// The operation id [default: the latest that changed the workspace]
+    pub op: Option<u64>,
+    /// Overwrite changes made since the operation
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// `redo`.
+#[derive(Args, Debug)]
+pub struct RedoArgs {
+    /// Overwrite changes made since the undo
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// `status`.

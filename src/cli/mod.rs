@@ -10,6 +10,7 @@ mod diff;
 mod inspect;
 mod output;
 mod progress;
+mod restore;
 mod snap;
 mod tag;
 
@@ -89,6 +90,7 @@ impl Ctx {
                 create,
                 lock_timeout: self.lock_timeout,
                 on_wait: Some(on_wait),
+                command: std::env::args().collect(),
             },
         )
     }
@@ -129,6 +131,10 @@ pub fn main() -> i32 {
         Command::Tags => tag::tags(&ctx),
         Command::Status(a) => diff::status(&ctx, a),
         Command::Diff(a) => diff::diff(&ctx, a),
+        Command::Restore(a) => restore::restore(&ctx, a),
+        Command::Op(a) => restore::op(&ctx, a),
+        Command::Undo(a) => restore::undo(&ctx, a.op, a.force, false),
+        Command::Redo(a) => restore::undo(&ctx, None, a.force, true),
     };
     match result {
         Ok(code) => code,

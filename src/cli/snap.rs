@@ -50,6 +50,7 @@ pub fn snapshot(ctx: &Ctx, a: SnapshotArgs) -> CliResult {
         strict: a.strict,
         level: a.level,
         force: a.force,
+        op_kind: None,
     };
     let bar = super::progress::Bar::new(ctx.quiet || ctx.json);
     let outcome = take(&store, &root, &opts, &bar)?;

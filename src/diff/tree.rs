@@ -131,6 +131,21 @@ pub fn is_under(path: &[u8], prefix: &[u8]) -> bool {
         || (path.starts_with(prefix) && path.get(prefix.len()) == Some(&b'/'))
 }
 
+/// Like [`compare`], without rename pairing, and also listing directories that exist on one
+/// side only (as `Added`/`Deleted` with kind `Dir`): what a restore needs to create empty
+/// directories and remove emptied ones.
+pub fn compare_with_dirs(
+    src: &dyn TreeSource,
+    a: Option<&Id>,
+    b: Option<&Id>,
+    filter: &PathFilter,
+) -> Result<Vec<FileChange>> {
+    let mut out = Vec::new();
+    walk(src, a, b, b"", filter, true, &mut out)?;
+    out.sort_by(|x, y| x.path.cmp(&y.path));
+    Ok(out)
+}
+
 /// Lists the changes from tree `a` to tree `b` (None: an empty tree).
 pub fn compare(
     src: &dyn TreeSource,
@@ -140,7 +155,7 @@ pub fn compare(
     renames: bool,
 ) -> Result<Vec<FileChange>> {
     let mut out = Vec::new();
-    walk(src, a, b, b"", filter, &mut out)?;
+    walk(src, a, b, b"", filter, false, &mut out)?;
     if renames {
         pair_renames(&mut out);
     }
@@ -158,6 +173,7 @@ fn walk(
     b: Option<&Id>,
     prefix: &[u8],
     filter: &PathFilter,
+    dirs: bool,
     out: &mut Vec<FileChange>,
 ) -> Result<()> {
     if a == b || !filter.enters(prefix) {
@@ -202,7 +218,27 @@ fn walk(
         let a_file = ea.filter(|e| e.kind != Kind::Dir);
         let b_file = eb.filter(|e| e.kind != Kind::Dir);
         if a_dir.is_some() || b_dir.is_some() {
-            walk(src, a_dir, b_dir, &path, filter, out)?;
+            walk(src, a_dir, b_dir, &path, filter, dirs, out)?;
+            if dirs && a_dir.is_some() != b_dir.is_some() && filter.matches(&path) {
+                let (e, status) = match (ea, eb) {
+                    (Some(x), _) if a_dir.is_some() => (x, ChangeStatus::Deleted),
+                    (_, Some(y)) => (y, ChangeStatus::Added),
+                    _ => unreachable!("one side is a directory"),
+                };
+                let st = Some(state(Kind::Dir, e.id, e.size));
+                let (old, new) = if status == ChangeStatus::Deleted {
+                    (st, None)
+                } else {
+                    (None, st)
+                };
+                out.push(FileChange {
+                    path: path.clone(),
+                    old_path: None,
+                    old,
+                    new,
+                    status,
+                });
+            }
         }
         if !filter.matches(&path) {
             continue;

@@ -5,6 +5,7 @@
 //! so through [`StoreOptions::on_wait`] and polls until [`StoreOptions::lock_timeout`].
 
 pub mod blob;
+pub mod oplog;
 pub mod read;
 pub mod snapshot;
 pub mod tables;
@@ -43,6 +44,8 @@ pub struct StoreOptions {
     pub lock_timeout: Duration,
     /// Called once when a writer has to wait for another process.
     pub on_wait: Option<Arc<dyn Fn() + Send + Sync>>,
+    /// The command line recorded in the operation log for what this handle does.
+    pub command: Vec<String>,
 }
 
 impl Default for StoreOptions {
@@ -51,6 +54,7 @@ impl Default for StoreOptions {
             create: true,
             lock_timeout: Duration::from_secs(600),
             on_wait: None,
+            command: Vec::new(),
         }
     }
 }
@@ -113,6 +117,11 @@ impl Store {
     /// The store directory.
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// The command line recorded in operations.
+    pub fn command(&self) -> &[String] {
+        &self.opts.command
     }
 
     /// A consistent read view of the store.
@@ -317,6 +326,7 @@ fn create_tables(txn: &WriteTransaction) -> Result<()> {
     txn.open_table(WS_LOG)?;
     txn.open_table(REFS)?;
     txn.open_table(STAT_CACHE)?;
+    txn.open_table(OPLOG)?;
     Ok(())
 }
 

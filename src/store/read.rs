@@ -23,6 +23,7 @@ pub struct Reader {
     ws_log: ReadOnlyTable<(u64, u64), [u8; 32]>,
     refs: ReadOnlyTable<&'static str, [u8; 32]>,
     pub(crate) stat_cache: ReadOnlyTable<(u64, &'static [u8]), &'static [u8]>,
+    oplog: ReadOnlyTable<u64, &'static [u8]>,
 }
 
 impl Reader {
@@ -36,7 +37,17 @@ impl Reader {
             ws_log: txn.open_table(WS_LOG)?,
             refs: txn.open_table(REFS)?,
             stat_cache: txn.open_table(STAT_CACHE)?,
+            oplog: txn.open_table(OPLOG)?,
         })
+    }
+
+    /// Operations, newest first, optionally for one workspace (canonical path bytes).
+    pub fn ops(
+        &self,
+        workspace: Option<&[u8]>,
+        limit: usize,
+    ) -> Result<Vec<super::oplog::OpRecord>> {
+        super::oplog::list(&self.oplog, workspace, limit)
     }
 
     /// Whether a blob is stored.

@@ -30,3 +30,5 @@ pub const REFS: TableDefinition<&str, [u8; 32]> = TableDefinition::new("refs");
 /// stat cache. One value per directory so a warm snapshot reads the whole cache with a single
 /// range scan and rewrites only directories that changed.
 pub const STAT_CACHE: TableDefinition<(u64, &[u8]), &[u8]> = TableDefinition::new("stat_cache");
+/// Operation id -> postcard-encoded [`super::oplog::OpRecord`].
+pub const OPLOG: TableDefinition<u64, &[u8]> = TableDefinition::new("oplog");

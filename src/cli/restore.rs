@@ -1,0 +1,185 @@
+//! `restore`, `op log`, `undo`, `redo`.
+
+use std::io::{BufWriter, Write};
+
+use serde_json::{Value, json};
+
+use super::args::{OpArgs, OpCommand, RestoreArgs};
+use super::output::{self, format_time, paint, path_str};
+use super::{CliResult, Ctx};
+use crate::diff::{ChangeStatus, FileChange};
+use crate::restore::{OpInfo, RestoreOptions, RestoreReport};
+use crate::store::tree::Kind;
+
+fn letter(c: &FileChange) -> &'static str {
+    match c.status {
+        ChangeStatus::Added => "A",
+        ChangeStatus::Deleted => "D",
+        ChangeStatus::Modified | ChangeStatus::ModeChanged => "M",
+        ChangeStatus::TypeChanged => "T",
+        ChangeStatus::Renamed => "R",
+    }
+}
+
+/// The JSON form of a restore report.
+pub fn report_json(r: &RestoreReport, dry_run: bool) -> Value {
+    let plan: Vec<Value> = r
+        .plan
+        .iter()
+        .map(|c| {
+            let kind = c.new.or(c.old).map(|s| s.kind.name()).unwrap_or("file");
+            json!({"path": path_str(&c.path), "status": c.status.name(), "kind": kind})
+        })
+        .collect();
+    json!({
+        "workspace": r.workspace.display().to_string(),
+        "target": r.target.hex(),
+        "dry_run": dry_run,
+        "before": r.before.map(|i| i.hex()),
+        "after": r.after.map(|i| i.hex()),
+        "plan": plan,
+        "kept": r.kept.iter().map(|p| path_str(p)).collect::<Vec<_>>(),
+        "written": r.written,
+        "bytes_written": r.bytes_written,
+        "deleted": r.deleted,
+        "op": r.op,
+        "seconds": r.seconds,
+    })
+}
+
+fn print_report(ctx: &Ctx, r: &RestoreReport, dry_run: bool, verb: &str) -> std::io::Result<()> {
+    if ctx.json {
+        return output::print_json(&report_json(r, dry_run));
+    }
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    if dry_run {
+        for c in &r.plan {
+            let dir = if c.new.or(c.old).is_some_and(|s| s.kind == Kind::Dir) {
+                "/"
+            } else {
+                ""
+            };
+            writeln!(out, "{}\t{}{dir}", letter(c), path_str(&c.path))?;
+        }
+        for k in &r.kept {
+            writeln!(out, "kept\t{} (not looked at by the snapshot)", path_str(k))?;
+        }
+        return out.flush();
+    }
+    if !ctx.quiet {
+        writeln!(
+            out,
+            "{verb} {}: {} written, {} removed, {} kept, {:.2} s (undo with `rewind undo`; the previous state is {})",
+            paint(ctx.color, output::id_style(), &r.target.short()),
+            r.written,
+            r.deleted,
+            r.kept.len(),
+            r.seconds,
+            r.before.map(|b| b.short()).unwrap_or_default()
+        )?;
+    }
+    out.flush()
+}
+
+/// `rewind restore`.
+pub fn restore(ctx: &Ctx, a: RestoreArgs) -> CliResult {
+    let store = ctx.open_store(false)?;
+    let root = ctx.workspace_root(&store)?;
+    let reader = store.reader()?;
+    let target = super::inspect::resolve(ctx, &store, &reader, &a.rev)?;
+    drop(reader);
+    let opts = RestoreOptions {
+        paths: a.paths.iter().map(|p| p.as_bytes().to_vec()).collect(),
+        dry_run: a.dry_run,
+        force: a.force,
+    };
+    let bar = super::progress::Bar::new(ctx.quiet || ctx.json);
+    let r = crate::restore::restore(&store, &root, target, &opts, &OpInfo::default(), &bar)?;
+    print_report(ctx, &r, a.dry_run, "restored")?;
+    Ok(0)
+}
+
+/// `rewind op log`.
+pub fn op(ctx: &Ctx, a: OpArgs) -> CliResult {
+    let OpCommand::Log { max_count, all } = a.command;
+    let store = ctx.open_store(false)?;
+    let ws = if all {
+        None
+    } else {
+        Some(ctx.workspace_root(&store)?)
+    };
+    let ws_bytes = ws
+        .as_ref()
+        .map(|p| std::os::unix::ffi::OsStrExt::as_bytes(p.as_os_str()).to_vec());
+    let ops = store.reader()?.ops(ws_bytes.as_deref(), max_count)?;
+    if ctx.json {
+        let v: Vec<Value> = ops
+            .iter()
+            .map(|o| {
+                json!({
+                    "id": o.id,
+                    "time": format_time(o.time_ns),
+                    "kind": o.kind,
+                    "workspace": path_str(&o.workspace),
+                    "before": o.before.map(|i| i.hex()),
+                    "after": o.after.map(|i| i.hex()),
+                    "command": o.command,
+                    "reverses": o.reverses,
+                    "changed_workspace": o.changed_workspace,
+                })
+            })
+            .collect();
+        output::print_json(&v)?;
+        return Ok(0);
+    }
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    for o in ops {
+        let arrow = format!(
+            "{} -> {}",
+            o.before.map(|i| i.short()).unwrap_or_else(|| "-".into()),
+            o.after.map(|i| i.short()).unwrap_or_else(|| "-".into())
+        );
+        let rev = o.reverses.map(|r| format!(" (op {r})")).unwrap_or_default();
+        writeln!(
+            out,
+            "{:>5}  {}  {:<13} {}{}  {}",
+            o.id,
+            format_time(o.time_ns),
+            o.kind,
+            arrow,
+            rev,
+            o.command
+                .iter()
+                .skip(1)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(" ")
+        )?;
+    }
+    out.flush()?;
+    Ok(0)
+}
+
+/// `rewind undo` and `rewind redo`.
+pub fn undo(ctx: &Ctx, op: Option<u64>, force: bool, redo: bool) -> CliResult {
+    let store = ctx.open_store(false)?;
+    let root = ctx.workspace_root(&store)?;
+    let bar = super::progress::Bar::new(ctx.quiet || ctx.json);
+    let (target, r) = crate::undo::undo(&store, &root, redo, op, force, &bar)?;
+    if ctx.json {
+        let mut v = report_json(&r, false);
+        v["reverses"] = json!(target.id);
+        v["reversed_kind"] = json!(target.kind);
+        output::print_json(&v)?;
+    } else if !ctx.quiet {
+        println!(
+            "{} operation {} ({}): {} written, {} removed",
+            if redo { "redid" } else { "undid" },
+            target.id,
+            target.kind,
+            r.written,
+            r.deleted
+        );
+    }
+    Ok(0)
+}

@@ -1,0 +1,573 @@
+//! Restoring a workspace (or some of its paths) to a snapshot.
+//!
+//! The plan is the difference between the live workspace and the target, computed on stored
+//! trees: the live state is first snapshotted (so every restore can be undone), then compared
+//! with the target. Only differing paths are touched. Rules:
+//! - A path is deleted only if the target snapshot looked for it and did not find it: paths the
+//!   target's ignore rules exclude, or that it skipped (too large, unreadable), are kept.
+//! - Every file is written to a temporary file in its directory and renamed into place, so a
+//!   crash leaves each file old or new, never truncated; running the restore again completes it.
+//! - Nothing is written through a symlink or outside the workspace: every parent directory is
+//!   checked with lstat, and a symlink standing where the target has a directory is replaced.
+
+use std::collections::HashMap;
+use std::fs;
+use std::io::{self, Write};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use ignore::Match;
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+use rayon::prelude::*;
+
+use crate::diff::tree::{ChangeStatus, FileChange, PathFilter, TreeSource, compare_with_dirs};
+use crate::error::{Error, IoContext, Result};
+use crate::id::Id;
+use crate::progress::{NoProgress, Progress};
+use crate::scan::walk::IGNORE_FILE;
+use crate::snapshot::{SnapshotOptions, snapshot};
+use crate::store::oplog::{self, OpRecord};
+use crate::store::snapshot::SnapshotRecord;
+use crate::store::tree::{Kind, Tree};
+use crate::store::{Reader, Store};
+use crate::util::{join_rel, split_parent};
+
+/// How to restore.
+#[derive(Clone, Debug, Default)]
+pub struct RestoreOptions {
+    /// Only these paths (and what is below them); empty for the whole workspace.
+    pub paths: Vec<Vec<u8>>,
+    /// Compute and return the plan, change nothing.
+    pub dry_run: bool,
+    /// Allow `/` or the home directory as the workspace.
+    pub force: bool,
+}
+
+/// What a restore did (or, for a dry run, would do).
+#[derive(Clone, Debug, Default)]
+pub struct RestoreReport {
+    /// The workspace.
+    pub workspace: PathBuf,
+    /// The snapshot restored.
+    pub target: Id,
+    /// The snapshot of the live state taken first (None for a dry run).
+    pub before: Option<Id>,
+    /// The workspace's state afterwards (the target itself for a whole-workspace restore).
+    pub after: Option<Id>,
+    /// The changes, from the live state to the target, directories included.
+    pub plan: Vec<FileChange>,
+    /// Paths the target did not look for (ignored or skipped then), left alone.
+    pub kept: Vec<Vec<u8>>,
+    /// Files and symlinks written.
+    pub written: u64,
+    /// Bytes written.
+    pub bytes_written: u64,
+    /// Entries removed.
+    pub deleted: u64,
+    /// The operation recorded.
+    pub op: Option<u64>,
+    /// Wall time.
+    pub seconds: f64,
+}
+
+/// How an operation that restores should be recorded.
+#[derive(Clone, Debug)]
+pub struct OpInfo {
+    /// The kind ("restore", "undo", "redo", ...).
+    pub kind: String,
+    /// The operation it reverses, for undo and redo.
+    pub reverses: Option<u64>,
+}
+
+impl Default for OpInfo {
+    fn default() -> Self {
+        OpInfo {
+            kind: "restore".into(),
+            reverses: None,
+        }
+    }
+}
+
+struct Trees<'a> {
+    reader: &'a Reader,
+    pending: &'a HashMap<Id, Tree>,
+}
+
+impl TreeSource for Trees<'_> {
+    fn tree(&self, id: &Id) -> Result<Tree> {
+        match self.pending.get(id) {
+            Some(t) => Ok(t.clone()),
+            None => self.reader.tree(id),
+        }
+    }
+}
+
+/// Restores the workspace at `root` to snapshot `target`.
+pub fn restore(
+    store: &Store,
+    root: &Path,
+    target: Id,
+    opts: &RestoreOptions,
+    op: &OpInfo,
+    progress: &dyn Progress,
+) -> Result<RestoreReport> {
+    let t0 = Instant::now();
+    let root = crate::workspace::canonical(root, opts.force)?;
+    let target_rec = store.reader()?.snapshot(&target)?;
+
+    // 1. The live state, snapshotted with the target's scan settings.
+    let safety = snapshot(
+        store,
+        &root,
+        &SnapshotOptions {
+            message: format!("before {} to {}", op.kind, target.short()),
+            meta: vec![("label".into(), format!("pre-{}", op.kind))],
+            ignore_globs: target_rec.scan.ignore_globs.clone(),
+            max_file_size: target_rec.scan.max_file_size,
+            dry_run: opts.dry_run,
+            force: true,
+            op_kind: Some(format!("pre-{}", op.kind)),
+            ..SnapshotOptions::default()
+        },
+        &NoProgress,
+    )?;
+    let reader = store.reader()?;
+
+    // 2. The plan.
+    let filter = PathFilter::new(&opts.paths);
+    let trees = Trees {
+        reader: &reader,
+        pending: &safety.pending_trees,
+    };
+    let mut plan = compare_with_dirs(
+        &trees,
+        Some(&safety.report.root),
+        Some(&target_rec.root),
+        &filter,
+    )?;
+    let mut kept = Vec::new();
+    let mut ignores = SnapshotIgnores::new(&reader, &target_rec)?;
+    let mut keep_prefixes: Vec<Vec<u8>> = Vec::new();
+    plan.retain(|c| {
+        if c.status != ChangeStatus::Deleted {
+            return true;
+        }
+        let is_dir = c.old.is_some_and(|o| o.kind == Kind::Dir);
+        if keep_prefixes
+            .iter()
+            .any(|p| crate::diff::tree::is_under(&c.path, p))
+            || ignores.excluded(&c.path, is_dir)
+        {
+            kept.push(c.path.clone());
+            if is_dir {
+                keep_prefixes.push(c.path.clone());
+            }
+            return false;
+        }
+        true
+    });
+    // A directory holding a kept path is kept too.
+    plan.retain(|c| {
+        let dir_with_kept = c.status == ChangeStatus::Deleted
+            && c.old.is_some_and(|o| o.kind == Kind::Dir)
+            && kept.iter().any(|k| crate::diff::tree::is_under(k, &c.path));
+        !dir_with_kept
+    });
+
+    let mut report = RestoreReport {
+        workspace: root.clone(),
+        target,
+        before: safety.report.id,
+        plan,
+        kept,
+        ..RestoreReport::default()
+    };
+    if opts.dry_run {
+        report.seconds = t0.elapsed().as_secs_f64();
+        return Ok(report);
+    }
+
+    // 3. Carry it out.
+    let done = execute(&reader, &root, &report.plan, progress)?;
+    report.written = done.written;
+    report.bytes_written = done.bytes;
+    report.deleted = done.deleted;
+    drop(reader);
+
+    // 4. Record the after state and the operation.
+    let after = if opts.paths.is_empty() {
+        target
+    } else {
+        let after = snapshot(
+            store,
+            &root,
+            &SnapshotOptions {
+                message: format!("after {} of {}", op.kind, target.short()),
+                meta: vec![("label".into(), format!("post-{}", op.kind))],
+                ignore_globs: target_rec.scan.ignore_globs.clone(),
+                max_file_size: target_rec.scan.max_file_size,
+                force: true,
+                op_kind: Some(format!("post-{}", op.kind)),
+                ..SnapshotOptions::default()
+            },
+            &NoProgress,
+        )?;
+        after.report.id.unwrap_or(target)
+    };
+    report.after = Some(after);
+    let txn = store.begin_write()?;
+    if opts.paths.is_empty() {
+        // The workspace's latest snapshot is now the target.
+        let ws = crate::store::register_in(&txn, &root)?;
+        append_log(&txn, ws, after)?;
+    }
+    report.op = Some(oplog::record(
+        &txn,
+        OpRecord {
+            id: 0,
+            time_ns: crate::util::now_ns(),
+            kind: op.kind.clone(),
+            workspace: root.as_os_str().as_bytes().to_vec(),
+            before: report.before,
+            after: Some(after),
+            command: store.command().to_vec(),
+            reverses: op.reverses,
+            changed_workspace: true,
+        },
+    )?);
+    txn.commit()?;
+    report.seconds = t0.elapsed().as_secs_f64();
+    Ok(report)
+}
+
+fn append_log(
+    txn: &redb::WriteTransaction,
+    mut ws: crate::store::snapshot::WorkspaceRecord,
+    id: Id,
+) -> Result<()> {
+    use crate::store::tables::{WORKSPACES, WS_LOG};
+    txn.open_table(WS_LOG)?.insert((ws.id, ws.next_seq), id.0)?;
+    ws.next_seq += 1;
+    txn.open_table(WORKSPACES)?.insert(
+        ws.path.as_slice(),
+        postcard::to_stdvec(&ws).unwrap_or_default().as_slice(),
+    )?;
+    Ok(())
+}
+
+/// The target snapshot's view of what it did not look for: its ignore files (read from its own
+/// trees), its `--ignore` globs, and the paths it skipped.
+struct SnapshotIgnores<'a> {
+    reader: &'a Reader,
+    root: Id,
+    globs: Option<Gitignore>,
+    skipped: Vec<Vec<u8>>,
+    per_dir: HashMap<Vec<u8>, Option<Gitignore>>,
+}
+
+impl<'a> SnapshotIgnores<'a> {
+    fn new(reader: &'a Reader, rec: &SnapshotRecord) -> Result<Self> {
+        let globs = if rec.scan.ignore_globs.is_empty() {
+            None
+        } else {
+            let mut b = GitignoreBuilder::new("/");
+            for g in &rec.scan.ignore_globs {
+                b.add_line(None, g)
+                    .map_err(|e| Error::Invalid(format!("bad ignore glob '{g}': {e}")))?;
+            }
+            b.build().ok()
+        };
+        let skipped = rec
+            .skipped
+            .iter()
+            .filter(|s| s.reason.excluded())
+            .map(|s| s.path.clone())
+            .collect();
+        Ok(SnapshotIgnores {
+            reader,
+            root: rec.root,
+            globs,
+            skipped,
+            per_dir: HashMap::new(),
+        })
+    }
+
+    /// The matcher built from the ignore files a directory of the snapshot holds.
+    fn dir_matcher(&mut self, dir: &[u8]) -> Option<Gitignore> {
+        if let Some(m) = self.per_dir.get(dir) {
+            return m.clone();
+        }
+        let mut matcher = None;
+        if let Ok(Some(entry)) = self.reader.lookup(&self.root, dir)
+            && entry.kind == Kind::Dir
+            && let Ok(tree) = self.reader.tree(&entry.id)
+        {
+            let base = PathBuf::from("/").join(std::ffi::OsStr::from_bytes(dir));
+            let mut b = GitignoreBuilder::new(&base);
+            let mut any = false;
+            for name in [&b".gitignore"[..], b".ignore", IGNORE_FILE.as_bytes()] {
+                if let Some(e) = tree.get(name)
+                    && e.kind.is_blob()
+                    && let Ok(bytes) = self.reader.read_blob(&e.id)
+                {
+                    for line in String::from_utf8_lossy(&bytes).lines() {
+                        let _ = b.add_line(None, line);
+                        any = true;
+                    }
+                }
+            }
+            if any {
+                matcher = b.build().ok();
+            }
+        }
+        self.per_dir.insert(dir.to_vec(), matcher.clone());
+        matcher
+    }
+
+    /// Whether the snapshot would not have looked at `path`.
+    fn excluded(&mut self, path: &[u8], is_dir: bool) -> bool {
+        if self
+            .skipped
+            .iter()
+            .any(|s| crate::diff::tree::is_under(path, s))
+        {
+            return true;
+        }
+        let abs = PathBuf::from("/").join(std::ffi::OsStr::from_bytes(path));
+        if let Some(g) = &self.globs
+            && g.matched_path_or_any_parents(&abs, is_dir).is_ignore()
+        {
+            return true;
+        }
+        // Deeper ignore files take precedence, as in git: check from the nearest directory up,
+        // for the path and each of its ancestors.
+        let mut target: &[u8] = path;
+        let mut target_is_dir = is_dir;
+        loop {
+            let (parent, _) = split_parent(target);
+            let mut dir = parent;
+            loop {
+                if let Some(m) = self.dir_matcher(dir) {
+                    let abs = PathBuf::from("/").join(std::ffi::OsStr::from_bytes(target));
+                    match m.matched(&abs, target_is_dir) {
+                        Match::Ignore(_) => return true,
+                        Match::Whitelist(_) => break,
+                        Match::None => {}
+                    }
+                }
+                if dir.is_empty() {
+                    break;
+                }
+                dir = split_parent(dir).0;
+            }
+            if parent.is_empty() {
+                return false;
+            }
+            target = parent;
+            target_is_dir = true;
+        }
+    }
+}
+
+#[derive(Default)]
+struct Done {
+    written: u64,
+    bytes: u64,
+    deleted: u64,
+}
+
+/// Carries out a plan: deletions (deepest first), directories (parents first), then files and
+/// symlinks in parallel, each through a temporary file renamed into place.
+fn execute(
+    reader: &Reader,
+    root: &Path,
+    plan: &[FileChange],
+    progress: &dyn Progress,
+) -> Result<Done> {
+    let mut done = Done::default();
+    // Deletions of files and symlinks, and of what stands where another kind must go.
+    for c in plan {
+        let replaces_kind = match (c.old, c.new) {
+            (Some(o), Some(n)) => (o.kind == Kind::Dir) != (n.kind == Kind::Dir),
+            _ => false,
+        };
+        if (c.status == ChangeStatus::Deleted && c.old.is_some_and(|o| o.kind != Kind::Dir))
+            || replaces_kind
+        {
+            let p = checked_path(root, &c.path)?;
+            match fs::remove_file(&p) {
+                Ok(()) => done.deleted += 1,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => return Err(Error::io(p, e)),
+            }
+        }
+    }
+    let mut dirs_gone: Vec<&FileChange> = plan
+        .iter()
+        .filter(|c| c.status == ChangeStatus::Deleted && c.old.is_some_and(|o| o.kind == Kind::Dir))
+        .collect();
+    dirs_gone.sort_by(|a, b| b.path.cmp(&a.path));
+    for c in dirs_gone {
+        let p = checked_path(root, &c.path)?;
+        match fs::remove_dir(&p) {
+            Ok(()) => done.deleted += 1,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(Error::io(p, e)),
+        }
+    }
+    for c in plan
+        .iter()
+        .filter(|c| c.status == ChangeStatus::Added && c.new.is_some_and(|n| n.kind == Kind::Dir))
+    {
+        let p = checked_path(root, &c.path)?;
+        match fs::symlink_metadata(&p) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => {
+                fs::remove_file(&p).at(&p)?;
+                fs::create_dir(&p).at(&p)?;
+            }
+            Err(_) => fs::create_dir(&p).at(&p)?,
+        }
+    }
+    umask(); // read it before any worker thread creates files
+    let files: Vec<&FileChange> = plan
+        .iter()
+        .filter(|c| c.new.is_some_and(|n| n.kind != Kind::Dir))
+        .collect();
+    let total: u64 = files.iter().filter_map(|c| c.new.map(|n| n.size)).sum();
+    progress.start("restore", total);
+    let written = AtomicU64::new(0);
+    let bytes = AtomicU64::new(0);
+    files.par_iter().try_for_each(|c| -> Result<()> {
+        let Some(new) = c.new else { return Ok(()) };
+        let p = checked_path(root, &c.path)?;
+        if c.status == ChangeStatus::ModeChanged {
+            set_exec_in_place(&p, new.kind == Kind::Executable)?;
+        } else {
+            write_entry(reader, &p, new.kind, &new.id)?;
+            bytes.fetch_add(new.size, Ordering::Relaxed);
+        }
+        written.fetch_add(1, Ordering::Relaxed);
+        progress.advance(new.size);
+        Ok(())
+    })?;
+    progress.finish();
+    done.written = written.into_inner();
+    done.bytes = bytes.into_inner();
+    Ok(done)
+}
+
+/// The absolute path of `rel`, after checking that every parent below the root is a real
+/// directory (never a symlink), creating missing ones.
+fn checked_path(root: &Path, rel: &[u8]) -> Result<PathBuf> {
+    if rel.is_empty()
+        || rel
+            .split(|&b| b == b'/')
+            .any(|c| c.is_empty() || c == b"." || c == b"..")
+    {
+        return Err(Error::Invalid(format!(
+            "refusing to restore the unsafe path '{}'",
+            crate::util::display(rel)
+        )));
+    }
+    let (parent, _) = split_parent(rel);
+    let mut dir = root.to_path_buf();
+    if !parent.is_empty() {
+        for comp in parent.split(|&b| b == b'/') {
+            dir.push(std::ffi::OsStr::from_bytes(comp));
+            match fs::symlink_metadata(&dir) {
+                Ok(m) if m.is_dir() => {}
+                Ok(_) => {
+                    return Err(Error::Invalid(format!(
+                        "refusing to write below {}: it is not a directory (a symlink?) in the workspace",
+                        dir.display()
+                    )));
+                }
+                Err(e) if e.kind() == io::ErrorKind::NotFound => fs::create_dir(&dir).at(&dir)?,
+                Err(e) => return Err(Error::io(&dir, e)),
+            }
+        }
+    }
+    Ok(join_rel(root, rel))
+}
+
+fn set_exec_in_place(p: &Path, exec: bool) -> Result<()> {
+    let m = fs::symlink_metadata(p).at(p)?;
+    if !m.is_file() {
+        return Err(Error::Invalid(format!(
+            "{} is not a regular file",
+            p.display()
+        )));
+    }
+    fs::set_permissions(
+        p,
+        fs::Permissions::from_mode(exec_mode(m.permissions().mode(), exec)),
+    )
+    .at(p)
+}
+
+/// Turns the execute bits on (where the matching read bit is set) or off, keeping the rest.
+fn exec_mode(mode: u32, exec: bool) -> u32 {
+    let perm = mode & 0o7777;
+    if exec {
+        perm | ((perm & 0o444) >> 2)
+    } else {
+        perm & !0o111
+    }
+}
+
+/// Writes a file or symlink through a temporary sibling renamed over `p`.
+fn write_entry(reader: &Reader, p: &Path, kind: Kind, id: &Id) -> Result<()> {
+    let dir = p
+        .parent()
+        .ok_or_else(|| Error::Invalid(format!("{} has no parent", p.display())))?;
+    if kind == Kind::Symlink {
+        let target = reader.read_blob(id)?;
+        let tmp = tempfile::Builder::new()
+            .prefix(".rewind-tmp-")
+            .make_in(dir, |tmp| {
+                std::os::unix::fs::symlink(std::ffi::OsStr::from_bytes(&target), tmp)
+            })
+            .at(dir)?;
+        let tmp_path = tmp.path().to_path_buf();
+        fs::rename(&tmp_path, p).at(p)?;
+        std::mem::forget(tmp);
+        return Ok(());
+    }
+    // Keep the permission bits of the file being replaced, adjusting only the execute bits.
+    let old_mode = fs::symlink_metadata(p)
+        .ok()
+        .filter(|m| m.is_file())
+        .map(|m| m.permissions().mode());
+    let mode = match old_mode {
+        Some(m) => exec_mode(m, kind == Kind::Executable),
+        None => exec_mode(0o666 & !umask(), kind == Kind::Executable),
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".rewind-tmp-")
+        .permissions(fs::Permissions::from_mode(0o600))
+        .tempfile_in(dir)
+        .at(dir)?;
+    {
+        let mut blob = reader.blob_reader(id)?;
+        let mut w = io::BufWriter::with_capacity(1 << 16, tmp.as_file_mut());
+        io::copy(&mut blob, &mut w).map_err(|e| Error::io(p, e))?;
+        w.flush().at(p)?;
+    }
+    fs::set_permissions(tmp.path(), fs::Permissions::from_mode(mode)).at(p)?;
+    tmp.persist(p).map_err(|e| Error::io(p, e.error))?;
+    Ok(())
+}
+
+fn umask() -> u32 {
+    static UMASK: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *UMASK.get_or_init(|| {
+        // umask can only be read by setting it; do it once, before any thread writes files.
+        let old = unsafe { libc::umask(0o022) };
+        unsafe { libc::umask(old) };
+        old as u32
+    })
+}

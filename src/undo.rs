@@ -1,0 +1,127 @@
+//! Undo and redo on top of the operation log.
+//!
+//! `undo` takes back the latest operation that changed the workspace and has not been undone,
+//! by restoring the snapshot taken before it; `redo` takes back the latest undo. Both refuse to
+//! overwrite changes made since the operation (listing them) unless forced.
+
+use std::collections::HashSet;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+use crate::diff::{DiffRequest, Rev, diff};
+use crate::error::{Error, Result};
+use crate::progress::Progress;
+use crate::restore::{OpInfo, RestoreOptions, RestoreReport, restore};
+use crate::store::Store;
+use crate::store::oplog::OpRecord;
+
+/// Which operation `undo` (or `redo`) would take back.
+pub fn pick(store: &Store, root: &Path, redo: bool, op: Option<u64>) -> Result<OpRecord> {
+    let ws = root.as_os_str().as_bytes();
+    let ops = store.reader()?.ops(Some(ws), usize::MAX)?;
+    if let Some(id) = op {
+        return ops
+            .into_iter()
+            .find(|o| o.id == id)
+            .filter(|o| o.changed_workspace)
+            .ok_or_else(|| {
+                Error::Invalid(format!(
+                    "operation {id} did not change workspace {}",
+                    root.display()
+                ))
+            });
+    }
+    // Walk newest first: an undo hides the op it reversed; a redo hides the undo it reversed.
+    let mut hidden: HashSet<u64> = HashSet::new();
+    for o in ops.iter().filter(|o| o.changed_workspace) {
+        if hidden.contains(&o.id) {
+            if let Some(r) = o.reverses {
+                // A hidden undo no longer hides its target; a hidden redo's undo stays hidden.
+                if o.kind == "redo" {
+                    hidden.insert(r);
+                }
+            }
+            continue;
+        }
+        let is_undo = o.kind == "undo";
+        let is_redo = o.kind == "redo";
+        if redo {
+            if is_undo {
+                return Ok(o.clone());
+            }
+            if !is_redo {
+                break;
+            }
+        } else if !is_undo && !is_redo {
+            return Ok(o.clone());
+        }
+        if let Some(r) = o.reverses {
+            hidden.insert(r);
+        }
+    }
+    Err(Error::Invalid(if redo {
+        "nothing to redo".into()
+    } else {
+        "nothing to undo in this workspace".into()
+    }))
+}
+
+/// Undoes (or with `redo`, redoes) an operation.
+pub fn undo(
+    store: &Store,
+    root: &Path,
+    redo: bool,
+    op: Option<u64>,
+    force: bool,
+    progress: &dyn Progress,
+) -> Result<(OpRecord, RestoreReport)> {
+    let root = crate::workspace::canonical(root, true)?;
+    let target_op = pick(store, &root, redo, op)?;
+    let before = target_op.before.ok_or_else(|| {
+        Error::Invalid(format!(
+            "operation {} has no state to go back to",
+            target_op.id
+        ))
+    })?;
+    if let (Some(after), false) = (target_op.after, force) {
+        let d = diff(
+            store,
+            Rev::Snapshot(after),
+            Rev::Live,
+            Some(&root),
+            &DiffRequest {
+                renames: false,
+                paths: Vec::new(),
+            },
+        )?;
+        if !d.changes.is_empty() {
+            let paths: Vec<String> = d
+                .changes
+                .iter()
+                .map(|c| crate::util::display(&c.path))
+                .collect();
+            return Err(Error::Invalid(format!(
+                "refusing to {} operation {}: these paths changed since it ran (pass --force to overwrite them): {}",
+                if redo { "redo" } else { "undo" },
+                target_op.id,
+                paths.join(", ")
+            )));
+        }
+    }
+    let info = OpInfo {
+        kind: if redo { "redo".into() } else { "undo".into() },
+        reverses: Some(target_op.id),
+    };
+    let report = restore(
+        store,
+        &root,
+        before,
+        &RestoreOptions {
+            force: true,
+            ..RestoreOptions::default()
+        },
+        &info,
+        progress,
+    )?;
+    Ok((target_op, report))
+}
