@@ -44,7 +44,7 @@ fn check(base: &[u8], ours: &[u8], theirs: &[u8]) -> Result<(), TestCaseError> {
 }
 
 /// One random edit (delete 0-2 lines, insert 0-2) applied to a copy.
-fn one_edit() -> impl Strategy<Value = Vec<common::Edit>> {
+fn one_edit() -> impl Strategy<Value = Vec<crate::common::Edit>> {
     edits()
         .prop_filter("one edit", |e| !e.is_empty())
         .prop_map(|mut e| {
