@@ -146,8 +146,8 @@ proptest! {
         env.write("late.log", b"ignored too");
         env.ok(&["restore", &id]);
         let mut after = list_disk(&env.ws);
-        prop_assert_eq!(after.remove(&b"ignored/new".to_vec()).map(|v| v.1), Some(b"created after".to_vec()));
-        prop_assert_eq!(after.remove(&b"late.log".to_vec()).map(|v| v.1), Some(b"ignored too".to_vec()));
+        prop_assert_eq!(after.remove(b"ignored/new".as_slice()).map(|v| v.1), Some(b"created after".to_vec()));
+        prop_assert_eq!(after.remove(b"late.log".as_slice()).map(|v| v.1), Some(b"ignored too".to_vec()));
         prop_assert_eq!(after, before);
         let status: serde_json::Value = serde_json::from_str(&env.ok(&["status", "--json"])).unwrap();
         prop_assert_eq!(&status["clean"], &serde_json::Value::Bool(true));
