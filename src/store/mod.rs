@@ -365,6 +365,8 @@ fn map_open_err(file: &Path, e: std::io::Error) -> Error {
 fn open_db(file: &Path) -> Result<Handle> {
     let mut builder = Database::builder();
     builder.set_concurrency_mode(ConcurrencyMode::MultiWriter);
+    // redb defaults to a 1 GiB cache; a cold snapshot would keep most of what it wrote there.
+    builder.set_cache_size(64 << 20);
     // redb may panic on a file that was altered behind its back; turn that into an error that
     // names the file instead of a crash.
     let attempt = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| builder.create(file)));
