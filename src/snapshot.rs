@@ -26,7 +26,7 @@ use crate::id::Id;
 use crate::progress::Progress;
 use crate::scan::statcache::{CacheEntry, DirCache, Stat, StatCache, is_racy};
 use crate::scan::walk::{EntryType, WalkEntry, WalkOptions, walk};
-use crate::store::blob::{self, ChunkRef};
+use crate::store::blob::{self, ChunkRef, Payload, SegmentWriter};
 use crate::store::snapshot::{ScanSettings, SkipReason, Skipped, SnapshotRecord, TreeStats};
 use crate::store::tables::*;
 use crate::store::tree::{Kind, Tree, TreeEntry};
@@ -121,8 +121,12 @@ pub struct SnapshotOutcome {
 
 /// An object on its way to the writer.
 enum Put {
-    Blob(Id, Vec<u8>),
-    Chunk(Id, Vec<u8>),
+    /// A whole blob: its uncompressed size and encoded bytes.
+    Blob(Id, u64, Payload),
+    /// A chunk: its uncompressed length and encoded bytes.
+    Chunk(Id, u32, Payload),
+    /// The record of a chunked blob (its chunks were sent before it).
+    Chunked(Id, Vec<u8>),
 }
 
 /// What reading one file gave.
@@ -447,7 +451,7 @@ fn fs_clock_ns(store_dir: &Path, root: &Path) -> i64 {
 /// Owns the lazily-begun write transaction and counts what it stored.
 struct Sink<'s> {
     store: &'s Store,
-    txn: Option<WriteTransaction>,
+    txn: Option<(WriteTransaction, SegmentWriter)>,
     new_blobs: u64,
     new_chunks: u64,
     stored_bytes: u64,
@@ -456,26 +460,52 @@ struct Sink<'s> {
 impl Sink<'_> {
     fn put(&mut self, batch: &[Put]) -> Result<()> {
         if self.txn.is_none() {
-            self.txn = Some(self.store.begin_write()?);
+            let txn = self.store.begin_write()?;
+            let next = read_counter(&txn, "next_segment")?;
+            self.txn = Some((txn, SegmentWriter::new(next)));
         }
-        let Some(txn) = self.txn.as_ref() else {
+        let Some((txn, segw)) = self.txn.as_mut() else {
             unreachable!("just set")
         };
         let mut blobs = txn.open_table(BLOBS)?;
         let mut chunks = txn.open_table(CHUNKS)?;
+        let mut segments = txn.open_table(SEGMENTS)?;
+        let mut flush = |n: u64, data: &[u8]| -> Result<()> {
+            segments.insert(n, data)?;
+            Ok(())
+        };
         let (mut nb, mut nc, mut sb) = (0, 0, 0);
         for p in batch {
             match p {
-                Put::Blob(id, v) => {
-                    if blobs.insert(id.0, v.as_slice())?.is_none() {
-                        nb += 1;
-                        sb += v.len() as u64;
+                Put::Blob(id, size, payload) => {
+                    // Another process may have stored it since our read view was taken.
+                    if blobs.get(id.0)?.is_some() {
+                        continue;
                     }
+                    let span = segw.append(&payload.bytes, &mut flush)?;
+                    blobs.insert(
+                        id.0,
+                        blob::encode_whole(*size, payload.zstd, &span).as_slice(),
+                    )?;
+                    nb += 1;
+                    sb += payload.bytes.len() as u64;
                 }
-                Put::Chunk(id, v) => {
-                    if chunks.insert(id.0, v.as_slice())?.is_none() {
-                        nc += 1;
-                        sb += v.len() as u64;
+                Put::Chunk(id, len, payload) => {
+                    if chunks.get(id.0)?.is_some() {
+                        continue;
+                    }
+                    let span = segw.append(&payload.bytes, &mut flush)?;
+                    chunks.insert(
+                        id.0,
+                        blob::encode_chunk(*len, payload.zstd, &span).as_slice(),
+                    )?;
+                    nc += 1;
+                    sb += payload.bytes.len() as u64;
+                }
+                Put::Chunked(id, record) => {
+                    if blobs.insert(id.0, record.as_slice())?.is_none() {
+                        nb += 1;
+                        sb += record.len() as u64;
                     }
                 }
             }
@@ -486,12 +516,33 @@ impl Sink<'_> {
         Ok(())
     }
 
+    /// The write transaction, with the segment log's last segment written and its counter
+    /// saved.
     fn take_txn(&mut self) -> Result<WriteTransaction> {
-        match self.txn.take() {
-            Some(t) => Ok(t),
-            None => self.store.begin_write(),
+        let Some((txn, segw)) = self.txn.take() else {
+            return self.store.begin_write();
+        };
+        {
+            let mut segments = txn.open_table(SEGMENTS)?;
+            let next = segw.finish(&mut |n, data| {
+                segments.insert(n, data)?;
+                Ok(())
+            })?;
+            txn.open_table(META)?
+                .insert("next_segment", next.to_le_bytes().as_slice())?;
         }
+        Ok(txn)
     }
+}
+
+/// Reads a u64 counter from the meta table (0 when unset).
+fn read_counter(txn: &WriteTransaction, name: &str) -> Result<u64> {
+    let meta = txn.open_table(META)?;
+    let v = meta
+        .get(name)?
+        .and_then(|v| v.value().try_into().ok().map(u64::from_le_bytes))
+        .unwrap_or(0);
+    Ok(v)
 }
 
 struct ReadCtx<'a> {
@@ -606,7 +657,16 @@ fn read_symlink(ctx: &ReadCtx, path: &Path, tx: &Sender<Put>) -> Result<Read1> {
     let id = Id::of(bytes);
     ctx.bytes_read
         .fetch_add(bytes.len() as u64, Ordering::Relaxed);
-    if ctx.claim(&id, false)? && !send(tx, Put::Blob(id, blob::encode_whole(bytes, ctx.level))) {
+    if ctx.claim(&id, false)?
+        && !send(
+            tx,
+            Put::Blob(
+                id,
+                bytes.len() as u64,
+                blob::encode_payload(bytes, ctx.level),
+            ),
+        )
+    {
         return Ok(Read1::Aborted);
     }
     Ok(Read1::Ok {
@@ -695,7 +755,15 @@ fn hash_and_store(
             .fetch_add(data.len() as u64, Ordering::Relaxed);
         ctx.progress.advance(data.len() as u64);
         let id = Id::of(&data);
-        if ctx.claim(&id, false)? && !send(tx, Put::Blob(id, blob::encode_whole(&data, ctx.level)))
+        if ctx.claim(&id, false)?
+            && !send(
+                tx,
+                Put::Blob(
+                    id,
+                    data.len() as u64,
+                    blob::encode_payload(&data, ctx.level),
+                ),
+            )
         {
             return Ok(None);
         }
@@ -724,14 +792,18 @@ fn hash_and_store(
         if ctx.claim(&cid, true)?
             && !send(
                 tx,
-                Put::Chunk(cid, blob::encode_chunk(&chunk.data, ctx.level)),
+                Put::Chunk(
+                    cid,
+                    chunk.data.len() as u32,
+                    blob::encode_payload(&chunk.data, ctx.level),
+                ),
             )
         {
             return Ok(None);
         }
     }
     let id = Id::from(hasher.finalize());
-    if ctx.claim(&id, false)? && !send(tx, Put::Blob(id, blob::encode_chunked(size, &chunks))) {
+    if ctx.claim(&id, false)? && !send(tx, Put::Chunked(id, blob::encode_chunked(size, &chunks))) {
         return Ok(None);
     }
     Ok(Some((id, size)))

@@ -74,6 +74,8 @@ pub enum Command {
     Undo(UndoArgs),
     /// Take back the latest undo
     Redo(RedoArgs),
+    /// Store size and where its bytes go
+    Stats,
 }
 
 /// `restore`.

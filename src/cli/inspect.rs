@@ -239,3 +239,51 @@ pub fn cat(ctx: &Ctx, a: CatArgs) -> CliResult {
     out.flush()?;
     Ok(0)
 }
+
+/// `rewind stats`.
+pub fn stats(ctx: &Ctx) -> CliResult {
+    let store = ctx.open_store(false)?;
+    let file = store.dir().join(crate::store::DB_FILE);
+    let meta = std::fs::metadata(&file).map_err(|e| Error::io(&file, e))?;
+    let on_disk = std::os::unix::fs::MetadataExt::blocks(&meta) * 512;
+    let tables = store.reader()?.table_stats()?;
+    if ctx.json {
+        let v: Vec<Value> = tables
+            .iter()
+            .map(|t| {
+                json!({"table": t.name, "entries": t.entries, "stored_bytes": t.stored_bytes,
+                       "metadata_bytes": t.metadata_bytes, "fragmented_bytes": t.fragmented_bytes, "pages": t.pages})
+            })
+            .collect();
+        output::print_json(
+            &json!({"store": store.dir().display().to_string(), "file_bytes": meta.len(), "disk_bytes": on_disk, "tables": v}),
+        )?;
+        return Ok(0);
+    }
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "store {}: {} on disk ({} file size)",
+        store.dir().display(),
+        human_bytes(on_disk),
+        human_bytes(meta.len())
+    )?;
+    writeln!(
+        out,
+        "{:<11} {:>9} {:>11} {:>11} {:>11} {:>11}",
+        "table", "entries", "stored", "metadata", "fragmented", "total"
+    )?;
+    for t in tables {
+        writeln!(
+            out,
+            "{:<11} {:>9} {:>11} {:>11} {:>11} {:>11}",
+            t.name,
+            t.entries,
+            human_bytes(t.stored_bytes),
+            human_bytes(t.metadata_bytes),
+            human_bytes(t.fragmented_bytes),
+            human_bytes(t.stored_bytes + t.metadata_bytes + t.fragmented_bytes)
+        )?;
+    }
+    Ok(0)
+}

@@ -135,6 +135,7 @@ pub fn main() -> i32 {
         Command::Op(a) => restore::op(&ctx, a),
         Command::Undo(a) => restore::undo(&ctx, a.op, a.force, false),
         Command::Redo(a) => restore::undo(&ctx, None, a.force, true),
+        Command::Stats => inspect::stats(&ctx),
     };
     match result {
         Ok(code) => code,

@@ -24,7 +24,7 @@ use redb::{
 };
 
 use crate::error::{Error, IoContext, Result};
-pub use read::Reader;
+pub use read::{Reader, TableUsage};
 use snapshot::WorkspaceRecord;
 use tables::*;
 
@@ -327,6 +327,7 @@ fn create_tables(txn: &WriteTransaction) -> Result<()> {
     txn.open_table(REFS)?;
     txn.open_table(STAT_CACHE)?;
     txn.open_table(OPLOG)?;
+    txn.open_table(SEGMENTS)?;
     Ok(())
 }
 

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use redb::{ReadOnlyTable, ReadTransaction, ReadableTable};
 
-use super::blob::{self, BlobRecord, ChunkRef};
+use super::blob::{self, BlobRecord, ChunkRef, Span};
 use super::snapshot::{SnapshotRecord, WorkspaceRecord};
 use super::tables::*;
 use super::tree::{Kind, Tree, TreeEntry};
@@ -24,6 +24,7 @@ pub struct Reader {
     refs: ReadOnlyTable<&'static str, [u8; 32]>,
     pub(crate) stat_cache: ReadOnlyTable<(u64, &'static [u8]), &'static [u8]>,
     oplog: ReadOnlyTable<u64, &'static [u8]>,
+    segments: ReadOnlyTable<u64, &'static [u8]>,
 }
 
 impl Reader {
@@ -38,6 +39,7 @@ impl Reader {
             refs: txn.open_table(REFS)?,
             stat_cache: txn.open_table(STAT_CACHE)?,
             oplog: txn.open_table(OPLOG)?,
+            segments: txn.open_table(SEGMENTS)?,
         })
     }
 
@@ -48,6 +50,35 @@ impl Reader {
         limit: usize,
     ) -> Result<Vec<super::oplog::OpRecord>> {
         super::oplog::list(&self.oplog, workspace, limit)
+    }
+
+    /// Space used by each table: (name, entries, stored bytes, metadata bytes, fragmented
+    /// bytes, pages). Where the bytes of a store go.
+    pub fn table_stats(&self) -> Result<Vec<TableUsage>> {
+        use redb::ReadableTableMetadata;
+        fn usage(name: &'static str, t: &impl ReadableTableMetadata) -> Result<TableUsage> {
+            let s = t.stats()?;
+            Ok(TableUsage {
+                name,
+                entries: t.len()?,
+                stored_bytes: s.stored_bytes(),
+                metadata_bytes: s.metadata_bytes(),
+                fragmented_bytes: s.fragmented_bytes(),
+                pages: s.leaf_pages() + s.branch_pages(),
+            })
+        }
+        Ok(vec![
+            usage("segments", &self.segments)?,
+            usage("blobs", &self.blobs)?,
+            usage("chunks", &self.chunks)?,
+            usage("trees", &self.trees)?,
+            usage("snapshots", &self.snapshots)?,
+            usage("stat_cache", &self.stat_cache)?,
+            usage("oplog", &self.oplog)?,
+            usage("ws_log", &self.ws_log)?,
+            usage("workspaces", &self.workspaces)?,
+            usage("refs", &self.refs)?,
+        ])
     }
 
     /// Whether a blob is stored.
@@ -118,9 +149,9 @@ impl Reader {
             id: id.hex(),
         })?;
         let (current, chunks) = match blob::decode_blob(id, v.value())? {
-            BlobRecord::Raw(b) => (b.to_vec(), Vec::new()),
-            BlobRecord::Zstd { size, frame } => {
-                (blob::inflate_zstd("blob", id, size, frame)?, Vec::new())
+            BlobRecord::Whole { size, zstd, span } => {
+                let stored = self.read_span("blob", id, &span)?;
+                (blob::inflate("blob", id, zstd, size, stored)?, Vec::new())
             }
             BlobRecord::Chunked { chunks, .. } => (Vec::new(), chunks),
         };
@@ -139,15 +170,43 @@ impl Reader {
             kind: "chunk",
             id: c.id.hex(),
         })?;
-        let bytes = blob::decode_chunk(&c.id, v.value())?;
-        if bytes.len() != c.len as usize {
+        let rec = blob::decode_chunk(&c.id, v.value())?;
+        if rec.len != c.len {
             return Err(Error::Corrupt {
                 kind: "chunk",
                 id: c.id.hex(),
                 why: "length differs from its blob record".into(),
             });
         }
-        Ok(bytes)
+        let stored = self.read_span("chunk", &c.id, &rec.span)?;
+        blob::inflate("chunk", &c.id, rec.zstd, u64::from(rec.len), stored)
+    }
+
+    /// Copies the stored bytes at `span` out of the segment log.
+    fn read_span(&self, kind: &'static str, id: &Id, span: &Span) -> Result<Vec<u8>> {
+        let want = span.len as usize;
+        let mut out = Vec::with_capacity(want);
+        let (mut seg, mut off) = (span.segment, span.offset as usize);
+        while out.len() < want {
+            let v = self.segments.get(seg)?.ok_or_else(|| Error::Corrupt {
+                kind,
+                id: id.hex(),
+                why: format!("its bytes are in segment {seg}, which is missing"),
+            })?;
+            let data = v.value();
+            let n = data.len().saturating_sub(off).min(want - out.len());
+            if n == 0 {
+                return Err(Error::Corrupt {
+                    kind,
+                    id: id.hex(),
+                    why: format!("segment {seg} is shorter than its records say"),
+                });
+            }
+            out.extend_from_slice(&data[off..off + n]);
+            seg += 1;
+            off = 0;
+        }
+        Ok(out)
     }
 
     /// Finds the entry at `path` (relative, '/'-separated; empty for the root) below the tree
@@ -279,6 +338,23 @@ impl Reader {
         }
         Ok(out)
     }
+}
+
+/// Space used by one table.
+#[derive(Clone, Debug)]
+pub struct TableUsage {
+    /// Table name.
+    pub name: &'static str,
+    /// Number of entries.
+    pub entries: u64,
+    /// Bytes of keys and values.
+    pub stored_bytes: u64,
+    /// Bytes of B-tree structure.
+    pub metadata_bytes: u64,
+    /// Bytes allocated but unused (page rounding, free space in leaves).
+    pub fragmented_bytes: u64,
+    /// Pages (4 KiB) allocated to the table.
+    pub pages: u64,
 }
 
 /// Streams a blob's bytes, decompressing one chunk at a time.

@@ -4,6 +4,7 @@
 //! Invariants:
 //! - An id key always equals the BLAKE3 hash of what it names (a blob's bytes, a chunk's bytes,
 //!   a tree's encoding, a snapshot record's encoding); `verify --full` checks it.
+//! - A blob or chunk record's span lies inside segments that exist and are long enough.
 //! - Everything a committed snapshot references (trees, blobs, chunks) was inserted in the same
 //!   or an earlier committed transaction.
 //! - The stat cache only names blob and tree ids that are in the store.
@@ -12,6 +13,9 @@ use redb::TableDefinition;
 
 /// Store-wide facts: schema version, store id, creation time, id counters.
 pub const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
+/// Segment number -> up to [`super::blob::SEGMENT_SIZE`] bytes of the log that holds every
+/// blob's and chunk's encoded bytes (see [`super::blob`] for why).
+pub const SEGMENTS: TableDefinition<u64, &[u8]> = TableDefinition::new("segments");
 /// Blob id -> blob record (see [`super::blob`]).
 pub const BLOBS: TableDefinition<[u8; 32], &[u8]> = TableDefinition::new("blobs");
 /// Chunk id -> encoded chunk (see [`super::blob`]).
