@@ -4,7 +4,8 @@
 //! are involved) plus the raw bytes of each side; everything here is pure
 //! code over bytes so that the output can be compared byte for byte with
 //! `git diff` (the only intended difference being that the `index` line
-//! shows rewind's BLAKE3 ids instead of git's SHA-1 ids).
+//! shows rewind's BLAKE3 ids instead of git's SHA-1 ids, except git's `e69de29` for an
+//! empty file, which GNU patch needs to recognise empty files).
 //!
 //! * [`text`]: line splitting, binary detection and the line diff itself.
 //! * [`quote`]: git's `core.quotePath` path quoting.

@@ -203,6 +203,24 @@ fn index_line(out: &mut Vec<u8>, pal: &Palette, old: &str, new: &str, mode: Opti
 
 const NULL_ID: &str = "0000000";
 
+/// BLAKE3 of no bytes: the id of every empty file.
+const EMPTY_BLAKE3: [u8; 32] = [
+    0xaf, 0x13, 0x49, 0xb9, 0xf5, 0xf9, 0xa1, 0xa6, 0xa0, 0x40, 0x4d, 0xea, 0x36, 0xdc, 0xc9, 0x49,
+    0x9b, 0xcb, 0x25, 0xc9, 0xad, 0xc1, 0x12, 0xb7, 0xcc, 0x9a, 0x93, 0xca, 0xe4, 0x1f, 0x32, 0x62,
+];
+
+/// The id an `index` line shows for a side: its short BLAKE3 id, except that an empty file
+/// shows git's empty-blob id `e69de29`. GNU patch recognises that id (as it does the all-zero
+/// one) and needs it to tell that a hunkless patch deletes or keeps an *empty* file; with any
+/// other id it takes the deletion of an empty file for a reversed patch and skips it.
+fn shown_id(side: &Side) -> String {
+    if side.id == EMPTY_BLAKE3 {
+        "e69de29".to_string()
+    } else {
+        side.short_id()
+    }
+}
+
 fn added_header(out: &mut Vec<u8>, pal: &Palette, new: &Side) {
     diff_git_line(out, pal, new.path, new.path);
     meta_line(
@@ -210,7 +228,7 @@ fn added_header(out: &mut Vec<u8>, pal: &Palette, new: &Side) {
         pal,
         format!("new file mode {}", new.kind.git_mode()).as_bytes(),
     );
-    index_line(out, pal, NULL_ID, &new.short_id(), None);
+    index_line(out, pal, NULL_ID, &shown_id(new), None);
 }
 
 fn deleted_header(out: &mut Vec<u8>, pal: &Palette, old: &Side) {
@@ -220,7 +238,7 @@ fn deleted_header(out: &mut Vec<u8>, pal: &Palette, old: &Side) {
         pal,
         format!("deleted file mode {}", old.kind.git_mode()).as_bytes(),
     );
-    index_line(out, pal, &old.short_id(), NULL_ID, None);
+    index_line(out, pal, &shown_id(old), NULL_ID, None);
 }
 
 /// Header of a change with both sides: modification or rename.
@@ -253,7 +271,7 @@ fn pair_header(out: &mut Vec<u8>, pal: &Palette, old: &Side, new: &Side, similar
     }
     if old.id != new.id {
         let mode = (old.kind == new.kind).then_some(old.kind);
-        index_line(out, pal, &old.short_id(), &new.short_id(), mode);
+        index_line(out, pal, &shown_id(old), &shown_id(new), mode);
     }
 }
 
@@ -627,4 +645,12 @@ fn copy_lines(
         return Err(mismatch());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn empty_blake3_constant() {
+        assert_eq!(blake3::hash(b"").as_bytes(), &super::EMPTY_BLAKE3);
+    }
 }
