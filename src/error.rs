@@ -133,6 +133,19 @@ pub enum Error {
     #[error("{0}")]
     Invalid(String),
 
+    /// A patch could not be parsed.
+    #[error("cannot read the patch: {0}")]
+    PatchParse(String),
+
+    /// A patch does not apply; nothing was written.
+    #[error("{path}: {why} (nothing was changed)")]
+    PatchFailed {
+        /// The file (workspace-relative) it failed on.
+        path: String,
+        /// What went wrong, naming the hunk where there is one.
+        why: String,
+    },
+
     /// `--strict` turned warnings (unreadable files, files that vanished) into an error.
     #[error("snapshot aborted (--strict): {0}")]
     Strict(String),

@@ -4,6 +4,7 @@
 //! Start with [`Store::open`], take snapshots with [`snapshot::snapshot`], and read them back
 //! through a [`store::Reader`]. See ARCHITECTURE.md for the data model and its invariants.
 
+pub mod apply;
 pub mod cli;
 pub mod diff;
 pub mod error;

@@ -462,7 +462,7 @@ fn execute(
 
 /// The absolute path of `rel`, after checking that every parent below the root is a real
 /// directory (never a symlink), creating missing ones.
-fn checked_path(root: &Path, rel: &[u8]) -> Result<PathBuf> {
+pub(crate) fn checked_path(root: &Path, rel: &[u8]) -> Result<PathBuf> {
     if rel.is_empty()
         || rel
             .split(|&b| b == b'/')
@@ -519,13 +519,22 @@ fn exec_mode(mode: u32, exec: bool) -> u32 {
     }
 }
 
-/// Writes a file or symlink through a temporary sibling renamed over `p`.
+/// Writes a stored blob as a file or symlink at `p`.
 fn write_entry(reader: &Reader, p: &Path, kind: Kind, id: &Id) -> Result<()> {
+    let mut blob = reader.blob_reader(id)?;
+    write_atomic(p, kind, &mut blob)
+}
+
+/// Writes a file or symlink (whose target is `data`) through a temporary sibling renamed over
+/// `p`, so `p` is at every moment either the old or the new content. A replaced file keeps its
+/// permission bits except the execute bits, which follow `kind`.
+pub(crate) fn write_atomic(p: &Path, kind: Kind, data: &mut dyn io::Read) -> Result<()> {
     let dir = p
         .parent()
         .ok_or_else(|| Error::Invalid(format!("{} has no parent", p.display())))?;
     if kind == Kind::Symlink {
-        let target = reader.read_blob(id)?;
+        let mut target = Vec::new();
+        data.read_to_end(&mut target).map_err(|e| Error::io(p, e))?;
         let tmp = tempfile::Builder::new()
             .prefix(".rewind-tmp-")
             .make_in(dir, |tmp| {
@@ -537,7 +546,6 @@ fn write_entry(reader: &Reader, p: &Path, kind: Kind, id: &Id) -> Result<()> {
         std::mem::forget(tmp);
         return Ok(());
     }
-    // Keep the permission bits of the file being replaced, adjusting only the execute bits.
     let old_mode = fs::symlink_metadata(p)
         .ok()
         .filter(|m| m.is_file())
@@ -552,9 +560,8 @@ fn write_entry(reader: &Reader, p: &Path, kind: Kind, id: &Id) -> Result<()> {
         .tempfile_in(dir)
         .at(dir)?;
     {
-        let mut blob = reader.blob_reader(id)?;
         let mut w = io::BufWriter::with_capacity(1 << 16, tmp.as_file_mut());
-        io::copy(&mut blob, &mut w).map_err(|e| Error::io(p, e))?;
+        io::copy(data, &mut w).map_err(|e| Error::io(p, e))?;
         w.flush().at(p)?;
     }
     fs::set_permissions(tmp.path(), fs::Permissions::from_mode(mode)).at(p)?;

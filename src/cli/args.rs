@@ -76,6 +76,49 @@ pub enum Command {
     Redo(RedoArgs),
     /// Store size and where its bytes go
     Stats,
+    /// Apply a unified diff (rewind's, git's, GNU diff's) to the workspace, all files or none
+    Apply(ApplyArgs),
+}
+
+/// `--conflict`.
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum ConflictMode {
+    /// Fail the whole apply.
+    Fail,
+    /// Write git-style conflict markers.
+    Markers,
+}
+
+/// `apply`.
+#[derive(Args, Debug)]
+pub struct ApplyArgs {
+    /// The patch file, or - for standard input [default: -]
+    #[arg(default_value = "-")]
+    pub patch: String,
+    /// Check that it applies; change nothing
+    #[arg(long)]
+    pub check: bool,
+    /// Apply the inverse patch
+    #[arg(short = 'R', long)]
+    pub reverse: bool,
+    /// Strip N leading path components
+    #[arg(short = 'p', default_value_t = 1, value_name = "N")]
+    pub strip: usize,
+    /// Merge three ways when a hunk does not apply and its base is known
+    #[arg(long = "3way")]
+    pub three_way: bool,
+    /// The snapshot the patch was made against (implies --3way)
+    #[arg(long, value_name = "REV")]
+    pub base: Option<String>,
+    /// What to do with merge conflicts
+    #[arg(long, value_enum, default_value_t = ConflictMode::Fail)]
+    pub conflict: ConflictMode,
+    /// Create or delete over files whose content differs from what the patch expects
+    #[arg(long)]
+    pub force: bool,
+    /// Most context lines ignored at each end of a hunk
+    #[arg(long, default_value_t = 2, value_name = "N")]
+    pub fuzz: usize,
 }
 
 /// `restore`.

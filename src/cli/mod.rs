@@ -5,6 +5,7 @@
 //! --exit-code, check); 2 rewind itself failed (bad input, store errors). `rewind run` exits with
 //! its command's code, and 125 when rewind failed around it.
 
+mod apply;
 mod args;
 mod diff;
 mod inspect;
@@ -136,6 +137,7 @@ pub fn main() -> i32 {
         Command::Undo(a) => restore::undo(&ctx, a.op, a.force, false),
         Command::Redo(a) => restore::undo(&ctx, None, a.force, true),
         Command::Stats => inspect::stats(&ctx),
+        Command::Apply(a) => apply::apply(&ctx, a),
     };
     match result {
         Ok(code) => code,

@@ -46,9 +46,7 @@ pub struct Applied {
 pub enum FailureReason {
     /// No position matched; `best_line` is where the most old-side lines
     /// matched (1-based line of the content), if any position was possible.
-    #[error(
-        "context mismatch: best location line {best_line:?} matched {matched} of {expected} lines"
-    )]
+    #[error("context mismatch: {}", describe_mismatch(*best_line, *matched, *expected))]
     ContextMismatch {
         /// 1-based line of the best partial match.
         best_line: Option<usize>,
@@ -63,6 +61,15 @@ pub enum FailureReason {
         /// 1-based line of that match.
         line: usize,
     },
+}
+
+fn describe_mismatch(best_line: Option<usize>, matched: usize, expected: usize) -> String {
+    match best_line {
+        Some(line) => format!(
+            "the closest place, line {line}, matches {matched} of the hunk's {expected} old lines"
+        ),
+        None => format!("no place in the file matches the hunk's {expected} old lines"),
+    }
 }
 
 /// Why a file patch could not be applied.

@@ -310,34 +310,49 @@ impl Reader {
 
     /// Snapshot ids that start with the hex prefix `hex` (at most `limit`).
     pub fn snapshots_with_prefix(&self, hex: &str, limit: usize) -> Result<Vec<Id>> {
-        let nibbles: Option<Vec<u8>> = hex
-            .chars()
-            .map(|c| c.to_digit(16).map(|d| d as u8))
-            .collect();
-        let Some(nibbles) = nibbles.filter(|n| !n.is_empty() && n.len() <= 64) else {
-            return Ok(Vec::new());
-        };
-        let mut lo = [0u8; 32];
-        let mut hi = [0xffu8; 32];
-        for (i, n) in nibbles.iter().enumerate() {
-            let byte = i / 2;
-            if i % 2 == 0 {
-                lo[byte] = n << 4;
-                hi[byte] = (n << 4) | 0x0f;
-            } else {
-                lo[byte] |= n;
-                hi[byte] = (hi[byte] & 0xf0) | n;
-            }
-        }
-        let mut out = Vec::new();
-        for item in self.snapshots.range(lo..=hi)? {
-            if out.len() >= limit {
-                break;
-            }
-            out.push(Id(item?.0.value()));
-        }
-        Ok(out)
+        ids_with_prefix(&self.snapshots, hex, limit)
     }
+
+    /// Blob ids that start with the hex prefix `hex` (at most `limit`): how a patch's short
+    /// `index` ids are found in the store.
+    pub fn blobs_with_prefix(&self, hex: &str, limit: usize) -> Result<Vec<Id>> {
+        ids_with_prefix(&self.blobs, hex, limit)
+    }
+}
+
+/// The keys of an id-keyed table that start with a hex prefix.
+fn ids_with_prefix(
+    table: &ReadOnlyTable<[u8; 32], &'static [u8]>,
+    hex: &str,
+    limit: usize,
+) -> Result<Vec<Id>> {
+    let nibbles: Option<Vec<u8>> = hex
+        .chars()
+        .map(|c| c.to_digit(16).map(|d| d as u8))
+        .collect();
+    let Some(nibbles) = nibbles.filter(|n| !n.is_empty() && n.len() <= 64) else {
+        return Ok(Vec::new());
+    };
+    let mut lo = [0u8; 32];
+    let mut hi = [0xffu8; 32];
+    for (i, n) in nibbles.iter().enumerate() {
+        let byte = i / 2;
+        if i % 2 == 0 {
+            lo[byte] = n << 4;
+            hi[byte] = (n << 4) | 0x0f;
+        } else {
+            lo[byte] |= n;
+            hi[byte] = (hi[byte] & 0xf0) | n;
+        }
+    }
+    let mut out = Vec::new();
+    for item in table.range(lo..=hi)? {
+        if out.len() >= limit {
+            break;
+        }
+        out.push(Id(item?.0.value()));
+    }
+    Ok(out)
 }
 
 /// Space used by one table.

@@ -1,0 +1,560 @@
+//! Applying a unified diff (rewind's, git's, GNU diff's) to a workspace, all files or none.
+//!
+//! Every file's new content is computed in memory first; only when all of them apply is
+//! anything written. Then the live state is snapshotted (so `undo` can take the apply back),
+//! each file is written through a temporary sibling renamed into place, and the result is
+//! snapshotted and recorded as an operation. A hunk that does not apply even with an offset and
+//! fuzz is merged three ways when its base is known: from `--base REV`, or from the store when
+//! the patch's `index` line names a blob rewind has.
+
+use std::fs;
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+use crate::error::{Error, IoContext, Result};
+use crate::id::Id;
+use crate::patch::{
+    ApplyError, ApplyOptions, FilePatch, HunkReport, MergeLabels, MergeOutcome, PatchSet,
+    apply_hunks, merge3,
+};
+use crate::progress::NoProgress;
+use crate::restore::{checked_path, write_atomic};
+use crate::snapshot::{SnapshotOptions, snapshot};
+use crate::store::Store;
+use crate::store::oplog::{self, OpRecord};
+use crate::store::tree::Kind;
+use crate::util::{display, join_rel};
+
+/// How to apply.
+#[derive(Clone, Debug)]
+pub struct ApplyPatchOptions {
+    /// Leading path components to strip (`-p N`, default 1: the `a/` and `b/` prefixes).
+    pub strip: usize,
+    /// Apply the inverse patch.
+    pub reverse: bool,
+    /// Only check that it would apply.
+    pub check: bool,
+    /// Merge three ways when a hunk does not apply and the base is known.
+    pub three_way: bool,
+    /// A snapshot holding the files the patch was made against.
+    pub base: Option<Id>,
+    /// On a merge conflict, write git-style markers instead of failing.
+    pub conflict_markers: bool,
+    /// Create or delete over files whose content differs from what the patch expects.
+    pub force: bool,
+    /// Most context lines ignored at each end of a hunk.
+    pub max_fuzz: usize,
+}
+
+impl Default for ApplyPatchOptions {
+    fn default() -> Self {
+        ApplyPatchOptions {
+            strip: 1,
+            reverse: false,
+            check: false,
+            three_way: false,
+            base: None,
+            conflict_markers: false,
+            force: false,
+            max_fuzz: 2,
+        }
+    }
+}
+
+/// What happened to one file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileOutcome {
+    /// Path after the patch (the old path for deletions).
+    pub path: Vec<u8>,
+    /// The path before, for renames and copies.
+    pub old_path: Option<Vec<u8>>,
+    /// "modify", "create", "delete", "rename", "copy" or "mode".
+    pub action: &'static str,
+    /// How each hunk was placed.
+    pub hunks: Vec<HunkReport>,
+    /// Whether a three-way merge was needed.
+    pub merged: bool,
+    /// Conflict regions left as markers.
+    pub conflicts: usize,
+}
+
+/// What an apply did.
+#[derive(Clone, Debug, Default)]
+pub struct ApplyReport {
+    /// Per file.
+    pub files: Vec<FileOutcome>,
+    /// The snapshot taken before writing (None with `check`).
+    pub before: Option<Id>,
+    /// The snapshot taken after.
+    pub after: Option<Id>,
+    /// The operation recorded.
+    pub op: Option<u64>,
+}
+
+/// One planned write.
+struct Planned {
+    outcome: FileOutcome,
+    /// (path, kind, content) to write; None to delete `path`.
+    write: Option<(Vec<u8>, Kind, Vec<u8>)>,
+    /// Paths to remove (the old side of a rename, or a deleted file).
+    remove: Vec<Vec<u8>>,
+}
+
+fn fail(path: &[u8], why: impl Into<String>) -> Error {
+    Error::PatchFailed {
+        path: display(path),
+        why: why.into(),
+    }
+}
+
+/// Checks a patch path and returns it: relative, no `..`, no empty or `.` components.
+fn safe_rel(raw: &[u8]) -> Result<Vec<u8>> {
+    if raw.first() == Some(&b'/') {
+        return Err(fail(raw, "absolute paths are refused"));
+    }
+    let comps: Vec<&[u8]> = raw
+        .split(|&b| b == b'/')
+        .filter(|c| !c.is_empty() && *c != b".")
+        .collect();
+    if comps.is_empty() {
+        return Err(fail(raw, "empty path"));
+    }
+    if comps.iter().any(|c| *c == b"..") {
+        return Err(fail(raw, "paths with '..' are refused"));
+    }
+    Ok(comps.join(&b'/'))
+}
+
+/// Refuses a path whose parents (or, unless it is a symlink patch, itself) are symlinks.
+fn check_no_symlink(root: &Path, rel: &[u8], allow_last_symlink: bool) -> Result<()> {
+    let comps: Vec<&[u8]> = rel.split(|&b| b == b'/').collect();
+    let mut p = root.to_path_buf();
+    for (i, c) in comps.iter().enumerate() {
+        p.push(std::ffi::OsStr::from_bytes(c));
+        match fs::symlink_metadata(&p) {
+            Ok(m)
+                if m.file_type().is_symlink() && !(allow_last_symlink && i + 1 == comps.len()) =>
+            {
+                return Err(fail(
+                    rel,
+                    format!("{} is a symlink; refusing to patch through it", p.display()),
+                ));
+            }
+            Ok(_) => {}
+            Err(_) => break,
+        }
+    }
+    Ok(())
+}
+
+/// Reads the current content of `rel` (None if absent).
+fn read_current(root: &Path, rel: &[u8]) -> Result<Option<(Kind, Vec<u8>)>> {
+    let p = join_rel(root, rel);
+    match fs::symlink_metadata(&p) {
+        Ok(m) if m.file_type().is_symlink() => Ok(Some((
+            Kind::Symlink,
+            fs::read_link(&p).at(&p)?.as_os_str().as_bytes().to_vec(),
+        ))),
+        Ok(m) if m.is_file() => {
+            let kind = if std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o100 != 0 {
+                Kind::Executable
+            } else {
+                Kind::File
+            };
+            Ok(Some((kind, fs::read(&p).at(&p)?)))
+        }
+        Ok(_) => Err(fail(rel, "is a directory or special file")),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::io(p, e)),
+    }
+}
+
+fn kind_of_mode(mode: Option<u32>, fallback: Kind) -> Kind {
+    match mode {
+        Some(0o120000) => Kind::Symlink,
+        Some(m) if m & 0o100 != 0 => Kind::Executable,
+        Some(_) => Kind::File,
+        None => fallback,
+    }
+}
+
+/// Applies `input` (a patch) to the workspace at `root`.
+pub fn apply_patch(
+    store: &Store,
+    root: &Path,
+    input: &[u8],
+    opts: &ApplyPatchOptions,
+) -> Result<ApplyReport> {
+    let root = crate::workspace::canonical(root, true)?;
+    let mut set = PatchSet::parse(input).map_err(|e| Error::PatchParse(e.to_string()))?;
+    if opts.reverse {
+        set = set.reverse();
+    }
+    let reader = store.reader()?;
+    let base_root = match opts.base {
+        Some(id) => Some(reader.snapshot(&id)?.root),
+        None => None,
+    };
+    // The content a blob id (full or a hex prefix from an index line) names, if stored.
+    let stored = |hex: Option<&str>| -> Result<Option<Vec<u8>>> {
+        let Some(hex) = hex.filter(|h| h.len() >= 7 && h.bytes().any(|b| b != b'0')) else {
+            return Ok(None);
+        };
+        match reader.blobs_with_prefix(hex, 2)?.as_slice() {
+            [one] => Ok(Some(reader.read_blob(one)?)),
+            _ => Ok(None),
+        }
+    };
+    let aopts = ApplyOptions {
+        max_fuzz: opts.max_fuzz,
+    };
+    let mut plan: Vec<Planned> = Vec::new();
+    for fp in &set.files {
+        plan.push(plan_file(
+            &root,
+            fp,
+            opts,
+            &aopts,
+            &stored,
+            &|rel: &[u8]| -> Result<Option<Vec<u8>>> {
+                let Some(r) = base_root else { return Ok(None) };
+                match reader.lookup(&r, rel)? {
+                    Some(e) if e.kind.is_blob() => Ok(Some(reader.read_blob(&e.id)?)),
+                    _ => Ok(None),
+                }
+            },
+        )?);
+    }
+    // Two file patches writing one path would make the result depend on their order.
+    let mut targets: Vec<&[u8]> = plan
+        .iter()
+        .filter_map(|p| p.write.as_ref().map(|w| w.0.as_slice()))
+        .collect();
+    targets.sort();
+    if let Some(w) = targets.windows(2).find(|w| w[0] == w[1]) {
+        return Err(fail(w[0], "the patch changes this file twice"));
+    }
+    let mut report = ApplyReport {
+        files: plan.iter().map(|p| p.outcome.clone()).collect(),
+        ..ApplyReport::default()
+    };
+    if opts.check {
+        return Ok(report);
+    }
+    drop(reader);
+
+    let before = snapshot(
+        store,
+        &root,
+        &SnapshotOptions {
+            message: "before apply".into(),
+            meta: vec![("label".into(), "pre-apply".into())],
+            force: true,
+            op_kind: Some("pre-apply".into()),
+            ..SnapshotOptions::default()
+        },
+        &NoProgress,
+    )?;
+    report.before = before.report.id;
+    if let Err(e) = write_plan(&root, &plan) {
+        // Put back what was written; the before snapshot has everything.
+        if let Some(id) = report.before {
+            let touched: Vec<Vec<u8>> = plan
+                .iter()
+                .flat_map(|p| {
+                    p.write
+                        .iter()
+                        .map(|w| w.0.clone())
+                        .chain(p.remove.iter().cloned())
+                })
+                .collect();
+            let _ = crate::restore::restore(
+                store,
+                &root,
+                id,
+                &crate::restore::RestoreOptions {
+                    paths: touched,
+                    ..Default::default()
+                },
+                &crate::restore::OpInfo {
+                    kind: "apply-rollback".into(),
+                    reverses: None,
+                },
+                &NoProgress,
+            );
+        }
+        return Err(e);
+    }
+    let after = snapshot(
+        store,
+        &root,
+        &SnapshotOptions {
+            message: "after apply".into(),
+            meta: vec![("label".into(), "post-apply".into())],
+            force: true,
+            op_kind: Some("post-apply".into()),
+            ..SnapshotOptions::default()
+        },
+        &NoProgress,
+    )?;
+    report.after = after.report.id;
+    let txn = store.begin_write()?;
+    report.op = Some(oplog::record(
+        &txn,
+        OpRecord {
+            id: 0,
+            time_ns: crate::util::now_ns(),
+            kind: "apply".into(),
+            workspace: root.as_os_str().as_bytes().to_vec(),
+            before: report.before,
+            after: report.after,
+            command: store.command().to_vec(),
+            reverses: None,
+            changed_workspace: true,
+        },
+    )?);
+    txn.commit()?;
+    Ok(report)
+}
+
+type BaseLookup<'a> = dyn Fn(&[u8]) -> Result<Option<Vec<u8>>> + 'a;
+type StoredLookup<'a> = dyn Fn(Option<&str>) -> Result<Option<Vec<u8>>> + 'a;
+
+fn plan_file(
+    root: &Path,
+    fp: &FilePatch,
+    opts: &ApplyPatchOptions,
+    aopts: &ApplyOptions,
+    stored: &StoredLookup,
+    base_of: &BaseLookup,
+) -> Result<Planned> {
+    let strip = |p: &Option<Vec<u8>>| -> Result<Option<Vec<u8>>> {
+        match p {
+            None => Ok(None),
+            Some(raw) => {
+                let s = crate::patch::strip_components(raw, opts.strip).ok_or_else(|| {
+                    fail(
+                        raw,
+                        format!(
+                            "has fewer than {} leading components to strip (-p)",
+                            opts.strip + 1
+                        ),
+                    )
+                })?;
+                Ok(Some(safe_rel(s)?))
+            }
+        }
+    };
+    let old_rel = if fp.is_new {
+        None
+    } else {
+        strip(&fp.old_path)?
+    };
+    let new_rel = if fp.is_deleted {
+        None
+    } else {
+        strip(&fp.new_path)?
+    };
+    let Some(path) = new_rel.clone().or(old_rel.clone()) else {
+        return Err(Error::PatchParse("a file patch names no path".into()));
+    };
+    let symlink_patch = fp.old_mode == Some(0o120000) || fp.new_mode == Some(0o120000);
+    for rel in old_rel.iter().chain(new_rel.iter()) {
+        check_no_symlink(root, rel, symlink_patch)?;
+    }
+    let source_rel = old_rel.clone().unwrap_or_else(|| path.clone());
+    let current = if fp.is_new {
+        read_current(root, &path)?
+    } else {
+        read_current(root, &source_rel)?
+    };
+    let (cur_kind, cur) = match (&current, fp.is_new) {
+        (Some((k, c)), _) => (*k, c.clone()),
+        (None, true) => (Kind::File, Vec::new()),
+        (None, false) => return Err(fail(&source_rel, "does not exist in the workspace")),
+    };
+    let action = if fp.is_new {
+        "create"
+    } else if fp.is_deleted {
+        "delete"
+    } else if fp.is_rename {
+        "rename"
+    } else if fp.is_copy {
+        "copy"
+    } else if fp.hunks.is_empty() && !fp.binary && fp.old_mode != fp.new_mode {
+        "mode"
+    } else {
+        "modify"
+    };
+    let mut outcome = FileOutcome {
+        path: path.clone(),
+        old_path: if fp.is_rename || fp.is_copy {
+            old_rel.clone()
+        } else {
+            None
+        },
+        action,
+        hunks: Vec::new(),
+        merged: false,
+        conflicts: 0,
+    };
+
+    // New content.
+    let content: Vec<u8> = if fp.binary {
+        match stored(fp.new_index.as_deref())? {
+            Some(c) => c,
+            None if fp.is_deleted => Vec::new(),
+            None => {
+                return Err(fail(
+                    &path,
+                    "binary patch: rewind can apply a binary change only when its store holds the new content (a patch rewind made)",
+                ));
+            }
+        }
+    } else if fp.is_new && current.is_some() {
+        // Creating over an existing file: fine if it already holds exactly that.
+        let created = apply_hunks(&[], fp, aopts)
+            .map_err(|e| fail(&path, e.to_string()))?
+            .content;
+        if created != cur && !opts.force {
+            return Err(fail(
+                &path,
+                "the patch creates this file, but it exists with other content (use --force to overwrite)",
+            ));
+        }
+        created
+    } else {
+        match apply_hunks(&cur, fp, aopts) {
+            Ok(applied) => {
+                outcome.hunks = applied.hunks;
+                applied.content
+            }
+            Err(ApplyError::DeleteLeftContent { .. }) if opts.force => Vec::new(),
+            Err(ApplyError::DeleteLeftContent { len }) => {
+                return Err(fail(
+                    &path,
+                    format!(
+                        "the patch deletes this file, but it differs from what the patch expects ({len} bytes would remain; use --force)"
+                    ),
+                ));
+            }
+            Err(err @ ApplyError::HunkFailed { .. }) => {
+                let base = if opts.three_way || opts.base.is_some() {
+                    match base_of(&source_rel)? {
+                        Some(b) => Some(b),
+                        None => stored(fp.old_index.as_deref())?,
+                    }
+                } else {
+                    None
+                };
+                let Some(base) = base else {
+                    let hint = if opts.three_way {
+                        " (no base for a three-way merge: pass --base REV)"
+                    } else {
+                        " (try --3way)"
+                    };
+                    return Err(fail(&path, format!("{err}{hint}")));
+                };
+                let theirs = apply_hunks(&base, fp, aopts).map_err(|e| {
+                    fail(
+                        &path,
+                        format!("the patch does not apply to its base either: {e}"),
+                    )
+                })?;
+                outcome.merged = true;
+                let labels = MergeLabels {
+                    ours: "workspace".into(),
+                    theirs: "patch".into(),
+                };
+                match merge3(&base, &cur, &theirs.content, labels) {
+                    MergeOutcome::Clean(c) => c,
+                    MergeOutcome::Conflict {
+                        with_markers,
+                        conflicts,
+                    } => {
+                        if !opts.conflict_markers {
+                            let lines: Vec<String> = conflicts
+                                .iter()
+                                .map(|c| format!("lines {}-{}", c.ours.start + 1, c.ours.end))
+                                .collect();
+                            return Err(fail(
+                                &path,
+                                format!(
+                                    "three-way merge conflicts at {} (use --conflict=markers to write markers)",
+                                    lines.join(", ")
+                                ),
+                            ));
+                        }
+                        outcome.conflicts = conflicts.len();
+                        with_markers
+                    }
+                }
+            }
+            Err(e) => return Err(fail(&path, e.to_string())),
+        }
+    };
+    let kind = kind_of_mode(fp.new_mode, cur_kind);
+    let mut remove = Vec::new();
+    if fp.is_deleted {
+        remove.push(source_rel);
+        return Ok(Planned {
+            outcome,
+            write: None,
+            remove,
+        });
+    }
+    if fp.is_rename
+        && let Some(old) = &old_rel
+        && old != &path
+    {
+        remove.push(old.clone());
+    }
+    Ok(Planned {
+        outcome,
+        write: Some((path, kind, content)),
+        remove,
+    })
+}
+
+fn write_plan(root: &Path, plan: &[Planned]) -> Result<()> {
+    for p in plan {
+        if let Some((rel, kind, content)) = &p.write {
+            let target = checked_path(root, rel)?;
+            if fs::symlink_metadata(&target).is_ok_and(|m| m.is_dir()) {
+                return Err(fail(
+                    rel,
+                    "a directory stands where the patch writes a file",
+                ));
+            }
+            write_atomic(&target, *kind, &mut content.as_slice())?;
+        }
+    }
+    let written: std::collections::HashSet<&[u8]> = plan
+        .iter()
+        .filter_map(|p| p.write.as_ref().map(|w| w.0.as_slice()))
+        .collect();
+    for p in plan {
+        // A path both removed and written (a swap of two names) keeps what was written.
+        for rel in p.remove.iter().filter(|r| !written.contains(r.as_slice())) {
+            let target = checked_path(root, rel)?;
+            match fs::remove_file(&target) {
+                Ok(()) => remove_empty_parents(root, rel),
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => return Err(Error::io(target, e)),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Removes directories left empty by a deletion, up to (not including) the root, as git does.
+fn remove_empty_parents(root: &Path, rel: &[u8]) {
+    let mut dir = crate::util::split_parent(rel).0;
+    while !dir.is_empty() {
+        if fs::remove_dir(join_rel(root, dir)).is_err() {
+            break;
+        }
+        dir = crate::util::split_parent(dir).0;
+    }
+}

@@ -1,0 +1,124 @@
+//! `apply`.
+
+use std::io::Read;
+
+use serde_json::{Value, json};
+
+use super::args::{ApplyArgs, ConflictMode};
+use super::output::{self, path_str};
+use super::{CliResult, Ctx};
+use crate::Error;
+use crate::apply::{ApplyPatchOptions, ApplyReport, apply_patch};
+
+/// `rewind apply`.
+pub fn apply(ctx: &Ctx, a: ApplyArgs) -> CliResult {
+    let mut input = Vec::new();
+    if a.patch == "-" {
+        std::io::stdin()
+            .read_to_end(&mut input)
+            .map_err(|e| Error::io("<stdin>", e))?;
+    } else {
+        input = std::fs::read(&a.patch).map_err(|e| Error::io(&a.patch, e))?;
+    }
+    let store = ctx.open_store(true)?;
+    let root = ctx.workspace_root(&store)?;
+    let base = match &a.base {
+        Some(rev) => {
+            let reader = store.reader()?;
+            Some(super::inspect::resolve(ctx, &store, &reader, rev)?)
+        }
+        None => None,
+    };
+    let opts = ApplyPatchOptions {
+        strip: a.strip,
+        reverse: a.reverse,
+        check: a.check,
+        three_way: a.three_way || base.is_some(),
+        base,
+        conflict_markers: a.conflict == ConflictMode::Markers,
+        force: a.force,
+        max_fuzz: a.fuzz,
+    };
+    let report = apply_patch(&store, &root, &input, &opts)?;
+    if ctx.json {
+        output::print_json(&report_json(&report, a.check))?;
+    } else if !ctx.quiet {
+        print_human(&report, a.check);
+    }
+    let conflicts: usize = report.files.iter().map(|f| f.conflicts).sum();
+    Ok(if conflicts > 0 { 1 } else { 0 })
+}
+
+fn report_json(r: &ApplyReport, check: bool) -> Value {
+    let files: Vec<Value> = r
+        .files
+        .iter()
+        .map(|f| {
+            json!({
+                "path": path_str(&f.path),
+                "old_path": f.old_path.as_deref().map(path_str),
+                "action": f.action,
+                "merged": f.merged,
+                "conflicts": f.conflicts,
+                "hunks": f.hunks.iter().map(|h| json!({"hunk": h.index, "offset": h.offset, "fuzz": h.fuzz})).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    json!({
+        "check": check,
+        "applies": true,
+        "files": files,
+        "before": r.before.map(|i| i.hex()),
+        "after": r.after.map(|i| i.hex()),
+        "op": r.op,
+    })
+}
+
+fn print_human(r: &ApplyReport, check: bool) {
+    for f in &r.files {
+        let mut notes: Vec<String> = f
+            .hunks
+            .iter()
+            .filter(|h| h.offset != 0 || h.fuzz != 0)
+            .map(|h| {
+                format!(
+                    "hunk {} at offset {:+}{}",
+                    h.index,
+                    h.offset,
+                    if h.fuzz > 0 {
+                        format!(" with fuzz {}", h.fuzz)
+                    } else {
+                        String::new()
+                    }
+                )
+            })
+            .collect();
+        if f.merged {
+            notes.push("merged three ways".into());
+        }
+        if f.conflicts > 0 {
+            notes.push(format!("{} conflict(s) left as markers", f.conflicts));
+        }
+        let name = match &f.old_path {
+            Some(old) => format!("{} -> {}", path_str(old), path_str(&f.path)),
+            None => path_str(&f.path),
+        };
+        let notes = if notes.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", notes.join(", "))
+        };
+        println!("{:<7} {name}{notes}", f.action);
+    }
+    if check {
+        println!(
+            "the patch applies cleanly ({} files); nothing was changed",
+            r.files.len()
+        );
+    } else if let Some(op) = r.op {
+        println!(
+            "applied {} files (operation {op}; `rewind undo` takes it back)",
+            r.files.len()
+        );
+    }
+}
