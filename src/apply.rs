@@ -92,16 +92,16 @@ pub struct ApplyReport {
     pub op: Option<u64>,
 }
 
-/// One planned write.
-struct Planned {
-    outcome: FileOutcome,
-    /// (path, kind, content) to write; None to delete `path`.
-    write: Option<(Vec<u8>, Kind, Vec<u8>)>,
+/// One planned change to the workspace.
+pub(crate) struct Planned {
+    pub outcome: FileOutcome,
+    /// (path, kind, content) to write.
+    pub write: Option<(Vec<u8>, Kind, Vec<u8>)>,
     /// Paths to remove (the old side of a rename, or a deleted file).
-    remove: Vec<Vec<u8>>,
+    pub remove: Vec<Vec<u8>>,
 }
 
-fn fail(path: &[u8], why: impl Into<String>) -> Error {
+pub(crate) fn fail(path: &[u8], why: impl Into<String>) -> Error {
     Error::PatchFailed {
         path: display(path),
         why: why.into(),
@@ -149,7 +149,7 @@ fn check_no_symlink(root: &Path, rel: &[u8], allow_last_symlink: bool) -> Result
 }
 
 /// Reads the current content of `rel` (None if absent).
-fn read_current(root: &Path, rel: &[u8]) -> Result<Option<(Kind, Vec<u8>)>> {
+pub(crate) fn read_current(root: &Path, rel: &[u8]) -> Result<Option<(Kind, Vec<u8>)>> {
     let p = join_rel(root, rel);
     match fs::symlink_metadata(&p) {
         Ok(m) if m.file_type().is_symlink() => Ok(Some((
@@ -244,22 +244,43 @@ pub fn apply_patch(
     }
     drop(reader);
 
-    let before = snapshot(
-        store,
-        &root,
-        &SnapshotOptions {
-            message: "before apply".into(),
-            meta: vec![("label".into(), "pre-apply".into())],
+    let done = write_with_op(store, &root, "apply", &plan)?;
+    report.before = done.before;
+    report.after = done.after;
+    report.op = Some(done.op);
+    Ok(report)
+}
+
+/// What [`write_with_op`] recorded.
+pub(crate) struct Recorded {
+    pub before: Option<Id>,
+    pub after: Option<Id>,
+    pub op: u64,
+}
+
+/// Carries out planned writes as one undoable operation of kind `kind`: snapshot the live
+/// state, write (each file atomically), snapshot the result, record the operation. If a write
+/// fails, the paths already touched are restored from the first snapshot.
+pub(crate) fn write_with_op(
+    store: &Store,
+    root: &Path,
+    kind: &str,
+    plan: &[Planned],
+) -> Result<Recorded> {
+    let bracket = |when: &str| -> Result<Option<Id>> {
+        let label = format!("{when}-{kind}");
+        let opts = SnapshotOptions {
+            message: format!("{when} {kind}"),
+            meta: vec![("label".into(), label.clone())],
             force: true,
-            op_kind: Some("pre-apply".into()),
+            op_kind: Some(label),
             ..SnapshotOptions::default()
-        },
-        &NoProgress,
-    )?;
-    report.before = before.report.id;
-    if let Err(e) = write_plan(&root, &plan) {
-        // Put back what was written; the before snapshot has everything.
-        if let Some(id) = report.before {
+        };
+        Ok(snapshot(store, root, &opts, &NoProgress)?.report.id)
+    };
+    let before = bracket("pre")?;
+    if let Err(e) = write_plan(root, plan) {
+        if let Some(id) = before {
             let touched: Vec<Vec<u8>> = plan
                 .iter()
                 .flat_map(|p| {
@@ -269,53 +290,36 @@ pub fn apply_patch(
                         .chain(p.remove.iter().cloned())
                 })
                 .collect();
-            let _ = crate::restore::restore(
-                store,
-                &root,
-                id,
-                &crate::restore::RestoreOptions {
-                    paths: touched,
-                    ..Default::default()
-                },
-                &crate::restore::OpInfo {
-                    kind: "apply-rollback".into(),
-                    reverses: None,
-                },
-                &NoProgress,
-            );
+            let opts = crate::restore::RestoreOptions {
+                paths: touched,
+                ..Default::default()
+            };
+            let info = crate::restore::OpInfo {
+                kind: format!("{kind}-rollback"),
+                reverses: None,
+            };
+            let _ = crate::restore::restore(store, root, id, &opts, &info, &NoProgress);
         }
         return Err(e);
     }
-    let after = snapshot(
-        store,
-        &root,
-        &SnapshotOptions {
-            message: "after apply".into(),
-            meta: vec![("label".into(), "post-apply".into())],
-            force: true,
-            op_kind: Some("post-apply".into()),
-            ..SnapshotOptions::default()
-        },
-        &NoProgress,
-    )?;
-    report.after = after.report.id;
+    let after = bracket("post")?;
     let txn = store.begin_write()?;
-    report.op = Some(oplog::record(
+    let op = oplog::record(
         &txn,
         OpRecord {
             id: 0,
             time_ns: crate::util::now_ns(),
-            kind: "apply".into(),
+            kind: kind.into(),
             workspace: root.as_os_str().as_bytes().to_vec(),
-            before: report.before,
-            after: report.after,
+            before,
+            after,
             command: store.command().to_vec(),
             reverses: None,
             changed_workspace: true,
         },
-    )?);
+    )?;
     txn.commit()?;
-    Ok(report)
+    Ok(Recorded { before, after, op })
 }
 
 type BaseLookup<'a> = dyn Fn(&[u8]) -> Result<Option<Vec<u8>>> + 'a;

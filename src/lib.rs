@@ -12,6 +12,7 @@ pub mod id;
 pub mod patch;
 pub mod progress;
 pub mod restore;
+pub mod revert;
 pub mod revision;
 pub mod scan;
 pub mod snapshot;

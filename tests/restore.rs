@@ -393,3 +393,57 @@ fn restore_of_unknown_revision_changes_nothing() {
     assert!(err.contains("deadbeef"), "{err}");
     assert_eq!(fs::read(env.path("f")).unwrap(), b"y");
 }
+
+#[test]
+fn revert_a_range_keeps_later_work_and_merges() {
+    let env = Env::new();
+    let base: String = (1..=10).map(|i| format!("{i}\n")).collect();
+    env.write("f", base.as_bytes());
+    env.write("k", b"keep\n");
+    env.write("other", b"untouched by the range\n");
+    env.ok(&["snapshot", "-q", "--tag", "start"]);
+    env.write("f", base.replace("3\n", "three\n").as_bytes());
+    env.write("new", b"added in the range\n");
+    env.write("k", b"k2\n");
+    env.ok(&["snapshot", "-q", "--tag", "end"]);
+    // Work after the range: another line of f, and another file.
+    env.write(
+        "f",
+        base.replace("3\n", "three\n")
+            .replace("9\n", "nine\n")
+            .as_bytes(),
+    );
+    env.write("other", b"changed later\n");
+    env.ok(&["revert", "start", "end"]);
+    assert_eq!(
+        fs::read(env.path("f")).unwrap(),
+        base.replace("9\n", "nine\n").as_bytes(),
+        "merged: the range undone, later edit kept"
+    );
+    assert_eq!(fs::read(env.path("k")).unwrap(), b"keep\n");
+    assert!(!env.path("new").exists());
+    assert_eq!(fs::read(env.path("other")).unwrap(), b"changed later\n");
+    env.ok(&["undo"]);
+    assert!(env.path("new").exists());
+    assert_eq!(fs::read(env.path("k")).unwrap(), b"k2\n");
+}
+
+#[test]
+fn revert_conflicts_change_nothing_and_paths_limit_it() {
+    let env = Env::new();
+    env.write("f", b"a\nb\nc\n");
+    env.write("g", b"1\n");
+    env.ok(&["snapshot", "-q", "--tag", "s1"]);
+    env.write("f", b"a\nB\nc\n");
+    env.write("g", b"2\n");
+    env.ok(&["snapshot", "-q", "--tag", "s2"]);
+    env.write("f", b"a\nBB\nc\n");
+    let before = list_disk(&env.ws);
+    let (code, err) = env.fails(&["revert", "s1", "s2"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("conflicts") && err.contains('f'), "{err}");
+    assert_eq!(list_disk(&env.ws), before, "a conflict writes nothing");
+    env.ok(&["revert", "s1", "s2", "--", "g"]);
+    assert_eq!(fs::read(env.path("g")).unwrap(), b"1\n");
+    assert_eq!(fs::read(env.path("f")).unwrap(), b"a\nBB\nc\n");
+}

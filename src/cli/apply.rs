@@ -4,7 +4,7 @@ use std::io::Read;
 
 use serde_json::{Value, json};
 
-use super::args::{ApplyArgs, ConflictMode};
+use super::args::{ApplyArgs, ConflictMode, RevertArgs};
 use super::output::{self, path_str};
 use super::{CliResult, Ctx};
 use crate::Error;
@@ -50,8 +50,19 @@ pub fn apply(ctx: &Ctx, a: ApplyArgs) -> CliResult {
 }
 
 fn report_json(r: &ApplyReport, check: bool) -> Value {
-    let files: Vec<Value> = r
-        .files
+    let files = files_json(&r.files);
+    json!({
+        "check": check,
+        "applies": true,
+        "files": files,
+        "before": r.before.map(|i| i.hex()),
+        "after": r.after.map(|i| i.hex()),
+        "op": r.op,
+    })
+}
+
+fn files_json(files: &[crate::apply::FileOutcome]) -> Vec<Value> {
+    files
         .iter()
         .map(|f| {
             json!({
@@ -63,19 +74,68 @@ fn report_json(r: &ApplyReport, check: bool) -> Value {
                 "hunks": f.hunks.iter().map(|h| json!({"hunk": h.index, "offset": h.offset, "fuzz": h.fuzz})).collect::<Vec<_>>(),
             })
         })
-        .collect();
-    json!({
-        "check": check,
-        "applies": true,
-        "files": files,
-        "before": r.before.map(|i| i.hex()),
-        "after": r.after.map(|i| i.hex()),
-        "op": r.op,
-    })
+        .collect()
 }
 
 fn print_human(r: &ApplyReport, check: bool) {
-    for f in &r.files {
+    print_files(&r.files);
+    if check {
+        println!(
+            "the patch applies cleanly ({} files); nothing was changed",
+            r.files.len()
+        );
+    } else if let Some(op) = r.op {
+        println!(
+            "applied {} files (operation {op}; `rewind undo` takes it back)",
+            r.files.len()
+        );
+    }
+}
+
+/// `rewind revert A B`.
+pub fn revert(ctx: &Ctx, a: RevertArgs) -> CliResult {
+    let store = ctx.open_store(false)?;
+    let root = ctx.workspace_root(&store)?;
+    let reader = store.reader()?;
+    let ida = super::inspect::resolve(ctx, &store, &reader, &a.a)?;
+    let idb = super::inspect::resolve(ctx, &store, &reader, &a.b)?;
+    drop(reader);
+    let paths: Vec<Vec<u8>> = a.paths.iter().map(|p| p.as_bytes().to_vec()).collect();
+    let r = crate::revert::revert(
+        &store,
+        &root,
+        ida,
+        idb,
+        &paths,
+        a.conflict == ConflictMode::Markers,
+        a.dry_run,
+    )?;
+    if ctx.json {
+        output::print_json(&json!({
+            "dry_run": a.dry_run,
+            "files": files_json(&r.files),
+            "before": r.before.map(|i| i.hex()),
+            "after": r.after.map(|i| i.hex()),
+            "op": r.op,
+        }))?;
+    } else if !ctx.quiet {
+        print_files(&r.files);
+        match r.op {
+            Some(op) => println!(
+                "reverted {}..{} (operation {op}; `rewind undo` takes it back)",
+                ida.short(),
+                idb.short()
+            ),
+            None if a.dry_run => println!("dry run: nothing was changed"),
+            None => println!("nothing to revert"),
+        }
+    }
+    let conflicts: usize = r.files.iter().map(|f| f.conflicts).sum();
+    Ok(if conflicts > 0 { 1 } else { 0 })
+}
+
+fn print_files(files: &[crate::apply::FileOutcome]) {
+    for f in files {
         let mut notes: Vec<String> = f
             .hunks
             .iter()
@@ -109,16 +169,5 @@ fn print_human(r: &ApplyReport, check: bool) {
             format!(" ({})", notes.join(", "))
         };
         println!("{:<7} {name}{notes}", f.action);
-    }
-    if check {
-        println!(
-            "the patch applies cleanly ({} files); nothing was changed",
-            r.files.len()
-        );
-    } else if let Some(op) = r.op {
-        println!(
-            "applied {} files (operation {op}; `rewind undo` takes it back)",
-            r.files.len()
-        );
     }
 }

@@ -78,6 +78,26 @@ pub enum Command {
     Stats,
     /// Apply a unified diff (rewind's, git's, GNU diff's) to the workspace, all files or none
     Apply(ApplyArgs),
+    /// Undo the changes between snapshots A and B, keeping everything else
+    Revert(RevertArgs),
+}
+
+/// `revert`.
+#[derive(Args, Debug)]
+pub struct RevertArgs {
+    /// The snapshot before the change
+    pub a: String,
+    /// The snapshot after the change
+    pub b: String,
+    /// Show what would be done; change nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// What to do when a file changed since B and the revert conflicts with it
+    #[arg(long, value_enum, default_value_t = ConflictMode::Fail)]
+    pub conflict: ConflictMode,
+    /// Only these paths
+    #[arg(last = true, value_name = "PATH")]
+    pub paths: Vec<String>,
 }
 
 /// `--conflict`.

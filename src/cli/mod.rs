@@ -138,6 +138,7 @@ pub fn main() -> i32 {
         Command::Redo(a) => restore::undo(&ctx, None, a.force, true),
         Command::Stats => inspect::stats(&ctx),
         Command::Apply(a) => apply::apply(&ctx, a),
+        Command::Revert(a) => apply::revert(&ctx, a),
     };
     match result {
         Ok(code) => code,
