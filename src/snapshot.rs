@@ -107,6 +107,8 @@ pub struct SnapshotReport {
     pub skipped: Vec<Skipped>,
     /// Wall time.
     pub seconds: f64,
+    /// Seconds per phase (load cache, walk, read, trees, commit), for tuning.
+    pub phases: Vec<(&'static str, f64)>,
 }
 
 /// A snapshot's result. For a dry run, `pending_trees` holds the trees that were computed but
@@ -162,6 +164,7 @@ pub fn snapshot(
         crate::revision::validate_tag(tag)?;
     }
     let reader = store.reader()?;
+    let mut phases = Phases::new(t0);
     for tag in &opts.tags {
         if reader.tag(tag)?.is_some() {
             return Err(Error::Invalid(format!(
@@ -179,6 +182,7 @@ pub fn snapshot(
         None => None,
     };
     let start_ns = fs_clock_ns(store.dir(), &root);
+    phases.mark("open+cache");
 
     let exclude = store
         .dir()
@@ -191,6 +195,7 @@ pub fn snapshot(
         threads: 0,
     };
     let walked = walk(&root, &walk_opts, &cache)?;
+    phases.mark("walk");
     let entries = walked.entries;
 
     let mut skipped: Vec<Skipped> = walked
@@ -251,6 +256,7 @@ pub fn snapshot(
         bytes_read: AtomicU64::new(0),
     };
     let outcomes = read_files(&ctx, &entries, &to_read, &mut sink)?;
+    phases.mark("read");
     progress.finish();
     for (i, outcome) in to_read.iter().zip(outcomes) {
         match outcome {
@@ -297,6 +303,7 @@ pub fn snapshot(
         .map(|s| s.path.as_slice())
         .collect();
     let built = build_trees(&entries, &resolved, &unreadable_dirs, &cache, start_ns);
+    phases.mark("trees");
 
     let mut report = SnapshotReport {
         id: None,
@@ -316,6 +323,7 @@ pub fn snapshot(
 
     if opts.dry_run {
         report.seconds = t0.elapsed().as_secs_f64();
+        report.phases = phases.done;
         let pending_trees = built
             .new_trees
             .into_iter()
@@ -416,7 +424,10 @@ pub fn snapshot(
         }
         (id, parent)
     };
+    phases.mark("write");
     txn.commit()?;
+    phases.mark("commit");
+    report.phases = phases.done;
     report.id = Some(id);
     report.parent = parent;
     report.new_blobs = sink.new_blobs;
@@ -427,6 +438,24 @@ pub fn snapshot(
         report,
         pending_trees: HashMap::new(),
     })
+}
+
+/// Times the phases of a snapshot.
+struct Phases {
+    last: Instant,
+    done: Vec<(&'static str, f64)>,
+}
+
+impl Phases {
+    fn new(start: Instant) -> Phases {
+        Phases { last: start, done: Vec::new() }
+    }
+
+    fn mark(&mut self, name: &'static str) {
+        let now = Instant::now();
+        self.done.push((name, (now - self.last).as_secs_f64()));
+        self.last = now;
+    }
 }
 
 /// The current time on the workspace's file system clock, when it can be read without writing

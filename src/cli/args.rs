@@ -80,6 +80,12 @@ pub enum Command {
     Apply(ApplyArgs),
     /// Undo the changes between snapshots A and B, keeping everything else
     Revert(RevertArgs),
+    /// Run a command between two snapshots and report what it changed
+    Run(super::run::RunArgs),
+    /// Check that only allowed files changed between two snapshots
+    Check(super::run::CheckArgs),
+    /// Named blobs in the store: patches, logs, build outputs
+    Artifact(super::run::ArtifactArgs),
 }
 
 /// `revert`.

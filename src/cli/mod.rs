@@ -12,6 +12,7 @@ mod inspect;
 mod output;
 mod progress;
 mod restore;
+mod run;
 mod snap;
 mod tag;
 
@@ -139,6 +140,9 @@ pub fn main() -> i32 {
         Command::Stats => inspect::stats(&ctx),
         Command::Apply(a) => apply::apply(&ctx, a),
         Command::Revert(a) => apply::revert(&ctx, a),
+        Command::Run(a) => run::run(&ctx, a),
+        Command::Check(a) => run::check(&ctx, a),
+        Command::Artifact(a) => run::artifact(&ctx, a),
     };
     match result {
         Ok(code) => code,

@@ -55,6 +55,14 @@ pub fn snapshot(ctx: &Ctx, a: SnapshotArgs) -> CliResult {
     let bar = super::progress::Bar::new(ctx.quiet || ctx.json);
     let outcome = take(&store, &root, &opts, &bar)?;
     let r = &outcome.report;
+    if std::env::var_os("REWIND_TRACE").is_some() {
+        let parts: Vec<String> = r
+            .phases
+            .iter()
+            .map(|(n, t)| format!("{n} {:.1} ms", t * 1000.0))
+            .collect();
+        eprintln!("rewind: phases: {}", parts.join(", "));
+    }
     if !ctx.quiet {
         for s in &r.skipped {
             output::warn(&format!(
