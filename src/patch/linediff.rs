@@ -2,21 +2,32 @@
 //! does, because where an ambiguous change is placed decides whether two
 //! sides' changes touch (conflict) or not (clean).
 //!
-//! The longest-common-subsequence search is similar's Hunt diff (of its
-//! algorithms it agrees with git's verdicts most often: ~0.15% disagreement
-//! on adversarial small-alphabet triples, against ~0.5% for its Myers; its
-//! plain LCS table does slightly better but needs O(N*M) memory). Around it:
-//! * common leading and trailing lines are matched first, and lines that do
-//!   not occur at all in the other side's middle are marked changed before
-//!   the LCS search runs, so they cannot steer its choice of matches;
+//! The steps follow what git's xdiff does with its default (Myers) diff;
+//! the code is our own, written from the published algorithm and from
+//! git's observable behaviour:
+//! * common leading and trailing lines are matched first;
+//! * in the rest, a line that occurs nowhere in the *whole* other file is
+//!   marked changed before the search runs; a line that occurs there very
+//!   often (at least about the square root of its own file's length) is
+//!   also marked changed when it sits inside a run of such unmatched or
+//!   frequent lines that is mostly unmatched ones. Counting over the whole
+//!   other file matters: a line that only matches outside the changed
+//!   middle still takes part in the search and steers it, as in git;
+//! * the remaining lines are diffed with Myers' linear-space
+//!   divide-and-conquer search (the "middle snake" of his 1986 paper),
+//!   scanning diagonals in the order git does, which decides which of
+//!   several equally long common subsequences is chosen;
 //! * every run of changed lines is then slid as far down as equal lines
 //!   allow, unless on the way it lined up with a change in the other file,
 //!   in which case it stays at the last such place (git's rule too).
+//!
+//! Like git, a search that needs more than a few hundred edit steps in one
+//! stretch gives up and splits at the furthest point reached; the result is
+//! then not minimal, and git's other shortcuts for such inputs are not
+//! reproduced, so for large, very different files the alignment may differ.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::ops::Range;
-
-use similar::{Algorithm, DiffOp, capture_diff_slices};
 
 /// One changed stretch: `base` lines replaced by `side` lines.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,63 +38,294 @@ pub(crate) struct Edit {
 
 /// The edits turning `a` into `b`, in order.
 pub(crate) fn diff_lines(a: &[&[u8]], b: &[&[u8]]) -> Vec<Edit> {
+    // Number the distinct lines and count them per file.
+    let mut ids: HashMap<&[u8], usize> = HashMap::new();
+    let ha = number_lines(a, &mut ids);
+    let hb = number_lines(b, &mut ids);
+    let mut count_a = vec![0usize; ids.len()];
+    let mut count_b = vec![0usize; ids.len()];
+    for &h in &ha {
+        count_a[h] += 1;
+    }
+    for &h in &hb {
+        count_b[h] += 1;
+    }
+
     let mut ca = vec![false; a.len()];
     let mut cb = vec![false; b.len()];
-    let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-    let suffix = a[prefix..]
+    let prefix = ha.iter().zip(&hb).take_while(|(x, y)| x == y).count();
+    let suffix = ha[prefix..]
         .iter()
         .rev()
-        .zip(b[prefix..].iter().rev())
+        .zip(hb[prefix..].iter().rev())
         .take_while(|(x, y)| x == y)
         .count();
     let (ma, mb) = (prefix..a.len() - suffix, prefix..b.len() - suffix);
-    let in_a: HashSet<&[u8]> = a[ma.clone()].iter().copied().collect();
-    let in_b: HashSet<&[u8]> = b[mb.clone()].iter().copied().collect();
-    let keep_a: Vec<usize> = ma.clone().filter(|&i| in_b.contains(a[i])).collect();
-    let keep_b: Vec<usize> = mb.clone().filter(|&j| in_a.contains(b[j])).collect();
-    for i in ma {
-        ca[i] = !in_b.contains(a[i]);
+    let keep_a = searched_lines(&ha, ma, &count_b, &mut ca);
+    let keep_b = searched_lines(&hb, mb, &count_a, &mut cb);
+    let sa: Vec<usize> = keep_a.iter().map(|&i| ha[i]).collect();
+    let sb: Vec<usize> = keep_b.iter().map(|&j| hb[j]).collect();
+    let mut da = vec![false; sa.len()];
+    let mut db = vec![false; sb.len()];
+    let mut myers = Myers::new(&sa, &sb);
+    myers.compare(0..sa.len(), 0..sb.len(), &mut da, &mut db);
+    for (k, &i) in keep_a.iter().enumerate() {
+        ca[i] = da[k];
     }
-    for j in mb {
-        cb[j] = !in_a.contains(b[j]);
-    }
-    let sa: Vec<&[u8]> = keep_a.iter().map(|&i| a[i]).collect();
-    let sb: Vec<&[u8]> = keep_b.iter().map(|&j| b[j]).collect();
-    for op in capture_diff_slices(Algorithm::Hunt, &sa, &sb) {
-        match op {
-            DiffOp::Equal { .. } => {}
-            DiffOp::Delete {
-                old_index, old_len, ..
-            } => {
-                for &i in &keep_a[old_index..old_index + old_len] {
-                    ca[i] = true;
-                }
-            }
-            DiffOp::Insert {
-                new_index, new_len, ..
-            } => {
-                for &j in &keep_b[new_index..new_index + new_len] {
-                    cb[j] = true;
-                }
-            }
-            DiffOp::Replace {
-                old_index,
-                old_len,
-                new_index,
-                new_len,
-            } => {
-                for &i in &keep_a[old_index..old_index + old_len] {
-                    ca[i] = true;
-                }
-                for &j in &keep_b[new_index..new_index + new_len] {
-                    cb[j] = true;
-                }
-            }
-        }
+    for (k, &j) in keep_b.iter().enumerate() {
+        cb[j] = db[k];
     }
     compact(a, &mut ca, &cb);
     compact(b, &mut cb, &ca);
     edits_from_flags(&ca, &cb)
+}
+
+/// Gives each distinct line an id, shared through `ids`.
+fn number_lines<'a>(lines: &[&'a [u8]], ids: &mut HashMap<&'a [u8], usize>) -> Vec<usize> {
+    lines
+        .iter()
+        .map(|&l| {
+            let n = ids.len();
+            *ids.entry(l).or_insert(n)
+        })
+        .collect()
+}
+
+/// How a middle line of one file relates to the other file.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Occurs {
+    Nowhere,
+    Some,
+    Often,
+}
+
+/// Marks the lines of `middle` that the search should not consider as
+/// changed (in `changed`) and returns the indices of the others.
+fn searched_lines(
+    h: &[usize],
+    middle: Range<usize>,
+    other_count: &[usize],
+    changed: &mut [bool],
+) -> Vec<usize> {
+    let often = isqrt_ish(h.len()).min(1024);
+    let occurs: Vec<Occurs> = middle
+        .clone()
+        .map(|i| match other_count[h[i]] {
+            0 => Occurs::Nowhere,
+            n if n >= often => Occurs::Often,
+            _ => Occurs::Some,
+        })
+        .collect();
+    let mut keep = Vec::new();
+    for (k, i) in middle.enumerate() {
+        let drop = match occurs[k] {
+            Occurs::Nowhere => true,
+            Occurs::Some => false,
+            Occurs::Often => buried_in_unmatched(&occurs, k),
+        };
+        if drop {
+            changed[i] = true;
+        } else {
+            keep.push(i);
+        }
+    }
+    keep
+}
+
+/// A power of two near the square root of `n` (at least 1): doubles once
+/// for every two bits of `n`.
+fn isqrt_ish(mut n: usize) -> usize {
+    let mut r = 1;
+    while n > 0 {
+        r <<= 1;
+        n >>= 2;
+    }
+    r
+}
+
+/// Whether a frequently occurring line at `k` sits among lines that are
+/// mostly not in the other file at all: the runs of unmatched-or-frequent
+/// lines on both sides (looking at most 100 lines each way) must each
+/// contain an unmatched line, and the frequent ones (this line included)
+/// must be under a quarter of the whole stretch.
+fn buried_in_unmatched(occurs: &[Occurs], k: usize) -> bool {
+    const WINDOW: usize = 100;
+    let run = |it: &mut dyn Iterator<Item = &Occurs>| {
+        let (mut nowhere, mut often) = (0usize, 0usize);
+        for o in it.take(WINDOW) {
+            match o {
+                Occurs::Nowhere => nowhere += 1,
+                Occurs::Often => often += 1,
+                Occurs::Some => break,
+            }
+        }
+        (nowhere, often)
+    };
+    let (before_nowhere, before_often) = run(&mut occurs[..k].iter().rev());
+    if before_nowhere == 0 {
+        return false;
+    }
+    let (after_nowhere, after_often) = run(&mut occurs[k + 1..].iter());
+    if after_nowhere == 0 {
+        return false;
+    }
+    let often = before_often + after_often + 2;
+    let nowhere = before_nowhere + after_nowhere;
+    often * 4 < often + nowhere
+}
+
+/// Myers' divide-and-conquer diff over line ids. Diagonal `k` holds the
+/// points with `x - y == k`; the furthest-reaching x per diagonal is kept
+/// for the forward (from the top left) and backward (from the bottom
+/// right) searches.
+struct Myers<'a> {
+    a: &'a [usize],
+    b: &'a [usize],
+    fwd: Vec<isize>,
+    bwd: Vec<isize>,
+    /// Index of diagonal 0 in `fwd` / `bwd`.
+    zero: isize,
+    /// Edit steps after which a search gives up and settles for the
+    /// furthest point reached (keeps huge, very different inputs fast).
+    max_cost: usize,
+}
+
+impl<'a> Myers<'a> {
+    fn new(a: &'a [usize], b: &'a [usize]) -> Self {
+        let size = a.len() + b.len() + 3;
+        Myers {
+            a,
+            b,
+            fwd: vec![0; size],
+            bwd: vec![0; size],
+            zero: b.len() as isize + 1,
+            max_cost: isqrt_ish(size).max(256),
+        }
+    }
+
+    /// Marks the changed lines of `a[xr]` / `b[yr]` in `da` / `db`.
+    fn compare(
+        &mut self,
+        mut xr: Range<usize>,
+        mut yr: Range<usize>,
+        da: &mut [bool],
+        db: &mut [bool],
+    ) {
+        while xr.start < xr.end && yr.start < yr.end && self.a[xr.start] == self.b[yr.start] {
+            xr.start += 1;
+            yr.start += 1;
+        }
+        while xr.start < xr.end && yr.start < yr.end && self.a[xr.end - 1] == self.b[yr.end - 1] {
+            xr.end -= 1;
+            yr.end -= 1;
+        }
+        if xr.is_empty() {
+            db[yr].fill(true);
+        } else if yr.is_empty() {
+            da[xr].fill(true);
+        } else {
+            let (x, y) = self.middle(&xr, &yr);
+            self.compare(xr.start..x, yr.start..y, da, db);
+            self.compare(x..xr.end, y..yr.end, da, db);
+        }
+    }
+
+    /// A point on an optimal path through the box, found where the forward
+    /// and backward searches first meet. The box's first lines differ and
+    /// so do its last lines, and neither side is empty.
+    fn middle(&mut self, xr: &Range<usize>, yr: &Range<usize>) -> (usize, usize) {
+        let (x0, x1) = (xr.start as isize, xr.end as isize);
+        let (y0, y1) = (yr.start as isize, yr.end as isize);
+        let (kmin, kmax) = (x0 - y1, x1 - y0);
+        let (fmid, bmid) = (x0 - y0, x1 - y1);
+        let odd = (fmid - bmid) & 1 == 1;
+        let z = self.zero;
+        let at = |k: isize| (k + z) as usize;
+        self.fwd[at(fmid)] = x0;
+        self.bwd[at(bmid)] = x1;
+        // Diagonals reached so far by each search, clipped to the box.
+        let (mut f_lo, mut f_hi) = (fmid, fmid);
+        let (mut b_lo, mut b_hi) = (bmid, bmid);
+        for cost in 1.. {
+            // Forward step: one more edit from the top left.
+            let (prev_lo, prev_hi) = (f_lo, f_hi);
+            f_lo = if f_lo > kmin { f_lo - 1 } else { f_lo + 1 };
+            f_hi = if f_hi < kmax { f_hi + 1 } else { f_hi - 1 };
+            let mut k = f_hi;
+            while k >= f_lo {
+                let from_del = (k > prev_lo).then(|| self.fwd[at(k - 1)] + 1);
+                let from_ins = (k < prev_hi).then(|| self.fwd[at(k + 1)]);
+                let mut x = match (from_del, from_ins) {
+                    (Some(d), Some(i)) => d.max(i),
+                    (Some(d), None) => d,
+                    (None, Some(i)) => i,
+                    (None, None) => unreachable!("diagonal without a predecessor"),
+                };
+                let mut y = x - k;
+                while x < x1 && y < y1 && self.a[x as usize] == self.b[y as usize] {
+                    x += 1;
+                    y += 1;
+                }
+                self.fwd[at(k)] = x;
+                if odd && b_lo <= k && k <= b_hi && self.bwd[at(k)] <= x {
+                    return (x as usize, y as usize);
+                }
+                k -= 2;
+            }
+            // Backward step: one more edit from the bottom right.
+            let (prev_lo, prev_hi) = (b_lo, b_hi);
+            b_lo = if b_lo > kmin { b_lo - 1 } else { b_lo + 1 };
+            b_hi = if b_hi < kmax { b_hi + 1 } else { b_hi - 1 };
+            let mut k = b_hi;
+            while k >= b_lo {
+                let from_ins = (k > prev_lo).then(|| self.bwd[at(k - 1)]);
+                let from_del = (k < prev_hi).then(|| self.bwd[at(k + 1)] - 1);
+                let mut x = match (from_ins, from_del) {
+                    (Some(i), Some(d)) => i.min(d),
+                    (Some(i), None) => i,
+                    (None, Some(d)) => d,
+                    (None, None) => unreachable!("diagonal without a predecessor"),
+                };
+                let mut y = x - k;
+                while x > x0 && y > y0 && self.a[x as usize - 1] == self.b[y as usize - 1] {
+                    x -= 1;
+                    y -= 1;
+                }
+                self.bwd[at(k)] = x;
+                if !odd && f_lo <= k && k <= f_hi && x <= self.fwd[at(k)] {
+                    return (x as usize, y as usize);
+                }
+                k -= 2;
+            }
+            if cost >= self.max_cost {
+                // Too costly: split at the point, clamped into the box,
+                // of whichever search got further from its corner.
+                let (mut fwd_best, mut fwd_x) = (-1, x0);
+                for k in (f_lo..=f_hi).rev().step_by(2) {
+                    let x = self.fwd[at(k)].min(x1);
+                    let (x, y) = if x - k > y1 { (y1 + k, y1) } else { (x, x - k) };
+                    if x + y > fwd_best {
+                        (fwd_best, fwd_x) = (x + y, x);
+                    }
+                }
+                let (mut bwd_best, mut bwd_x) = (isize::MAX, x1);
+                for k in (b_lo..=b_hi).rev().step_by(2) {
+                    let x = self.bwd[at(k)].max(x0);
+                    let (x, y) = if x - k < y0 { (y0 + k, y0) } else { (x, x - k) };
+                    if x + y < bwd_best {
+                        (bwd_best, bwd_x) = (x + y, x);
+                    }
+                }
+                let (x, sum) = if (x1 + y1) - bwd_best < fwd_best - (x0 + y0) {
+                    (fwd_x, fwd_best)
+                } else {
+                    (bwd_x, bwd_best)
+                };
+                return (x as usize, (sum - x) as usize);
+            }
+        }
+        unreachable!("the searches always meet")
+    }
 }
 
 /// Walks both change maps in step (unchanged lines pair up in order).
@@ -217,6 +459,45 @@ mod tests {
             vec![Edit {
                 base: 3..3,
                 side: 3..4
+            }]
+        );
+    }
+
+    /// A line found only in the unchanged part of the other file still
+    /// takes part in the search (git counts over whole files): here theirs'
+    /// "b" matches base line 0, so the middle "b c c" vs "c a" is searched
+    /// and, as in git, the second "c" is kept.
+    #[test]
+    fn whole_file_counts_decide_what_is_searched() {
+        let e = diff_lines(&lines("b\nd\na\nb\nc\nc\na"), &lines("b\nd\na\nc\na\n"));
+        assert_eq!(
+            e,
+            vec![
+                Edit {
+                    base: 3..5,
+                    side: 3..3
+                },
+                Edit {
+                    base: 6..7,
+                    side: 4..5
+                }
+            ]
+        );
+    }
+
+    /// A line that is frequent in the other file but stands among lines
+    /// found nowhere there is not matched (`git diff` shows one block).
+    #[test]
+    fn frequent_line_among_unmatched_ones_is_not_matched() {
+        let xs = "x\n".repeat(10);
+        let base = format!("{xs}m\nx\nn\n{xs}");
+        let side = format!("{xs}A\nB\nC\nD\nx\nE\nF\nG\nH\n{xs}");
+        let e = diff_lines(&lines(&base), &lines(&side));
+        assert_eq!(
+            e,
+            vec![Edit {
+                base: 10..13,
+                side: 10..19
             }]
         );
     }

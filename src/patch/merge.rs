@@ -7,8 +7,8 @@
 //! `0 1 2 3 -> 1 1 2 3` becomes delete+insert instead of a replacement), and
 //! that flips verdicts; it also only takes `str` unless similar's `bytes`
 //! feature (an extra crate) is enabled. So the regions are built here on
-//! top of [`super::linediff`], which aligns changes the way git does, and
-//! similar provides the underlying LCS diff.
+//! top of [`super::linediff`], our own line diff that follows git's steps
+//! (which lines are searched, Myers' search, sliding of changes).
 //!
 //! Conflicts are rendered git-style; lines common to the start or end of
 //! both sides of a conflict are moved out of it, as git's default
@@ -229,5 +229,37 @@ impl Output {
                 .extend(label.bytes().filter(|&b| b != b'\n' && b != b'\r'));
         }
         self.bytes.push(b'\n');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn merge(base: &str, ours: &str, theirs: &str) -> MergeOutcome {
+        merge3(
+            base.as_bytes(),
+            ours.as_bytes(),
+            theirs.as_bytes(),
+            MergeLabels::default(),
+        )
+    }
+
+    /// Found by `merge3_agrees_with_git_merge_file`. Theirs' deletion of
+    /// one of two equal `c` lines must take the first one, as git's diff
+    /// does: its "b" still has a match elsewhere in theirs (line 1), so it
+    /// takes part in the search, and git's Myers search then keeps the
+    /// second `c`. Both sides then turn the last line "a" into "a\n", an
+    /// identical change, so the merge is clean.
+    #[test]
+    fn final_newline_added_on_both_sides_is_clean_like_git() {
+        assert_eq!(
+            merge(
+                "b\nd\na\nb\nc\nc\na",
+                "b\nd\na\nb\nc\nc\na\n",
+                "b\nd\na\nc\na\n"
+            ),
+            MergeOutcome::Clean(b"b\nd\na\nc\na\n".to_vec())
+        );
     }
 }

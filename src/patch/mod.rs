@@ -18,7 +18,7 @@
 //! * **Three-way merge** ([`merge`]): similar 3.2's `TextMerge` exists and
 //!   has git's region rule, but its plain Myers alignment flips git's
 //!   verdicts on ambiguous input, so regions are built on our own line diff
-//!   ([`linediff`]: similar's Hunt LCS plus git-like alignment of changes).
+//!   ([`linediff`]: its own Myers line diff with git's preprocessing (linediff.rs) plus git-like alignment of changes).
 
 pub mod apply;
 mod linediff;

@@ -57,13 +57,10 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
     /// Base plus one random edit on each side: verdicts and clean bytes
-    /// must equal git's.
-    ///
-    /// Ignored until merge3 matches git on a base without a final newline (found by this
-    /// property: base "b\nd\na\nb\nc\nc\na", ours adds the newline, theirs deletes "b" and a
-    /// "c": git merges cleanly, merge3 conflicts). Run with `cargo test -- --ignored`.
+    /// must equal git's. (It once found base "b\nd\na\nb\nc\nc\na", ours
+    /// adding the final newline, theirs deleting "b" and a "c": clean in
+    /// git; see merge.rs's unit tests.)
     #[test]
-    #[ignore = "known disagreement with git merge-file; see the comment"]
     fn merge3_agrees_with_git_merge_file(
         base in lines(12),
         ours_ed in one_edit(),
@@ -75,12 +72,9 @@ proptest! {
         check(&join(&base, nl[0]), &join(&ours, nl[1]), &join(&theirs, nl[2]))?;
     }
 
-    /// Up to three edits per side. Known gap: about 0.2-0.5% of such dense
-    /// triples get a different verdict from git, because where git's own
-    /// Myers implementation breaks ties between equally long common
-    /// subsequences is not reproduced (see `merge_disagreement_rate`).
+    /// Up to three edits per side: the same check on denser changes, where
+    /// which of several equally long alignments the diff picks matters most.
     #[test]
-    #[ignore = "known ~0.2-0.5% divergence from git on dense edits"]
     fn merge3_agrees_with_git_on_dense_edits(
         base in lines(12),
         ours_ed in edits(),
@@ -94,7 +88,8 @@ proptest! {
 }
 
 /// Measures how often merge3 disagrees with git on dense random edits and
-/// keeps it under 1% (measured: 16/3000, about 0.5%). Run with `cargo test -- --ignored`.
+/// keeps it under 1% (measured: 0/3000; 16/3000 before the diff followed
+/// git's line filtering and Myers search). Run with `cargo test -- --ignored`.
 #[test]
 #[ignore = "slow: 3000 git runs"]
 fn merge_disagreement_rate() {
