@@ -173,16 +173,18 @@ pub fn snapshot(
         }
     }
     let ws = reader.workspace(&root)?;
+    phases.mark("open");
     let cache = match &ws {
         Some(ws) => StatCache::load(&reader, ws.id)?,
         None => StatCache::default(),
     };
+    phases.mark("cache");
     let parent = match &ws {
         Some(ws) => reader.history(ws.id, 1)?.first().copied(),
         None => None,
     };
     let start_ns = fs_clock_ns(store.dir(), &root);
-    phases.mark("open+cache");
+    phases.mark("clock");
 
     let exclude = store
         .dir()
@@ -336,10 +338,9 @@ pub fn snapshot(
     }
 
     let stale_dirs: Vec<Vec<u8>> = cache
-        .dirs
-        .keys()
-        .filter(|d| !built.live_dirs.contains(d.as_slice()))
-        .cloned()
+        .dir_paths()
+        .filter(|d| !built.live_dirs.contains(*d))
+        .map(<[u8]>::to_vec)
         .collect();
     let record_base = SnapshotRecord {
         workspace: root.as_os_str().as_bytes().to_vec(),
@@ -448,7 +449,10 @@ struct Phases {
 
 impl Phases {
     fn new(start: Instant) -> Phases {
-        Phases { last: start, done: Vec::new() }
+        Phases {
+            last: start,
+            done: Vec::new(),
+        }
     }
 
     fn mark(&mut self, name: &'static str) {
@@ -616,6 +620,9 @@ fn read_files(
     to_read: &[usize],
     sink: &mut Sink,
 ) -> Result<Vec<Read1>> {
+    if to_read.is_empty() {
+        return Ok(Vec::new());
+    }
     let (tx, rx): (Sender<Put>, Receiver<Put>) = bounded(64);
     std::thread::scope(|s| {
         let worker = s.spawn(move || {
@@ -859,7 +866,7 @@ fn build_trees(
 ) -> Built {
     // Group children by parent directory; every walked directory gets a slot, so empty
     // directories are kept.
-    let mut children: HashMap<&[u8], Vec<usize>> = HashMap::new();
+    let mut children: rustc_hash::FxHashMap<&[u8], Vec<usize>> = rustc_hash::FxHashMap::default();
     children.insert(b"", Vec::new());
     let mut stats = TreeStats::default();
     for (i, e) in entries.iter().enumerate() {
@@ -896,28 +903,29 @@ fn build_trees(
         })
     });
 
-    let mut done: HashMap<&[u8], (Id, u64, bool)> = HashMap::with_capacity(dirs.len());
+    let mut done: rustc_hash::FxHashMap<&[u8], (Id, u64, bool)> =
+        rustc_hash::FxHashMap::with_capacity_and_hasher(dirs.len(), Default::default());
     let mut new_trees = Vec::new();
     let mut dirty_caches = Vec::new();
     for dir in dirs {
         let kids = &children[dir];
-        let old = cache.dirs.get(dir);
+        let old = cache.dir(dir);
         let clean = old.is_some_and(|old| {
-            old.entries.len() == kids.len()
+            old.len() == kids.len()
                 && kids.iter().all(|&i| {
                     let e = &entries[i];
                     match e.ty {
                         EntryType::Dir => {
                             let (_, name) = split_parent(&e.path);
                             matches!(done.get(e.path.as_slice()), Some((id, _, true))
-                                if old.get(name).is_some_and(|c| c.kind == Kind::Dir && c.id == *id))
+                                if old.get(name).is_some_and(|c| c.kind() == Kind::Dir && c.id() == *id))
                         }
                         _ => e.cached.is_some(),
                     }
                 })
         });
         if let (true, Some(old)) = (clean, old) {
-            done.insert(dir, (old.tree, old.size, true));
+            done.insert(dir, (old.tree(), old.size(), true));
             continue;
         }
         let mut tree_entries = Vec::with_capacity(kids.len());

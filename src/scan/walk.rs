@@ -16,7 +16,7 @@ use std::sync::Mutex;
 use ignore::overrides::OverrideBuilder;
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
 
-use super::statcache::{Stat, StatCache};
+use super::statcache::{DirView, Stat, StatCache};
 use crate::error::{Error, Result};
 use crate::id::Id;
 
@@ -135,6 +135,7 @@ impl<'s> ParallelVisitorBuilder<'s> for VisitorBuilder<'s> {
             cache: self.cache,
             sink: self.sink,
             out: WalkOutput::default(),
+            last_dir: None,
         })
     }
 }
@@ -146,6 +147,9 @@ struct Visitor<'a> {
     cache: &'a StatCache,
     sink: &'a Mutex<WalkOutput>,
     out: WalkOutput,
+    /// The directory looked up last and its cache: a walker thread gets a directory's entries
+    /// one after another, so this saves a hash lookup per file.
+    last_dir: Option<(Vec<u8>, Option<DirView<'a>>)>,
 }
 
 impl Drop for Visitor<'_> {
@@ -217,7 +221,17 @@ impl ParallelVisitor for Visitor<'_> {
         let cached = match ty {
             EntryType::File | EntryType::Symlink => {
                 let (dir, name) = crate::util::split_parent(&rel);
-                self.cache.hit(dir, name, &stat).map(|e| (e.id, e.size))
+                if self
+                    .last_dir
+                    .as_ref()
+                    .is_none_or(|(d, _)| d.as_slice() != dir)
+                {
+                    self.last_dir = Some((dir.to_vec(), self.cache.dir(dir)));
+                }
+                let view = self.last_dir.as_ref().and_then(|(_, v)| *v);
+                view.and_then(|v| v.get(name))
+                    .filter(|e| e.vouches_for(&stat))
+                    .map(|e| (e.id(), e.size()))
             }
             _ => None,
         };
