@@ -992,3 +992,15 @@ fn build_trees(
         live_dirs,
     }
 }
+
+impl Store {
+    /// Takes a snapshot of the workspace at `root` (see [`snapshot`]).
+    pub fn snapshot(
+        &self,
+        root: &Path,
+        opts: &SnapshotOptions,
+        progress: &dyn Progress,
+    ) -> Result<SnapshotOutcome> {
+        snapshot(self, root, opts, progress)
+    }
+}

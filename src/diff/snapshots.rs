@@ -328,3 +328,16 @@ impl Diff {
         write_patch(w, &change, &old, &new, opts).map_err(to_err)
     }
 }
+
+impl Store {
+    /// The diff from `a` to `b` (see [`diff`]).
+    pub fn diff(
+        &self,
+        a: Rev,
+        b: Rev,
+        workspace: Option<&Path>,
+        req: &DiffRequest,
+    ) -> Result<Diff> {
+        diff(self, a, b, workspace, req)
+    }
+}
