@@ -19,6 +19,7 @@ pub mod snapshot;
 pub mod store;
 pub mod undo;
 pub mod util;
+pub mod verify;
 pub mod workspace;
 
 pub use error::{Error, Result};

@@ -76,6 +76,8 @@ pub enum Command {
     Redo(RedoArgs),
     /// Store size and where its bytes go
     Stats,
+    /// Check that every object decodes and every reference resolves (--full: and every hash)
+    Verify(VerifyArgs),
     /// Apply a unified diff (rewind's, git's, GNU diff's) to the workspace, all files or none
     Apply(ApplyArgs),
     /// Undo the changes between snapshots A and B, keeping everything else
@@ -104,6 +106,14 @@ pub struct RevertArgs {
     /// Only these paths
     #[arg(last = true, value_name = "PATH")]
     pub paths: Vec<String>,
+}
+
+/// `verify`.
+#[derive(Args, Debug)]
+pub struct VerifyArgs {
+    /// Also re-read every blob, chunk, tree and snapshot and check its hash
+    #[arg(long)]
+    pub full: bool,
 }
 
 /// `--conflict`.

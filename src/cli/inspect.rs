@@ -287,3 +287,57 @@ pub fn stats(ctx: &Ctx) -> CliResult {
     }
     Ok(0)
 }
+
+/// `rewind verify`: exit 1 when anything is wrong.
+pub fn verify(ctx: &Ctx, full: bool) -> CliResult {
+    let store = ctx.open_store(false)?;
+    let bar = super::progress::Bar::new(ctx.quiet || ctx.json);
+    let r = crate::verify::verify(&store, full, &bar)?;
+    if ctx.json {
+        let problems: Vec<Value> = r
+            .problems
+            .iter()
+            .map(|p| json!({"kind": p.kind, "id": p.id, "what": p.what, "referrer": p.referrer}))
+            .collect();
+        output::print_json(&json!({
+            "full": full,
+            "ok": r.problems.is_empty(),
+            "snapshots": r.snapshots,
+            "trees": r.trees,
+            "blobs": r.blobs,
+            "chunks": r.chunks,
+            "bytes_hashed": r.bytes_hashed,
+            "problems": problems,
+        }))?;
+    } else {
+        let mut out = std::io::stdout().lock();
+        for p in &r.problems {
+            writeln!(
+                out,
+                "{} {}: {} (referred to by {})",
+                p.kind, p.id, p.what, p.referrer
+            )?;
+        }
+        if !ctx.quiet {
+            writeln!(
+                out,
+                "checked {} snapshots, {} trees, {} blobs, {} chunks{}: {}",
+                r.snapshots,
+                r.trees,
+                r.blobs,
+                r.chunks,
+                if full {
+                    format!(", {} hashed", human_bytes(r.bytes_hashed))
+                } else {
+                    String::new()
+                },
+                if r.problems.is_empty() {
+                    "no problems".to_string()
+                } else {
+                    format!("{} problem(s)", r.problems.len())
+                }
+            )?;
+        }
+    }
+    Ok(if r.problems.is_empty() { 0 } else { 1 })
+}

@@ -138,6 +138,7 @@ pub fn main() -> i32 {
         Command::Undo(a) => restore::undo(&ctx, a.op, a.force, false),
         Command::Redo(a) => restore::undo(&ctx, None, a.force, true),
         Command::Stats => inspect::stats(&ctx),
+        Command::Verify(a) => inspect::verify(&ctx, a.full),
         Command::Apply(a) => apply::apply(&ctx, a),
         Command::Revert(a) => apply::revert(&ctx, a),
         Command::Run(a) => run::run(&ctx, a),

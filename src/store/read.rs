@@ -81,6 +81,53 @@ impl Reader {
         ])
     }
 
+    /// The stored bytes of a tree, not decoded (for `verify`).
+    pub fn tree_raw(&self, id: &Id) -> Result<Option<Vec<u8>>> {
+        Ok(self.trees.get(id.0)?.map(|v| v.value().to_vec()))
+    }
+
+    /// The stored bytes of a snapshot record, not decoded (for `verify`).
+    pub fn snapshot_raw(&self, id: &Id) -> Result<Option<Vec<u8>>> {
+        Ok(self.snapshots.get(id.0)?.map(|v| v.value().to_vec()))
+    }
+
+    /// A blob's record, decoded.
+    pub fn blob_record(&self, id: &Id) -> Result<Option<BlobRecord>> {
+        match self.blobs.get(id.0)? {
+            Some(v) => Ok(Some(blob::decode_blob(id, v.value())?)),
+            None => Ok(None),
+        }
+    }
+
+    /// A chunk's record, decoded.
+    pub fn chunk_record(&self, id: &Id) -> Result<Option<blob::ChunkRecord>> {
+        match self.chunks.get(id.0)? {
+            Some(v) => Ok(Some(blob::decode_chunk(id, v.value())?)),
+            None => Ok(None),
+        }
+    }
+
+    /// The length of every segment, by number.
+    pub fn segment_lengths(&self) -> Result<rustc_hash::FxHashMap<u64, usize>> {
+        let mut out = rustc_hash::FxHashMap::default();
+        for item in self.segments.iter()? {
+            let (k, v) = item?;
+            out.insert(k.value(), v.value().len());
+        }
+        Ok(out)
+    }
+
+    /// Every workspace's log entries: (workspace id, sequence, snapshot).
+    pub fn ws_log_entries(&self) -> Result<Vec<(u64, u64, Id)>> {
+        let mut out = Vec::new();
+        for item in self.ws_log.iter()? {
+            let (k, v) = item?;
+            let (ws, seq) = k.value();
+            out.push((ws, seq, Id(v.value())));
+        }
+        Ok(out)
+    }
+
     /// Whether a blob is stored.
     pub fn has_blob(&self, id: &Id) -> Result<bool> {
         Ok(self.blobs.get(id.0)?.is_some())
@@ -151,7 +198,16 @@ impl Reader {
         let (current, chunks) = match blob::decode_blob(id, v.value())? {
             BlobRecord::Whole { size, zstd, span } => {
                 let stored = self.read_span("blob", id, &span)?;
-                (blob::inflate("blob", id, zstd, size, stored)?, Vec::new())
+                let bytes = blob::inflate("blob", id, zstd, size, stored)?;
+                // Never hand out damaged content: a restore would write it.
+                if Id::of(&bytes) != *id {
+                    return Err(Error::Corrupt {
+                        kind: "blob",
+                        id: id.hex(),
+                        why: "content does not match its id".into(),
+                    });
+                }
+                (bytes, Vec::new())
             }
             BlobRecord::Chunked { chunks, .. } => (Vec::new(), chunks),
         };
@@ -179,7 +235,15 @@ impl Reader {
             });
         }
         let stored = self.read_span("chunk", &c.id, &rec.span)?;
-        blob::inflate("chunk", &c.id, rec.zstd, u64::from(rec.len), stored)
+        let bytes = blob::inflate("chunk", &c.id, rec.zstd, u64::from(rec.len), stored)?;
+        if Id::of(&bytes) != c.id {
+            return Err(Error::Corrupt {
+                kind: "chunk",
+                id: c.id.hex(),
+                why: "content does not match its id".into(),
+            });
+        }
+        Ok(bytes)
     }
 
     /// Copies the stored bytes at `span` out of the segment log.
