@@ -146,6 +146,26 @@ pub enum Error {
         why: String,
     },
 
+    /// An artifact key was refused.
+    #[error("invalid artifact key \"{0}\": {1}")]
+    InvalidArtifactKey(String, String),
+
+    /// `artifact put` without `--force` on a key that exists.
+    #[error("artifact '{0}' already exists: pass --force to replace it")]
+    ArtifactExists(String),
+
+    /// No artifact under that key.
+    #[error("no artifact '{0}' in the store (see `rewind artifact ls`)")]
+    NoArtifact(String),
+
+    /// A file contract (`--allow`, `--forbid`, `--contract FILE`) is malformed.
+    #[error("invalid contract: {0}")]
+    Contract(String),
+
+    /// rewind was interrupted (SIGINT or SIGTERM) before the command started; nothing ran.
+    #[error("interrupted by {0} before the command started; nothing was run")]
+    Interrupted(&'static str),
+
     /// `--strict` turned warnings (unreadable files, files that vanished) into an error.
     #[error("snapshot aborted (--strict): {0}")]
     Strict(String),

@@ -5,7 +5,9 @@
 //! through a [`store::Reader`]. See ARCHITECTURE.md for the data model and its invariants.
 
 pub mod apply;
+pub mod artifact;
 pub mod cli;
+pub mod contract;
 pub mod diff;
 pub mod error;
 pub mod id;
@@ -14,6 +16,7 @@ pub mod progress;
 pub mod restore;
 pub mod revert;
 pub mod revision;
+pub mod run;
 pub mod scan;
 pub mod snapshot;
 pub mod store;

@@ -4,6 +4,7 @@
 //! store: readers never wait, writers take turns. A writer that finds the write lock taken says
 //! so through [`StoreOptions::on_wait`] and polls until [`StoreOptions::lock_timeout`].
 
+pub mod artifact;
 pub mod blob;
 pub mod oplog;
 pub mod read;
@@ -328,6 +329,7 @@ fn create_tables(txn: &WriteTransaction) -> Result<()> {
     txn.open_table(STAT_CACHE)?;
     txn.open_table(OPLOG)?;
     txn.open_table(SEGMENTS)?;
+    txn.open_table(ARTIFACTS)?;
     Ok(())
 }
 

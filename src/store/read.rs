@@ -25,6 +25,8 @@ pub struct Reader {
     pub(crate) stat_cache: ReadOnlyTable<(u64, &'static [u8]), &'static [u8]>,
     oplog: ReadOnlyTable<u64, &'static [u8]>,
     segments: ReadOnlyTable<u64, &'static [u8]>,
+    /// None in a store made before artifacts existed (the table is created on first use).
+    artifacts: Option<ReadOnlyTable<&'static str, &'static [u8]>>,
 }
 
 impl Reader {
@@ -40,6 +42,11 @@ impl Reader {
             stat_cache: txn.open_table(STAT_CACHE)?,
             oplog: txn.open_table(OPLOG)?,
             segments: txn.open_table(SEGMENTS)?,
+            artifacts: match txn.open_table(ARTIFACTS) {
+                Ok(t) => Some(t),
+                Err(redb::TableError::TableDoesNotExist(_)) => None,
+                Err(e) => return Err(e.into()),
+            },
         })
     }
 
@@ -375,6 +382,34 @@ impl Reader {
     /// Snapshot ids that start with the hex prefix `hex` (at most `limit`).
     pub fn snapshots_with_prefix(&self, hex: &str, limit: usize) -> Result<Vec<Id>> {
         ids_with_prefix(&self.snapshots, hex, limit)
+    }
+
+    /// The artifact stored under `key`, if any.
+    pub fn artifact(&self, key: &str) -> Result<Option<super::artifact::ArtifactRecord>> {
+        let Some(table) = &self.artifacts else {
+            return Ok(None);
+        };
+        match table.get(key)? {
+            Some(v) => Ok(Some(super::artifact::ArtifactRecord::decode(
+                key,
+                v.value(),
+            )?)),
+            None => Ok(None),
+        }
+    }
+
+    /// Every artifact, sorted by key.
+    pub fn artifacts(&self) -> Result<Vec<(String, super::artifact::ArtifactRecord)>> {
+        let mut out = Vec::new();
+        if let Some(table) = &self.artifacts {
+            for item in table.iter()? {
+                let (k, v) = item?;
+                let key = k.value().to_string();
+                let rec = super::artifact::ArtifactRecord::decode(&key, v.value())?;
+                out.push((key, rec));
+            }
+        }
+        Ok(out)
     }
 
     /// Blob ids that start with the hex prefix `hex` (at most `limit`): how a patch's short

@@ -36,3 +36,8 @@ pub const REFS: TableDefinition<&str, [u8; 32]> = TableDefinition::new("refs");
 pub const STAT_CACHE: TableDefinition<(u64, &[u8]), &[u8]> = TableDefinition::new("stat_cache");
 /// Operation id -> postcard-encoded [`super::oplog::OpRecord`].
 pub const OPLOG: TableDefinition<u64, &[u8]> = TableDefinition::new("oplog");
+/// Artifact key (validated UTF-8, see [`super::artifact::validate_key`]) -> postcard-encoded
+/// [`super::artifact::ArtifactRecord`]. The content is an ordinary blob, so artifacts share
+/// deduplication and chunking with workspace files. Stores made before artifacts existed lack
+/// this table until the first `artifact put` creates it; readers treat it as empty.
+pub const ARTIFACTS: TableDefinition<&str, &[u8]> = TableDefinition::new("artifacts");

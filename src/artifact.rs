@@ -1,0 +1,107 @@
+//! Artifacts, the library's face: put content from a file or a stream, get it back to a writer
+//! or a file, list and remove. Storage details (chunking, batching, the table) are in
+//! [`crate::store::artifact`].
+
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::path::Path;
+
+use crate::error::{Error, IoContext, Result};
+use crate::store::Store;
+pub use crate::store::artifact::{ArtifactRecord, MAX_KEY_LEN, PutReport, validate_key};
+
+/// Stores `input` under `key` (see [`crate::store::artifact::put`]).
+pub fn put(
+    store: &Store,
+    key: &str,
+    input: &mut dyn Read,
+    meta: Vec<(String, String)>,
+    force: bool,
+) -> Result<PutReport> {
+    crate::store::artifact::put(store, key, input, meta, force)
+}
+
+/// Stores the file at `path` under `key`, streamed.
+pub fn put_file(
+    store: &Store,
+    key: &str,
+    path: &Path,
+    meta: Vec<(String, String)>,
+    force: bool,
+) -> Result<PutReport> {
+    // Validate before opening, so a bad key is reported as such even when the file is missing.
+    validate_key(key)?;
+    let mut f = File::open(path).at(path)?;
+    put(store, key, &mut ReadAt(&mut f, path), meta, force)
+}
+
+/// The record of `key`.
+pub fn get_record(store: &Store, key: &str) -> Result<ArtifactRecord> {
+    validate_key(key)?;
+    store
+        .reader()?
+        .artifact(key)?
+        .ok_or_else(|| Error::NoArtifact(key.to_string()))
+}
+
+/// Streams the content of `key` into `out` (one chunk in memory at a time); returns its length.
+pub fn get(store: &Store, key: &str, out: &mut dyn Write) -> Result<u64> {
+    let rec = get_record(store, key)?;
+    store.reader()?.write_blob(&rec.blob, out)
+}
+
+/// Writes the content of `key` to the file `dest`: through a temporary sibling renamed into
+/// place, so `dest` is never left half written (and a failed get keeps the old file).
+pub fn get_to_file(store: &Store, key: &str, dest: &Path) -> Result<u64> {
+    let rec = get_record(store, key)?;
+    let dir = match dest.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".rewind-tmp-")
+        .tempfile_in(dir)
+        .at(dir)?;
+    let n = {
+        let mut w = io::BufWriter::with_capacity(1 << 16, tmp.as_file_mut());
+        let n = store.reader()?.write_blob(&rec.blob, &mut w)?;
+        w.flush().at(dest)?;
+        n
+    };
+    // tempfile creates 0600; give the file the mode it had, or an ordinary 0644.
+    let mode = std::fs::metadata(dest)
+        .map(|m| std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o7777)
+        .unwrap_or(0o644);
+    std::fs::set_permissions(
+        tmp.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(mode),
+    )
+    .at(tmp.path())?;
+    tmp.persist(dest).map_err(|e| Error::io(dest, e.error))?;
+    Ok(n)
+}
+
+/// Every artifact, sorted by key.
+pub fn list(store: &Store) -> Result<Vec<(String, ArtifactRecord)>> {
+    store.reader()?.artifacts()
+}
+
+/// Removes `key`; an unknown key is an error (so a typo is not silently "removed").
+pub fn remove(store: &Store, key: &str) -> Result<()> {
+    if crate::store::artifact::remove(store, key)? {
+        Ok(())
+    } else {
+        Err(Error::NoArtifact(key.to_string()))
+    }
+}
+
+/// A reader whose errors name the file they came from.
+struct ReadAt<'a>(&'a mut File, &'a Path);
+
+impl Read for ReadAt<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.0
+            .read(buf)
+            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", self.1.display())))
+    }
+}

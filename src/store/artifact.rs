@@ -1,0 +1,314 @@
+//! Artifacts: named blobs (patches, logs, build outputs) kept beside the snapshots.
+//!
+//! An artifact's content is an ordinary blob: stored whole below [`blob::CHUNK_THRESHOLD`],
+//! cut by FastCDC above it, with the same chunk sizes as workspace files, so a log that is also
+//! a workspace file, or a second upload of the same build output, costs nothing. The `artifacts`
+//! table maps a key to the blob id plus size, creation time and metadata.
+//!
+//! Streaming: content is read from any `io::Read` without knowing its length. The first
+//! [`blob::CHUNK_THRESHOLD`] bytes are buffered to decide between whole and chunked; beyond that
+//! chunks are hashed, compressed and written in batches of about [`BATCH_BYTES`], each batch in
+//! its own short write transaction. So memory stays bounded (a 2 GiB upload holds at most one
+//! batch) and the store's write lock is never held while waiting on a slow pipe. A crash
+//! mid-upload leaves only unreferenced chunks, which are harmless (the key is written last, in
+//! the transaction that also writes the blob record).
+
+use std::io::{self, Read};
+
+use redb::{ReadableTable, WriteTransaction};
+use serde::{Deserialize, Serialize};
+
+use super::Store;
+use super::blob::{self, ChunkRef, Payload, SegmentWriter};
+use super::tables::{ARTIFACTS, BLOBS, CHUNKS, META, SEGMENTS};
+use crate::error::{Error, Result};
+use crate::id::Id;
+
+/// Longest key accepted, in bytes: long enough for paths and ids, short enough to list.
+pub const MAX_KEY_LEN: usize = 255;
+
+/// Encoded chunk bytes gathered before they are written in one transaction.
+pub const BATCH_BYTES: usize = 8 << 20;
+
+/// What the `artifacts` table holds for a key.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArtifactRecord {
+    /// The content's blob id (BLAKE3 of the bytes).
+    pub blob: Id,
+    /// Content length in bytes.
+    pub size: u64,
+    /// When it was put, ns since the epoch.
+    pub created_ns: i64,
+    /// `--meta KEY=VALUE` pairs, in the order given.
+    pub meta: Vec<(String, String)>,
+}
+
+impl ArtifactRecord {
+    /// Decodes a stored record (`key` only names it in the error).
+    pub fn decode(key: &str, bytes: &[u8]) -> Result<ArtifactRecord> {
+        postcard::from_bytes(bytes).map_err(|e| Error::Corrupt {
+            kind: "artifact record",
+            id: key.to_string(),
+            why: e.to_string(),
+        })
+    }
+
+    fn encode(&self) -> Result<Vec<u8>> {
+        postcard::to_stdvec(self).map_err(|e| Error::Invalid(format!("encoding artifact: {e}")))
+    }
+}
+
+/// What [`put`] did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PutReport {
+    /// The key.
+    pub key: String,
+    /// The record written.
+    pub record: ArtifactRecord,
+    /// Whether an existing artifact under the key was replaced.
+    pub replaced: bool,
+    /// Encoded bytes added to the store (0 when the content was already there).
+    pub stored_bytes: u64,
+    /// Chunks that were new to the store.
+    pub new_chunks: u64,
+}
+
+/// Checks an artifact key: non-empty, at most [`MAX_KEY_LEN`] bytes, no control characters
+/// (they would corrupt listings and terminals), no leading or trailing whitespace (easy to
+/// type by accident, impossible to see).
+pub fn validate_key(key: &str) -> Result<()> {
+    let bad = |why: &str| {
+        Err(Error::InvalidArtifactKey(
+            key.escape_debug().to_string(),
+            why.into(),
+        ))
+    };
+    if key.is_empty() {
+        return bad("it is empty");
+    }
+    if key.len() > MAX_KEY_LEN {
+        return bad(&format!("it is longer than {MAX_KEY_LEN} bytes"));
+    }
+    if key.chars().any(char::is_control) {
+        return bad("it contains a control character");
+    }
+    if key.trim() != key {
+        return bad("it starts or ends with whitespace");
+    }
+    Ok(())
+}
+
+/// Stores the content read from `input` under `key`. An existing key is replaced only with
+/// `force`; the check is repeated in the final transaction, so two concurrent puts of one key
+/// without `force` cannot both win.
+pub fn put(
+    store: &Store,
+    key: &str,
+    input: &mut dyn Read,
+    meta: Vec<(String, String)>,
+    force: bool,
+) -> Result<PutReport> {
+    validate_key(key)?;
+    if !force && store.reader()?.artifact(key)?.is_some() {
+        return Err(Error::ArtifactExists(key.to_string()));
+    }
+    let mut w = Writer::new(store);
+    let mut head = Vec::new();
+    input
+        .take(blob::CHUNK_THRESHOLD)
+        .read_to_end(&mut head)
+        .map_err(|e| Error::io("<artifact input>", e))?;
+    let (id, size) = if (head.len() as u64) < blob::CHUNK_THRESHOLD {
+        let id = Id::of(&head);
+        let size = head.len() as u64;
+        w.whole = Some((id, size, blob::encode_payload(&head, 3)));
+        (id, size)
+    } else {
+        let stream = io::Cursor::new(head).chain(input);
+        let mut hasher = blake3::Hasher::new();
+        let mut chunks = Vec::new();
+        let mut size = 0u64;
+        for chunk in fastcdc::v2020::StreamCDC::new(
+            stream,
+            blob::CHUNK_MIN as usize,
+            blob::CHUNK_AVG as usize,
+            blob::CHUNK_MAX as usize,
+        ) {
+            let chunk = chunk
+                .map_err(|e| Error::io("<artifact input>", io::Error::other(e.to_string())))?;
+            hasher.update(&chunk.data);
+            size += chunk.data.len() as u64;
+            let cref = ChunkRef {
+                id: Id::of(&chunk.data),
+                len: chunk.data.len() as u32,
+            };
+            chunks.push(cref);
+            w.chunk(cref, &chunk.data)?;
+        }
+        let id = Id::from(hasher.finalize());
+        w.chunked = Some((id, blob::encode_chunked(size, &chunks)));
+        (id, size)
+    };
+    let record = ArtifactRecord {
+        blob: id,
+        size,
+        created_ns: crate::util::now_ns(),
+        meta,
+    };
+    let replaced = w.finish(key, &record, force)?;
+    Ok(PutReport {
+        key: key.to_string(),
+        record,
+        replaced,
+        stored_bytes: w.stored_bytes,
+        new_chunks: w.new_chunks,
+    })
+}
+
+/// Deletes the artifact `key`; returns whether it existed. Its blob stays in the store (it may
+/// be shared with snapshots or other artifacts).
+pub fn remove(store: &Store, key: &str) -> Result<bool> {
+    validate_key(key)?;
+    let txn = store.begin_write()?;
+    let existed = txn.open_table(ARTIFACTS)?.remove(key)?.is_some();
+    txn.commit()?;
+    Ok(existed)
+}
+
+/// Gathers encoded chunks and writes them in batches.
+struct Writer<'s> {
+    store: &'s Store,
+    batch: Vec<(ChunkRef, Payload)>,
+    batch_bytes: usize,
+    /// A small artifact's single blob, written by `finish`.
+    whole: Option<(Id, u64, Payload)>,
+    /// A large artifact's blob record, written by `finish`.
+    chunked: Option<(Id, Vec<u8>)>,
+    stored_bytes: u64,
+    new_chunks: u64,
+}
+
+impl<'s> Writer<'s> {
+    fn new(store: &'s Store) -> Writer<'s> {
+        Writer {
+            store,
+            batch: Vec::new(),
+            batch_bytes: 0,
+            whole: None,
+            chunked: None,
+            stored_bytes: 0,
+            new_chunks: 0,
+        }
+    }
+
+    /// Queues a chunk unless the store already has it (checked on a fresh read view, and again
+    /// in the write transaction, since another process may store it meanwhile).
+    fn chunk(&mut self, c: ChunkRef, data: &[u8]) -> Result<()> {
+        if self.store.reader()?.has_chunk(&c.id)? || self.batch.iter().any(|(b, _)| b.id == c.id) {
+            return Ok(());
+        }
+        let payload = blob::encode_payload(data, 3);
+        self.batch_bytes += payload.bytes.len();
+        self.batch.push((c, payload));
+        if self.batch_bytes >= BATCH_BYTES {
+            let txn = self.store.begin_write()?;
+            self.flush(&txn)?;
+            txn.commit()?;
+        }
+        Ok(())
+    }
+
+    /// Writes the queued chunks into `txn`, through the segment log.
+    fn flush(&mut self, txn: &WriteTransaction) -> Result<()> {
+        let batch = std::mem::take(&mut self.batch);
+        self.batch_bytes = 0;
+        let whole = self.whole.take();
+        if batch.is_empty() && whole.is_none() {
+            return Ok(());
+        }
+        let next = {
+            let meta = txn.open_table(META)?;
+            meta.get("next_segment")?
+                .and_then(|v| v.value().try_into().ok().map(u64::from_le_bytes))
+                .unwrap_or(0)
+        };
+        let mut segw = SegmentWriter::new(next);
+        let mut segments = txn.open_table(SEGMENTS)?;
+        let mut flush = |n: u64, data: &[u8]| -> Result<()> {
+            segments.insert(n, data)?;
+            Ok(())
+        };
+        {
+            let mut chunks = txn.open_table(CHUNKS)?;
+            for (c, payload) in &batch {
+                if chunks.get(c.id.0)?.is_some() {
+                    continue;
+                }
+                let span = segw.append(&payload.bytes, &mut flush)?;
+                chunks.insert(
+                    c.id.0,
+                    blob::encode_chunk(c.len, payload.zstd, &span).as_slice(),
+                )?;
+                self.new_chunks += 1;
+                self.stored_bytes += payload.bytes.len() as u64;
+            }
+        }
+        if let Some((id, size, payload)) = whole {
+            let mut blobs = txn.open_table(BLOBS)?;
+            if blobs.get(id.0)?.is_none() {
+                let span = segw.append(&payload.bytes, &mut flush)?;
+                blobs.insert(
+                    id.0,
+                    blob::encode_whole(size, payload.zstd, &span).as_slice(),
+                )?;
+                self.stored_bytes += payload.bytes.len() as u64;
+            }
+        }
+        let next = segw.finish(&mut flush)?;
+        drop(segments);
+        txn.open_table(META)?
+            .insert("next_segment", next.to_le_bytes().as_slice())?;
+        Ok(())
+    }
+
+    /// Writes what is left, the blob record and the key, in one transaction. Returns whether
+    /// the key was replaced.
+    fn finish(&mut self, key: &str, record: &ArtifactRecord, force: bool) -> Result<bool> {
+        let txn = self.store.begin_write()?;
+        self.flush(&txn)?;
+        if let Some((id, rec)) = self.chunked.take() {
+            let mut blobs = txn.open_table(BLOBS)?;
+            if blobs.get(id.0)?.is_none() {
+                blobs.insert(id.0, rec.as_slice())?;
+                self.stored_bytes += rec.len() as u64;
+            }
+        }
+        let replaced = {
+            let mut table = txn.open_table(ARTIFACTS)?;
+            let existed = table.get(key)?.is_some();
+            if existed && !force {
+                return Err(Error::ArtifactExists(key.to_string()));
+            }
+            table.insert(key, record.encode()?.as_slice())?;
+            existed
+        };
+        txn.commit()?;
+        Ok(replaced)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_validated() {
+        for good in ["patch", "run/42/patch.diff", "a b", "é"] {
+            assert!(validate_key(good).is_ok(), "{good}");
+        }
+        let long = "x".repeat(MAX_KEY_LEN + 1);
+        for bad in ["", " a", "a ", "a\nb", "a\u{7f}", long.as_str()] {
+            assert!(validate_key(bad).is_err(), "{bad:?}");
+        }
+    }
+}
