@@ -123,6 +123,14 @@ fn safe_rel(raw: &[u8]) -> Result<Vec<u8>> {
     if comps.iter().any(|c| *c == b"..") {
         return Err(fail(raw, "paths with '..' are refused"));
     }
+    // Another tool's store (a git hook is code that runs): never written, as git apply refuses.
+    if comps.iter().any(|c| {
+        crate::scan::walk::NEVER_ENTER
+            .iter()
+            .any(|n| c.eq_ignore_ascii_case(n))
+    }) {
+        return Err(fail(raw, "paths inside .git, .jj or .hg are refused"));
+    }
     Ok(comps.join(&b'/'))
 }
 
@@ -198,7 +206,9 @@ pub fn apply_patch(
     };
     // The content a blob id (full or a hex prefix from an index line) names, if stored.
     let stored = |hex: Option<&str>| -> Result<Option<Vec<u8>>> {
-        let Some(hex) = hex.filter(|h| h.len() >= 7 && h.bytes().any(|b| b != b'0')) else {
+        // Only rewind's own ids (12+ hex digits): a git patch's 7-digit SHA-1 prefix could
+        // match an unrelated BLAKE3 id.
+        let Some(hex) = hex.filter(|h| h.len() >= 12 && h.bytes().any(|b| b != b'0')) else {
             return Ok(None);
         };
         match reader.blobs_with_prefix(hex, 2)?.as_slice() {
@@ -244,7 +254,7 @@ pub fn apply_patch(
     }
     drop(reader);
 
-    let done = write_with_op(store, &root, "apply", &plan)?;
+    let done = write_with_op(store, &root, "apply", &plan, opts.force)?;
     report.before = done.before;
     report.after = done.after;
     report.op = Some(done.op);
@@ -266,6 +276,7 @@ pub(crate) fn write_with_op(
     root: &Path,
     kind: &str,
     plan: &[Planned],
+    force: bool,
 ) -> Result<Recorded> {
     let bracket = |when: &str| -> Result<Option<Id>> {
         let label = format!("{when}-{kind}");
@@ -279,6 +290,29 @@ pub(crate) fn write_with_op(
         Ok(snapshot(store, root, &opts, &NoProgress)?.report.id)
     };
     let before = bracket("pre")?;
+    // A touched path that exists but is not in the snapshot just taken is ignored by the
+    // workspace's rules: changing it could not be undone.
+    if let (Some(id), false) = (before, force) {
+        let reader = store.reader()?;
+        let tree = reader.snapshot(&id)?.root;
+        let mut unsaved = Vec::new();
+        for rel in plan
+            .iter()
+            .flat_map(|p| p.write.iter().map(|w| &w.0).chain(p.remove.iter()))
+        {
+            if crate::restore::lstat_beneath(root, rel).is_some_and(|m| !m.is_dir())
+                && reader.lookup(&tree, rel)?.is_none()
+            {
+                unsaved.push(display(rel));
+            }
+        }
+        if !unsaved.is_empty() {
+            return Err(Error::PatchFailed {
+                path: unsaved.join(", "),
+                why: "ignored by the workspace, so no snapshot holds it and an undo could not bring it back (use --force)".into(),
+            });
+        }
+    }
     if let Err(e) = write_plan(root, plan) {
         if let Some(id) = before {
             let touched: Vec<Vec<u8>> = plan
@@ -297,6 +331,7 @@ pub(crate) fn write_with_op(
             let info = crate::restore::OpInfo {
                 kind: format!("{kind}-rollback"),
                 reverses: None,
+                undoable: false,
             };
             let _ = crate::restore::restore(store, root, id, &opts, &info, &NoProgress);
         }
@@ -406,6 +441,17 @@ fn plan_file(
 
     // New content.
     let content: Vec<u8> = if fp.binary {
+        // There are no hunks to check the old side against: its id must match instead.
+        let matches_old = fp
+            .old_index
+            .as_deref()
+            .is_some_and(|h| h.len() >= 12 && Id::of(&cur).hex().starts_with(h));
+        if !fp.is_new && !matches_old && !opts.force {
+            return Err(fail(
+                &path,
+                "binary patch: the file differs from the one the patch was made against (use --force)",
+            ));
+        }
         match stored(fp.new_index.as_deref())? {
             Some(c) => c,
             None if fp.is_deleted => Vec::new(),
@@ -507,6 +553,17 @@ fn plan_file(
             write: None,
             remove,
         });
+    }
+    if (fp.is_rename || fp.is_copy)
+        && old_rel.as_ref() != Some(&path)
+        && let Some((_, existing)) = read_current(root, &path)?
+        && existing != content
+        && !opts.force
+    {
+        return Err(fail(
+            &path,
+            "the patch renames or copies onto this path, which already exists with other content (use --force)",
+        ));
     }
     if fp.is_rename
         && let Some(old) = &old_rel

@@ -80,6 +80,9 @@ pub struct OpInfo {
     pub kind: String,
     /// The operation it reverses, for undo and redo.
     pub reverses: Option<u64>,
+    /// Whether `undo` may pick it. False for the rollback of a failed apply, which only puts
+    /// back the state before an operation that never happened.
+    pub undoable: bool,
 }
 
 impl Default for OpInfo {
@@ -87,6 +90,7 @@ impl Default for OpInfo {
         OpInfo {
             kind: "restore".into(),
             reverses: None,
+            undoable: true,
         }
     }
 }
@@ -185,16 +189,65 @@ pub fn restore(
         kept,
         ..RestoreReport::default()
     };
+    // A path the plan adds where the workspace holds something its snapshot did not look at
+    // (an ignored file): overwriting it would lose it for good, since no snapshot has it.
+    // Entries the plan deletes first were in the live snapshot; anything else standing where
+    // the plan adds is not.
+    let replaced: rustc_hash::FxHashSet<&[u8]> = report
+        .plan
+        .iter()
+        .filter(|c| c.status == ChangeStatus::Deleted)
+        .map(|c| c.path.as_slice())
+        .collect();
+    let unsaved: Vec<String> = report
+        .plan
+        .iter()
+        .filter(|c| c.status == ChangeStatus::Added && !replaced.contains(c.path.as_slice()))
+        .filter(|c| match lstat_beneath(&root, &c.path) {
+            Some(m) => !(m.is_dir() && c.new.is_some_and(|n| n.kind == Kind::Dir)),
+            None => false,
+        })
+        .map(|c| crate::util::display(&c.path))
+        .collect();
+    if !unsaved.is_empty() && !opts.force {
+        return Err(Error::Invalid(format!(
+            "restoring would overwrite files that the workspace ignores, so no snapshot holds them: {} (move them away, or pass --force to overwrite them)",
+            unsaved.join(", ")
+        )));
+    }
     if opts.dry_run {
         report.seconds = t0.elapsed().as_secs_f64();
         return Ok(report);
     }
 
-    // 3. Carry it out.
-    let done = execute(&reader, &root, &report.plan, progress)?;
+    // 3. Carry it out. If it fails part way, the operation is still recorded (with no after
+    // state) so that `undo` puts back the state before it.
+    let done = match execute(&reader, &root, &report.plan, progress) {
+        Ok(done) => done,
+        Err(e) => {
+            let txn = store.begin_write()?;
+            oplog::record(
+                &txn,
+                OpRecord {
+                    id: 0,
+                    time_ns: crate::util::now_ns(),
+                    kind: format!("{} (failed)", op.kind),
+                    workspace: root.as_os_str().as_bytes().to_vec(),
+                    before: report.before,
+                    after: None,
+                    command: store.command().to_vec(),
+                    reverses: op.reverses,
+                    changed_workspace: op.undoable,
+                },
+            )?;
+            txn.commit()?;
+            return Err(e);
+        }
+    };
     report.written = done.written;
     report.bytes_written = done.bytes;
     report.deleted = done.deleted;
+    report.kept.extend(done.kept);
     drop(reader);
 
     // 4. Record the after state and the operation.
@@ -235,7 +288,7 @@ pub fn restore(
             after: Some(after),
             command: store.command().to_vec(),
             reverses: op.reverses,
-            changed_workspace: true,
+            changed_workspace: op.undoable,
         },
     )?);
     txn.commit()?;
@@ -280,10 +333,11 @@ impl<'a> SnapshotIgnores<'a> {
             }
             b.build().ok()
         };
+        // A walk error without a path (recorded with an empty one) must not exclude everything.
         let skipped = rec
             .skipped
             .iter()
-            .filter(|s| s.reason.excluded())
+            .filter(|s| s.reason.excluded() && !s.path.is_empty())
             .map(|s| s.path.clone())
             .collect();
         Ok(SnapshotIgnores {
@@ -377,6 +431,8 @@ struct Done {
     written: u64,
     bytes: u64,
     deleted: u64,
+    /// Directories left in place because they still hold files no snapshot looked at.
+    kept: Vec<Vec<u8>>,
 }
 
 /// Carries out a plan: deletions (deepest first), directories (parents first), then files and
@@ -415,6 +471,13 @@ fn execute(
         match fs::remove_dir(&p) {
             Ok(()) => done.deleted += 1,
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            // It still holds ignored files (build outputs, a nested .git): keep it, as git does.
+            Err(e)
+                if e.raw_os_error() == Some(libc::ENOTEMPTY)
+                    || e.raw_os_error() == Some(libc::EEXIST) =>
+            {
+                done.kept.push(c.path.clone());
+            }
             Err(e) => return Err(Error::io(p, e)),
         }
     }
@@ -461,6 +524,22 @@ fn execute(
     done.written = written.into_inner();
     done.bytes = bytes.into_inner();
     Ok(done)
+}
+
+/// The lstat of `rel` below `root` if every parent is a real directory (a symlinked parent
+/// means the entry is not really there: the restore replaces that parent).
+pub(crate) fn lstat_beneath(root: &Path, rel: &[u8]) -> Option<fs::Metadata> {
+    let (parent, _) = split_parent(rel);
+    let mut dir = root.to_path_buf();
+    if !parent.is_empty() {
+        for comp in parent.split(|&b| b == b'/') {
+            dir.push(std::ffi::OsStr::from_bytes(comp));
+            if !fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
+                return None;
+            }
+        }
+    }
+    fs::symlink_metadata(join_rel(root, rel)).ok()
 }
 
 /// The absolute path of `rel`, after checking that every parent below the root is a real

@@ -149,7 +149,7 @@ pub fn revert(
     if check || work.is_empty() {
         return Ok(report);
     }
-    let done = write_with_op(store, &root, "revert", &work)?;
+    let done = write_with_op(store, &root, "revert", &work, false)?;
     report.before = done.before;
     report.after = done.after;
     report.op = Some(done.op);

@@ -20,10 +20,12 @@ pub fn validate_tag(name: &str) -> Result<()> {
         || name.starts_with('@')
         || name.starts_with('-')
         || name == "live"
-        || name.chars().any(|c| c.is_whitespace() || c.is_control());
+        || name.chars().any(|c| c.is_whitespace() || c.is_control())
+        // It would hide the snapshots whose ids start with it.
+        || (name.len() >= MIN_PREFIX && name.chars().all(|c| c.is_ascii_hexdigit()));
     if bad {
         return Err(Error::Invalid(format!(
-            "invalid tag name '{name}': use 1-200 characters, no spaces or control characters, not starting with '@' or '-', and not 'live'"
+            "invalid tag name '{name}': use 1-200 characters, no spaces or control characters, not starting with '@' or '-', not 'live', and not only hex digits"
         )));
     }
     Ok(())

@@ -389,6 +389,7 @@ pub fn run(
             &OpInfo {
                 kind: "rollback".into(),
                 reverses: None,
+                undoable: true,
             },
             &NoProgress,
         )?;
@@ -408,6 +409,7 @@ pub fn run(
             &OpInfo {
                 kind: "run-revert".into(),
                 reverses: None,
+                undoable: true,
             },
             &NoProgress,
         )?;
@@ -714,6 +716,7 @@ pub fn check(
             &OpInfo {
                 kind: "check-revert".into(),
                 reverses: None,
+                undoable: true,
             },
             &NoProgress,
         )?;

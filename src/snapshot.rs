@@ -379,6 +379,16 @@ pub fn snapshot(
                 .transpose()?;
             last.map(|(_, v)| Id(v.value()))
         };
+        if parent != report.parent {
+            // Another process snapshotted this workspace meanwhile: compare with its snapshot.
+            report.unchanged = match parent {
+                Some(p) => match txn.open_table(SNAPSHOTS)?.get(p.0)? {
+                    Some(v) => SnapshotRecord::decode(&p, v.value())?.root == built.root,
+                    None => false,
+                },
+                None => false,
+            };
+        }
         let record = SnapshotRecord {
             workspace_id: ws.id,
             parent,

@@ -94,9 +94,27 @@ pub fn undo(
                 paths: Vec::new(),
             },
         )?;
-        if !d.changes.is_empty() {
-            let paths: Vec<String> = d
-                .changes
+        // Paths the after snapshot passed over (vanished, unreadable, special) were kept by the
+        // operation; their state now is no later change.
+        let passed_over: Vec<Vec<u8>> = store
+            .reader()?
+            .snapshot(&after)?
+            .skipped
+            .into_iter()
+            .filter(|s| s.reason.excluded() && !s.path.is_empty())
+            .map(|s| s.path)
+            .collect();
+        let changed: Vec<_> = d
+            .changes
+            .iter()
+            .filter(|c| {
+                !passed_over
+                    .iter()
+                    .any(|p| crate::diff::tree::is_under(&c.path, p))
+            })
+            .collect();
+        if !changed.is_empty() {
+            let paths: Vec<String> = changed
                 .iter()
                 .map(|c| crate::util::display(&c.path))
                 .collect();
@@ -111,6 +129,7 @@ pub fn undo(
     let info = OpInfo {
         kind: if redo { "redo".into() } else { "undo".into() },
         reverses: Some(target_op.id),
+        undoable: true,
     };
     let report = restore(
         store,

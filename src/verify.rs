@@ -289,11 +289,20 @@ fn check_blob(
         }
     }
     if full {
-        match reader.read_blob(id) {
-            Ok(bytes) => {
-                hashed = bytes.len() as u64;
-                progress.advance(hashed);
-                if Id::of(&bytes) != *id {
+        // Streamed, so a huge chunked blob never sits in memory whole.
+        let mut hasher = blake3::Hasher::new();
+        let copied = reader.blob_reader(id).and_then(|mut r| {
+            std::io::copy(&mut r, &mut hasher).map_err(|e| Error::Corrupt {
+                kind: "blob",
+                id: id.hex(),
+                why: e.to_string(),
+            })
+        });
+        match copied {
+            Ok(n) => {
+                hashed = n;
+                progress.advance(n);
+                if Id::from(hasher.finalize()) != *id {
                     problems.push(mk("blob", id, "content does not match its id".into()));
                 }
             }

@@ -280,3 +280,46 @@ fn rewinds_own_patches_round_trip_binary_modes_and_symlinks() {
     );
     assert_eq!(list_disk(&env.ws), want_a);
 }
+
+#[test]
+fn patches_into_git_dirs_and_onto_existing_files_are_refused() {
+    let env = Env::new();
+    env.write("a.txt", b"a\n");
+    env.write("b.txt", b"other b\n");
+    let hook = b"diff --git a/.git/hooks/post-checkout b/.git/hooks/post-checkout\nnew file mode 100755\n--- /dev/null\n+++ b/.git/hooks/post-checkout\n@@ -0,0 +1 @@\n+evil\n";
+    let out = apply_stdin(&env, hook, &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(".git"));
+    assert!(!env.path(".git").exists());
+    let rename =
+        b"diff --git a/a.txt b/b.txt\nsimilarity index 100%\nrename from a.txt\nrename to b.txt\n";
+    let out = apply_stdin(&env, rename, &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(fs::read(env.path("b.txt")).unwrap(), b"other b\n");
+    assert!(env.path("a.txt").exists());
+}
+
+#[test]
+fn a_failed_apply_is_not_what_undo_takes_back() {
+    let env = Env::new();
+    env.write("f", b"v1\n");
+    let id1 = env.ok(&["snapshot", "-q"]).trim().to_string();
+    env.write("f", b"v2\n");
+    env.ok(&["snapshot", "-q"]);
+    env.ok(&["restore", &id1]);
+    assert_eq!(fs::read(env.path("f")).unwrap(), b"v1\n");
+    // A patch that fails changes nothing and leaves nothing to undo.
+    let out = apply_stdin(&env, b"--- a/f\n+++ b/f\n@@ -1 +1 @@\n-nope\n+x\n", &[]);
+    assert_eq!(out.status.code(), Some(2));
+    env.ok(&["undo"]);
+    assert_eq!(
+        fs::read(env.path("f")).unwrap(),
+        b"v2\n",
+        "undo took back the restore"
+    );
+}

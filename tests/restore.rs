@@ -447,3 +447,61 @@ fn revert_conflicts_change_nothing_and_paths_limit_it() {
     assert_eq!(fs::read(env.path("g")).unwrap(), b"1\n");
     assert_eq!(fs::read(env.path("f")).unwrap(), b"a\nBB\nc\n");
 }
+
+#[test]
+fn a_directory_holding_ignored_files_is_kept_not_a_failure() {
+    let env = Env::new();
+    env.write(".gitignore", b"__pycache__/\n");
+    env.write("top.txt", b"top\n");
+    let before_pkg = snap_id(&env);
+    env.write("pkg/a.py", b"print(1)\n");
+    env.write("pkg/__pycache__/a.pyc", b"bytecode");
+    snap_id(&env);
+    let out: serde_json::Value =
+        serde_json::from_str(&env.ok(&["restore", &before_pkg, "--json"])).unwrap();
+    assert!(!env.path("pkg/a.py").exists());
+    assert_eq!(
+        fs::read(env.path("pkg/__pycache__/a.pyc")).unwrap(),
+        b"bytecode",
+        "ignored files survive"
+    );
+    assert!(
+        out["kept"].as_array().unwrap().iter().any(|k| k == "pkg"),
+        "{out}"
+    );
+    env.ok(&["undo"]);
+    assert_eq!(fs::read(env.path("pkg/a.py")).unwrap(), b"print(1)\n");
+}
+
+#[test]
+fn restore_refuses_to_overwrite_an_ignored_file_no_snapshot_holds() {
+    let env = Env::new();
+    env.write(".env", b"OLD=1\n");
+    let old = snap_id(&env);
+    env.write(".gitignore", b".env\n");
+    env.write(".env", b"NEW_SECRET=2\n");
+    snap_id(&env);
+    let (code, err) = env.fails(&["restore", &old]);
+    assert_eq!(code, 2);
+    assert!(err.contains(".env") && err.contains("--force"), "{err}");
+    assert_eq!(fs::read(env.path(".env")).unwrap(), b"NEW_SECRET=2\n");
+    env.ok(&["restore", &old, "--force"]);
+    assert_eq!(fs::read(env.path(".env")).unwrap(), b"OLD=1\n");
+}
+
+#[test]
+fn path_arguments_dot_and_hex_like_tags() {
+    let env = Env::new();
+    env.write("f", b"1\n");
+    let id = snap_id(&env);
+    env.write("f", b"2\n");
+    let out = env
+        .cmd()
+        .args(["diff", "--exit-code", "--name-status", "--", "."])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "`.` means the whole workspace");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("M\tf"));
+    let (_, err) = env.fails(&["tag", "deadbeef", &id]);
+    assert!(err.contains("hex"), "{err}");
+}

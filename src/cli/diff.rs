@@ -1,7 +1,6 @@
 //! `status` and `diff`.
 
 use std::io::{BufWriter, Write};
-use std::time::Duration;
 
 use anstyle::{AnsiColor, Style};
 use serde_json::{Value, json};
@@ -150,7 +149,7 @@ pub fn diff(ctx: &Ctx, a: DiffArgs) -> CliResult {
     let d = compute(&store, old, new, root.as_deref(), &req)?;
     let dopts = DiffOptions {
         context: a.context,
-        timeout: Some(Duration::from_secs_f64(a.diff_timeout.max(0.001))),
+        timeout: Some(super::output::seconds(a.diff_timeout.max(0.001))),
     };
     let popts = crate::diff::PatchOptions {
         diff: dopts,

@@ -119,7 +119,7 @@ pub fn main() -> i32 {
         workspace: cli.directory.clone(),
         json: cli.json,
         quiet: cli.quiet,
-        lock_timeout: Duration::from_secs_f64(cli.lock_timeout.max(0.0)),
+        lock_timeout: output::seconds(cli.lock_timeout),
         color,
     };
     let result = match cli.command {

@@ -139,3 +139,10 @@ pub fn parse_meta(items: &[String]) -> Result<Vec<(String, String)>, crate::Erro
         })
         .collect()
 }
+
+/// Seconds from the command line as a duration; negative means zero and values too large to
+/// represent (or infinite) mean "practically forever" instead of a panic.
+pub fn seconds(s: f64) -> std::time::Duration {
+    std::time::Duration::try_from_secs_f64(s.max(0.0))
+        .unwrap_or(std::time::Duration::from_secs(u64::MAX / 4))
+}

@@ -6,7 +6,6 @@ use std::fs::OpenOptions;
 use std::io::{self, BufWriter, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use clap::{Args, Subcommand, ValueEnum};
 use serde_json::{Value, json};
@@ -204,7 +203,7 @@ fn run_inner(ctx: &Ctx, a: RunArgs) -> CliResult {
         rollback_on_failure: a.rollback_on_failure,
         contract,
         on_violation,
-        diff_timeout: Duration::from_secs_f64(a.diff_timeout.max(0.001)),
+        diff_timeout: super::output::seconds(a.diff_timeout.max(0.001)),
         forward_signals: true,
     };
     let mut events_file = match &a.events_file {

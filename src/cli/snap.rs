@@ -111,14 +111,6 @@ pub fn report_json(r: &SnapshotReport) -> serde_json::Value {
 }
 
 fn print_human(ctx: &Ctx, r: &SnapshotReport) {
-    for s in &r.skipped {
-        output::warn(&format!(
-            "{}: {} ({})",
-            path_str(&s.path),
-            s.reason.name().replace('_', " "),
-            s.detail
-        ));
-    }
     if ctx.quiet {
         if let Some(id) = r.id {
             println!("{}", id.short());

@@ -90,15 +90,14 @@ pub struct PathFilter {
 impl PathFilter {
     /// A filter from user-given paths; empty means everything.
     pub fn new(paths: &[Vec<u8>]) -> PathFilter {
+        // `.`, `./x`, `x/` and `a//b` name what they look like: drop empty and `.` components.
         let prefixes = paths
             .iter()
             .map(|p| {
-                let trimmed: Vec<u8> = p.strip_prefix(b"./").unwrap_or(p).to_vec();
-                let mut t = trimmed;
-                while t.last() == Some(&b'/') {
-                    t.pop();
-                }
-                t
+                p.split(|&b| b == b'/')
+                    .filter(|c| !c.is_empty() && *c != b".")
+                    .collect::<Vec<_>>()
+                    .join(&b'/')
             })
             .collect();
         PathFilter { prefixes }

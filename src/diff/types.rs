@@ -40,7 +40,7 @@ pub struct Side<'a> {
     pub path: &'a [u8],
     /// The entry kind, which determines the git mode shown.
     pub kind: EntryKind,
-    /// BLAKE3 id of the blob; the `index` line shows its first 7 hex digits.
+    /// BLAKE3 id of the blob; the `index` line shows its first 12 hex digits.
     pub id: [u8; 32],
 }
 
@@ -51,13 +51,14 @@ impl Side<'_> {
     }
 }
 
-/// First 7 hex digits of an id, as git abbreviates by default.
+/// First 12 hex digits of an id: longer than git's 7-digit SHA-1 abbreviations (git apply
+/// accepts any length), so `rewind apply` can tell its own ids from git's and never looks a
+/// SHA-1 prefix up among BLAKE3 ids.
 pub(crate) fn short_hex(id: &[u8; 32]) -> String {
-    let mut s = String::with_capacity(8);
-    for b in &id[..4] {
+    let mut s = String::with_capacity(12);
+    for b in &id[..6] {
         s.push_str(&format!("{b:02x}"));
     }
-    s.truncate(7);
     s
 }
 
