@@ -8,7 +8,12 @@ fn main() {
     let cache = rewind::scan::StatCache::default();
     for _ in 0..runs {
         let t = std::time::Instant::now();
-        let out = rewind::scan::walk(&dir, &rewind::scan::WalkOptions::default(), &cache).expect("walk");
-        println!("{} entries in {:.3} s", out.entries.len(), t.elapsed().as_secs_f64());
+        let out =
+            rewind::scan::walk(&dir, &rewind::scan::WalkOptions::default(), &cache).expect("walk");
+        println!(
+            "{} entries in {:.3} s",
+            out.entries.len(),
+            t.elapsed().as_secs_f64()
+        );
     }
 }

@@ -338,22 +338,16 @@ pub(crate) fn write_with_op(
         return Err(e);
     }
     let after = bracket("post")?;
-    let txn = store.begin_write()?;
-    let op = oplog::record(
-        &txn,
-        OpRecord {
-            id: 0,
-            time_ns: crate::util::now_ns(),
-            kind: kind.into(),
-            workspace: root.as_os_str().as_bytes().to_vec(),
+    let op = oplog::record_alone(
+        store,
+        OpRecord::new(
+            store,
+            kind,
+            root.as_os_str().as_bytes().to_vec(),
             before,
             after,
-            command: store.command().to_vec(),
-            reverses: None,
-            changed_workspace: true,
-        },
+        ),
     )?;
-    txn.commit()?;
     Ok(Recorded { before, after, op })
 }
 

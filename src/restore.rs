@@ -23,7 +23,8 @@ use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use rayon::prelude::*;
 
-use crate::diff::tree::{ChangeStatus, FileChange, PathFilter, TreeSource, compare_with_dirs};
+use crate::diff::snapshots::Trees;
+use crate::diff::tree::{ChangeStatus, FileChange, PathFilter, compare_with_dirs};
 use crate::error::{Error, IoContext, Result};
 use crate::id::Id;
 use crate::progress::{NoProgress, Progress};
@@ -31,7 +32,7 @@ use crate::scan::walk::IGNORE_FILE;
 use crate::snapshot::{SnapshotOptions, snapshot};
 use crate::store::oplog::{self, OpRecord};
 use crate::store::snapshot::SnapshotRecord;
-use crate::store::tree::{Kind, Tree};
+use crate::store::tree::Kind;
 use crate::store::{Reader, Store};
 use crate::util::{join_rel, split_parent};
 
@@ -91,20 +92,6 @@ impl Default for OpInfo {
             kind: "restore".into(),
             reverses: None,
             undoable: true,
-        }
-    }
-}
-
-struct Trees<'a> {
-    reader: &'a Reader,
-    pending: &'a HashMap<Id, Tree>,
-}
-
-impl TreeSource for Trees<'_> {
-    fn tree(&self, id: &Id) -> Result<Tree> {
-        match self.pending.get(id) {
-            Some(t) => Ok(t.clone()),
-            None => self.reader.tree(id),
         }
     }
 }
@@ -225,22 +212,21 @@ pub fn restore(
     let done = match execute(&reader, &root, &report.plan, progress) {
         Ok(done) => done,
         Err(e) => {
-            let txn = store.begin_write()?;
-            oplog::record(
-                &txn,
+            let failed = OpRecord::new(
+                store,
+                format!("{} (failed)", op.kind),
+                root.as_os_str().as_bytes().to_vec(),
+                report.before,
+                None,
+            );
+            oplog::record_alone(
+                store,
                 OpRecord {
-                    id: 0,
-                    time_ns: crate::util::now_ns(),
-                    kind: format!("{} (failed)", op.kind),
-                    workspace: root.as_os_str().as_bytes().to_vec(),
-                    before: report.before,
-                    after: None,
-                    command: store.command().to_vec(),
                     reverses: op.reverses,
                     changed_workspace: op.undoable,
+                    ..failed
                 },
             )?;
-            txn.commit()?;
             return Err(e);
         }
     };
@@ -280,15 +266,15 @@ pub fn restore(
     report.op = Some(oplog::record(
         &txn,
         OpRecord {
-            id: 0,
-            time_ns: crate::util::now_ns(),
-            kind: op.kind.clone(),
-            workspace: root.as_os_str().as_bytes().to_vec(),
-            before: report.before,
-            after: Some(after),
-            command: store.command().to_vec(),
             reverses: op.reverses,
             changed_workspace: op.undoable,
+            ..OpRecord::new(
+                store,
+                op.kind.clone(),
+                root.as_os_str().as_bytes().to_vec(),
+                report.before,
+                Some(after),
+            )
         },
     )?);
     txn.commit()?;

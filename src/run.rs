@@ -642,23 +642,16 @@ impl Write for Spill {
 
 /// Records the run as one operation that changed the workspace from `before` to `after`.
 fn record_run(store: &Store, root: &Path, before: Id, after: Id) -> Result<u64> {
-    let txn = store.begin_write()?;
-    let op = oplog::record(
-        &txn,
-        OpRecord {
-            id: 0,
-            time_ns: crate::util::now_ns(),
-            kind: "run".into(),
-            workspace: root.as_os_str().as_bytes().to_vec(),
-            before: Some(before),
-            after: Some(after),
-            command: store.command().to_vec(),
-            reverses: None,
-            changed_workspace: true,
-        },
-    )?;
-    txn.commit()?;
-    Ok(op)
+    oplog::record_alone(
+        store,
+        OpRecord::new(
+            store,
+            "run",
+            root.as_os_str().as_bytes().to_vec(),
+            Some(before),
+            Some(after),
+        ),
+    )
 }
 
 /// What [`check`] found.

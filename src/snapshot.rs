@@ -415,15 +415,14 @@ pub fn snapshot(
         crate::store::oplog::record(
             &txn,
             crate::store::oplog::OpRecord {
-                id: 0,
-                time_ns: crate::util::now_ns(),
-                kind: opts.op_kind.clone().unwrap_or_else(|| "snapshot".into()),
-                workspace: ws.path.clone(),
-                before: parent,
-                after: Some(id),
-                command: store.command().to_vec(),
-                reverses: None,
                 changed_workspace: false,
+                ..crate::store::oplog::OpRecord::new(
+                    store,
+                    opts.op_kind.clone().unwrap_or_else(|| "snapshot".into()),
+                    ws.path.clone(),
+                    parent,
+                    Some(id),
+                )
             },
         )?;
         let mut sc = txn.open_table(STAT_CACHE)?;

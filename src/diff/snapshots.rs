@@ -77,9 +77,10 @@ pub struct Diff {
     pub live: Option<SnapshotReport>,
 }
 
-struct Trees<'a> {
-    reader: &'a Reader,
-    pending: &'a HashMap<Id, Tree>,
+/// Trees from the store, plus those a dry-run snapshot computed and kept in memory.
+pub(crate) struct Trees<'a> {
+    pub(crate) reader: &'a Reader,
+    pub(crate) pending: &'a HashMap<Id, Tree>,
 }
 
 impl TreeSource for Trees<'_> {

@@ -32,6 +32,28 @@ pub struct OpRecord {
 }
 
 impl OpRecord {
+    /// An operation finishing now, with the command line of `store`'s handle. It changed the
+    /// workspace and reverses nothing, unless the caller says otherwise.
+    pub fn new(
+        store: &super::Store,
+        kind: impl Into<String>,
+        workspace: Vec<u8>,
+        before: Option<Id>,
+        after: Option<Id>,
+    ) -> OpRecord {
+        OpRecord {
+            id: 0,
+            time_ns: crate::util::now_ns(),
+            kind: kind.into(),
+            workspace,
+            before,
+            after,
+            command: store.command().to_vec(),
+            reverses: None,
+            changed_workspace: true,
+        }
+    }
+
     /// Decodes a stored record.
     pub fn decode(bytes: &[u8]) -> Result<OpRecord> {
         postcard::from_bytes(bytes).map_err(|e| Error::Corrupt {
@@ -56,6 +78,14 @@ pub fn record(txn: &WriteTransaction, mut op: OpRecord) -> Result<u64> {
         postcard::to_stdvec(&op).unwrap_or_default().as_slice(),
     )?;
     Ok(next)
+}
+
+/// Records `op` in a write transaction of its own; returns its id.
+pub fn record_alone(store: &super::Store, op: OpRecord) -> Result<u64> {
+    let txn = store.begin_write()?;
+    let id = record(&txn, op)?;
+    txn.commit()?;
+    Ok(id)
 }
 
 /// Reads the newest operations first, at most `limit`, optionally for one workspace.
