@@ -505,3 +505,48 @@ fn path_arguments_dot_and_hex_like_tags() {
     let (_, err) = env.fails(&["tag", "deadbeef", &id]);
     assert!(err.contains("hex"), "{err}");
 }
+
+#[test]
+fn paths_are_relative_to_the_current_directory() {
+    let env = Env::new();
+    env.write("README", b"top\n");
+    env.write("src/main.rs", b"main\n");
+    env.write("src/lib.rs", b"lib\n");
+    let id = snap_id(&env);
+    env.write("README", b"changed\n");
+    env.write("src/main.rs", b"changed\n");
+    env.write("src/lib.rs", b"changed\n");
+    let in_src = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_rewind"))
+            .arg("--store")
+            .arg(&env.store)
+            .args(args)
+            .current_dir(env.path("src"))
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    // From src/, `main.rs` is src/main.rs and `../README` is README.
+    assert_eq!(
+        in_src(&["diff", &id, "--name-status", "--", "main.rs", "../README"]),
+        "M\tREADME\nM\tsrc/main.rs\n"
+    );
+    in_src(&["restore", &id, "-q", "--", "main.rs"]);
+    assert_eq!(fs::read(env.path("src/main.rs")).unwrap(), b"main\n");
+    assert_eq!(fs::read(env.path("src/lib.rs")).unwrap(), b"changed\n");
+    let out = Command::new(env!("CARGO_BIN_EXE_rewind"))
+        .arg("--store")
+        .arg(&env.store)
+        .args(["restore", &id, "--", "../../elsewhere"])
+        .current_dir(env.path("src"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("outside the workspace"));
+}

@@ -100,7 +100,7 @@ pub fn revert(ctx: &Ctx, a: RevertArgs) -> CliResult {
     let ida = super::inspect::resolve(ctx, &store, &reader, &a.a)?;
     let idb = super::inspect::resolve(ctx, &store, &reader, &a.b)?;
     drop(reader);
-    let paths: Vec<Vec<u8>> = a.paths.iter().map(|p| p.as_bytes().to_vec()).collect();
+    let paths = ctx.workspace_paths(Some(&root), &a.paths)?;
     let r = crate::revert::revert(
         &store,
         &root,

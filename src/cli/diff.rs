@@ -81,7 +81,7 @@ pub fn status(ctx: &Ctx, a: StatusArgs) -> CliResult {
     let head = revision::resolve(&store.reader()?, "@", Some(&root))?;
     let req = DiffRequest {
         renames: !a.no_renames,
-        paths: a.paths.iter().map(|p| p.as_bytes().to_vec()).collect(),
+        paths: ctx.workspace_paths(Some(&root), &a.paths)?,
     };
     let d = compute(&store, Rev::Snapshot(head), Rev::Live, Some(&root), &req)?;
     if ctx.json {
@@ -142,9 +142,11 @@ pub fn diff(ctx: &Ctx, a: DiffArgs) -> CliResult {
     } else {
         None
     };
+    // Paths name places in the workspace the command runs in, when there is one.
+    let path_root = root.clone().or_else(|| ctx.workspace_root(&store).ok());
     let req = DiffRequest {
         renames: !a.no_renames,
-        paths: a.paths.iter().map(|p| p.as_bytes().to_vec()).collect(),
+        paths: ctx.workspace_paths(path_root.as_deref(), &a.paths)?,
     };
     let d = compute(&store, old, new, root.as_deref(), &req)?;
     let dopts = DiffOptions {

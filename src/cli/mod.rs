@@ -17,7 +17,7 @@ mod snap;
 mod tag;
 
 use std::io;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -95,6 +95,49 @@ impl Ctx {
                 command: std::env::args().collect(),
             },
         )
+    }
+
+    /// Paths given after `--`, as workspace-relative byte paths. Relative paths are taken from
+    /// the current directory when it lies inside the workspace (as git's pathspecs are), else
+    /// from the workspace root; absolute paths must lie inside the workspace.
+    pub fn workspace_paths(
+        &self,
+        root: Option<&Path>,
+        paths: &[String],
+    ) -> Result<Vec<Vec<u8>>, Error> {
+        use std::os::unix::ffi::OsStrExt;
+        use std::path::Component;
+        let Some(root) = root else {
+            return Ok(paths.iter().map(|p| p.as_bytes().to_vec()).collect());
+        };
+        let cwd = std::env::current_dir().and_then(|d| d.canonicalize()).ok();
+        let base = match cwd.as_deref().map(|c| c.strip_prefix(root)) {
+            Some(Ok(inside)) => root.join(inside),
+            _ => root.to_path_buf(),
+        };
+        let mut out = Vec::with_capacity(paths.len());
+        for p in paths {
+            let full = base.join(p);
+            // Lexical: `..` climbs what was written, so a symlink in the path is never followed.
+            let mut parts: Vec<&std::ffi::OsStr> = Vec::new();
+            for c in full.components() {
+                match c {
+                    Component::Normal(n) => parts.push(n),
+                    Component::ParentDir => {
+                        parts.pop();
+                    }
+                    Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
+                }
+            }
+            let normal: PathBuf = std::iter::once(std::ffi::OsStr::new("/"))
+                .chain(parts)
+                .collect();
+            let rel = normal.strip_prefix(root).map_err(|_| {
+                Error::Invalid(format!("{p} is outside the workspace {}", root.display()))
+            })?;
+            out.push(rel.as_os_str().as_bytes().to_vec());
+        }
+        Ok(out)
     }
 
     /// The workspace root: `-C DIR`, else the nearest registered ancestor of the current

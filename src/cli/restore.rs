@@ -89,7 +89,7 @@ pub fn restore(ctx: &Ctx, a: RestoreArgs) -> CliResult {
     let target = super::inspect::resolve(ctx, &store, &reader, &a.rev)?;
     drop(reader);
     let opts = RestoreOptions {
-        paths: a.paths.iter().map(|p| p.as_bytes().to_vec()).collect(),
+        paths: ctx.workspace_paths(Some(&root), &a.paths)?,
         dry_run: a.dry_run,
         force: a.force,
     };
