@@ -105,43 +105,20 @@ pub fn write_patch(
             body(&mut out, &pal, opts, None, Some(&new), b"", new_content);
             content_stat(old_content, new_content, &opts.diff)
         }
-        Change::Modified { old, new } => {
-            if old.kind == new.kind && old.id == new.id {
-                return Ok(FileStat::default());
-            }
-            pair_header(&mut out, &pal, &old, &new, None);
-            if old.id == new.id {
-                mode_only_stat(old_content)
-            } else {
-                body(
-                    &mut out,
-                    &pal,
-                    opts,
-                    Some(&old),
-                    Some(&new),
-                    old_content,
-                    new_content,
-                )
-            }
+        Change::Modified { old, new } if old.kind == new.kind && old.id == new.id => {
+            return Ok(FileStat::default());
         }
-        Change::Renamed {
-            old,
-            new,
-            similarity,
-        } => {
-            pair_header(&mut out, &pal, &old, &new, Some(similarity));
+        Change::Modified { old, new } | Change::Renamed { old, new, .. } => {
+            let similarity = match *change {
+                Change::Renamed { similarity, .. } => Some(similarity),
+                _ => None,
+            };
+            pair_header(&mut out, &pal, &old, &new, similarity);
             if old.id == new.id {
                 mode_only_stat(old_content)
             } else {
-                body(
-                    &mut out,
-                    &pal,
-                    opts,
-                    Some(&old),
-                    Some(&new),
-                    old_content,
-                    new_content,
-                )
+                let (o, n) = (Some(&old), Some(&new));
+                body(&mut out, &pal, opts, o, n, old_content, new_content)
             }
         }
     };
