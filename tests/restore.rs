@@ -300,19 +300,7 @@ fn kinds_modes_and_empty_things_come_back() {
     // Restore into a fresh, empty directory (another workspace).
     let dest = env.tmp.path().join("dest");
     fs::create_dir(&dest).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_rewind"))
-        .arg("--store")
-        .arg(&env.store)
-        .arg("-C")
-        .arg(&dest)
-        .args(["restore", &id, "-q"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    env.ok_in(&dest, &["restore", &id, "-q"]);
     let mut got = list_disk(&dest);
     let mut want = want;
     // Ignored files were never in the snapshot.

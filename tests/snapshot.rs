@@ -425,19 +425,7 @@ fn unreadable_files_warn_and_strict_fails() {
     )
     .unwrap();
     let as_nobody = |args: &[&str]| {
-        // Root reads everything; drop to nobody where we are root so permissions bite.
-        let mut c = if unsafe { libc::geteuid() } == 0 {
-            let mut c = std::process::Command::new("setpriv");
-            c.args([
-                "--reuid=65534",
-                "--regid=65534",
-                "--clear-groups",
-                env!("CARGO_BIN_EXE_rewind"),
-            ]);
-            c
-        } else {
-            std::process::Command::new(env!("CARGO_BIN_EXE_rewind"))
-        };
+        let mut c = rewind_as_nobody();
         c.arg("--store")
             .arg(&env.store)
             .arg("-C")
@@ -631,18 +619,7 @@ fn store_without_write_permission_is_a_clear_error() {
     .unwrap();
     fs::set_permissions(&env.ws, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
     let store = ro.join("store");
-    let mut c = if unsafe { libc::geteuid() } == 0 {
-        let mut c = std::process::Command::new("setpriv");
-        c.args([
-            "--reuid=65534",
-            "--regid=65534",
-            "--clear-groups",
-            env!("CARGO_BIN_EXE_rewind"),
-        ]);
-        c
-    } else {
-        std::process::Command::new(env!("CARGO_BIN_EXE_rewind"))
-    };
+    let mut c = rewind_as_nobody();
     let out = c
         .arg("--store")
         .arg(&store)

@@ -91,19 +91,7 @@ fn a_flipped_byte_in_a_segment_is_caught_and_named() {
     );
     let dest = env.tmp.path().join("dest");
     std::fs::create_dir(&dest).unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rewind"))
-        .arg("--store")
-        .arg(&env.store)
-        .arg("-C")
-        .arg(&dest)
-        .args(["restore", &first, "-q"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    env.ok_in(&dest, &["restore", &first, "-q"]);
     assert_eq!(
         std::fs::read(dest.join("keep.txt")).unwrap(),
         b"untouched content\n"

@@ -42,6 +42,25 @@ impl Env {
         c
     }
 
+    /// Runs the binary on another workspace `dir` with this env's store, asserting success.
+    pub fn ok_in(&self, dir: &Path, args: &[&str]) -> String {
+        let out = rewind_bin()
+            .arg("--store")
+            .arg(&self.store)
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .output()
+            .expect("spawn rewind");
+        assert!(
+            out.status.success(),
+            "rewind {args:?} in {}: {}",
+            dir.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
     /// Runs the binary, asserting success, returning stdout.
     pub fn ok(&self, args: &[&str]) -> String {
         let out = self.cmd().args(args).output().expect("spawn rewind");
@@ -164,4 +183,30 @@ pub fn list_disk(root: &Path) -> Listing {
     }
     go(root, root, &mut out);
     out
+}
+
+/// The `rewind` binary.
+pub fn rewind_bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_rewind"));
+    c.env("NO_COLOR", "1");
+    c
+}
+
+/// The `rewind` binary run as user nobody when the tests run as root (root reads and writes
+/// everything, so permission tests need another user), else as the current user.
+pub fn rewind_as_nobody() -> Command {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    if unsafe { libc::geteuid() } == 0 {
+        let mut c = Command::new("setpriv");
+        c.args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            env!("CARGO_BIN_EXE_rewind"),
+        ]);
+        c.env("NO_COLOR", "1");
+        c
+    } else {
+        rewind_bin()
+    }
 }
