@@ -134,12 +134,22 @@ fn safe_rel(raw: &[u8]) -> Result<Vec<u8>> {
     Ok(comps.join(&b'/'))
 }
 
-/// Refuses a path whose parents (or, unless it is a symlink patch, itself) are symlinks.
-fn check_no_symlink(root: &Path, rel: &[u8], allow_last_symlink: bool) -> Result<()> {
+/// Refuses a path whose parents (or, unless it is a symlink patch, itself) are symlinks. A
+/// parent that the patch itself removes (a symlink or file replaced by a directory) is gone
+/// by the time anything is written below it, so the check stops there.
+fn check_no_symlink(
+    root: &Path,
+    rel: &[u8],
+    allow_last_symlink: bool,
+    removed: &Removed,
+) -> Result<()> {
     let comps: Vec<&[u8]> = rel.split(|&b| b == b'/').collect();
     let mut p = root.to_path_buf();
     for (i, c) in comps.iter().enumerate() {
         p.push(std::ffi::OsStr::from_bytes(c));
+        if i + 1 < comps.len() && removed.contains(&rel[..prefix_len(&comps, i)]) {
+            break;
+        }
         match fs::symlink_metadata(&p) {
             Ok(m)
                 if m.file_type().is_symlink() && !(allow_last_symlink && i + 1 == comps.len()) =>
@@ -154,6 +164,75 @@ fn check_no_symlink(root: &Path, rel: &[u8], allow_last_symlink: bool) -> Result
         }
     }
     Ok(())
+}
+
+/// Paths the patch deletes or renames away, so that a file may replace a directory, or a
+/// directory a file or symlink, within one patch (as `diff -ruN` and git write them).
+type Removed = std::collections::HashSet<Vec<u8>>;
+
+/// Byte length of the first `i + 1` components joined by `/`.
+fn prefix_len(comps: &[&[u8]], i: usize) -> usize {
+    comps[..=i].iter().map(|c| c.len()).sum::<usize>() + i
+}
+
+/// Whether a proper parent of `rel` is removed by the patch: `rel` then does not exist yet.
+fn under_removed(rel: &[u8], removed: &Removed) -> bool {
+    let comps: Vec<&[u8]> = rel.split(|&b| b == b'/').collect();
+    (0..comps.len().saturating_sub(1)).any(|i| removed.contains(&rel[..prefix_len(&comps, i)]))
+}
+
+/// Whether the directory `rel` holds nothing but paths the patch removes, so that it is
+/// gone (emptied and pruned) before a file is written in its place.
+fn emptied_by(root: &Path, rel: &[u8], removed: &Removed) -> Result<bool> {
+    let dir = join_rel(root, rel);
+    for entry in fs::read_dir(&dir).at(&dir)? {
+        let entry = entry.at(&dir)?;
+        let mut child = rel.to_vec();
+        child.push(b'/');
+        child.extend_from_slice(entry.file_name().as_bytes());
+        let is_dir = entry.file_type().at(entry.path())?.is_dir();
+        let gone = if is_dir {
+            emptied_by(root, &child, removed)?
+        } else {
+            removed.contains(&child)
+        };
+        if !gone {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// The workspace-relative path a patch names, `-p` components stripped and checked.
+fn patch_rel(raw: &Option<Vec<u8>>, strip: usize) -> Result<Option<Vec<u8>>> {
+    let Some(raw) = raw else { return Ok(None) };
+    let s = crate::patch::strip_components(raw, strip).ok_or_else(|| {
+        fail(
+            raw,
+            format!(
+                "has fewer than {} leading components to strip (-p)",
+                strip + 1
+            ),
+        )
+    })?;
+    Ok(Some(safe_rel(s)?))
+}
+
+/// Every path the patch set deletes or renames away (see [`Removed`]).
+fn removed_paths(set: &PatchSet, strip: usize) -> Result<Removed> {
+    let mut removed = Removed::new();
+    for fp in set.files.iter().filter(|f| f.is_deleted || f.is_rename) {
+        if let Some(old) = patch_rel(&fp.old_path, strip)? {
+            removed.insert(old);
+        }
+    }
+    // A path that is also written (two names swapped) stays.
+    for fp in set.files.iter().filter(|f| !f.is_deleted) {
+        if let Some(new) = patch_rel(&fp.new_path, strip)? {
+            removed.remove(&new);
+        }
+    }
+    Ok(removed)
 }
 
 /// Reads the current content of `rel` (None if absent).
@@ -219,6 +298,7 @@ pub fn apply_patch(
     let aopts = ApplyOptions {
         max_fuzz: opts.max_fuzz,
     };
+    let removed = removed_paths(&set, opts.strip)?;
     let mut plan: Vec<Planned> = Vec::new();
     for fp in &set.files {
         plan.push(plan_file(
@@ -226,6 +306,7 @@ pub fn apply_patch(
             fp,
             opts,
             &aopts,
+            &removed,
             &stored,
             &|rel: &[u8]| -> Result<Option<Vec<u8>>> {
                 let Some(r) = base_root else { return Ok(None) };
@@ -359,26 +440,11 @@ fn plan_file(
     fp: &FilePatch,
     opts: &ApplyPatchOptions,
     aopts: &ApplyOptions,
+    removed: &Removed,
     stored: &StoredLookup,
     base_of: &BaseLookup,
 ) -> Result<Planned> {
-    let strip = |p: &Option<Vec<u8>>| -> Result<Option<Vec<u8>>> {
-        match p {
-            None => Ok(None),
-            Some(raw) => {
-                let s = crate::patch::strip_components(raw, opts.strip).ok_or_else(|| {
-                    fail(
-                        raw,
-                        format!(
-                            "has fewer than {} leading components to strip (-p)",
-                            opts.strip + 1
-                        ),
-                    )
-                })?;
-                Ok(Some(safe_rel(s)?))
-            }
-        }
-    };
+    let strip = |p: &Option<Vec<u8>>| patch_rel(p, opts.strip);
     let old_rel = if fp.is_new {
         None
     } else {
@@ -392,13 +458,24 @@ fn plan_file(
     let Some(path) = new_rel.clone().or(old_rel.clone()) else {
         return Err(Error::PatchParse("a file patch names no path".into()));
     };
-    let symlink_patch = fp.old_mode == Some(0o120000) || fp.new_mode == Some(0o120000);
+    // A rename or copy moves the entry as it is (git names no mode when it is unchanged), so
+    // its source may be a symlink; read_current reads the link, never what it points to.
+    let symlink_patch = fp.old_mode == Some(0o120000)
+        || fp.new_mode == Some(0o120000)
+        || fp.is_rename
+        || fp.is_copy;
     for rel in old_rel.iter().chain(new_rel.iter()) {
-        check_no_symlink(root, rel, symlink_patch)?;
+        check_no_symlink(root, rel, symlink_patch, removed)?;
     }
     let source_rel = old_rel.clone().unwrap_or_else(|| path.clone());
     let current = if fp.is_new {
-        read_current(root, &path)?
+        let dir_goes = fs::symlink_metadata(join_rel(root, &path)).is_ok_and(|m| m.is_dir())
+            && emptied_by(root, &path, removed)?;
+        if dir_goes || under_removed(&path, removed) {
+            None
+        } else {
+            read_current(root, &path)?
+        }
     } else {
         read_current(root, &source_rel)?
     };
@@ -572,19 +649,9 @@ fn plan_file(
     })
 }
 
+/// Removes, then writes: every new content is already in memory, and removing first lets a
+/// file take the place of a directory the patch empties, or a directory that of a file.
 fn write_plan(root: &Path, plan: &[Planned]) -> Result<()> {
-    for p in plan {
-        if let Some((rel, kind, content)) = &p.write {
-            let target = checked_path(root, rel)?;
-            if fs::symlink_metadata(&target).is_ok_and(|m| m.is_dir()) {
-                return Err(fail(
-                    rel,
-                    "a directory stands where the patch writes a file",
-                ));
-            }
-            write_atomic(&target, *kind, &mut content.as_slice())?;
-        }
-    }
     let written: std::collections::HashSet<&[u8]> = plan
         .iter()
         .filter_map(|p| p.write.as_ref().map(|w| w.0.as_slice()))
@@ -598,6 +665,18 @@ fn write_plan(root: &Path, plan: &[Planned]) -> Result<()> {
                 Err(e) if e.kind() == io::ErrorKind::NotFound => {}
                 Err(e) => return Err(Error::io(target, e)),
             }
+        }
+    }
+    for p in plan {
+        if let Some((rel, kind, content)) = &p.write {
+            let target = checked_path(root, rel)?;
+            if fs::symlink_metadata(&target).is_ok_and(|m| m.is_dir()) {
+                return Err(fail(
+                    rel,
+                    "a directory stands where the patch writes a file",
+                ));
+            }
+            write_atomic(&target, *kind, &mut content.as_slice())?;
         }
     }
     Ok(())
