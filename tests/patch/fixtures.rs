@@ -17,6 +17,11 @@ fn rel(dir: &Path, p: &[u8]) -> PathBuf {
     dir.join(std::ffi::OsStr::from_bytes(p))
 }
 
+/// Whether no file or symlink is at `p` (a directory may have taken its place).
+fn no_file_at(p: &Path) -> bool {
+    !p.symlink_metadata().is_ok_and(|m| !m.is_dir())
+}
+
 /// Applies one file patch; returns a description of the reported drift.
 fn check_file(case: &Path, fp: &FilePatch) -> String {
     let (before, after) = (case.join("before"), case.join("after"));
@@ -65,7 +70,7 @@ fn check_file(case: &Path, fp: &FilePatch) -> String {
             assert!(applied.content.is_empty());
             let gone = old_name.map(|p| rel(&after, p));
             assert!(
-                gone.is_some_and(|g| !g.exists()),
+                gone.is_some_and(|g| no_file_at(&g)),
                 "{}: deleted file still there",
                 case.display()
             );
@@ -75,7 +80,7 @@ fn check_file(case: &Path, fp: &FilePatch) -> String {
         && let Some(p) = old_name
     {
         assert!(
-            !rel(&after, p).exists(),
+            no_file_at(&rel(&after, p)),
             "{}: rename source remains",
             case.display()
         );
