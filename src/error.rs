@@ -166,6 +166,14 @@ pub enum Error {
     #[error("interrupted by {0} before the command started; nothing was run")]
     Interrupted(&'static str),
 
+    /// A `rewind gc` in another process committed while this command relied on objects it had
+    /// seen in the store; nothing was written. Running the command again is safe.
+    #[error(
+        "a `rewind gc` ran in another process while this {0} was being written; nothing was \
+         stored: run it again"
+    )]
+    ConcurrentGc(&'static str),
+
     /// `--strict` turned warnings (unreadable files, files that vanished) into an error.
     #[error("snapshot aborted (--strict): {0}")]
     Strict(String),

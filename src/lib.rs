@@ -7,9 +7,12 @@
 pub mod apply;
 pub mod artifact;
 pub mod cli;
+pub mod config;
 pub mod contract;
 pub mod diff;
 pub mod error;
+pub mod forget;
+pub mod gc;
 pub mod id;
 pub mod patch;
 pub mod progress;

@@ -252,6 +252,20 @@ pub struct RunResult {
     pub op: u64,
     /// The operation of the rollback or revert, if any.
     pub restore_op: Option<u64>,
+    /// What the store's run retention did afterwards.
+    pub retention: RetentionEntry,
+}
+
+/// The run retention's outcome (see [`crate::forget::after_run`]). It never fails the run:
+/// the command has run and both snapshots are stored, so an error is only reported.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct RetentionEntry {
+    /// Older run snapshots of this workspace forgotten.
+    pub forgotten: usize,
+    /// Whether a gc ran.
+    pub gc: bool,
+    /// Why the retention could not run (a malformed config.toml, say).
+    pub error: Option<String>,
 }
 
 impl RunResult {
@@ -417,6 +431,18 @@ pub fn run(
         restore_op = r.op;
     }
     drop(guard);
+    let mut store = store;
+    let retention = match crate::forget::after_run(&mut store, &root) {
+        Ok((forgotten, gc)) => RetentionEntry {
+            forgotten,
+            gc,
+            error: None,
+        },
+        Err(e) => RetentionEntry {
+            error: Some(e.to_string()),
+            ..RetentionEntry::default()
+        },
+    };
 
     Ok(RunResult {
         version: RESULT_VERSION,
@@ -453,6 +479,7 @@ pub fn run(
             .collect(),
         op,
         restore_op,
+        retention,
     })
 }
 

@@ -158,12 +158,31 @@ pub fn snapshot(
     opts: &SnapshotOptions,
     progress: &dyn Progress,
 ) -> Result<SnapshotOutcome> {
+    // A gc that commits while this snapshot deduplicates against its read view may delete what
+    // the snapshot counted on; the final transaction notices (see `crate::gc`) and the snapshot
+    // starts over. Two gcs in a row during one snapshot are rare; three give up with the error.
+    let mut tries = 0;
+    loop {
+        match snapshot_once(store, root, opts, progress) {
+            Err(Error::ConcurrentGc(_)) if tries < 2 => tries += 1,
+            other => return other,
+        }
+    }
+}
+
+fn snapshot_once(
+    store: &Store,
+    root: &Path,
+    opts: &SnapshotOptions,
+    progress: &dyn Progress,
+) -> Result<SnapshotOutcome> {
     let t0 = Instant::now();
     let root = crate::workspace::canonical(root, opts.force)?;
     for tag in &opts.tags {
         crate::revision::validate_tag(tag)?;
     }
     let reader = store.reader()?;
+    let epoch = reader.gc_epoch()?;
     let mut phases = Phases::new(t0);
     for tag in &opts.tags {
         if reader.tag(tag)?.is_some() {
@@ -359,6 +378,9 @@ pub fn snapshot(
     };
     drop(reader);
     let txn = sink.take_txn()?;
+    if crate::gc::epoch_in(&txn)? != epoch {
+        return Err(Error::ConcurrentGc("snapshot"));
+    }
     let (id, parent) = {
         let mut trees = txn.open_table(TREES)?;
         for (tid, _, bytes) in &built.new_trees {

@@ -74,6 +74,10 @@ pub enum Command {
     Undo(UndoArgs),
     /// Take back the latest undo
     Redo(RedoArgs),
+    /// Remove snapshot records by a retention policy or by id (then `gc` frees their data)
+    Forget(ForgetArgs),
+    /// Delete trees, blobs and chunks that no snapshot, artifact or cache reaches; compact
+    Gc(GcArgs),
     /// Store size and where its bytes go
     Stats,
     /// Check that every object decodes and every reference resolves (--full: and every hash)
@@ -106,6 +110,42 @@ pub struct RevertArgs {
     /// Only these paths
     #[arg(last = true, value_name = "PATH")]
     pub paths: Vec<String>,
+}
+
+/// `forget`.
+#[derive(Args, Debug)]
+pub struct ForgetArgs {
+    /// Keep each workspace's latest N snapshots
+    #[arg(long, value_name = "N")]
+    pub keep_last: Option<usize>,
+    /// Keep snapshots younger than this (e.g. 7d, 12h, 30m)
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+    pub keep_within: Option<std::time::Duration>,
+    /// Keep tagged snapshots. Always on: a tag keeps its snapshot until `rewind tag -d`;
+    /// accepted so that restic-style scripts read naturally
+    #[arg(long)]
+    pub keep_tagged: bool,
+    /// Apply the policy to every workspace in the store, not only this one
+    #[arg(long)]
+    pub all_workspaces: bool,
+    /// How many of a workspace's latest undoable operations keep their snapshots
+    /// (default: the store's config.toml, else 20)
+    #[arg(long, value_name = "N")]
+    pub undo_depth: Option<usize>,
+    /// Show what would be forgotten; change nothing
+    #[arg(long, short = 'n')]
+    pub dry_run: bool,
+    /// Forget exactly these snapshots (ids, tags are refused, @~N)
+    #[arg(value_name = "SNAPSHOT")]
+    pub snapshots: Vec<String>,
+}
+
+/// `gc`.
+#[derive(Args, Debug)]
+pub struct GcArgs {
+    /// Show what would be deleted; change nothing
+    #[arg(long, short = 'n')]
+    pub dry_run: bool,
 }
 
 /// `verify`.

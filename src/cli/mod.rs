@@ -9,6 +9,7 @@ mod apply;
 mod args;
 mod diff;
 mod inspect;
+mod maintain;
 mod output;
 mod progress;
 mod restore;
@@ -180,6 +181,8 @@ pub fn main() -> i32 {
         Command::Op(a) => restore::op(&ctx, a),
         Command::Undo(a) => restore::undo(&ctx, a.op, a.force, false),
         Command::Redo(a) => restore::undo(&ctx, None, a.force, true),
+        Command::Forget(a) => maintain::forget(&ctx, a),
+        Command::Gc(a) => maintain::gc(&ctx, a),
         Command::Stats => inspect::stats(&ctx),
         Command::Verify(a) => inspect::verify(&ctx, a.full),
         Command::Apply(a) => apply::apply(&ctx, a),

@@ -71,7 +71,11 @@ pub fn warn(msg: &str) {
 /// Pretty JSON on stdout, newline-terminated.
 pub fn print_json<T: Serialize + ?Sized>(value: &T) -> io::Result<()> {
     let mut out = io::stdout().lock();
-    serde_json::to_writer_pretty(&mut out, value).map_err(io::Error::other)?;
+    // Keep the I/O error's kind: a closed pipe (`rewind ... --json | head`) is not an error.
+    serde_json::to_writer_pretty(&mut out, value).map_err(|e| match e.io_error_kind() {
+        Some(kind) => io::Error::new(kind, e),
+        None => io::Error::other(e),
+    })?;
     writeln!(out)
 }
 

@@ -198,6 +198,19 @@ pub struct EntryView<'a> {
 }
 
 impl<'a> DirView<'a> {
+    /// Reads a stored value in place, if it is well formed (a damaged one is never used).
+    pub fn parse(bytes: &'a [u8]) -> Option<DirView<'a>> {
+        well_formed(bytes).then_some(DirView { bytes })
+    }
+
+    /// Every entry's kind and id (blob ids, and tree ids for subdirectories).
+    pub fn ids(&self) -> impl Iterator<Item = (Kind, Id)> + '_ {
+        (0..self.len()).map(|i| {
+            let e = self.entry(i);
+            (e.kind(), e.id())
+        })
+    }
+
     /// The tree id the directory had.
     pub fn tree(&self) -> Id {
         let mut id = [0u8; 32];

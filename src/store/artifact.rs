@@ -112,7 +112,10 @@ pub fn put(
     if !force && store.reader()?.artifact(key)?.is_some() {
         return Err(Error::ArtifactExists(key.to_string()));
     }
-    let mut w = Writer::new(store);
+    // Chunks found in the store are not stored again; a gc committing before `finish` could
+    // delete them (see `crate::gc`), so `finish` checks the epoch.
+    let epoch = store.reader()?.gc_epoch()?;
+    let mut w = Writer::new(store, epoch);
     let mut head = Vec::new();
     input
         .take(blob::CHUNK_THRESHOLD)
@@ -186,12 +189,15 @@ struct Writer<'s> {
     chunked: Option<(Id, Vec<u8>)>,
     stored_bytes: u64,
     new_chunks: u64,
+    /// The gc epoch when the put started.
+    epoch: u64,
 }
 
 impl<'s> Writer<'s> {
-    fn new(store: &'s Store) -> Writer<'s> {
+    fn new(store: &'s Store, epoch: u64) -> Writer<'s> {
         Writer {
             store,
+            epoch,
             batch: Vec::new(),
             batch_bytes: 0,
             whole: None,
@@ -275,6 +281,9 @@ impl<'s> Writer<'s> {
     /// the key was replaced.
     fn finish(&mut self, key: &str, record: &ArtifactRecord, force: bool) -> Result<bool> {
         let txn = self.store.begin_write()?;
+        if crate::gc::epoch_in(&txn)? != self.epoch {
+            return Err(Error::ConcurrentGc("artifact"));
+        }
         self.flush(&txn)?;
         if let Some((id, rec)) = self.chunked.take() {
             let mut blobs = txn.open_table(BLOBS)?;

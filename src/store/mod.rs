@@ -162,6 +162,33 @@ impl Store {
         }
     }
 
+    /// Bytes of the database file that hold no page in use (free pages a compaction returns).
+    pub(crate) fn free_bytes(&self) -> Result<u64> {
+        let txn = self.begin_write()?;
+        let stats = txn.stats()?;
+        txn.abort()?;
+        let used = stats.allocated_pages() * stats.page_size() as u64;
+        let len = fs::metadata(self.dir.join(DB_FILE))
+            .map(|m| m.len())
+            .unwrap_or(0);
+        Ok(len.saturating_sub(used))
+    }
+
+    /// Compacts the database file. `Err` says why it could not run (another process holds a
+    /// transaction open); that is not a failure of the store, only a reason to try later.
+    pub(crate) fn compact(&mut self) -> std::result::Result<bool, String> {
+        let Handle::ReadWrite(db) = &mut self.db else {
+            return Err("the store is open read-only".into());
+        };
+        match db.compact() {
+            Ok(done) => Ok(done),
+            Err(redb::CompactionError::TransactionInProgress) => Err(
+                "another process is using the store; run `rewind gc` again when it is idle".into(),
+            ),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
     fn check_schema(&self, file: &Path) -> Result<()> {
         let txn = self.db.begin_read()?;
         let tables: Vec<String> = txn.list_tables()?.map(|t| t.name().to_string()).collect();

@@ -25,6 +25,7 @@ pub struct Reader {
     pub(crate) stat_cache: ReadOnlyTable<(u64, &'static [u8]), &'static [u8]>,
     oplog: ReadOnlyTable<u64, &'static [u8]>,
     segments: ReadOnlyTable<u64, &'static [u8]>,
+    meta: ReadOnlyTable<&'static str, &'static [u8]>,
     /// None in a store made before artifacts existed (the table is created on first use).
     artifacts: Option<ReadOnlyTable<&'static str, &'static [u8]>>,
 }
@@ -42,6 +43,7 @@ impl Reader {
             stat_cache: txn.open_table(STAT_CACHE)?,
             oplog: txn.open_table(OPLOG)?,
             segments: txn.open_table(SEGMENTS)?,
+            meta: txn.open_table(META)?,
             artifacts: match txn.open_table(ARTIFACTS) {
                 Ok(t) => Some(t),
                 Err(redb::TableError::TableDoesNotExist(_)) => None,
@@ -255,29 +257,21 @@ impl Reader {
 
     /// Copies the stored bytes at `span` out of the segment log.
     fn read_span(&self, kind: &'static str, id: &Id, span: &Span) -> Result<Vec<u8>> {
-        let want = span.len as usize;
-        let mut out = Vec::with_capacity(want);
-        let (mut seg, mut off) = (span.segment, span.offset as usize);
-        while out.len() < want {
-            let v = self.segments.get(seg)?.ok_or_else(|| Error::Corrupt {
-                kind,
-                id: id.hex(),
-                why: format!("its bytes are in segment {seg}, which is missing"),
-            })?;
-            let data = v.value();
-            let n = data.len().saturating_sub(off).min(want - out.len());
-            if n == 0 {
-                return Err(Error::Corrupt {
-                    kind,
-                    id: id.hex(),
-                    why: format!("segment {seg} is shorter than its records say"),
-                });
-            }
-            out.extend_from_slice(&data[off..off + n]);
-            seg += 1;
-            off = 0;
-        }
-        Ok(out)
+        blob::read_span(&self.segments, kind, id, span)
+    }
+
+    /// A counter in the `meta` table (0 when unset).
+    pub fn counter(&self, name: &str) -> Result<u64> {
+        Ok(self
+            .meta
+            .get(name)?
+            .and_then(|v| v.value().try_into().ok().map(u64::from_le_bytes))
+            .unwrap_or(0))
+    }
+
+    /// The gc epoch this view saw (see [`crate::gc`]).
+    pub fn gc_epoch(&self) -> Result<u64> {
+        self.counter("gc_epoch")
     }
 
     /// Finds the entry at `path` (relative, '/'-separated; empty for the root) below the tree

@@ -1,0 +1,287 @@
+//! Forgetting snapshots: removing snapshot records by a retention policy or by name, so that
+//! `rewind gc` can delete what only they referenced.
+//!
+//! Some snapshots are never forgotten, whatever the policy says, because something still needs
+//! them: a tag names it; it is a workspace's latest snapshot (`@`, the parent of the next one,
+//! the base of `status`); or it is the before or after state of one of the workspace's latest
+//! undoable operations (`undo` restores it). Naming a protected snapshot explicitly is an error
+//! that says what protects it; a policy simply keeps it and reports why.
+//!
+//! The decision and the removal happen in one write transaction, so a snapshot committed by
+//! another process meanwhile is either seen (and judged) or not touched.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+use redb::{ReadableTable, WriteTransaction};
+use rustc_hash::FxHashMap;
+
+use crate::error::{Error, Result};
+use crate::id::Id;
+use crate::store::Store;
+use crate::store::oplog::{self, OpRecord};
+use crate::store::snapshot::SnapshotRecord;
+use crate::store::tables::*;
+
+/// What to forget.
+#[derive(Clone, Debug, Default)]
+pub struct ForgetOptions {
+    /// Keep each workspace's latest N snapshots (of those the policy looks at).
+    pub keep_last: Option<usize>,
+    /// Keep snapshots younger than this.
+    pub keep_within: Option<Duration>,
+    /// Forget exactly these snapshots (no policy).
+    pub snapshots: Vec<Id>,
+    /// Only this workspace (canonical path); None: every workspace.
+    pub workspace: Option<Vec<u8>>,
+    /// Only snapshots whose `label` meta is one of these (the run retention uses it).
+    pub labels: Vec<String>,
+    /// How many of a workspace's latest undoable operations keep their snapshots.
+    pub undo_depth: usize,
+    /// Decide and report, remove nothing.
+    pub dry_run: bool,
+}
+
+/// One snapshot forgotten (or kept, with why).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Judged {
+    /// The snapshot.
+    pub id: Id,
+    /// Its workspace's path.
+    pub workspace: Vec<u8>,
+    /// When it was taken.
+    pub time_ns: i64,
+    /// Its message.
+    pub message: String,
+    /// For kept snapshots: what protects it.
+    pub reason: Option<String>,
+}
+
+/// What `forget` did.
+#[derive(Clone, Debug, Default)]
+pub struct ForgetReport {
+    /// Whether nothing was removed on purpose.
+    pub dry_run: bool,
+    /// Forgotten snapshots, oldest first.
+    pub forgotten: Vec<Judged>,
+    /// Snapshots the policy would have forgotten but something protects.
+    pub protected: Vec<Judged>,
+    /// Snapshots the policy keeps.
+    pub kept: usize,
+    /// The operation recorded (None for a dry run or when nothing was forgotten).
+    pub op: Option<u64>,
+}
+
+/// Forgets snapshots per `opts`.
+pub fn forget(store: &Store, opts: &ForgetOptions) -> Result<ForgetReport> {
+    let policy = opts.keep_last.is_some() || opts.keep_within.is_some();
+    if !policy && opts.snapshots.is_empty() {
+        return Err(Error::Invalid(
+            "nothing to forget: give --keep-last N, --keep-within DURATION, or snapshot ids".into(),
+        ));
+    }
+    if policy && !opts.snapshots.is_empty() {
+        return Err(Error::Invalid(
+            "give either snapshot ids or a policy (--keep-last, --keep-within), not both".into(),
+        ));
+    }
+    let txn = store.begin_write()?;
+    let protections = protections(&txn, opts.undo_depth)?;
+    let mut report = ForgetReport {
+        dry_run: opts.dry_run,
+        ..ForgetReport::default()
+    };
+    let mut doomed: Vec<((u64, u64), Judged)> = Vec::new();
+    {
+        let log = txn.open_table(WS_LOG)?;
+        let snapshots = txn.open_table(SNAPSHOTS)?;
+        let record = |id: &Id| -> Result<SnapshotRecord> {
+            let v = snapshots.get(id.0)?.ok_or_else(|| Error::Missing {
+                kind: "snapshot",
+                id: id.hex(),
+            })?;
+            SnapshotRecord::decode(id, v.value())
+        };
+        let judged = |id: Id, r: &SnapshotRecord, reason: Option<String>| Judged {
+            id,
+            workspace: r.workspace.clone(),
+            time_ns: r.time_ns,
+            message: r.message.clone(),
+            reason,
+        };
+        // Every history entry, per workspace, oldest first.
+        let mut by_ws: BTreeMap<u64, Vec<((u64, u64), Id)>> = BTreeMap::new();
+        for item in log.iter()? {
+            let (k, v) = item?;
+            let key = k.value();
+            by_ws.entry(key.0).or_default().push((key, Id(v.value())));
+        }
+        if !policy {
+            let mut refused = Vec::new();
+            for want in &opts.snapshots {
+                let entry = by_ws.values().flatten().find(|(_, id)| id == want).copied();
+                let Some((key, id)) = entry else {
+                    return Err(Error::UnknownRevision(want.hex()));
+                };
+                let r = record(&id)?;
+                match protections.get(&id) {
+                    Some(why) => refused.push(format!("{} ({why})", id.short())),
+                    None => doomed.push((key, judged(id, &r, None))),
+                }
+            }
+            if !refused.is_empty() {
+                return Err(Error::Invalid(format!(
+                    "cannot forget {}: nothing was forgotten",
+                    refused.join(", ")
+                )));
+            }
+        } else {
+            let now = crate::util::now_ns();
+            for entries in by_ws.values() {
+                let mut candidates = Vec::new();
+                for &(key, id) in entries {
+                    let r = record(&id)?;
+                    if opts.workspace.as_ref().is_some_and(|w| *w != r.workspace) {
+                        break;
+                    }
+                    let label = r.meta.iter().find(|(k, _)| k == "label").map(|(_, v)| v);
+                    if !opts.labels.is_empty() && !label.is_some_and(|l| opts.labels.contains(l))
+                    {
+                        continue;
+                    }
+                    candidates.push((key, id, r));
+                }
+                let n = candidates.len();
+                for (i, (key, id, r)) in candidates.into_iter().enumerate() {
+                    let recent = opts.keep_last.is_some_and(|k| n - i <= k);
+                    let young = opts
+                        .keep_within
+                        .is_some_and(|d| now.saturating_sub(r.time_ns) < d.as_nanos() as i64);
+                    if recent || young {
+                        report.kept += 1;
+                    } else if let Some(why) = protections.get(&id) {
+                        report.protected.push(judged(id, &r, Some(why.clone())));
+                    } else {
+                        doomed.push((key, judged(id, &r, None)));
+                    }
+                }
+            }
+        }
+    }
+    doomed.sort_by_key(|(_, j)| j.time_ns);
+    if opts.dry_run || doomed.is_empty() {
+        report.forgotten = doomed.into_iter().map(|(_, j)| j).collect();
+        txn.abort()?;
+        return Ok(report);
+    }
+    {
+        let mut log = txn.open_table(WS_LOG)?;
+        let mut snapshots = txn.open_table(SNAPSHOTS)?;
+        for (key, j) in &doomed {
+            log.remove(*key)?;
+            snapshots.remove(j.id.0)?;
+        }
+    }
+    bump(&txn, "forgotten_since_gc", doomed.len() as u64)?;
+    let workspace = match (&opts.workspace, doomed.first()) {
+        (Some(w), _) => w.clone(),
+        (None, Some((_, j))) if doomed.iter().all(|(_, d)| d.workspace == j.workspace) => {
+            j.workspace.clone()
+        }
+        _ => Vec::new(),
+    };
+    let op = oplog::record(
+        &txn,
+        OpRecord {
+            changed_workspace: false,
+            ..OpRecord::new(store, "forget", workspace, None, None)
+        },
+    )?;
+    txn.commit()?;
+    report.op = Some(op);
+    report.forgotten = doomed.into_iter().map(|(_, j)| j).collect();
+    Ok(report)
+}
+
+/// Adds `n` to a counter in `meta`.
+fn bump(txn: &WriteTransaction, name: &str, n: u64) -> Result<()> {
+    let mut meta = txn.open_table(META)?;
+    let old = meta
+        .get(name)?
+        .and_then(|v| v.value().try_into().ok().map(u64::from_le_bytes))
+        .unwrap_or(0);
+    meta.insert(name, (old + n).to_le_bytes().as_slice())?;
+    Ok(())
+}
+
+/// Snapshots that must not be forgotten, with the reason.
+fn protections(txn: &WriteTransaction, undo_depth: usize) -> Result<FxHashMap<Id, String>> {
+    let mut p: FxHashMap<Id, String> = FxHashMap::default();
+    for item in txn.open_table(REFS)?.iter()? {
+        let (k, v) = item?;
+        p.entry(Id(v.value()))
+            .or_insert_with(|| format!("tagged '{}'", k.value()));
+    }
+    // The latest snapshot of each workspace.
+    let mut latest: FxHashMap<u64, Id> = FxHashMap::default();
+    for item in txn.open_table(WS_LOG)?.iter()? {
+        let (k, v) = item?;
+        latest.insert(k.value().0, Id(v.value()));
+    }
+    for id in latest.into_values() {
+        p.entry(id)
+            .or_insert_with(|| "its workspace's latest snapshot".into());
+    }
+    // The latest undoable operations of each workspace.
+    let mut seen: FxHashMap<Vec<u8>, usize> = FxHashMap::default();
+    for item in txn.open_table(OPLOG)?.iter()?.rev() {
+        let op = OpRecord::decode(item?.1.value())?;
+        if !op.changed_workspace {
+            continue;
+        }
+        let n = seen.entry(op.workspace.clone()).or_default();
+        if *n >= undo_depth {
+            continue;
+        }
+        *n += 1;
+        for id in op.before.iter().chain(op.after.iter()) {
+            p.entry(*id)
+                .or_insert_with(|| format!("operation {} ({}) can still be undone", op.id, op.kind));
+        }
+    }
+    Ok(p)
+}
+
+/// The run retention: forgets a workspace's `rewind run` snapshots beyond the configured count,
+/// then collects garbage when enough has been forgotten since the last gc. Returns how many
+/// snapshots were forgotten and whether a gc ran.
+pub fn after_run(store: &mut Store, root: &Path) -> Result<(usize, bool)> {
+    let config = crate::config::Config::load(store.dir())?;
+    let r = &config.retention;
+    if r.run_keep_last == 0 {
+        return Ok((0, false));
+    }
+    let report = forget(
+        store,
+        &ForgetOptions {
+            keep_last: Some(r.run_keep_last),
+            workspace: Some(std::os::unix::ffi::OsStrExt::as_bytes(root.as_os_str()).to_vec()),
+            labels: ["before", "after", "after_failure"]
+                .map(String::from)
+                .to_vec(),
+            undo_depth: r.undo_depth,
+            ..ForgetOptions::default()
+        },
+    )?;
+    let pending = store.reader()?.counter("forgotten_since_gc")?;
+    let collect = r.gc_after_forgotten > 0 && pending >= r.gc_after_forgotten;
+    if collect {
+        crate::gc::gc(
+            store,
+            &crate::gc::GcOptions::default(),
+            &crate::progress::NoProgress,
+        )?;
+    }
+    Ok((report.forgotten.len(), collect))
+}

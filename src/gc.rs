@@ -1,0 +1,430 @@
+//! Garbage collection: keep what anything can still reach, delete the rest, repack the segment
+//! log where deletions left it sparse, and compact the database file when that pays.
+//!
+//! Roots are every snapshot record (forgetting a snapshot removes its record, see
+//! [`crate::forget`]), every artifact, and every workspace's stat cache: a snapshot reuses the
+//! blob and tree ids the cache names without storing them again, so they must stay.
+//!
+//! Everything happens in one write transaction: redb commits it whole or not at all, so a gc
+//! killed at any moment leaves the store as it was, and no other writer can commit between the
+//! mark and the sweep.
+//!
+//! The race that remains is with a writer that decided "this blob is already stored" in its read
+//! view *before* the gc and commits a reference to it *after*. Rather than a grace period (which
+//! trusts clocks and guesses how long a snapshot may take), each gc bumps the `gc_epoch` counter
+//! in `meta`; a writer remembers the epoch of the view it deduplicated against and, in its own
+//! write transaction (which redb serialises with the gc's), checks it is unchanged. If a gc
+//! committed meanwhile, the snapshot starts over (see `snapshot`), and an artifact whose chunks
+//! went missing fails with a message to run it again. Nothing that a committed snapshot refers to
+//! is ever deleted.
+
+use std::time::Instant;
+
+use redb::{ReadableTable, ReadableTableMetadata, WriteTransaction};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::error::{Error, Result};
+use crate::id::Id;
+use crate::progress::Progress;
+use crate::scan::statcache::DirView;
+use crate::store::Store;
+use crate::store::blob::{self, BlobRecord, SEGMENT_SIZE, SegmentWriter, Span};
+use crate::store::snapshot::SnapshotRecord;
+use crate::store::tables::*;
+use crate::store::tree::{Kind, Tree};
+
+/// How to collect.
+#[derive(Clone, Debug)]
+pub struct GcOptions {
+    /// Compute and report, change nothing.
+    pub dry_run: bool,
+    /// Segments whose live bytes are below this fraction of their length are rewritten.
+    pub repack_below: f64,
+    /// Compact the database file afterwards when at least this fraction of it is free.
+    pub compact_above: f64,
+}
+
+impl Default for GcOptions {
+    fn default() -> Self {
+        GcOptions {
+            dry_run: false,
+            repack_below: 0.5,
+            compact_above: 0.2,
+        }
+    }
+}
+
+/// What a gc did (or, with `dry_run`, would do).
+#[derive(Clone, Debug, Default)]
+pub struct GcReport {
+    /// Whether this was a dry run.
+    pub dry_run: bool,
+    /// Snapshot records kept (the roots).
+    pub snapshots: u64,
+    /// Trees deleted.
+    pub trees_removed: u64,
+    /// Blobs deleted.
+    pub blobs_removed: u64,
+    /// Chunks deleted.
+    pub chunks_removed: u64,
+    /// Encoded bytes of the deleted blobs and chunks, plus the deleted trees' bytes.
+    pub bytes_removed: u64,
+    /// Segments deleted (every byte in them dead, or moved by the repack).
+    pub segments_removed: u64,
+    /// Live objects moved out of sparse segments.
+    pub objects_moved: u64,
+    /// Their bytes.
+    pub bytes_moved: u64,
+    /// Bytes of the segment log before and after.
+    pub log_bytes_before: u64,
+    /// See `log_bytes_before`.
+    pub log_bytes_after: u64,
+    /// The database file's size before and after (after compaction, if any).
+    pub file_bytes_before: u64,
+    /// See `file_bytes_before`.
+    pub file_bytes_after: u64,
+    /// Whether the file was compacted.
+    pub compacted: bool,
+    /// Why compaction was skipped, when it was worth doing but could not run.
+    pub compact_skipped: Option<String>,
+    /// Wall time.
+    pub seconds: f64,
+}
+
+/// Reads a counter from `meta` (0 when unset).
+fn counter(txn: &WriteTransaction, name: &str) -> Result<u64> {
+    Ok(txn
+        .open_table(META)?
+        .get(name)?
+        .and_then(|v| v.value().try_into().ok().map(u64::from_le_bytes))
+        .unwrap_or(0))
+}
+
+/// The gc epoch as a write transaction sees it; a writer compares it with its read view's
+/// [`crate::store::Reader::gc_epoch`] before committing references it did not store itself.
+pub(crate) fn epoch_in(txn: &WriteTransaction) -> Result<u64> {
+    counter(txn, "gc_epoch")
+}
+
+/// Collects garbage in `store`.
+pub fn gc(store: &mut Store, opts: &GcOptions, progress: &dyn Progress) -> Result<GcReport> {
+    let t0 = Instant::now();
+    let file = store.dir().join(crate::store::DB_FILE);
+    let file_len = |f: &std::path::Path| std::fs::metadata(f).map(|m| m.len()).unwrap_or(0);
+    let mut report = GcReport {
+        dry_run: opts.dry_run,
+        file_bytes_before: file_len(&file),
+        ..GcReport::default()
+    };
+    let txn = store.begin_write()?;
+    let live = mark(&txn, &mut report, progress)?;
+    sweep(&txn, &live, &mut report)?;
+    repack(&txn, opts.repack_below, &mut report)?;
+    if opts.dry_run {
+        txn.abort()?;
+        report.file_bytes_after = report.file_bytes_before;
+        report.seconds = t0.elapsed().as_secs_f64();
+        return Ok(report);
+    }
+    let epoch = epoch_in(&txn)? + 1;
+    txn.open_table(META)?
+        .insert("gc_epoch", epoch.to_le_bytes().as_slice())?;
+    txn.open_table(META)?
+        .insert("forgotten_since_gc", 0u64.to_le_bytes().as_slice())?;
+    txn.commit()?;
+
+    // Compact when enough of the file is free pages.
+    let free = store.free_bytes()?;
+    let len = file_len(&file);
+    if len > 0 && free as f64 >= opts.compact_above * len as f64 && free >= 1 << 20 {
+        match store.compact() {
+            Ok(done) => report.compacted = done,
+            Err(why) => report.compact_skipped = Some(why),
+        }
+    }
+    report.file_bytes_after = file_len(&file);
+    report.seconds = t0.elapsed().as_secs_f64();
+    Ok(report)
+}
+
+/// What the roots reach.
+struct Live {
+    trees: FxHashSet<Id>,
+    blobs: FxHashSet<Id>,
+    chunks: FxHashSet<Id>,
+}
+
+/// A reachable object gc cannot read: gc refuses to delete anything rather than guess.
+fn damaged(kind: &'static str, id: &Id, referrer: &str, why: impl std::fmt::Display) -> Error {
+    Error::Invalid(format!(
+        "gc stopped, nothing was deleted: {kind} {} (reached from {referrer}) is {why}; \
+         run `rewind verify --full` to see what is damaged",
+        id.short()
+    ))
+}
+
+fn mark(txn: &WriteTransaction, report: &mut GcReport, progress: &dyn Progress) -> Result<Live> {
+    let mut live = Live {
+        trees: FxHashSet::default(),
+        blobs: FxHashSet::default(),
+        chunks: FxHashSet::default(),
+    };
+    let trees = txn.open_table(TREES)?;
+    // Roots: snapshot records, and the stat caches' trees (which a snapshot may reuse whole).
+    let mut stack: Vec<(Id, String, bool)> = Vec::new();
+    for item in txn.open_table(SNAPSHOTS)?.iter()? {
+        let (k, v) = item?;
+        let id = Id(k.value());
+        let rec = SnapshotRecord::decode(&id, v.value())
+            .map_err(|e| damaged("snapshot", &id, "the snapshots table", e))?;
+        report.snapshots += 1;
+        stack.push((rec.root, format!("snapshot {}", id.short()), true));
+    }
+    for item in txn.open_table(STAT_CACHE)?.iter()? {
+        let (_, v) = item?;
+        // A damaged cache value is never used by a snapshot, so it keeps nothing.
+        let Some(dir) = DirView::parse(v.value()) else {
+            continue;
+        };
+        stack.push((dir.tree(), "a stat cache".into(), false));
+        for (kind, id) in dir.ids() {
+            if kind == Kind::Dir {
+                stack.push((id, "a stat cache".into(), false));
+            } else {
+                live.blobs.insert(id);
+            }
+        }
+    }
+    // Progress in tree bytes read: the mark's cost is reading trees.
+    progress.start("gc: mark", trees.stats()?.stored_bytes());
+    while let Some((id, referrer, required)) = stack.pop() {
+        if !live.trees.insert(id) {
+            continue;
+        }
+        let Some(raw) = trees.get(id.0)? else {
+            if required {
+                return Err(damaged("tree", &id, &referrer, "missing"));
+            }
+            // A stat cache naming a tree that is gone: snapshots re-hash that directory.
+            live.trees.remove(&id);
+            continue;
+        };
+        let tree = Tree::decode(&id, raw.value()).map_err(|e| damaged("tree", &id, &referrer, e))?;
+        progress.advance(raw.value().len() as u64);
+        for e in tree.entries {
+            if e.kind == Kind::Dir {
+                stack.push((e.id, referrer.clone(), required));
+            } else {
+                live.blobs.insert(e.id);
+            }
+        }
+    }
+    if let Ok(artifacts) = txn.open_table(ARTIFACTS) {
+        for item in artifacts.iter()? {
+            let (k, v) = item?;
+            let rec = crate::store::artifact::ArtifactRecord::decode(k.value(), v.value())?;
+            live.blobs.insert(rec.blob);
+        }
+    }
+    // Chunks of the live chunked blobs. A live blob that is missing is a damaged store (or a
+    // stat-cache id: those are re-hashed when missing, so they keep nothing).
+    let blobs = txn.open_table(BLOBS)?;
+    let mut missing = Vec::new();
+    for id in &live.blobs {
+        match blobs.get(id.0)? {
+            Some(v) => {
+                if let BlobRecord::Chunked { chunks, .. } = blob::decode_blob(id, v.value())
+                    .map_err(|e| damaged("blob", id, "a live tree or artifact", e))?
+                {
+                    live.chunks.extend(chunks.iter().map(|c| c.id));
+                }
+            }
+            None => missing.push(*id),
+        }
+    }
+    for id in missing {
+        live.blobs.remove(&id);
+    }
+    progress.finish();
+    Ok(live)
+}
+
+fn sweep(txn: &WriteTransaction, live: &Live, report: &mut GcReport) -> Result<()> {
+    let (mut n, mut bytes) = (0u64, 0u64);
+    txn.open_table(TREES)?.retain(|k, v| {
+        let keep = live.trees.contains(&Id(k));
+        if !keep {
+            n += 1;
+            bytes += v.len() as u64;
+        }
+        keep
+    })?;
+    report.trees_removed = n;
+    report.bytes_removed += bytes;
+
+    let mut n = 0u64;
+    let mut dead_spans = 0u64;
+    txn.open_table(BLOBS)?.retain(|k, v| {
+        let keep = live.blobs.contains(&Id(k));
+        if !keep {
+            n += 1;
+            if let Ok(BlobRecord::Whole { span, .. }) = blob::decode_blob(&Id(k), v) {
+                dead_spans += u64::from(span.len);
+            }
+        }
+        keep
+    })?;
+    report.blobs_removed = n;
+
+    let mut n = 0u64;
+    txn.open_table(CHUNKS)?.retain(|k, v| {
+        let keep = live.chunks.contains(&Id(k));
+        if !keep {
+            n += 1;
+            if let Ok(rec) = blob::decode_chunk(&Id(k), v) {
+                dead_spans += u64::from(rec.span.len);
+            }
+        }
+        keep
+    })?;
+    report.chunks_removed = n;
+    report.bytes_removed += dead_spans;
+    Ok(())
+}
+
+/// A surviving object that lives in the segment log.
+#[derive(Clone, Copy)]
+enum Located {
+    Blob { size: u64, zstd: bool, span: Span },
+    Chunk { len: u32, zstd: bool, span: Span },
+}
+
+impl Located {
+    fn span(&self) -> Span {
+        match self {
+            Located::Blob { span, .. } | Located::Chunk { span, .. } => *span,
+        }
+    }
+}
+
+/// The segments `span` covers, with the bytes it takes in each.
+fn split(span: &Span, lens: &FxHashMap<u64, usize>) -> Vec<(u64, usize)> {
+    let mut out = Vec::new();
+    let mut left = span.len as usize;
+    let (mut seg, mut off) = (span.segment, span.offset as usize);
+    while left > 0 {
+        let len = lens.get(&seg).copied().unwrap_or(SEGMENT_SIZE);
+        let n = len.saturating_sub(off).min(left);
+        if n == 0 {
+            break;
+        }
+        out.push((seg, n));
+        left -= n;
+        seg += 1;
+        off = 0;
+    }
+    out
+}
+
+/// Deletes segments with no live bytes and rewrites the live objects of sparse ones at the end
+/// of the log. Segments are never appended to once written, so rewriting is safe.
+fn repack(txn: &WriteTransaction, below: f64, report: &mut GcReport) -> Result<()> {
+    let mut segments = txn.open_table(SEGMENTS)?;
+    let mut lens: FxHashMap<u64, usize> = FxHashMap::default();
+    for item in segments.iter()? {
+        let (k, v) = item?;
+        lens.insert(k.value(), v.value().len());
+    }
+    report.log_bytes_before = lens.values().map(|&l| l as u64).sum();
+
+    let mut objects: Vec<(Id, Located)> = Vec::new();
+    for item in txn.open_table(BLOBS)?.iter()? {
+        let (k, v) = item?;
+        let id = Id(k.value());
+        if let BlobRecord::Whole { size, zstd, span } = blob::decode_blob(&id, v.value())? {
+            objects.push((id, Located::Blob { size, zstd, span }));
+        }
+    }
+    for item in txn.open_table(CHUNKS)?.iter()? {
+        let (k, v) = item?;
+        let id = Id(k.value());
+        let rec = blob::decode_chunk(&id, v.value())?;
+        objects.push((
+            id,
+            Located::Chunk {
+                len: rec.len,
+                zstd: rec.zstd,
+                span: rec.span,
+            },
+        ));
+    }
+    let mut used: FxHashMap<u64, usize> = FxHashMap::default();
+    for (_, o) in &objects {
+        for (seg, n) in split(&o.span(), &lens) {
+            *used.entry(seg).or_default() += n;
+        }
+    }
+    let sparse: FxHashSet<u64> = lens
+        .iter()
+        .filter(|(seg, len)| {
+            let u = used.get(seg).copied().unwrap_or(0);
+            u > 0 && (u as f64) < below * (**len as f64)
+        })
+        .map(|(seg, _)| *seg)
+        .collect();
+    let mut dead: Vec<u64> = lens
+        .keys()
+        .filter(|seg| !used.contains_key(seg))
+        .copied()
+        .collect();
+
+    if !sparse.is_empty() {
+        let mut next = counter(txn, "next_segment")?;
+        let mut segw = SegmentWriter::new(next);
+        let mut blobs = txn.open_table(BLOBS)?;
+        let mut chunks = txn.open_table(CHUNKS)?;
+        for (id, o) in &objects {
+            let span = o.span();
+            if !split(&span, &lens).iter().any(|(s, _)| sparse.contains(s)) {
+                continue;
+            }
+            let kind = if matches!(o, Located::Blob { .. }) {
+                "blob"
+            } else {
+                "chunk"
+            };
+            let bytes = blob::read_span(&segments, kind, id, &span)?;
+            let new = segw.append(&bytes, &mut |n, data| {
+                segments.insert(n, data)?;
+                Ok(())
+            })?;
+            match *o {
+                Located::Blob { size, zstd, .. } => {
+                    blobs.insert(id.0, blob::encode_whole(size, zstd, &new).as_slice())?;
+                }
+                Located::Chunk { len, zstd, .. } => {
+                    chunks.insert(id.0, blob::encode_chunk(len, zstd, &new).as_slice())?;
+                }
+            }
+            report.objects_moved += 1;
+            report.bytes_moved += bytes.len() as u64;
+        }
+        next = segw.finish(&mut |n, data| {
+            segments.insert(n, data)?;
+            Ok(())
+        })?;
+        drop((blobs, chunks));
+        txn.open_table(META)?
+            .insert("next_segment", next.to_le_bytes().as_slice())?;
+        dead.extend(sparse.iter().copied());
+    }
+    for seg in &dead {
+        segments.remove(*seg)?;
+    }
+    report.segments_removed = dead.len() as u64;
+    report.log_bytes_after = segments
+        .iter()?
+        .map(|item| item.map(|(_, v)| v.value().len() as u64))
+        .sum::<std::result::Result<u64, _>>()?;
+    Ok(())
+}
