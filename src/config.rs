@@ -19,7 +19,7 @@ use crate::error::{Error, Result};
 pub const CONFIG_FILE: &str = "config.toml";
 
 /// Store settings.
-#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
     /// Retention of snapshots and operations.
@@ -39,14 +39,6 @@ pub struct Retention {
     /// After `rewind run` has forgotten this many snapshots since the last gc, it runs one;
     /// 0 never does.
     pub gc_after_forgotten: u64,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            retention: Retention::default(),
-        }
-    }
 }
 
 impl Default for Retention {
@@ -95,6 +87,9 @@ mod tests {
         )
         .unwrap();
         let e = Config::load(dir.path()).unwrap_err().to_string();
-        assert!(e.contains("config.toml") && e.contains("run_keep_lats"), "{e}");
+        assert!(
+            e.contains("config.toml") && e.contains("run_keep_lats"),
+            "{e}"
+        );
     }
 }

@@ -24,6 +24,9 @@ use crate::store::oplog::{self, OpRecord};
 use crate::store::snapshot::SnapshotRecord;
 use crate::store::tables::*;
 
+/// A `ws_log` key: (workspace id, sequence number).
+type LogKey = (u64, u64);
+
 /// What to forget.
 #[derive(Clone, Debug, Default)]
 pub struct ForgetOptions {
@@ -92,7 +95,7 @@ pub fn forget(store: &Store, opts: &ForgetOptions) -> Result<ForgetReport> {
         dry_run: opts.dry_run,
         ..ForgetReport::default()
     };
-    let mut doomed: Vec<((u64, u64), Judged)> = Vec::new();
+    let mut doomed: Vec<(LogKey, Judged)> = Vec::new();
     {
         let log = txn.open_table(WS_LOG)?;
         let snapshots = txn.open_table(SNAPSHOTS)?;
@@ -111,7 +114,7 @@ pub fn forget(store: &Store, opts: &ForgetOptions) -> Result<ForgetReport> {
             reason,
         };
         // Every history entry, per workspace, oldest first.
-        let mut by_ws: BTreeMap<u64, Vec<((u64, u64), Id)>> = BTreeMap::new();
+        let mut by_ws: BTreeMap<u64, Vec<(LogKey, Id)>> = BTreeMap::new();
         for item in log.iter()? {
             let (k, v) = item?;
             let key = k.value();
@@ -146,8 +149,7 @@ pub fn forget(store: &Store, opts: &ForgetOptions) -> Result<ForgetReport> {
                         break;
                     }
                     let label = r.meta.iter().find(|(k, _)| k == "label").map(|(_, v)| v);
-                    if !opts.labels.is_empty() && !label.is_some_and(|l| opts.labels.contains(l))
-                    {
+                    if !opts.labels.is_empty() && !label.is_some_and(|l| opts.labels.contains(l)) {
                         continue;
                     }
                     candidates.push((key, id, r));
@@ -246,8 +248,9 @@ fn protections(txn: &WriteTransaction, undo_depth: usize) -> Result<FxHashMap<Id
         }
         *n += 1;
         for id in op.before.iter().chain(op.after.iter()) {
-            p.entry(*id)
-                .or_insert_with(|| format!("operation {} ({}) can still be undone", op.id, op.kind));
+            p.entry(*id).or_insert_with(|| {
+                format!("operation {} ({}) can still be undone", op.id, op.kind)
+            });
         }
     }
     Ok(p)

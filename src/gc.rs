@@ -209,7 +209,8 @@ fn mark(txn: &WriteTransaction, report: &mut GcReport, progress: &dyn Progress) 
             live.trees.remove(&id);
             continue;
         };
-        let tree = Tree::decode(&id, raw.value()).map_err(|e| damaged("tree", &id, &referrer, e))?;
+        let tree =
+            Tree::decode(&id, raw.value()).map_err(|e| damaged("tree", &id, &referrer, e))?;
         progress.advance(raw.value().len() as u64);
         for e in tree.entries {
             if e.kind == Kind::Dir {

@@ -370,6 +370,39 @@ impl SegmentWriter {
     }
 }
 
+/// Copies the stored bytes at `span` out of the segment log `segments` (a read or a write
+/// transaction's table), naming the object `kind` `id` in any error.
+pub fn read_span(
+    segments: &impl ReadableTable<u64, &'static [u8]>,
+    kind: &'static str,
+    id: &Id,
+    span: &Span,
+) -> Result<Vec<u8>> {
+    let want = span.len as usize;
+    let mut out = Vec::with_capacity(want);
+    let (mut seg, mut off) = (span.segment, span.offset as usize);
+    while out.len() < want {
+        let v = segments.get(seg)?.ok_or_else(|| Error::Corrupt {
+            kind,
+            id: id.hex(),
+            why: format!("its bytes are in segment {seg}, which is missing"),
+        })?;
+        let data = v.value();
+        let n = data.len().saturating_sub(off).min(want - out.len());
+        if n == 0 {
+            return Err(Error::Corrupt {
+                kind,
+                id: id.hex(),
+                why: format!("segment {seg} is shorter than its records say"),
+            });
+        }
+        out.extend_from_slice(&data[off..off + n]);
+        seg += 1;
+        off = 0;
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -468,37 +501,4 @@ mod tests {
         assert!(segs[..2].iter().all(|s| s.1.len() == SEGMENT_SIZE));
         assert_eq!(segs[2].1.len(), 1000);
     }
-}
-
-/// Copies the stored bytes at `span` out of the segment log `segments` (a read or a write
-/// transaction's table), naming the object `kind` `id` in any error.
-pub fn read_span(
-    segments: &impl ReadableTable<u64, &'static [u8]>,
-    kind: &'static str,
-    id: &Id,
-    span: &Span,
-) -> Result<Vec<u8>> {
-    let want = span.len as usize;
-    let mut out = Vec::with_capacity(want);
-    let (mut seg, mut off) = (span.segment, span.offset as usize);
-    while out.len() < want {
-        let v = segments.get(seg)?.ok_or_else(|| Error::Corrupt {
-            kind,
-            id: id.hex(),
-            why: format!("its bytes are in segment {seg}, which is missing"),
-        })?;
-        let data = v.value();
-        let n = data.len().saturating_sub(off).min(want - out.len());
-        if n == 0 {
-            return Err(Error::Corrupt {
-                kind,
-                id: id.hex(),
-                why: format!("segment {seg} is shorter than its records say"),
-            });
-        }
-        out.extend_from_slice(&data[off..off + n]);
-        seg += 1;
-        off = 0;
-    }
-    Ok(out)
 }
