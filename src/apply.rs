@@ -23,6 +23,7 @@ use crate::restore::{checked_path, write_atomic};
 use crate::snapshot::{SnapshotOptions, snapshot};
 use crate::store::Store;
 use crate::store::oplog::{self, OpRecord};
+use crate::store::pending::PendingWrite;
 use crate::store::tree::Kind;
 use crate::util::{display, join_rel};
 
@@ -90,6 +91,9 @@ pub struct ApplyReport {
     pub after: Option<Id>,
     /// The operation recorded.
     pub op: Option<u64>,
+    /// Whether this finished an earlier, interrupted run of the same apply (see
+    /// [`crate::store::pending`]) rather than planning anew.
+    pub resumed: bool,
 }
 
 /// One planned change to the workspace.
@@ -274,6 +278,16 @@ pub fn apply_patch(
     opts: &ApplyPatchOptions,
 ) -> Result<ApplyReport> {
     let root = crate::workspace::canonical(root, true)?;
+    let key = request_key(&[format!("apply {opts:?}").as_bytes(), input]);
+    if let Some((pending, done)) = resume_pending(store, &root, "apply", key, opts.check)? {
+        return Ok(ApplyReport {
+            files: resumed_outcomes(&pending),
+            before: done.before,
+            after: done.after,
+            op: Some(done.op),
+            resumed: true,
+        });
+    }
     let mut set = PatchSet::parse(input).map_err(|e| Error::PatchParse(e.to_string()))?;
     if opts.reverse {
         set = set.reverse();
@@ -335,7 +349,7 @@ pub fn apply_patch(
     }
     drop(reader);
 
-    let done = write_with_op(store, &root, "apply", &plan, opts.force)?;
+    let done = write_with_op(store, &root, "apply", key, &plan, opts.force)?;
     report.before = done.before;
     report.after = done.after;
     report.op = Some(done.op);
@@ -356,21 +370,11 @@ pub(crate) fn write_with_op(
     store: &Store,
     root: &Path,
     kind: &str,
+    key: Id,
     plan: &[Planned],
     force: bool,
 ) -> Result<Recorded> {
-    let bracket = |when: &str| -> Result<Option<Id>> {
-        let label = format!("{when}-{kind}");
-        let opts = SnapshotOptions {
-            message: format!("{when} {kind}"),
-            meta: vec![("label".into(), label.clone())],
-            force: true,
-            op_kind: Some(label),
-            ..SnapshotOptions::default()
-        };
-        Ok(snapshot(store, root, &opts, &NoProgress)?.report.id)
-    };
-    let before = bracket("pre")?;
+    let before = bracket(store, root, kind, "pre")?;
     // A touched path that exists but is not in the snapshot just taken is ignored by the
     // workspace's rules: changing it could not be undone.
     if let (Some(id), false) = (before, force) {
@@ -394,6 +398,19 @@ pub(crate) fn write_with_op(
             });
         }
     }
+    let root_bytes = root.as_os_str().as_bytes();
+    crate::store::pending::begin(
+        store,
+        root_bytes,
+        &PendingWrite {
+            kind: kind.to_string(),
+            key,
+            before,
+            started_ns: crate::util::now_ns(),
+            writes: plan.iter().filter_map(|p| p.write.clone()).collect(),
+            removes: plan.iter().flat_map(|p| p.remove.iter().cloned()).collect(),
+        },
+    )?;
     if let Err(e) = write_plan(root, plan) {
         if let Some(id) = before {
             let touched: Vec<Vec<u8>> = plan
@@ -414,22 +431,110 @@ pub(crate) fn write_with_op(
                 reverses: None,
                 undoable: false,
             };
+            // The restore clears the pending write once the workspace is whole again.
             let _ = crate::restore::restore(store, root, id, &opts, &info, &NoProgress);
         }
         return Err(e);
     }
-    let after = bracket("post")?;
-    let op = oplog::record_alone(
-        store,
-        OpRecord::new(
-            store,
-            kind,
-            root.as_os_str().as_bytes().to_vec(),
-            before,
-            after,
-        ),
+    finish(store, root, kind, before)
+}
+
+/// Snapshots the workspace around a write (`when` is "pre" or "post").
+fn bracket(store: &Store, root: &Path, kind: &str, when: &str) -> Result<Option<Id>> {
+    let label = format!("{when}-{kind}");
+    let opts = SnapshotOptions {
+        message: format!("{when} {kind}"),
+        meta: vec![("label".into(), label.clone())],
+        force: true,
+        op_kind: Some(label),
+        ..SnapshotOptions::default()
+    };
+    Ok(snapshot(store, root, &opts, &NoProgress)?.report.id)
+}
+
+/// Ends a write: the after snapshot, then the operation and the end of the pending record in
+/// one transaction.
+fn finish(store: &Store, root: &Path, kind: &str, before: Option<Id>) -> Result<Recorded> {
+    let after = bracket(store, root, kind, "post")?;
+    let root_bytes = root.as_os_str().as_bytes();
+    let txn = store.begin_write()?;
+    let op = oplog::record(
+        &txn,
+        OpRecord::new(store, kind, root_bytes.to_vec(), before, after),
     )?;
+    crate::store::pending::clear_in(&txn, root_bytes)?;
+    txn.commit()?;
     Ok(Recorded { before, after, op })
+}
+
+/// Identifies a request (its command, options and input) for [`resume_pending`].
+pub fn request_key(parts: &[&[u8]]) -> Id {
+    let mut h = blake3::Hasher::new();
+    for p in parts {
+        h.update(&(p.len() as u64).to_le_bytes());
+        h.update(p);
+    }
+    Id::from(h.finalize())
+}
+
+/// Deals with a write to `root` that was interrupted (killed between two renames): the same
+/// request (`kind`, `key`) finishes it from the journal and returns what it recorded; any other
+/// request is refused with what to do, since the workspace may be half-written.
+pub(crate) fn resume_pending(
+    store: &Store,
+    root: &Path,
+    kind: &str,
+    key: Id,
+    check_only: bool,
+) -> Result<Option<(PendingWrite, Recorded)>> {
+    let Some(p) = crate::store::pending::get(store, root.as_os_str().as_bytes())? else {
+        return Ok(None);
+    };
+    if p.kind != kind || p.key != key || check_only {
+        return Err(Error::InterruptedWrite {
+            kind: p.kind.clone(),
+            workspace: root.to_path_buf(),
+            before: p.before.map(|b| b.short()),
+        });
+    }
+    let plan: Vec<Planned> = p
+        .writes
+        .iter()
+        .map(|w| Planned {
+            outcome: resumed_outcome(&w.0),
+            write: Some(w.clone()),
+            remove: Vec::new(),
+        })
+        .chain(p.removes.iter().map(|r| Planned {
+            outcome: resumed_outcome(r),
+            write: None,
+            remove: vec![r.clone()],
+        }))
+        .collect();
+    write_plan(root, &plan)?;
+    let done = finish(store, root, kind, p.before)?;
+    Ok(Some((p, done)))
+}
+
+fn resumed_outcome(path: &[u8]) -> FileOutcome {
+    FileOutcome {
+        path: path.to_vec(),
+        old_path: None,
+        action: "resume",
+        hunks: Vec::new(),
+        merged: false,
+        conflicts: 0,
+    }
+}
+
+/// The per-file report of a resumed write.
+pub(crate) fn resumed_outcomes(p: &PendingWrite) -> Vec<FileOutcome> {
+    p.writes
+        .iter()
+        .map(|w| w.0.as_slice())
+        .chain(p.removes.iter().map(Vec::as_slice))
+        .map(resumed_outcome)
+        .collect()
 }
 
 type BaseLookup<'a> = dyn Fn(&[u8]) -> Result<Option<Vec<u8>>> + 'a;

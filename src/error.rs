@@ -166,6 +166,23 @@ pub enum Error {
     #[error("interrupted by {0} before the command started; nothing was run")]
     Interrupted(&'static str),
 
+    /// A multi-file write (apply, revert) was interrupted (the process was killed) and the
+    /// workspace may be half-written.
+    #[error(
+        "an interrupted `rewind {kind}` left {} partly written: run the same `rewind {kind}` \
+         again to finish it{}",
+        workspace.display(),
+        before.as_ref().map(|b| format!(", or `rewind restore {b}` to go back to the state before it")).unwrap_or_default()
+    )]
+    InterruptedWrite {
+        /// The interrupted command.
+        kind: String,
+        /// The workspace.
+        workspace: PathBuf,
+        /// The snapshot taken before it began writing.
+        before: Option<String>,
+    },
+
     /// A `rewind gc` in another process committed while this command relied on objects it had
     /// seen in the store; nothing was written. Running the command again is safe.
     #[error(

@@ -257,7 +257,24 @@ pub fn restore(
         after.report.id.unwrap_or(target)
     };
     report.after = Some(after);
+    let root_bytes = root.as_os_str().as_bytes();
+    // An interrupted apply or revert is settled once every path it was writing has been set to
+    // a chosen state.
+    let settles = match crate::store::pending::get(store, root_bytes)? {
+        None => false,
+        Some(p) => {
+            opts.paths.is_empty()
+                || p.writes
+                    .iter()
+                    .map(|w| &w.0)
+                    .chain(p.removes.iter())
+                    .all(|w| opts.paths.iter().any(|q| crate::diff::tree::is_under(w, q)))
+        }
+    };
     let txn = store.begin_write()?;
+    if settles {
+        crate::store::pending::clear_in(&txn, root_bytes)?;
+    }
     if opts.paths.is_empty() {
         // The workspace's latest snapshot is now the target.
         let ws = crate::store::register_in(&txn, &root)?;
@@ -668,7 +685,7 @@ pub(crate) fn write_atomic(p: &Path, kind: Kind, data: &mut dyn io::Read) -> Res
         let mut target = Vec::new();
         data.read_to_end(&mut target).map_err(|e| Error::io(p, e))?;
         let tmp = tempfile::Builder::new()
-            .prefix(".rewind-tmp-")
+            .prefix(crate::scan::walk::TEMP_PREFIX)
             .make_in(dir, |tmp| {
                 std::os::unix::fs::symlink(std::ffi::OsStr::from_bytes(&target), tmp)
             })
@@ -688,7 +705,7 @@ pub(crate) fn write_atomic(p: &Path, kind: Kind, data: &mut dyn io::Read) -> Res
     };
     // Created with its final mode; only bits the umask would clear need a chmod afterwards.
     let mut tmp = tempfile::Builder::new()
-        .prefix(".rewind-tmp-")
+        .prefix(crate::scan::walk::TEMP_PREFIX)
         .permissions(fs::Permissions::from_mode(mode & 0o777))
         .tempfile_in(dir)
         .at(dir)?;

@@ -9,7 +9,10 @@
 
 use std::path::Path;
 
-use crate::apply::{FileOutcome, Planned, fail, read_current, write_with_op};
+use crate::apply::{
+    FileOutcome, Planned, fail, read_current, request_key, resume_pending, resumed_outcomes,
+    write_with_op,
+};
 use crate::diff::{DiffRequest, Rev, diff};
 use crate::error::Result;
 use crate::id::Id;
@@ -41,6 +44,18 @@ pub fn revert(
     check: bool,
 ) -> Result<RevertReport> {
     let root = crate::workspace::canonical(root, true)?;
+    let flags = [u8::from(markers)];
+    let mut parts: Vec<&[u8]> = vec![b"revert", &a.0, &b.0, &flags];
+    parts.extend(paths.iter().map(Vec::as_slice));
+    let key = request_key(&parts);
+    if let Some((pending, done)) = resume_pending(store, &root, "revert", key, check)? {
+        return Ok(RevertReport {
+            files: resumed_outcomes(&pending),
+            before: done.before,
+            after: done.after,
+            op: Some(done.op),
+        });
+    }
     let d = diff(
         store,
         Rev::Snapshot(a),
@@ -149,7 +164,7 @@ pub fn revert(
     if check || work.is_empty() {
         return Ok(report);
     }
-    let done = write_with_op(store, &root, "revert", &work, false)?;
+    let done = write_with_op(store, &root, "revert", key, &work, false)?;
     report.before = done.before;
     report.after = done.after;
     report.op = Some(done.op);

@@ -323,3 +323,80 @@ fn a_failed_apply_is_not_what_undo_takes_back() {
         "undo took back the restore"
     );
 }
+
+#[test]
+fn an_interrupted_apply_is_finished_by_the_same_apply_and_blocks_others() {
+    let env = Env::new();
+    env.write("a.txt", b"a1\n");
+    env.write("b.txt", b"b1\n");
+    let before = env.ok(&["snapshot", "-q"]).trim().to_string();
+    let patch = b"--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a1\n+a2\n--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-b1\n+b2\n";
+    // Stage what a killed apply leaves: its journal, and only the first file written. The
+    // journal's key is the request's (patch and options), as `rewind apply` computes it.
+    let key = rewind::apply::request_key(&[
+        format!("apply {:?}", rewind::apply::ApplyPatchOptions::default()).as_bytes(),
+        patch,
+    ]);
+    let root = fs::canonicalize(&env.ws).unwrap();
+    {
+        let store = env.open();
+        rewind::store::pending::begin(
+            &store,
+            root.as_os_str().as_encoded_bytes(),
+            &rewind::store::pending::PendingWrite {
+                kind: "apply".into(),
+                key,
+                before: Some(
+                    store
+                        .reader()
+                        .unwrap()
+                        .snapshots_with_prefix(&before, 1)
+                        .unwrap()[0],
+                ),
+                started_ns: 0,
+                writes: vec![
+                    (
+                        b"a.txt".to_vec(),
+                        rewind::store::tree::Kind::File,
+                        b"a2\n".to_vec(),
+                    ),
+                    (
+                        b"b.txt".to_vec(),
+                        rewind::store::tree::Kind::File,
+                        b"b2\n".to_vec(),
+                    ),
+                ],
+                removes: Vec::new(),
+            },
+        )
+        .unwrap();
+    }
+    env.write("a.txt", b"a2\n");
+
+    // Another patch is refused, saying what to do.
+    let out = apply_stdin(
+        &env,
+        b"--- a/c.txt\n+++ b/c.txt\n@@ -0,0 +1 @@\n+c\n",
+        &["--json"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("interrupted") && err.contains("again") && err.contains(&before),
+        "{err}"
+    );
+    assert!(!env.path("c.txt").exists());
+    // The same patch finishes the job.
+    let out = apply_stdin(&env, patch, &["--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("\"resumed\": true"));
+    assert_eq!(fs::read(env.path("b.txt")).unwrap(), b"b2\n");
+    // And it is an ordinary operation: undo takes it back.
+    env.ok(&["undo"]);
+    assert_eq!(fs::read(env.path("a.txt")).unwrap(), b"a1\n");
+    assert_eq!(fs::read(env.path("b.txt")).unwrap(), b"b1\n");
+}

@@ -58,6 +58,7 @@ fn report_json(r: &ApplyReport, check: bool) -> Value {
         "before": r.before.map(|i| i.hex()),
         "after": r.after.map(|i| i.hex()),
         "op": r.op,
+        "resumed": r.resumed,
     })
 }
 
@@ -86,7 +87,12 @@ fn print_human(r: &ApplyReport, check: bool) {
         );
     } else if let Some(op) = r.op {
         println!(
-            "applied {} files (operation {op}; `rewind undo` takes it back)",
+            "{} {} files (operation {op}; `rewind undo` takes it back)",
+            if r.resumed {
+                "finished an interrupted apply of"
+            } else {
+                "applied"
+            },
             r.files.len()
         );
     }

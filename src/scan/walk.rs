@@ -22,6 +22,9 @@ use crate::id::Id;
 
 /// Directory names that are never entered.
 pub const NEVER_ENTER: [&[u8]; 3] = [b".git", b".jj", b".hg"];
+/// The prefix of rewind's own temporary files (a file is written beside its target, then
+/// renamed over it). A process killed in between leaves one behind; snapshots never take them.
+pub const TEMP_PREFIX: &str = ".rewind-tmp-";
 /// The per-workspace ignore file rewind reads besides .gitignore and .ignore.
 pub const IGNORE_FILE: &str = ".rewindignore";
 
@@ -100,6 +103,9 @@ pub fn walk(root: &Path, opts: &WalkOptions, cache: &StatCache) -> Result<WalkOu
     let exclude = opts.exclude.clone();
     builder.filter_entry(move |e| {
         let is_dir = e.file_type().is_some_and(|t| t.is_dir());
+        if !is_dir && e.file_name().as_bytes().starts_with(TEMP_PREFIX.as_bytes()) {
+            return false;
+        }
         if is_dir && e.depth() > 0 {
             if NEVER_ENTER.contains(&e.file_name().as_bytes()) {
                 return false;

@@ -7,6 +7,7 @@
 pub mod artifact;
 pub mod blob;
 pub mod oplog;
+pub mod pending;
 pub mod read;
 pub mod snapshot;
 pub mod tables;

@@ -41,3 +41,6 @@ pub const OPLOG: TableDefinition<u64, &[u8]> = TableDefinition::new("oplog");
 /// deduplication and chunking with workspace files. Stores made before artifacts existed lack
 /// this table until the first `artifact put` creates it; readers treat it as empty.
 pub const ARTIFACTS: TableDefinition<&str, &[u8]> = TableDefinition::new("artifacts");
+/// Canonical workspace path -> postcard-encoded [`super::pending::PendingWrite`]: a multi-file
+/// write (apply, revert) that began and has not finished. Created on first use.
+pub const PENDING: TableDefinition<&[u8], &[u8]> = TableDefinition::new("pending");
