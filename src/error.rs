@@ -67,7 +67,16 @@ pub enum Error {
 
     /// An error from the embedded database.
     #[error("store database error: {0}")]
-    Db(#[from] redb::Error),
+    Db(redb::Error),
+
+    /// The file system holding the store is full (or the user's quota is used up). redb
+    /// commits atomically, so the failed write left the store as it was.
+    #[error(
+        "the disk holding the store is full ({0}); nothing was stored and the store is as it \
+         was: free some space (`rewind forget` then `rewind gc` frees rewind's own), or put \
+         the store elsewhere with --store DIR or REWIND_STORE"
+    )]
+    DiskFull(io::Error),
 
     /// A stored object failed to decode or its content does not match its id.
     #[error("damaged {kind} {id}: {why}")]
@@ -183,6 +192,13 @@ pub enum Error {
         before: Option<String>,
     },
 
+    /// The workspace was deleted or replaced while it was being snapshotted.
+    #[error(
+        "the workspace {} disappeared (or was replaced) during the snapshot; nothing was stored",
+        .0.display()
+    )]
+    WorkspaceVanished(PathBuf),
+
     /// A `rewind gc` in another process committed while this command relied on objects it had
     /// seen in the store; nothing was written. Running the command again is safe.
     #[error(
@@ -222,12 +238,20 @@ macro_rules! from_redb {
     ($($t:ty),*) => {$(
         impl From<$t> for Error {
             fn from(e: $t) -> Self {
-                Error::Db(e.into())
+                match e.into() {
+                    redb::Error::Io(io)
+                        if matches!(io.raw_os_error(), Some(libc::ENOSPC | libc::EDQUOT)) =>
+                    {
+                        Error::DiskFull(io)
+                    }
+                    other => Error::Db(other),
+                }
             }
         }
     )*};
 }
 from_redb!(
+    redb::Error,
     redb::DatabaseError,
     redb::TransactionError,
     redb::TableError,

@@ -12,11 +12,14 @@
 //! The race that remains is with a writer that decided "this blob is already stored" in its read
 //! view *before* the gc and commits a reference to it *after*. Rather than a grace period (which
 //! trusts clocks and guesses how long a snapshot may take), each gc bumps the `gc_epoch` counter
-//! in `meta`; a writer remembers the epoch of the view it deduplicated against and, in its own
-//! write transaction (which redb serialises with the gc's), checks it is unchanged. If a gc
-//! committed meanwhile, the snapshot starts over (see `snapshot`), and an artifact whose chunks
-//! went missing fails with a message to run it again. Nothing that a committed snapshot refers to
-//! is ever deleted.
+//! in `meta`. A writer remembers the epoch of the view it deduplicated against; in its own write
+//! transaction (which redb serialises with the gc's) it compares, and only if a gc committed
+//! meanwhile does it check that everything it refers to but did not store is still there (a
+//! snapshot: every entry of its new trees; a kept tree was kept with everything below it, so a
+//! reused subtree costs one lookup). If something is gone the snapshot starts over, and a large
+//! artifact put fails with a message to run it again. Nothing a committed snapshot refers to is
+//! ever deleted, and a gc that deleted nothing another writer needed costs that writer nothing
+//! but the check.
 
 use std::time::Instant;
 

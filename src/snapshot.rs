@@ -178,6 +178,7 @@ fn snapshot_once(
 ) -> Result<SnapshotOutcome> {
     let t0 = Instant::now();
     let root = crate::workspace::canonical(root, opts.force)?;
+    let root_identity = dir_identity(&root)?;
     for tag in &opts.tags {
         crate::revision::validate_tag(tag)?;
     }
@@ -277,6 +278,11 @@ fn snapshot_once(
         bytes_read: AtomicU64::new(0),
     };
     let outcomes = read_files(&ctx, &entries, &to_read, &mut sink)?;
+    // Files that vanish are skipped one by one, but a workspace that vanished (deleted, or
+    // replaced by another directory) would be recorded as emptied: that is no snapshot of it.
+    if dir_identity(&root).ok() != Some(root_identity) {
+        return Err(Error::WorkspaceVanished(root.clone()));
+    }
     phases.mark("read");
     progress.finish();
     for (i, outcome) in to_read.iter().zip(outcomes) {
@@ -378,9 +384,6 @@ fn snapshot_once(
     };
     drop(reader);
     let txn = sink.take_txn()?;
-    if crate::gc::epoch_in(&txn)? != epoch {
-        return Err(Error::ConcurrentGc("snapshot"));
-    }
     let (id, parent) = {
         let mut trees = txn.open_table(TREES)?;
         for (tid, _, bytes) in &built.new_trees {
@@ -390,6 +393,9 @@ fn snapshot_once(
             }
         }
         drop(trees);
+        if crate::gc::epoch_in(&txn)? != epoch {
+            check_still_stored(&txn, &built)?;
+        }
         let mut ws = register_in(&txn, &root)?;
         // Re-read the parent inside the transaction: another process may have snapshotted
         // this workspace since we started.
@@ -470,6 +476,38 @@ fn snapshot_once(
         report,
         pending_trees: HashMap::new(),
     })
+}
+
+/// After a gc committed during this snapshot: checks that everything the new trees refer to
+/// is still stored. A tree that gc kept was kept with everything below it, so a reused subtree
+/// needs one lookup. Fails with [`Error::ConcurrentGc`] (the snapshot starts over) when gc
+/// deleted something this snapshot found in its read view and did not store again.
+fn check_still_stored(txn: &redb::WriteTransaction, built: &Built) -> Result<()> {
+    let trees = txn.open_table(TREES)?;
+    let blobs = txn.open_table(BLOBS)?;
+    if trees.get(built.root.0)?.is_none() {
+        return Err(Error::ConcurrentGc("snapshot"));
+    }
+    for (_, tree, _) in &built.new_trees {
+        for e in &tree.entries {
+            let there = if e.kind == crate::store::tree::Kind::Dir {
+                trees.get(e.id.0)?.is_some()
+            } else {
+                blobs.get(e.id.0)?.is_some()
+            };
+            if !there {
+                return Err(Error::ConcurrentGc("snapshot"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A directory's (device, inode).
+fn dir_identity(root: &Path) -> Result<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(root).map_err(|e| Error::io(root, e))?;
+    Ok((m.dev(), m.ino()))
 }
 
 /// Times the phases of a snapshot.

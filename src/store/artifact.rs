@@ -281,10 +281,20 @@ impl<'s> Writer<'s> {
     /// the key was replaced.
     fn finish(&mut self, key: &str, record: &ArtifactRecord, force: bool) -> Result<bool> {
         let txn = self.store.begin_write()?;
-        if crate::gc::epoch_in(&txn)? != self.epoch {
-            return Err(Error::ConcurrentGc("artifact"));
-        }
         self.flush(&txn)?;
+        // A small artifact is stored whole in this transaction; a large one's chunks were
+        // committed in batches or found stored, and a gc since may have deleted them.
+        if crate::gc::epoch_in(&txn)? != self.epoch
+            && let Some((id, rec)) = &self.chunked
+            && let blob::BlobRecord::Chunked { chunks, .. } = blob::decode_blob(id, rec)?
+        {
+            let table = txn.open_table(CHUNKS)?;
+            for c in chunks {
+                if table.get(c.id.0)?.is_none() {
+                    return Err(Error::ConcurrentGc("artifact"));
+                }
+            }
+        }
         if let Some((id, rec)) = self.chunked.take() {
             let mut blobs = txn.open_table(BLOBS)?;
             if blobs.get(id.0)?.is_none() {
