@@ -22,6 +22,7 @@ pub mod revision;
 pub mod run;
 pub mod scan;
 pub mod snapshot;
+pub mod stats;
 pub mod store;
 pub mod undo;
 pub mod util;

@@ -277,3 +277,36 @@ fn a_snapshot_racing_a_gc_never_refers_to_deleted_blobs() {
     assert!(out.status.success());
     assert_eq!(out.stdout, noise(3, 5000));
 }
+
+#[test]
+fn stats_show_dedup_compression_and_workspaces() {
+    let env = Env::new();
+    // Compressible text, snapshotted three times with one file changing.
+    for i in 0..20 {
+        env.write(
+            &format!("f{i}.txt"),
+            "the same line again\n".repeat(500).as_bytes(),
+        );
+    }
+    for v in 0..3 {
+        env.write("changing.txt", format!("version {v}\n").as_bytes());
+        snap(&env, &format!("v{v}"));
+    }
+    let s = json(&env, &["stats"]);
+    assert_eq!(s["snapshots"], 3);
+    // Identical files are stored once and each snapshot repeats them: dedup well above 3x.
+    assert!(s["dedup_ratio"].as_f64().unwrap() > 3.0, "{s}");
+    assert!(s["compression_ratio"].as_f64().unwrap() > 10.0, "{s}");
+    let ws = &s["workspaces"][0];
+    assert_eq!(ws["snapshots"], 3);
+    assert_eq!(ws["latest_files"], 21);
+    assert!(
+        s["logical_bytes"].as_u64().unwrap() > 3 * 20 * 10_000,
+        "{s}"
+    );
+    let human = env.ok(&["stats"]);
+    assert!(
+        human.contains("dedup") && human.contains("compression"),
+        "{human}"
+    );
+}

@@ -243,37 +243,95 @@ pub fn cat(ctx: &Ctx, a: CatArgs) -> CliResult {
 /// `rewind stats`.
 pub fn stats(ctx: &Ctx) -> CliResult {
     let store = ctx.open_store(false)?;
-    let file = store.dir().join(crate::store::DB_FILE);
-    let meta = std::fs::metadata(&file).map_err(|e| Error::io(&file, e))?;
-    let on_disk = std::os::unix::fs::MetadataExt::blocks(&meta) * 512;
-    let tables = store.reader()?.table_stats()?;
+    let st = crate::stats::stats(&store)?;
     if ctx.json {
-        let v: Vec<Value> = tables
+        let tables: Vec<Value> = st
+            .tables
             .iter()
             .map(|t| {
                 json!({"table": t.name, "entries": t.entries, "stored_bytes": t.stored_bytes,
                        "metadata_bytes": t.metadata_bytes, "fragmented_bytes": t.fragmented_bytes, "pages": t.pages})
             })
             .collect();
-        output::print_json(
-            &json!({"store": store.dir().display().to_string(), "file_bytes": meta.len(), "disk_bytes": on_disk, "tables": v}),
-        )?;
+        let workspaces: Vec<Value> = st
+            .workspaces
+            .iter()
+            .map(|w| {
+                json!({"path": path_str(&w.path), "snapshots": w.snapshots, "latest_files": w.latest_files,
+                       "latest_bytes": w.latest_bytes, "latest_time": w.latest_ns.map(format_time),
+                       "logical_bytes": w.logical_bytes})
+            })
+            .collect();
+        output::print_json(&json!({
+            "store": st.dir.display().to_string(),
+            "file_bytes": st.file_bytes,
+            "disk_bytes": st.disk_bytes,
+            "snapshots": st.snapshots,
+            "trees": st.trees,
+            "blobs": st.content.blobs,
+            "chunks": st.content.chunks,
+            "logical_bytes": st.logical_bytes,
+            "content_bytes": st.content.content_bytes,
+            "encoded_bytes": st.content.encoded_bytes,
+            "dedup_ratio": st.dedup_ratio(),
+            "compression_ratio": st.compression_ratio(),
+            "workspaces": workspaces,
+            "tables": tables,
+        }))?;
         return Ok(0);
     }
     let mut out = std::io::stdout().lock();
+    let b = |s: &str| paint(ctx.color, output::bold(), s);
     writeln!(
         out,
-        "store {}: {} on disk ({} file size)",
-        store.dir().display(),
-        human_bytes(on_disk),
-        human_bytes(meta.len())
+        "{} {}: {} on disk ({} file)",
+        b("store"),
+        st.dir.display(),
+        human_bytes(st.disk_bytes),
+        human_bytes(st.file_bytes)
     )?;
     writeln!(
         out,
-        "{:<11} {:>9} {:>11} {:>11} {:>11} {:>11}",
-        "table", "entries", "stored", "metadata", "fragmented", "total"
+        "{} snapshots, {} trees, {} blobs, {} chunks",
+        st.snapshots, st.trees, st.content.blobs, st.content.chunks
     )?;
-    for t in tables {
+    writeln!(
+        out,
+        "snapshots hold {} in all; {} distinct (dedup {:.1}x), stored as {} (compression {:.2}x)",
+        human_bytes(st.logical_bytes),
+        human_bytes(st.content.content_bytes),
+        st.dedup_ratio(),
+        human_bytes(st.content.encoded_bytes),
+        st.compression_ratio()
+    )?;
+    if !st.workspaces.is_empty() {
+        writeln!(out, "\n{}", b("workspaces"))?;
+        for w in &st.workspaces {
+            writeln!(
+                out,
+                "  {}  {} snapshots, latest {} files {} ({}), {} in all",
+                path_str(&w.path),
+                w.snapshots,
+                w.latest_files,
+                human_bytes(w.latest_bytes),
+                w.latest_ns
+                    .map(format_time)
+                    .unwrap_or_else(|| "never".into()),
+                human_bytes(w.logical_bytes)
+            )?;
+        }
+    }
+    writeln!(
+        out,
+        "\n{:<11} {:>9} {:>11} {:>11} {:>11} {:>11}",
+        b("table"),
+        "entries",
+        "stored",
+        "metadata",
+        "fragmented",
+        "total"
+    )?;
+    for t in &st.tables {
         writeln!(
             out,
             "{:<11} {:>9} {:>11} {:>11} {:>11} {:>11}",

@@ -26,7 +26,7 @@ use redb::{
 };
 
 use crate::error::{Error, IoContext, Result};
-pub use read::{Reader, TableUsage};
+pub use read::{ContentTotals, Reader, TableUsage};
 use snapshot::WorkspaceRecord;
 use tables::*;
 

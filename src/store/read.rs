@@ -90,6 +90,30 @@ impl Reader {
         ])
     }
 
+    /// What the content objects hold: distinct content bytes (each blob stored whole, each
+    /// chunk once) and the encoded bytes they take in the segment log.
+    pub fn content_totals(&self) -> Result<ContentTotals> {
+        let mut t = ContentTotals::default();
+        for item in self.blobs.iter()? {
+            let (k, v) = item?;
+            t.blobs += 1;
+            if let BlobRecord::Whole { size, span, .. } =
+                blob::decode_blob(&Id(k.value()), v.value())?
+            {
+                t.content_bytes += size;
+                t.encoded_bytes += u64::from(span.len);
+            }
+        }
+        for item in self.chunks.iter()? {
+            let (k, v) = item?;
+            let rec = blob::decode_chunk(&Id(k.value()), v.value())?;
+            t.chunks += 1;
+            t.content_bytes += u64::from(rec.len);
+            t.encoded_bytes += u64::from(rec.span.len);
+        }
+        Ok(t)
+    }
+
     /// The stored bytes of a tree, not decoded (for `verify`).
     pub fn tree_raw(&self, id: &Id) -> Result<Option<Vec<u8>>> {
         Ok(self.trees.get(id.0)?.map(|v| v.value().to_vec()))
@@ -446,6 +470,19 @@ fn ids_with_prefix(
         out.push(Id(item?.0.value()));
     }
     Ok(out)
+}
+
+/// Totals over the content objects (see [`Reader::content_totals`]).
+#[derive(Clone, Debug, Default)]
+pub struct ContentTotals {
+    /// Blob records.
+    pub blobs: u64,
+    /// Chunk records.
+    pub chunks: u64,
+    /// Distinct content, uncompressed.
+    pub content_bytes: u64,
+    /// The same, as stored (compressed where that paid).
+    pub encoded_bytes: u64,
 }
 
 /// Space used by one table.
