@@ -185,7 +185,8 @@ pub fn forget(store: &Store, opts: &ForgetOptions) -> Result<ForgetReport> {
             snapshots.remove(j.id.0)?;
         }
     }
-    bump(&txn, "forgotten_since_gc", doomed.len() as u64)?;
+    let forgotten = crate::store::read_counter(&txn, "forgotten_since_gc")?;
+    crate::store::write_counter(&txn, "forgotten_since_gc", forgotten + doomed.len() as u64)?;
     let workspace = match (&opts.workspace, doomed.first()) {
         (Some(w), _) => w.clone(),
         (None, Some((_, j))) if doomed.iter().all(|(_, d)| d.workspace == j.workspace) => {
@@ -204,17 +205,6 @@ pub fn forget(store: &Store, opts: &ForgetOptions) -> Result<ForgetReport> {
     report.op = Some(op);
     report.forgotten = doomed.into_iter().map(|(_, j)| j).collect();
     Ok(report)
-}
-
-/// Adds `n` to a counter in `meta`.
-fn bump(txn: &WriteTransaction, name: &str, n: u64) -> Result<()> {
-    let mut meta = txn.open_table(META)?;
-    let old = meta
-        .get(name)?
-        .and_then(|v| v.value().try_into().ok().map(u64::from_le_bytes))
-        .unwrap_or(0);
-    meta.insert(name, (old + n).to_le_bytes().as_slice())?;
-    Ok(())
 }
 
 /// Snapshots that must not be forgotten, with the reason.

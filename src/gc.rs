@@ -30,11 +30,11 @@ use crate::error::{Error, Result};
 use crate::id::Id;
 use crate::progress::Progress;
 use crate::scan::statcache::DirView;
-use crate::store::Store;
 use crate::store::blob::{self, BlobRecord, SEGMENT_SIZE, SegmentWriter, Span};
 use crate::store::snapshot::SnapshotRecord;
 use crate::store::tables::*;
 use crate::store::tree::{Kind, Tree};
+use crate::store::{Store, read_counter, write_counter};
 
 /// How to collect.
 #[derive(Clone, Debug)]
@@ -94,19 +94,10 @@ pub struct GcReport {
     pub seconds: f64,
 }
 
-/// Reads a counter from `meta` (0 when unset).
-fn counter(txn: &WriteTransaction, name: &str) -> Result<u64> {
-    Ok(txn
-        .open_table(META)?
-        .get(name)?
-        .and_then(|v| v.value().try_into().ok().map(u64::from_le_bytes))
-        .unwrap_or(0))
-}
-
 /// The gc epoch as a write transaction sees it; a writer compares it with its read view's
 /// [`crate::store::Reader::gc_epoch`] before committing references it did not store itself.
 pub(crate) fn epoch_in(txn: &WriteTransaction) -> Result<u64> {
-    counter(txn, "gc_epoch")
+    read_counter(txn, "gc_epoch")
 }
 
 /// Collects garbage in `store`.
@@ -129,11 +120,8 @@ pub fn gc(store: &mut Store, opts: &GcOptions, progress: &dyn Progress) -> Resul
         report.seconds = t0.elapsed().as_secs_f64();
         return Ok(report);
     }
-    let epoch = epoch_in(&txn)? + 1;
-    txn.open_table(META)?
-        .insert("gc_epoch", epoch.to_le_bytes().as_slice())?;
-    txn.open_table(META)?
-        .insert("forgotten_since_gc", 0u64.to_le_bytes().as_slice())?;
+    write_counter(&txn, "gc_epoch", epoch_in(&txn)? + 1)?;
+    write_counter(&txn, "forgotten_since_gc", 0)?;
     txn.commit()?;
 
     // Compact when enough of the file is free pages.
@@ -383,7 +371,7 @@ fn repack(txn: &WriteTransaction, below: f64, report: &mut GcReport) -> Result<(
         .collect();
 
     if !sparse.is_empty() {
-        let mut next = counter(txn, "next_segment")?;
+        let mut next = read_counter(txn, "next_segment")?;
         let mut segw = SegmentWriter::new(next);
         let mut blobs = txn.open_table(BLOBS)?;
         let mut chunks = txn.open_table(CHUNKS)?;
@@ -418,8 +406,7 @@ fn repack(txn: &WriteTransaction, below: f64, report: &mut GcReport) -> Result<(
             Ok(())
         })?;
         drop((blobs, chunks));
-        txn.open_table(META)?
-            .insert("next_segment", next.to_le_bytes().as_slice())?;
+        write_counter(txn, "next_segment", next)?;
         dead.extend(sparse.iter().copied());
     }
     for seg in &dead {

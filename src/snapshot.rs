@@ -563,7 +563,7 @@ impl Sink<'_> {
     fn put(&mut self, batch: &[Put]) -> Result<()> {
         if self.txn.is_none() {
             let txn = self.store.begin_write()?;
-            let next = read_counter(&txn, "next_segment")?;
+            let next = crate::store::read_counter(&txn, "next_segment")?;
             self.txn = Some((txn, SegmentWriter::new(next)));
         }
         let Some((txn, segw)) = self.txn.as_mut() else {
@@ -630,21 +630,10 @@ impl Sink<'_> {
                 segments.insert(n, data)?;
                 Ok(())
             })?;
-            txn.open_table(META)?
-                .insert("next_segment", next.to_le_bytes().as_slice())?;
+            crate::store::write_counter(&txn, "next_segment", next)?;
         }
         Ok(txn)
     }
-}
-
-/// Reads a u64 counter from the meta table (0 when unset).
-fn read_counter(txn: &WriteTransaction, name: &str) -> Result<u64> {
-    let meta = txn.open_table(META)?;
-    let v = meta
-        .get(name)?
-        .and_then(|v| v.value().try_into().ok().map(u64::from_le_bytes))
-        .unwrap_or(0);
-    Ok(v)
 }
 
 struct ReadCtx<'a> {

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Store;
 use super::blob::{self, ChunkRef, Payload, SegmentWriter};
-use super::tables::{ARTIFACTS, BLOBS, CHUNKS, META, SEGMENTS};
+use super::tables::{ARTIFACTS, BLOBS, CHUNKS, SEGMENTS};
 use crate::error::{Error, Result};
 use crate::id::Id;
 
@@ -232,12 +232,7 @@ impl<'s> Writer<'s> {
         if batch.is_empty() && whole.is_none() {
             return Ok(());
         }
-        let next = {
-            let meta = txn.open_table(META)?;
-            meta.get("next_segment")?
-                .and_then(|v| v.value().try_into().ok().map(u64::from_le_bytes))
-                .unwrap_or(0)
-        };
+        let next = super::read_counter(txn, "next_segment")?;
         let mut segw = SegmentWriter::new(next);
         let mut segments = txn.open_table(SEGMENTS)?;
         let mut flush = |n: u64, data: &[u8]| -> Result<()> {
@@ -272,8 +267,7 @@ impl<'s> Writer<'s> {
         }
         let next = segw.finish(&mut flush)?;
         drop(segments);
-        txn.open_table(META)?
-            .insert("next_segment", next.to_le_bytes().as_slice())?;
+        super::write_counter(txn, "next_segment", next)?;
         Ok(())
     }
 

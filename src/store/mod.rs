@@ -276,6 +276,23 @@ impl Store {
 }
 
 /// Registers `root` inside an open write transaction.
+/// Reads a u64 counter from the `meta` table inside a write transaction (0 when unset).
+pub(crate) fn read_counter(txn: &WriteTransaction, name: &str) -> Result<u64> {
+    let meta = txn.open_table(META)?;
+    let v = meta
+        .get(name)?
+        .and_then(|v| v.value().try_into().ok().map(u64::from_le_bytes))
+        .unwrap_or(0);
+    Ok(v)
+}
+
+/// Sets a u64 counter in the `meta` table.
+pub(crate) fn write_counter(txn: &WriteTransaction, name: &str, value: u64) -> Result<()> {
+    txn.open_table(META)?
+        .insert(name, value.to_le_bytes().as_slice())?;
+    Ok(())
+}
+
 pub(crate) fn register_in(txn: &WriteTransaction, root: &Path) -> Result<WorkspaceRecord> {
     use std::os::unix::ffi::OsStrExt;
     let key = root.as_os_str().as_bytes();
