@@ -335,11 +335,25 @@ pub fn run(
         ..SnapshotOptions::default()
     };
 
-    // 1. Before.
-    let before = {
+    // 1. Before. Watch the directories the last snapshot saw before walking them, so that
+    // the after snapshot needs no lstat where nothing happened (see `scan::watch`).
+    let (before, watcher, linked_dirs) = {
         let store = open()?;
-        let r = snapshot(&store, &root, &snap_opts("before"), &NoProgress)?.report;
-        snapshot_event(events, "before", &r)
+        let watcher = if std::env::var_os("REWIND_NO_WATCH").is_some() {
+            None
+        } else {
+            let reader = store.reader()?;
+            match reader.workspace(&root)? {
+                Some(ws) => {
+                    let cache = crate::scan::StatCache::load(&reader, ws.id)?;
+                    crate::scan::watch::Watcher::start(&root, cache.dir_paths())
+                }
+                None => None,
+            }
+        };
+        let outcome = snapshot(&store, &root, &snap_opts("before"), &NoProgress)?;
+        let id = snapshot_event(events, "before", &outcome.report);
+        (id, watcher, outcome.linked_dirs)
     };
     if let Some(sig) = guard.as_ref().and_then(|g| g.interrupted()) {
         return Err(Error::Interrupted(sig));
@@ -359,7 +373,14 @@ pub fn run(
     // 3. After, diff, patch, operation.
     let store = open()?;
     let after_label = if success { "after" } else { "after_failure" };
-    let after_report = snapshot(&store, &root, &snap_opts(after_label), &NoProgress)?.report;
+    let trusted = watcher
+        .and_then(|w| w.finish())
+        .map(|changes| std::sync::Arc::new(changes.trusted(&linked_dirs)));
+    let after_opts = SnapshotOptions {
+        trusted_dirs: trusted,
+        ..snap_opts(after_label)
+    };
+    let after_report = snapshot(&store, &root, &after_opts, &NoProgress)?.report;
     let after = snapshot_event(events, after_label, &after_report);
     let d = diff(
         &store,

@@ -56,6 +56,9 @@ pub struct SnapshotOptions {
     pub force: bool,
     /// The kind of operation recorded in the op log (default "snapshot").
     pub op_kind: Option<String>,
+    /// Directories whose files are known unchanged since the stat cache was written (from a
+    /// [`crate::scan::watch::Watcher`]): their files are not stat'ed again.
+    pub trusted_dirs: Option<std::sync::Arc<rustc_hash::FxHashSet<Vec<u8>>>>,
 }
 
 impl Default for SnapshotOptions {
@@ -71,6 +74,7 @@ impl Default for SnapshotOptions {
             level: 3,
             force: false,
             op_kind: None,
+            trusted_dirs: None,
         }
     }
 }
@@ -119,6 +123,8 @@ pub struct SnapshotOutcome {
     pub report: SnapshotReport,
     /// Trees computed by a dry run (empty otherwise).
     pub pending_trees: HashMap<Id, Tree>,
+    /// Directories holding files with other hard links (see [`crate::scan::watch`]).
+    pub linked_dirs: rustc_hash::FxHashSet<Vec<u8>>,
 }
 
 /// An object on its way to the writer.
@@ -215,8 +221,10 @@ fn snapshot_once(
         ignore_globs: opts.ignore_globs.clone(),
         exclude,
         threads: 0,
+        trusted: opts.trusted_dirs.clone(),
     };
     let walked = walk(&root, &walk_opts, &cache)?;
+    let linked_dirs = walked.linked_dirs;
     phases.mark("walk");
     let entries = walked.entries;
 
@@ -359,6 +367,7 @@ fn snapshot_once(
         return Ok(SnapshotOutcome {
             report,
             pending_trees,
+            linked_dirs,
         });
     }
 
@@ -475,6 +484,7 @@ fn snapshot_once(
     Ok(SnapshotOutcome {
         report,
         pending_trees: HashMap::new(),
+        linked_dirs,
     })
 }
 

@@ -637,3 +637,85 @@ fn a_second_signal_stops_rewind_and_the_store_stays_usable() {
     env.ok(&["snapshot"]);
     env.ok(&["status"]);
 }
+
+/// The after snapshot of `run` trusts the stat cache in directories where inotify saw nothing
+/// (`scan::watch`). Whatever the command does, that snapshot must equal a full one: after each
+/// run, `status` (a full walk) finds nothing, and the run's own diff lists the change.
+#[test]
+fn the_watched_after_snapshot_misses_no_change() {
+    let env = Env::new();
+    for d in 1..=8 {
+        for f in ["a.txt", "b.txt", "c.sh"] {
+            env.write(&format!("d{d}/{f}"), format!("{d} {f} aaaa\n").as_bytes());
+        }
+        env.write(
+            &format!("d{d}/sub/deep.txt"),
+            format!("deep {d}\n").as_bytes(),
+        );
+    }
+    env.write("d8/x.log", b"a log\n");
+    std::os::unix::fs::symlink("a.txt", env.path("d1/link")).unwrap();
+    // A file with two names in two directories.
+    fs::hard_link(env.path("d4/a.txt"), env.path("d5/h2.txt")).unwrap();
+    env.ok(&["snapshot", "-q"]);
+    // Let the files' timestamps age past the racy window, so their cache entries are trusted.
+    std::thread::sleep(Duration::from_millis(1100));
+    env.ok(&["snapshot", "-q"]);
+
+    let cases: &[(&str, &[&str])] = &[
+        ("echo more >> d1/a.txt", &["d1/a.txt"]),
+        // Same size, mtime put back: only the event says it changed.
+        (
+            "t=$(stat -c %Y d1/b.txt); printf '1 b.txt AAAA\\n' > d1/b.txt; touch -d @$t d1/b.txt",
+            &["d1/b.txt"],
+        ),
+        ("chmod +x d2/c.sh", &["d2/c.sh"]),
+        // Directories swapped: each path now holds the other's unchanged files.
+        (
+            "mv d2 tmp && mv d3 d2 && mv tmp d3",
+            &["d2/a.txt", "d3/a.txt"],
+        ),
+        // A write through the other name of a hard-linked file.
+        ("echo via-link >> d5/h2.txt", &["d4/a.txt", "d5/h2.txt"]),
+        (
+            "rm -rf d6 && mkdir -p d7/new && echo n > d7/new/f",
+            &["d6/a.txt", "d7/new/f"],
+        ),
+        ("rm d1/link && ln -s b.txt d1/link", &["d1/link"]),
+        (
+            "echo '*.log' > d8/.gitignore",
+            &["d8/.gitignore", "d8/x.log"],
+        ),
+        ("echo deeper >> d7/sub/deep.txt", &["d7/sub/deep.txt"]),
+        ("true", &[]),
+    ];
+    for (script, expect) in cases {
+        let out = env
+            .cmd()
+            .args(["run", "--json", "--", "sh", "-c", script])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{script}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let paths: Vec<&str> = v["diff"]["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["path"].as_str().unwrap())
+            .collect();
+        for p in *expect {
+            assert!(paths.contains(p), "{script}: {p} not in {paths:?}");
+        }
+        let status: Value = serde_json::from_str(&env.ok(&["status", "--json"])).unwrap();
+        assert_eq!(
+            status["clean"], true,
+            "{script}: the after snapshot missed changes: {status}"
+        );
+        std::thread::sleep(Duration::from_millis(1100));
+        env.ok(&["snapshot", "-q"]);
+    }
+}

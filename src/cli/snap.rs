@@ -50,7 +50,7 @@ pub fn snapshot(ctx: &Ctx, a: SnapshotArgs) -> CliResult {
         strict: a.strict,
         level: a.level,
         force: a.force,
-        op_kind: None,
+        ..SnapshotOptions::default()
     };
     let bar = super::progress::Bar::new(ctx.quiet || ctx.json);
     let outcome = take(&store, &root, &opts, &bar)?;

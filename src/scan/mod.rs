@@ -3,6 +3,7 @@
 
 pub mod statcache;
 pub mod walk;
+pub mod watch;
 
 pub use statcache::{CacheEntry, DirCache, Stat, StatCache};
 pub use walk::{EntryType, WalkEntry, WalkOptions, WalkOutput, walk};

@@ -19,6 +19,7 @@ use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, Wal
 use super::statcache::{DirView, Stat, StatCache};
 use crate::error::{Error, Result};
 use crate::id::Id;
+use crate::store::tree::Kind;
 
 /// Directory names that are never entered.
 pub const NEVER_ENTER: [&[u8]; 3] = [b".git", b".jj", b".hg"];
@@ -37,6 +38,9 @@ pub struct WalkOptions {
     pub exclude: Option<PathBuf>,
     /// Walker threads (0: one per core).
     pub threads: usize,
+    /// Directories whose entries are known unchanged since the stat cache was written (see
+    /// [`super::watch`]): their files take the cached stat instead of an `lstat`.
+    pub trusted: Option<std::sync::Arc<rustc_hash::FxHashSet<Vec<u8>>>>,
 }
 
 /// The type of a walked entry.
@@ -72,6 +76,9 @@ pub struct WalkOutput {
     pub entries: Vec<WalkEntry>,
     /// Paths (relative) that could not be read, with the error.
     pub errors: Vec<(Vec<u8>, String)>,
+    /// Directories holding a file with other hard links (a change through another name is
+    /// not seen by watching this directory).
+    pub linked_dirs: rustc_hash::FxHashSet<Vec<u8>>,
 }
 
 /// Walks `root` in parallel, comparing each file's lstat with `cache` in the walker's threads.
@@ -121,6 +128,7 @@ pub fn walk(root: &Path, opts: &WalkOptions, cache: &StatCache) -> Result<WalkOu
     let mut vb = VisitorBuilder {
         root,
         cache,
+        trusted: opts.trusted.as_deref(),
         sink: &sink,
     };
     builder.build_parallel().visit(&mut vb);
@@ -131,6 +139,7 @@ pub fn walk(root: &Path, opts: &WalkOptions, cache: &StatCache) -> Result<WalkOu
 struct VisitorBuilder<'a> {
     root: &'a Path,
     cache: &'a StatCache,
+    trusted: Option<&'a rustc_hash::FxHashSet<Vec<u8>>>,
     sink: &'a Mutex<WalkOutput>,
 }
 
@@ -139,6 +148,7 @@ impl<'s> ParallelVisitorBuilder<'s> for VisitorBuilder<'s> {
         Box::new(Visitor {
             root: self.root,
             cache: self.cache,
+            trusted: self.trusted,
             sink: self.sink,
             out: WalkOutput::default(),
             last_dir: None,
@@ -151,6 +161,7 @@ impl<'s> ParallelVisitorBuilder<'s> for VisitorBuilder<'s> {
 struct Visitor<'a> {
     root: &'a Path,
     cache: &'a StatCache,
+    trusted: Option<&'a rustc_hash::FxHashSet<Vec<u8>>>,
     sink: &'a Mutex<WalkOutput>,
     out: WalkOutput,
     /// The directory looked up last and its cache: a walker thread gets a directory's entries
@@ -168,6 +179,7 @@ impl Drop for Visitor<'_> {
             sink.entries.extend(out.entries);
         }
         sink.errors.extend(out.errors);
+        sink.linked_dirs.extend(out.linked_dirs);
     }
 }
 
@@ -208,6 +220,38 @@ impl ParallelVisitor for Visitor<'_> {
             });
             return WalkState::Continue;
         }
+        let (dir, name) = crate::util::split_parent(&rel);
+        if self
+            .last_dir
+            .as_ref()
+            .is_none_or(|(d, _)| d.as_slice() != dir)
+        {
+            self.last_dir = Some((dir.to_vec(), self.cache.dir(dir)));
+        }
+        let view = self.last_dir.as_ref().and_then(|(_, v)| *v);
+        // In a trusted directory a cached, settled entry of the same type needs no lstat.
+        if self.trusted.is_some_and(|t| t.contains(dir))
+            && let Some(e) = view.and_then(|v| v.get(name))
+            && !e.racy()
+            && match e.kind() {
+                Kind::File | Kind::Executable => ft.is_file(),
+                Kind::Symlink => ft.is_symlink(),
+                Kind::Dir => false,
+            }
+        {
+            let ty = if ft.is_file() {
+                EntryType::File
+            } else {
+                EntryType::Symlink
+            };
+            self.out.entries.push(WalkEntry {
+                path: rel,
+                ty,
+                stat: e.stat(),
+                cached: Some((e.id(), e.size())),
+            });
+            return WalkState::Continue;
+        }
         // The one lstat of this entry (the walker does not follow links).
         let meta = match entry.metadata() {
             Ok(m) => m,
@@ -224,21 +268,14 @@ impl ParallelVisitor for Visitor<'_> {
         } else {
             EntryType::Special
         };
+        if ty == EntryType::File && std::os::unix::fs::MetadataExt::nlink(&meta) > 1 {
+            self.out.linked_dirs.insert(dir.to_vec());
+        }
         let cached = match ty {
-            EntryType::File | EntryType::Symlink => {
-                let (dir, name) = crate::util::split_parent(&rel);
-                if self
-                    .last_dir
-                    .as_ref()
-                    .is_none_or(|(d, _)| d.as_slice() != dir)
-                {
-                    self.last_dir = Some((dir.to_vec(), self.cache.dir(dir)));
-                }
-                let view = self.last_dir.as_ref().and_then(|(_, v)| *v);
-                view.and_then(|v| v.get(name))
-                    .filter(|e| e.vouches_for(&stat))
-                    .map(|e| (e.id(), e.size()))
-            }
+            EntryType::File | EntryType::Symlink => view
+                .and_then(|v| v.get(name))
+                .filter(|e| e.vouches_for(&stat))
+                .map(|e| (e.id(), e.size())),
             _ => None,
         };
         self.out.entries.push(WalkEntry {

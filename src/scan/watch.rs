@@ -1,0 +1,168 @@
+//! Watching a workspace while a command runs (inotify), so the snapshot after it need not
+//! `lstat` files in directories where nothing happened.
+//!
+//! `rewind run` takes two snapshots around a command; each walks the tree and `lstat`s every
+//! file, which is most of their cost. While the command runs, inotify tells which directories
+//! saw any change. The after snapshot still lists every directory (so additions, deletions and
+//! ignore rules are handled as always) but, in a directory that is trusted, takes each file's
+//! stat from the stat cache the before snapshot just wrote instead of asking the kernel.
+//!
+//! What makes a directory trusted, and why it is safe:
+//! - Its watch was added before the before snapshot walked it, so every change after that walk
+//!   raised an event; and no event at all arrived for it. Any write, truncate, chmod, touch,
+//!   rename, link or unlink of an entry raises one on its directory (`IN_CLOSE_WRITE` covers
+//!   writes through `mmap` made before the file is closed).
+//! - Nothing was moved, created or deleted *as a directory* at its path or above it since: a
+//!   directory renamed into a watched path keeps its old watch (under its old path), so any
+//!   directory event marks the whole subtree at that name untrusted, as does a watched
+//!   directory being moved or deleted itself.
+//! - It holds no file with other hard links (a write through another name raises the event
+//!   on the other directory); the caller passes those directories, found by the before walk.
+//! - The event queue did not overflow, and every watch could be added; otherwise nothing is
+//!   trusted and the after snapshot is an ordinary one.
+//!
+//! Racy cache entries (modified within the clock tick of the snapshot) are never trusted this
+//! way: they are stat'ed and hashed as always.
+
+use std::ffi::CString;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::diff::tree::is_under;
+use crate::util::{child_path, join_rel};
+
+/// An inotify instance watching a set of workspace directories.
+pub struct Watcher {
+    fd: OwnedFd,
+    /// Watch descriptor -> the directory it was added for (relative path).
+    dirs: FxHashMap<i32, Vec<u8>>,
+}
+
+/// What happened while the watcher ran.
+#[derive(Debug, Default)]
+pub struct Changes {
+    watched: FxHashSet<Vec<u8>>,
+    dirty: FxHashSet<Vec<u8>>,
+    dirty_trees: Vec<Vec<u8>>,
+}
+
+const MASK: u32 = libc::IN_MODIFY
+    | libc::IN_ATTRIB
+    | libc::IN_CLOSE_WRITE
+    | libc::IN_MOVED_FROM
+    | libc::IN_MOVED_TO
+    | libc::IN_CREATE
+    | libc::IN_DELETE
+    | libc::IN_DELETE_SELF
+    | libc::IN_MOVE_SELF
+    | libc::IN_ONLYDIR
+    | libc::IN_DONT_FOLLOW;
+
+impl Watcher {
+    /// Watches `dirs` (relative to `root`, `b""` for the root). None when inotify is not
+    /// available or a watch cannot be added for want of watches: then nothing can be trusted.
+    /// A directory that no longer exists is simply not watched (and so never trusted).
+    pub fn start<'a>(root: &Path, dirs: impl IntoIterator<Item = &'a [u8]>) -> Option<Watcher> {
+        // SAFETY: inotify_init1 takes flags only; a negative result is an error.
+        let raw = unsafe { libc::inotify_init1(libc::IN_NONBLOCK | libc::IN_CLOEXEC) };
+        if raw < 0 {
+            return None;
+        }
+        // SAFETY: `raw` is a new descriptor that nothing else owns.
+        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+        let mut map = FxHashMap::default();
+        for d in dirs {
+            let path = CString::new(join_rel(root, d).as_os_str().as_bytes()).ok()?;
+            // SAFETY: `path` is a valid NUL-terminated string for the duration of the call.
+            let wd = unsafe { libc::inotify_add_watch(fd.as_raw_fd(), path.as_ptr(), MASK) };
+            if wd < 0 {
+                match std::io::Error::last_os_error().raw_os_error() {
+                    Some(libc::ENOENT | libc::ENOTDIR | libc::EACCES) => continue,
+                    _ => return None,
+                }
+            }
+            map.insert(wd, d.to_vec());
+        }
+        Some(Watcher { fd, dirs: map })
+    }
+
+    /// Reads the events that arrived. None when the queue overflowed or could not be read.
+    pub fn finish(self) -> Option<Changes> {
+        let mut changes = Changes {
+            watched: self.dirs.values().cloned().collect(),
+            ..Changes::default()
+        };
+        let mut buf = vec![0u8; 64 << 10];
+        loop {
+            // SAFETY: reading into a buffer we own, of the length we pass.
+            let n = unsafe {
+                libc::read(
+                    self.fd.as_raw_fd(),
+                    buf.as_mut_ptr().cast::<libc::c_void>(),
+                    buf.len(),
+                )
+            };
+            if n < 0 {
+                let e = std::io::Error::last_os_error();
+                if e.kind() == std::io::ErrorKind::WouldBlock {
+                    break;
+                }
+                if e.kind() == std::io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return None;
+            }
+            if n == 0 {
+                break;
+            }
+            let mut at = 0usize;
+            let n = n as usize;
+            const HEAD: usize = std::mem::size_of::<libc::inotify_event>();
+            while at + HEAD <= n {
+                let field = |i: usize| {
+                    u32::from_ne_bytes(buf[at + i..at + i + 4].try_into().unwrap_or([0; 4]))
+                };
+                let (wd, mask, len) = (field(0) as i32, field(4), field(12) as usize);
+                let name_bytes = &buf[(at + HEAD).min(n)..(at + HEAD + len).min(n)];
+                let name = &name_bytes[..name_bytes
+                    .iter()
+                    .position(|&b| b == 0)
+                    .unwrap_or(name_bytes.len())];
+                at += HEAD + len;
+                if mask & libc::IN_Q_OVERFLOW != 0 {
+                    return None;
+                }
+                let Some(dir) = self.dirs.get(&wd) else {
+                    continue;
+                };
+                changes.dirty.insert(dir.clone());
+                if mask & (libc::IN_DELETE_SELF | libc::IN_MOVE_SELF | libc::IN_IGNORED) != 0 {
+                    changes.dirty_trees.push(dir.clone());
+                }
+                if mask & libc::IN_ISDIR != 0 && !name.is_empty() {
+                    changes.dirty_trees.push(child_path(dir, name));
+                }
+            }
+        }
+        Some(changes)
+    }
+}
+
+impl Changes {
+    /// The directories whose entries are known unchanged, leaving out `exclude` (directories
+    /// holding files with other hard links).
+    pub fn trusted(&self, exclude: &FxHashSet<Vec<u8>>) -> FxHashSet<Vec<u8>> {
+        self.watched
+            .iter()
+            .filter(|d| {
+                !self.dirty.contains(*d)
+                    && !exclude.contains(*d)
+                    && !self.dirty_trees.iter().any(|t| is_under(d, t))
+            })
+            .cloned()
+            .collect()
+    }
+}
