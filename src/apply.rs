@@ -449,7 +449,12 @@ fn bracket(store: &Store, root: &Path, kind: &str, when: &str) -> Result<Option<
         op_kind: Some(label),
         ..SnapshotOptions::default()
     };
-    Ok(snapshot(store, root, &opts, &NoProgress)?.report.id)
+    let outcome = snapshot(store, root, &opts, &NoProgress)?;
+    if when == "pre" {
+        // What a killed apply or revert left behind; the live state is safely recorded by now.
+        crate::snapshot::remove_stale_temps(root, &outcome.stale_temps)?;
+    }
+    Ok(outcome.report.id)
 }
 
 /// Ends a write: the after snapshot, then the operation and the end of the pending record in

@@ -206,6 +206,8 @@ pub fn restore(
         report.seconds = t0.elapsed().as_secs_f64();
         return Ok(report);
     }
+    // What a killed restore left behind; the live state is safely recorded by now.
+    crate::snapshot::remove_stale_temps(&root, &safety.stale_temps)?;
 
     // 3. Carry it out. If it fails part way, the operation is still recorded (with no after
     // state) so that `undo` puts back the state before it.

@@ -125,6 +125,31 @@ pub struct SnapshotOutcome {
     pub pending_trees: HashMap<Id, Tree>,
     /// Directories holding files with other hard links (see [`crate::scan::watch`]).
     pub linked_dirs: rustc_hash::FxHashSet<Vec<u8>>,
+    /// Temporary files a killed rewind left in the workspace (see
+    /// [`crate::scan::walk::TEMP_PREFIX`]); commands that write into the workspace remove them
+    /// with [`remove_stale_temps`].
+    pub stale_temps: Vec<Vec<u8>>,
+}
+
+/// Removes the temporary files a killed restore, apply or revert left behind, once the command
+/// that finds them has snapshotted the workspace. Only regular files and symlinks with rewind's
+/// prefix are removed, and never through a symlinked parent.
+pub fn remove_stale_temps(root: &Path, temps: &[Vec<u8>]) -> Result<()> {
+    for rel in temps {
+        let Some(meta) = crate::restore::lstat_beneath(root, rel) else {
+            continue;
+        };
+        if meta.is_dir() {
+            continue;
+        }
+        let p = crate::util::join_rel(root, rel);
+        match std::fs::remove_file(&p) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(Error::io(p, e)),
+        }
+    }
+    Ok(())
 }
 
 /// An object on its way to the writer.
@@ -225,6 +250,7 @@ fn snapshot_once(
     };
     let walked = walk(&root, &walk_opts, &cache)?;
     let linked_dirs = walked.linked_dirs;
+    let stale_temps = walked.temps;
     phases.mark("walk");
     let entries = walked.entries;
 
@@ -368,6 +394,7 @@ fn snapshot_once(
             report,
             pending_trees,
             linked_dirs,
+            stale_temps,
         });
     }
 
@@ -485,6 +512,7 @@ fn snapshot_once(
         report,
         pending_trees: HashMap::new(),
         linked_dirs,
+        stale_temps,
     })
 }
 

@@ -24,7 +24,8 @@ use crate::store::tree::Kind;
 /// Directory names that are never entered.
 pub const NEVER_ENTER: [&[u8]; 3] = [b".git", b".jj", b".hg"];
 /// The prefix of rewind's own temporary files (a file is written beside its target, then
-/// renamed over it). A process killed in between leaves one behind; snapshots never take them.
+/// renamed over it). A process killed in between leaves one behind; snapshots never take them,
+/// and the walk lists them so that the next command writing into the workspace removes them.
 pub const TEMP_PREFIX: &str = ".rewind-tmp-";
 /// The per-workspace ignore file rewind reads besides .gitignore and .ignore.
 pub const IGNORE_FILE: &str = ".rewindignore";
@@ -79,6 +80,9 @@ pub struct WalkOutput {
     /// Directories holding a file with other hard links (a change through another name is
     /// not seen by watching this directory).
     pub linked_dirs: rustc_hash::FxHashSet<Vec<u8>>,
+    /// rewind's own temporary files ([`TEMP_PREFIX`]) left by a killed process: never part of a
+    /// snapshot.
+    pub temps: Vec<Vec<u8>>,
 }
 
 /// Walks `root` in parallel, comparing each file's lstat with `cache` in the walker's threads.
@@ -110,9 +114,6 @@ pub fn walk(root: &Path, opts: &WalkOptions, cache: &StatCache) -> Result<WalkOu
     let exclude = opts.exclude.clone();
     builder.filter_entry(move |e| {
         let is_dir = e.file_type().is_some_and(|t| t.is_dir());
-        if !is_dir && e.file_name().as_bytes().starts_with(TEMP_PREFIX.as_bytes()) {
-            return false;
-        }
         if is_dir && e.depth() > 0 {
             if NEVER_ENTER.contains(&e.file_name().as_bytes()) {
                 return false;
@@ -180,6 +181,7 @@ impl Drop for Visitor<'_> {
         }
         sink.errors.extend(out.errors);
         sink.linked_dirs.extend(out.linked_dirs);
+        sink.temps.extend(out.temps);
     }
 }
 
@@ -221,6 +223,10 @@ impl ParallelVisitor for Visitor<'_> {
             return WalkState::Continue;
         }
         let (dir, name) = crate::util::split_parent(&rel);
+        if name.starts_with(TEMP_PREFIX.as_bytes()) {
+            self.out.temps.push(rel);
+            return WalkState::Continue;
+        }
         if self
             .last_dir
             .as_ref()
