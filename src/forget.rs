@@ -225,6 +225,17 @@ fn protections(txn: &WriteTransaction, undo_depth: usize) -> Result<FxHashMap<Id
         p.entry(id)
             .or_insert_with(|| "its workspace's latest snapshot".into());
     }
+    // Overlays' bases and states: accept and diff read them.
+    if let Ok(table) = txn.open_table(OVERLAYS) {
+        for item in table.iter()? {
+            let (k, v) = item?;
+            let rec = crate::overlay::OverlayRecord::decode(k.value(), v.value())?;
+            for id in std::iter::once(rec.base).chain(rec.state) {
+                p.entry(id)
+                    .or_insert_with(|| format!("overlay {} uses it", rec.id));
+            }
+        }
+    }
     // The latest undoable operations of each workspace.
     let mut seen: FxHashMap<Vec<u8>, usize> = FxHashMap::default();
     for item in txn.open_table(OPLOG)?.iter()?.rev() {

@@ -162,15 +162,9 @@ fn mark(txn: &WriteTransaction, report: &mut GcReport, progress: &dyn Progress) 
     };
     let trees = txn.open_table(TREES)?;
     // Roots: snapshot records, and the stat caches' trees (which a snapshot may reuse whole).
+    // The stack is depth-first: the snapshots' roots go on top, so everything a snapshot needs
+    // is visited (and a missing tree found) before a stat cache visits it as optional.
     let mut stack: Vec<(Id, String, bool)> = Vec::new();
-    for item in txn.open_table(SNAPSHOTS)?.iter()? {
-        let (k, v) = item?;
-        let id = Id(k.value());
-        let rec = SnapshotRecord::decode(&id, v.value())
-            .map_err(|e| damaged("snapshot", &id, "the snapshots table", e))?;
-        report.snapshots += 1;
-        stack.push((rec.root, format!("snapshot {}", id.short()), true));
-    }
     for item in txn.open_table(STAT_CACHE)?.iter()? {
         let (_, v) = item?;
         // A damaged cache value is never used by a snapshot, so it keeps nothing.
@@ -185,6 +179,14 @@ fn mark(txn: &WriteTransaction, report: &mut GcReport, progress: &dyn Progress) 
                 live.blobs.insert(id);
             }
         }
+    }
+    for item in txn.open_table(SNAPSHOTS)?.iter()? {
+        let (k, v) = item?;
+        let id = Id(k.value());
+        let rec = SnapshotRecord::decode(&id, v.value())
+            .map_err(|e| damaged("snapshot", &id, "the snapshots table", e))?;
+        report.snapshots += 1;
+        stack.push((rec.root, format!("snapshot {}", id.short()), true));
     }
     // Progress in tree bytes read: the mark's cost is reading trees.
     progress.start("gc: mark", trees.stats()?.stored_bytes());

@@ -6,6 +6,7 @@
 
 pub mod apply;
 pub mod artifact;
+pub mod carry;
 pub mod cli;
 pub mod config;
 pub mod contract;
@@ -14,6 +15,7 @@ pub mod error;
 pub mod forget;
 pub mod gc;
 pub mod id;
+pub mod overlay;
 pub mod patch;
 pub mod progress;
 pub mod restore;

@@ -318,7 +318,7 @@ fn append_log(
 
 /// The target snapshot's view of what it did not look for: its ignore files (read from its own
 /// trees), its `--ignore` globs, and the paths it skipped.
-struct SnapshotIgnores<'a> {
+pub(crate) struct SnapshotIgnores<'a> {
     reader: &'a Reader,
     root: Id,
     globs: Option<Gitignore>,
@@ -327,7 +327,7 @@ struct SnapshotIgnores<'a> {
 }
 
 impl<'a> SnapshotIgnores<'a> {
-    fn new(reader: &'a Reader, rec: &SnapshotRecord) -> Result<Self> {
+    pub(crate) fn new(reader: &'a Reader, rec: &SnapshotRecord) -> Result<Self> {
         let globs = if rec.scan.ignore_globs.is_empty() {
             None
         } else {
@@ -387,7 +387,7 @@ impl<'a> SnapshotIgnores<'a> {
     }
 
     /// Whether the snapshot would not have looked at `path`.
-    fn excluded(&mut self, path: &[u8], is_dir: bool) -> bool {
+    pub(crate) fn excluded(&mut self, path: &[u8], is_dir: bool) -> bool {
         if self
             .skipped
             .iter()
@@ -671,7 +671,7 @@ fn exec_mode(mode: u32, exec: bool) -> u32 {
 }
 
 /// Writes a stored blob as a file or symlink at `p`.
-fn write_entry(reader: &Reader, p: &Path, kind: Kind, id: &Id) -> Result<()> {
+pub(crate) fn write_entry(reader: &Reader, p: &Path, kind: Kind, id: &Id) -> Result<()> {
     let mut blob = reader.blob_reader(id)?;
     write_atomic(p, kind, &mut blob)
 }

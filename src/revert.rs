@@ -1,24 +1,22 @@
 //! Reverting a change range: undo what happened between snapshots A and B, on top of the
 //! current workspace, keeping everything else.
 //!
-//! Per path that changed in A..B: if the workspace still holds B's version, it is set back to
-//! A's; if it already holds A's, nothing is done; if it changed again after B, A's version is
-//! merged three ways into it (base B, ours the workspace, theirs A), as `git revert` does. A
-//! conflict fails the whole revert (or, when asked, leaves conflict markers). Nothing is written
+//! It carries the change B -> A onto the workspace ([`crate::carry`]): per path that changed
+//! in A..B, if the workspace still holds B's version it is set back to A's; if it already holds
+//! A's, nothing is done; if it changed again after B, A's version is merged three ways into it
+//! (base B, ours the workspace, theirs A), as `git revert` does. A conflict fails the whole
+//! revert (or, when asked, leaves conflict markers). Nothing is written
 //! unless every path can be reverted, and the revert is one undoable operation.
 
 use std::path::Path;
 
 use crate::apply::{
-    FileOutcome, Planned, fail, read_current, request_key, resume_pending, resumed_outcomes,
-    write_with_op,
+    FileOutcome, Planned, fail, request_key, resume_pending, resumed_outcomes, write_with_op,
 };
-use crate::diff::{DiffRequest, Rev, diff};
+use crate::carry::{CarryLabels, ConflictPolicy, plan_carry};
 use crate::error::Result;
 use crate::id::Id;
-use crate::patch::{MergeLabels, MergeOutcome, merge3};
 use crate::store::Store;
-use crate::store::tree::Kind;
 
 /// What a revert did.
 #[derive(Clone, Debug, Default)]
@@ -56,102 +54,24 @@ pub fn revert(
             op: Some(done.op),
         });
     }
-    let d = diff(
-        store,
-        Rev::Snapshot(a),
-        Rev::Snapshot(b),
-        None,
-        &DiffRequest {
-            renames: false,
-            paths: paths.to_vec(),
-        },
-    )?;
-    let reader = d.reader();
-    let mut plan = Vec::new();
-    for c in &d.changes {
-        let path = c.path.clone();
-        let a_side = match c.old {
-            Some(s) => Some((s.kind, reader.read_blob(&s.id)?)),
-            None => None,
-        };
-        let b_side = match c.new {
-            Some(s) => Some((s.kind, reader.read_blob(&s.id)?)),
-            None => None,
-        };
-        let live = read_current(&root, &path)?;
-        let mut outcome = FileOutcome {
-            path: path.clone(),
-            old_path: None,
-            action: "restore",
-            hunks: Vec::new(),
-            merged: false,
-            conflicts: 0,
-        };
-        let same = |x: &Option<(Kind, Vec<u8>)>, y: &Option<(Kind, Vec<u8>)>| x == y;
-        if same(&live, &a_side) {
-            outcome.action = "unchanged";
-            plan.push(Planned {
-                outcome,
-                write: None,
-                remove: Vec::new(),
-            });
-            continue;
+    let policy = if markers {
+        ConflictPolicy::Markers
+    } else {
+        ConflictPolicy::Fail
+    };
+    let labels = CarryLabels {
+        ours: "workspace",
+        theirs: "reverted",
+    };
+    let carried = plan_carry(store, &root, b, a, paths, policy, &labels)?;
+    if let Some(c) = carried.conflicts.first() {
+        return Err(fail(&c.path, c.why.clone()));
+    }
+    let mut plan = carried.planned;
+    for p in &mut plan {
+        if p.outcome.action == "write" {
+            p.outcome.action = "restore";
         }
-        let (write, remove) = if same(&live, &b_side) {
-            match &a_side {
-                Some((k, data)) => (Some((path.clone(), *k, data.clone())), Vec::new()),
-                None => {
-                    outcome.action = "delete";
-                    (None, vec![path.clone()])
-                }
-            }
-        } else {
-            // Changed again after B: merge A's version into it, with B as the base.
-            let (Some((lk, ours)), Some((_, base)), Some((ak, theirs))) = (&live, &b_side, &a_side)
-            else {
-                return Err(fail(
-                    &path,
-                    "changed since the second snapshot, and was added or deleted in between: cannot merge the revert",
-                ));
-            };
-            if *lk == Kind::Symlink || *ak == Kind::Symlink {
-                return Err(fail(
-                    &path,
-                    "a symlink changed since the second snapshot: cannot merge the revert",
-                ));
-            }
-            outcome.action = "merge";
-            outcome.merged = true;
-            let labels = MergeLabels {
-                ours: "workspace".into(),
-                theirs: "reverted".into(),
-            };
-            let content = match merge3(base, ours, theirs, labels) {
-                MergeOutcome::Clean(c) => c,
-                MergeOutcome::Conflict {
-                    with_markers,
-                    conflicts,
-                } => {
-                    if !markers {
-                        return Err(fail(
-                            &path,
-                            format!(
-                                "changed since the second snapshot and the revert conflicts with it ({} region(s); use --conflict=markers)",
-                                conflicts.len()
-                            ),
-                        ));
-                    }
-                    outcome.conflicts = conflicts.len();
-                    with_markers
-                }
-            };
-            (Some((path.clone(), *lk, content)), Vec::new())
-        };
-        plan.push(Planned {
-            outcome,
-            write,
-            remove,
-        });
     }
     let mut report = RevertReport {
         files: plan.iter().map(|p| p.outcome.clone()).collect(),

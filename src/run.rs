@@ -80,6 +80,8 @@ pub struct RunOptions {
     /// Install SIGINT/SIGTERM handlers for the duration of the run (process-wide: a program
     /// that manages signals itself leaves this off).
     pub forward_signals: bool,
+    /// Run in an overlay instead of the workspace (`run --isolate`).
+    pub isolate: Option<crate::overlay::isolate::Isolate>,
 }
 
 impl Default for RunOptions {
@@ -96,6 +98,7 @@ impl Default for RunOptions {
             on_violation: OnViolation::Report,
             diff_timeout: Duration::from_secs(5),
             forward_signals: false,
+            isolate: None,
         }
     }
 }
@@ -254,6 +257,8 @@ pub struct RunResult {
     pub restore_op: Option<u64>,
     /// What the store's run retention did afterwards.
     pub retention: RetentionEntry,
+    /// For `run --isolate`: the overlay and whether its changes were accepted.
+    pub overlay: Option<crate::overlay::isolate::OverlayOutcome>,
 }
 
 /// The run retention's outcome (see [`crate::forget::after_run`]). It never fails the run:
@@ -296,6 +301,9 @@ pub fn run(
     let t0 = Instant::now();
     if opts.command.is_empty() {
         return Err(Error::Invalid("rewind run needs a command after --".into()));
+    }
+    if opts.isolate.is_some() {
+        return crate::overlay::isolate::run_isolated(open, root, opts, events);
     }
     let checker = Checker::new(&opts.contract)?;
     let root = crate::workspace::canonical(root, false)?;
@@ -501,10 +509,15 @@ pub fn run(
         op,
         restore_op,
         retention,
+        overlay: None,
     })
 }
 
-fn snapshot_event(events: &mut dyn FnMut(&RunEvent), label: &str, r: &SnapshotReport) -> Id {
+pub(crate) fn snapshot_event(
+    events: &mut dyn FnMut(&RunEvent),
+    label: &str,
+    r: &SnapshotReport,
+) -> Id {
     let id = r.id.unwrap_or_default();
     events(&RunEvent::WorkspaceSnapshotTaken {
         label: label.into(),
@@ -517,10 +530,10 @@ fn snapshot_event(events: &mut dyn FnMut(&RunEvent), label: &str, r: &SnapshotRe
 }
 
 /// How the command ended.
-struct Outcome {
-    exit_code: Option<i32>,
-    signal: Option<i32>,
-    spawn_error: Option<String>,
+pub(crate) struct Outcome {
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub spawn_error: Option<String>,
 }
 
 fn run_command(
@@ -530,6 +543,15 @@ fn run_command(
 ) -> Result<Outcome> {
     let mut cmd = Command::new(&opts.command[0]);
     cmd.args(&opts.command[1..]).current_dir(cwd);
+    run_prepared(cmd, opts, events)
+}
+
+/// Runs a prepared command (in an overlay, say) with the run's signal handling.
+pub(crate) fn run_prepared(
+    mut cmd: Command,
+    opts: &RunOptions,
+    events: &mut dyn FnMut(&RunEvent),
+) -> Result<Outcome> {
     let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => {
@@ -606,7 +628,7 @@ pub fn patch_key(before: Id, after: Id) -> String {
 
 /// Writes the patch into memory up to `cap` bytes and spills to a temporary file beyond, so a
 /// huge patch is never held whole. Returns (inline patch, artifact key, length).
-fn capture_patch(
+pub(crate) fn capture_patch(
     store: &Store,
     d: &Diff,
     dopts: &DiffOptions,
@@ -768,7 +790,7 @@ pub fn check(
 }
 
 /// Signal handling for the duration of a run (see the module docs).
-mod signals {
+pub(crate) mod signals {
     use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering};
 
     use crate::error::{Error, Result};

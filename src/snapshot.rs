@@ -152,6 +152,88 @@ pub fn remove_stale_temps(root: &Path, temps: &[Vec<u8>]) -> Result<()> {
     Ok(())
 }
 
+/// Files stored outside a snapshot (an overlay's upper directory): their ids and sizes, in the
+/// order given, and the open write transaction that holds their blobs, for the caller to add
+/// what refers to them and commit once.
+pub(crate) struct StoredFiles {
+    /// (blob id, size) per file.
+    pub ids: Vec<(Id, u64)>,
+    /// The transaction holding the new blobs (and the segment log's tail).
+    pub txn: WriteTransaction,
+}
+
+/// Reads, hashes and stores the regular files and symlinks at `files` (relative to `root`)
+/// with the snapshot's own machinery: both cores, deduplication, chunking, one transaction.
+/// A file that cannot be read fails the whole call, naming it.
+pub(crate) fn store_files(store: &Store, root: &Path, files: &[Vec<u8>]) -> Result<StoredFiles> {
+    let reader = store.reader()?;
+    let mut entries = Vec::with_capacity(files.len());
+    for rel in files {
+        let p = join_rel(root, rel);
+        let meta = std::fs::symlink_metadata(&p).at(&p)?;
+        let ty = if meta.file_type().is_symlink() {
+            EntryType::Symlink
+        } else if meta.is_file() {
+            EntryType::File
+        } else {
+            return Err(Error::Invalid(format!(
+                "{} is not a regular file or symlink",
+                p.display()
+            )));
+        };
+        entries.push(WalkEntry {
+            path: rel.clone(),
+            ty,
+            stat: Stat::from_metadata(&meta),
+            cached: None,
+        });
+    }
+    let mut sink = Sink {
+        store,
+        txn: None,
+        new_blobs: 0,
+        new_chunks: 0,
+        stored_bytes: 0,
+    };
+    let ctx = ReadCtx {
+        root,
+        reader: &reader,
+        claimed: Mutex::new(HashSet::new()),
+        level: SnapshotOptions::default().level,
+        dry_run: false,
+        progress: &crate::progress::NoProgress,
+        bytes_read: AtomicU64::new(0),
+    };
+    let to_read: Vec<usize> = (0..entries.len()).collect();
+    let outcomes = read_files(&ctx, &entries, &to_read, &mut sink)?;
+    let mut ids = Vec::with_capacity(outcomes.len());
+    for (e, o) in entries.iter().zip(outcomes) {
+        match o {
+            Read1::Ok { id, size, .. } => ids.push((id, size)),
+            Read1::Skip(reason, detail) => {
+                return Err(Error::Invalid(format!(
+                    "{}: {} ({detail})",
+                    join_rel(root, &e.path).display(),
+                    reason.name()
+                )));
+            }
+            Read1::Aborted => return Err(Error::Invalid("storing files aborted".into())),
+        }
+    }
+    let txn = sink.take_txn()?;
+    // What this call found already stored in its read view must still be there (a gc may have
+    // committed since): the same rule as a snapshot's, checked for every id since they are few.
+    {
+        let blobs = txn.open_table(BLOBS)?;
+        for (id, _) in &ids {
+            if blobs.get(id.0)?.is_none() {
+                return Err(Error::ConcurrentGc("overlay's state"));
+            }
+        }
+    }
+    Ok(StoredFiles { ids, txn })
+}
+
 /// An object on its way to the writer.
 enum Put {
     /// A whole blob: its uncompressed size and encoded bytes.

@@ -92,6 +92,8 @@ pub enum Command {
     Check(super::run::CheckArgs),
     /// Named blobs in the store: patches, logs, build outputs
     Artifact(super::run::ArtifactArgs),
+    /// Isolated workspaces: run commands in an overlay, then accept or reject their changes
+    Overlay(super::overlay::OverlayArgs),
 }
 
 /// `revert`.

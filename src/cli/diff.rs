@@ -149,6 +149,18 @@ pub fn diff(ctx: &Ctx, a: DiffArgs) -> CliResult {
         paths: ctx.workspace_paths(path_root.as_deref(), &a.paths)?,
     };
     let d = compute(&store, old, new, root.as_deref(), &req)?;
+    print(ctx, &d, &a, rev_json(old), rev_json(new), Vec::new())
+}
+
+/// Prints a diff in the format `a` asks for; `extra` adds keys to the JSON object.
+pub fn print(
+    ctx: &Ctx,
+    d: &Diff,
+    a: &DiffArgs,
+    old: Value,
+    new: Value,
+    extra: Vec<(&str, Value)>,
+) -> CliResult {
     let dopts = DiffOptions {
         context: a.context,
         timeout: Some(super::output::seconds(a.diff_timeout.max(0.001))),
@@ -173,8 +185,8 @@ pub fn diff(ctx: &Ctx, a: DiffArgs) -> CliResult {
             .map(|(c, s)| change_json(c, Some(s)))
             .collect();
         let mut v = json!({
-            "old": rev_json(old),
-            "new": rev_json(new),
+            "old": old,
+            "new": new,
             "files": files,
             "totals": {
                 "files_changed": d.changes.len(),
@@ -182,6 +194,9 @@ pub fn diff(ctx: &Ctx, a: DiffArgs) -> CliResult {
                 "deletions": stats.iter().map(|s| s.deletions).sum::<u64>(),
             },
         });
+        for (k, x) in extra {
+            v[k] = x;
+        }
         if a.patch {
             let mut buf = Vec::new();
             d.write_patch(&mut buf, &popts)?;
@@ -193,7 +208,7 @@ pub fn diff(ctx: &Ctx, a: DiffArgs) -> CliResult {
     }
     if a.stat || a.numstat || a.summary {
         let stats = d.stats(&dopts)?;
-        let entries = stat_entries(&d, &stats);
+        let entries = stat_entries(d, &stats);
         if a.stat {
             stat::write_stat(&mut out, &entries, 80)?;
         } else if a.numstat {
@@ -205,7 +220,7 @@ pub fn diff(ctx: &Ctx, a: DiffArgs) -> CliResult {
         }
     } else if a.name_status {
         let stats = vec![FileStat::default(); d.changes.len()];
-        stat::write_name_status(&mut out, &stat_entries(&d, &stats))?;
+        stat::write_name_status(&mut out, &stat_entries(d, &stats))?;
     } else {
         d.write_patch(&mut out, &popts)?;
     }

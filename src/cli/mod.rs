@@ -11,6 +11,7 @@ mod diff;
 mod inspect;
 mod maintain;
 mod output;
+mod overlay;
 mod progress;
 mod restore;
 mod run;
@@ -190,6 +191,7 @@ pub fn main() -> i32 {
         Command::Run(a) => run::run(&ctx, a),
         Command::Check(a) => run::check(&ctx, a),
         Command::Artifact(a) => run::artifact(&ctx, a),
+        Command::Overlay(a) => overlay::overlay(&ctx, a),
     };
     match result {
         Ok(code) => code,

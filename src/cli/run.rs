@@ -98,6 +98,15 @@ pub struct RunArgs {
     /// Seconds allowed for diffing one file before it counts as a whole replacement
     #[arg(long, default_value_t = 5.0, value_name = "SECS")]
     pub diff_timeout: f64,
+    /// Run in an overlay: the workspace is untouched until the changes are accepted
+    #[arg(long)]
+    pub isolate: bool,
+    /// With --isolate: when to accept the changes onto the workspace
+    #[arg(long, value_enum, default_value_t = super::overlay::AcceptArg::OnSuccess, requires = "isolate")]
+    pub accept: super::overlay::AcceptArg,
+    /// With --isolate: the overlay backend
+    #[arg(long, value_enum, default_value_t = super::overlay::BackendArg::Auto, requires = "isolate")]
+    pub backend: super::overlay::BackendArg,
     /// The command and its arguments
     #[arg(last = true, required = true, value_name = "CMD")]
     pub command: Vec<OsString>,
@@ -205,6 +214,10 @@ fn run_inner(ctx: &Ctx, a: RunArgs) -> CliResult {
         on_violation,
         diff_timeout: super::output::seconds(a.diff_timeout.max(0.001)),
         forward_signals: true,
+        isolate: a.isolate.then(|| crate::overlay::isolate::Isolate {
+            backend: a.backend.into(),
+            accept: a.accept.into(),
+        }),
     };
     let mut events_file = match &a.events_file {
         Some(p) => Some(OpenOptions::new().create(true).append(true).open(p).at(p)?),
@@ -283,6 +296,28 @@ fn print_summary(r: &RunResult) {
             r.reverted.len(),
             &r.before[..12]
         );
+    }
+    if let Some(o) = &r.overlay {
+        if let Some(why) = &o.fallback {
+            eprintln!("rewind: namespace overlays unavailable ({why}); used the copy backend");
+        }
+        if !o.conflicts.is_empty() {
+            eprintln!(
+                "rewind: {} path(s) conflict with the workspace and stay pending in overlay {}: {}",
+                o.conflicts.len(),
+                o.id,
+                o.conflicts.join(", ")
+            );
+        }
+        if o.accepted {
+            eprintln!("rewind: accepted onto the workspace (undo with `rewind undo`)");
+        }
+        if o.kept {
+            eprintln!(
+                "rewind: overlay {} kept: `rewind overlay diff {}`, `accept`, or `drop`",
+                o.id, o.id
+            );
+        }
     }
     if r.rolled_back {
         eprintln!(

@@ -316,6 +316,45 @@ pub(crate) fn register_in(txn: &WriteTransaction, root: &Path) -> Result<Workspa
     Ok(ws)
 }
 
+/// Forgets a workspace entirely: its record, its history and the snapshots in it, and its
+/// stat cache. Used for an overlay's private copy when the overlay is dropped.
+pub(crate) fn unregister_in(txn: &WriteTransaction, root: &Path) -> Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let key = root.as_os_str().as_bytes();
+    let Some(ws) = txn
+        .open_table(WORKSPACES)?
+        .remove(key)?
+        .map(|v| decode_workspace(v.value()))
+        .transpose()?
+    else {
+        return Ok(());
+    };
+    let mut log = txn.open_table(WS_LOG)?;
+    let mut snaps = txn.open_table(SNAPSHOTS)?;
+    let ids: Vec<(u64, [u8; 32])> = log
+        .range((ws.id, 0)..=(ws.id, u64::MAX))?
+        .map(|item| item.map(|(k, v)| (k.value().1, v.value())))
+        .collect::<std::result::Result<_, _>>()?;
+    for (seq, id) in ids {
+        log.remove((ws.id, seq))?;
+        snaps.remove(id)?;
+    }
+    let mut cache = txn.open_table(STAT_CACHE)?;
+    let mut dirs: Vec<Vec<u8>> = Vec::new();
+    for item in cache.range((ws.id, &b""[..])..)? {
+        let (k, _) = item?;
+        let (id, dir) = k.value();
+        if id != ws.id {
+            break;
+        }
+        dirs.push(dir.to_vec());
+    }
+    for d in dirs {
+        cache.remove((ws.id, d.as_slice()))?;
+    }
+    Ok(())
+}
+
 pub(crate) fn decode_workspace(bytes: &[u8]) -> Result<WorkspaceRecord> {
     postcard::from_bytes(bytes).map_err(|e| Error::Corrupt {
         kind: "workspace record",

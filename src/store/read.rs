@@ -28,6 +28,8 @@ pub struct Reader {
     meta: ReadOnlyTable<&'static str, &'static [u8]>,
     /// None in a store made before artifacts existed (the table is created on first use).
     artifacts: Option<ReadOnlyTable<&'static str, &'static [u8]>>,
+    /// None until the first overlay is created.
+    overlays: Option<ReadOnlyTable<u64, &'static [u8]>>,
 }
 
 impl Reader {
@@ -49,7 +51,25 @@ impl Reader {
                 Err(redb::TableError::TableDoesNotExist(_)) => None,
                 Err(e) => return Err(e.into()),
             },
+            overlays: match txn.open_table(OVERLAYS) {
+                Ok(t) => Some(t),
+                Err(redb::TableError::TableDoesNotExist(_)) => None,
+                Err(e) => return Err(e.into()),
+            },
         })
+    }
+
+    /// Every overlay record as stored: (id, encoded record).
+    pub fn overlay_records(&self) -> Result<Vec<(u64, Vec<u8>)>> {
+        let Some(t) = &self.overlays else {
+            return Ok(Vec::new());
+        };
+        let mut out = Vec::new();
+        for item in t.iter()? {
+            let (k, v) = item?;
+            out.push((k.value(), v.value().to_vec()));
+        }
+        Ok(out)
     }
 
     /// Operations, newest first, optionally for one workspace (canonical path bytes).

@@ -44,3 +44,7 @@ pub const ARTIFACTS: TableDefinition<&str, &[u8]> = TableDefinition::new("artifa
 /// Canonical workspace path -> postcard-encoded [`super::pending::PendingWrite`]: a multi-file
 /// write (apply, revert) that began and has not finished. Created on first use.
 pub const PENDING: TableDefinition<&[u8], &[u8]> = TableDefinition::new("pending");
+/// Overlay id -> postcard-encoded [`crate::overlay::OverlayRecord`]: an isolated view of a
+/// workspace (its files live in the store directory's `overlays/<id>/`). Created on first use;
+/// readers treat a missing table as empty.
+pub const OVERLAYS: TableDefinition<u64, &[u8]> = TableDefinition::new("overlays");

@@ -1,0 +1,256 @@
+//! Carrying the change between two snapshots onto the live workspace, keeping everything else.
+//!
+//! This is the engine under `revert` (carry B -> A: the range undone) and `overlay accept`
+//! (carry base -> overlay: the overlay's work taken). Per path that differs between `from` and
+//! `to`:
+//! - the workspace already holds `to`'s version: nothing to do;
+//! - the workspace still holds `from`'s version: take `to`'s (a write or a removal);
+//! - it changed on both sides: merge three ways (base `from`, ours the workspace, theirs `to`);
+//!   the execute bit follows the side that changed it. What cannot be merged (a deletion
+//!   against an edit, a symlink, a binary file, conflicting lines) is a conflict, settled by
+//!   the [`ConflictPolicy`].
+//!
+//! Nothing is written here: the caller hands the plan to [`crate::apply::write_with_op`], so
+//! every path or none is written, as one undoable operation.
+
+use std::path::Path;
+
+use crate::apply::{FileOutcome, Planned, fail, read_current};
+use crate::diff::{DiffRequest, Rev, diff};
+use crate::error::Result;
+use crate::id::Id;
+use crate::patch::{MergeLabels, MergeOutcome, merge3};
+use crate::store::Store;
+use crate::store::tree::Kind;
+
+/// What to do with a path changed on both sides that does not merge cleanly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConflictPolicy {
+    /// Fail the whole operation; nothing is written.
+    Fail,
+    /// Write git-style conflict markers where lines conflict (other conflicts are skipped).
+    Markers,
+    /// Leave the workspace's file as it is and report the path as a conflict.
+    Skip,
+    /// Keep the workspace's version.
+    Ours,
+    /// Take the carried version.
+    Theirs,
+}
+
+/// One path that could not be carried cleanly.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Conflict {
+    /// Workspace-relative path.
+    pub path: Vec<u8>,
+    /// Why it conflicts.
+    pub why: String,
+    /// How many line regions conflict; 0 when the conflict is not about lines (a deletion
+    /// against an edit, a symlink, a binary file).
+    pub regions: usize,
+}
+
+/// A carry's plan: what to write, and what was left out.
+pub(crate) struct CarryPlan {
+    /// Every path that differs between the two snapshots, with what will be done.
+    pub planned: Vec<Planned>,
+    /// Paths left as they are because of a conflict (with [`ConflictPolicy::Skip`], or
+    /// [`ConflictPolicy::Markers`] where markers cannot express it).
+    pub conflicts: Vec<Conflict>,
+}
+
+/// Labels for conflict markers.
+pub(crate) struct CarryLabels {
+    /// What the workspace side is called.
+    pub ours: &'static str,
+    /// What the carried side is called.
+    pub theirs: &'static str,
+}
+
+/// Plans carrying the change `from` -> `to` (both stored snapshots) onto the workspace at
+/// `root`, limited to `paths` if any.
+pub(crate) fn plan_carry(
+    store: &Store,
+    root: &Path,
+    from: Id,
+    to: Id,
+    paths: &[Vec<u8>],
+    policy: ConflictPolicy,
+    labels: &CarryLabels,
+) -> Result<CarryPlan> {
+    let d = diff(
+        store,
+        Rev::Snapshot(from),
+        Rev::Snapshot(to),
+        None,
+        &DiffRequest {
+            renames: false,
+            paths: paths.to_vec(),
+        },
+    )?;
+    let reader = d.reader();
+    let mut planned = Vec::new();
+    let mut conflicts = Vec::new();
+    for c in &d.changes {
+        let path = c.path.clone();
+        let base = match c.old {
+            Some(s) => Some((s.kind, reader.read_blob(&s.id)?)),
+            None => None,
+        };
+        let theirs = match c.new {
+            Some(s) => Some((s.kind, reader.read_blob(&s.id)?)),
+            None => None,
+        };
+        let live = read_current(root, &path)?;
+        let mut outcome = FileOutcome {
+            path: path.clone(),
+            old_path: None,
+            action: "unchanged",
+            hunks: Vec::new(),
+            merged: false,
+            conflicts: 0,
+        };
+        let take = |outcome: &mut FileOutcome, side: &Option<(Kind, Vec<u8>)>| match side {
+            Some((k, data)) => {
+                outcome.action = "write";
+                (Some((path.clone(), *k, data.clone())), Vec::new())
+            }
+            None => {
+                outcome.action = "delete";
+                (None, vec![path.clone()])
+            }
+        };
+        let (write, remove) = if live == theirs {
+            (None, Vec::new())
+        } else if live == base {
+            take(&mut outcome, &theirs)
+        } else {
+            match merge_one(&base, &live, &theirs, labels) {
+                Ok(Merged::Clean(kind, content)) => {
+                    outcome.action = "merge";
+                    outcome.merged = true;
+                    (Some((path.clone(), kind, content)), Vec::new())
+                }
+                Ok(Merged::Lines {
+                    kind,
+                    with_markers,
+                    regions,
+                }) => match policy {
+                    ConflictPolicy::Markers => {
+                        outcome.action = "merge";
+                        outcome.merged = true;
+                        outcome.conflicts = regions;
+                        (Some((path.clone(), kind, with_markers)), Vec::new())
+                    }
+                    _ => {
+                        let why = format!(
+                            "changed on both sides and the changes conflict ({regions} region(s))"
+                        );
+                        match settle(policy, &path, why, regions, &mut conflicts)? {
+                            Some(true) => take(&mut outcome, &theirs),
+                            _ => (None, Vec::new()),
+                        }
+                    }
+                },
+                Err(why) => {
+                    let p = if policy == ConflictPolicy::Markers {
+                        ConflictPolicy::Skip
+                    } else {
+                        policy
+                    };
+                    match settle(p, &path, why, 0, &mut conflicts)? {
+                        Some(true) => take(&mut outcome, &theirs),
+                        _ => (None, Vec::new()),
+                    }
+                }
+            }
+        };
+        if conflicts.last().is_some_and(|k: &Conflict| k.path == path) {
+            outcome.action = "conflict";
+        }
+        planned.push(Planned {
+            outcome,
+            write,
+            remove,
+        });
+    }
+    Ok(CarryPlan { planned, conflicts })
+}
+
+/// Applies the policy to a conflict: `Some(true)` takes the carried side, `Some(false)` keeps
+/// the workspace's, `None` records the conflict and keeps the workspace's.
+fn settle(
+    policy: ConflictPolicy,
+    path: &[u8],
+    why: String,
+    regions: usize,
+    conflicts: &mut Vec<Conflict>,
+) -> Result<Option<bool>> {
+    match policy {
+        ConflictPolicy::Fail => Err(fail(path, why)),
+        ConflictPolicy::Theirs => Ok(Some(true)),
+        ConflictPolicy::Ours => Ok(Some(false)),
+        ConflictPolicy::Skip | ConflictPolicy::Markers => {
+            conflicts.push(Conflict {
+                path: path.to_vec(),
+                why,
+                regions,
+            });
+            Ok(None)
+        }
+    }
+}
+
+enum Merged {
+    Clean(Kind, Vec<u8>),
+    Lines {
+        kind: Kind,
+        with_markers: Vec<u8>,
+        regions: usize,
+    },
+}
+
+/// Merges one path changed on both sides; `Err` says why it cannot be merged at all.
+fn merge_one(
+    base: &Option<(Kind, Vec<u8>)>,
+    live: &Option<(Kind, Vec<u8>)>,
+    theirs: &Option<(Kind, Vec<u8>)>,
+    labels: &CarryLabels,
+) -> std::result::Result<Merged, String> {
+    let (Some((bk, base)), Some((lk, ours)), Some((tk, theirs))) = (base, live, theirs) else {
+        return Err(
+            "changed in the workspace, and created or deleted on the other side: cannot merge"
+                .into(),
+        );
+    };
+    if [*bk, *lk, *tk].contains(&Kind::Symlink) {
+        return Err("a symlink changed on both sides: cannot merge".into());
+    }
+    if [base, ours, theirs]
+        .iter()
+        .any(|b| crate::diff::text::is_binary(b))
+    {
+        return Err("a binary file changed on both sides: cannot merge".into());
+    }
+    // The execute bit follows whichever side changed it.
+    let kind = if tk != bk { *tk } else { *lk };
+    match merge3(
+        base,
+        ours,
+        theirs,
+        MergeLabels {
+            ours: labels.ours.into(),
+            theirs: labels.theirs.into(),
+        },
+    ) {
+        MergeOutcome::Clean(c) => Ok(Merged::Clean(kind, c)),
+        MergeOutcome::Conflict {
+            with_markers,
+            conflicts,
+        } => Ok(Merged::Lines {
+            kind,
+            with_markers,
+            regions: conflicts.len(),
+        }),
+    }
+}

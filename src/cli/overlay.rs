@@ -1,0 +1,446 @@
+//! `overlay`: argument parsing and printing only; the work is in [`crate::overlay`].
+
+use std::ffi::OsString;
+
+use clap::{Args, Subcommand, ValueEnum};
+use serde_json::{Value, json};
+
+use super::args::DiffArgs;
+use super::output::{self, format_time, paint, path_str};
+use super::{CliResult, Ctx};
+use crate::carry::ConflictPolicy;
+use crate::overlay::isolate::AcceptWhen;
+use crate::overlay::{self as ov, AcceptOptions, BackendChoice, CreateOptions, OverlayRecord};
+
+/// `--backend`.
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum BackendArg {
+    /// namespace where the kernel allows it, else copy
+    Auto,
+    /// overlayfs in a private user and mount namespace (Linux)
+    Namespace,
+    /// a materialized copy of the base (reflinked where possible)
+    Copy,
+}
+
+impl From<BackendArg> for BackendChoice {
+    fn from(b: BackendArg) -> Self {
+        match b {
+            BackendArg::Auto => BackendChoice::Auto,
+            BackendArg::Namespace => BackendChoice::Namespace,
+            BackendArg::Copy => BackendChoice::Copy,
+        }
+    }
+}
+
+/// `run --isolate --accept`.
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum AcceptArg {
+    /// when the command exits 0 and breaks no contract
+    OnSuccess,
+    /// never: keep the overlay for inspection
+    Never,
+    /// whatever the outcome
+    Always,
+}
+
+impl From<AcceptArg> for AcceptWhen {
+    fn from(a: AcceptArg) -> Self {
+        match a {
+            AcceptArg::OnSuccess => AcceptWhen::OnSuccess,
+            AcceptArg::Never => AcceptWhen::Never,
+            AcceptArg::Always => AcceptWhen::Always,
+        }
+    }
+}
+
+/// `overlay`.
+#[derive(Args, Debug)]
+pub struct OverlayArgs {
+    #[command(subcommand)]
+    pub command: OverlayCommand,
+}
+
+/// `overlay` subcommands.
+#[derive(Subcommand, Debug)]
+pub enum OverlayCommand {
+    /// Create an overlay of the workspace; prints its id
+    Create {
+        /// Start from this snapshot [default: a new snapshot of the workspace]
+        #[arg(long, value_name = "REV")]
+        from: Option<String>,
+        /// A name, usable wherever the id is
+        #[arg(long)]
+        name: Option<String>,
+        /// The backend
+        #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
+        backend: BackendArg,
+        /// Copy backend: also copy ignored paths matching GLOB (repeatable)
+        #[arg(long = "with-ignored", value_name = "GLOB")]
+        with_ignored: Vec<String>,
+    },
+    /// List overlays with their pending changes
+    List,
+    /// Run a command inside an overlay (from the same relative directory)
+    Run {
+        /// Overlay id or name
+        id: String,
+        /// The command and its arguments
+        #[arg(last = true, required = true, value_name = "CMD")]
+        command: Vec<OsString>,
+    },
+    /// Open $SHELL inside an overlay
+    Shell {
+        /// Overlay id or name
+        id: String,
+    },
+    /// Print the overlay's directory (copy backend)
+    Path {
+        /// Overlay id or name
+        id: String,
+    },
+    /// Show the overlay's pending changes
+    Diff {
+        /// Overlay id or name
+        id: String,
+        /// Per file +/- counts
+        #[arg(long, group = "format")]
+        stat: bool,
+        /// Status letters and paths
+        #[arg(long, group = "format")]
+        name_status: bool,
+        /// The patch (the default; with --json, include it)
+        #[arg(long)]
+        patch: bool,
+    },
+    /// Merge the overlay's changes into the workspace (all, or the given paths)
+    Accept {
+        /// Overlay id or name
+        id: String,
+        /// On conflicting lines, write conflict markers instead of leaving the file pending
+        #[arg(long, value_name = "MODE", value_parser = ["skip", "markers"], default_value = "skip")]
+        conflict: String,
+        /// On a conflict, keep the workspace's version
+        #[arg(long, conflicts_with = "theirs")]
+        ours: bool,
+        /// On a conflict, take the overlay's version
+        #[arg(long)]
+        theirs: bool,
+        /// Accept changes to paths the workspace ignores too
+        #[arg(long)]
+        include_ignored: bool,
+        /// Only these paths
+        #[arg(last = true, value_name = "PATH")]
+        paths: Vec<String>,
+    },
+    /// Put the base version back inside the overlay (all, or the given paths)
+    Reject {
+        /// Overlay id or name
+        id: String,
+        /// Only these paths
+        #[arg(last = true, value_name = "PATH")]
+        paths: Vec<String>,
+    },
+    /// Delete an overlay (the workspace is not touched)
+    Drop {
+        /// Overlay id or name
+        id: String,
+    },
+}
+
+/// `rewind overlay ...`.
+pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
+    match a.command {
+        OverlayCommand::Create {
+            from,
+            name,
+            backend,
+            with_ignored,
+        } => {
+            let store = ctx.open_store(true)?;
+            let root = ctx.workspace_root(&store)?;
+            let from = match from {
+                Some(r) => Some(crate::revision::resolve(&store.reader()?, &r, Some(&root))?),
+                None => None,
+            };
+            let c = ov::create(
+                &store,
+                &root,
+                &CreateOptions {
+                    from,
+                    name,
+                    backend: backend.into(),
+                    with_ignored,
+                },
+            )?;
+            if let Some(why) = &c.fallback
+                && !ctx.quiet
+            {
+                output::warn(&format!(
+                    "namespace overlays are unavailable here ({why}); using the copy backend"
+                ));
+            }
+            if ctx.json {
+                let mut v = record_json(&c.overlay, None);
+                v["fallback"] = json!(c.fallback);
+                v["files_copied"] = json!(c.files_copied);
+                v["seconds"] = json!(c.seconds);
+                output::print_json(&v)?;
+            } else {
+                println!("{}", c.overlay.id);
+            }
+            Ok(0)
+        }
+        OverlayCommand::List => {
+            let store = ctx.open_store(false)?;
+            let mut rows = Vec::new();
+            for mut rec in ov::list(&store)? {
+                let pending = ov::overlay_diff(&store, &mut rec, false)
+                    .map(|d| d.diff.changes.len() + d.ignored.len())
+                    .ok();
+                rows.push((rec, pending));
+            }
+            if ctx.json {
+                let v: Vec<Value> = rows.iter().map(|(r, p)| record_json(r, *p)).collect();
+                output::print_json(&v)?;
+            } else {
+                for (r, p) in &rows {
+                    println!(
+                        "{:<4} {:<12} {:<9} {}  {}  {} pending  {}",
+                        r.id,
+                        r.name.as_deref().unwrap_or("-"),
+                        r.backend.name(),
+                        paint(ctx.color, output::id_style(), &r.base.short()),
+                        format_time(r.created_ns),
+                        p.map_or("?".into(), |n| n.to_string()),
+                        path_str(&r.workspace)
+                    );
+                }
+            }
+            Ok(0)
+        }
+        OverlayCommand::Run { id, command } => run_in(ctx, &id, command),
+        OverlayCommand::Shell { id } => {
+            let shell = std::env::var_os("SHELL").unwrap_or_else(|| "/bin/sh".into());
+            run_in(ctx, &id, vec![shell])
+        }
+        OverlayCommand::Path { id } => {
+            let store = ctx.open_store(false)?;
+            let rec = ov::find(&store, &id)?;
+            let path = match rec.backend {
+                ov::Backend::Copy => ov::copy::tree_dir(&store, &rec),
+                ov::Backend::Namespace => {
+                    return Err(crate::Error::Invalid(format!(
+                        "overlay {} uses the namespace backend: its files are only visible inside it (`rewind overlay shell {}`)",
+                        rec.id, rec.id
+                    ))
+                    .into());
+                }
+            };
+            if ctx.json {
+                output::print_json(&json!({ "id": rec.id, "path": path.display().to_string() }))?;
+            } else {
+                println!("{}", path.display());
+            }
+            Ok(0)
+        }
+        OverlayCommand::Diff {
+            id,
+            stat,
+            name_status,
+            patch,
+        } => {
+            let store = ctx.open_store(false)?;
+            let mut rec = ov::find(&store, &id)?;
+            let od = ov::overlay_diff(&store, &mut rec, true)?;
+            if !ctx.json && !ctx.quiet && !od.ignored.is_empty() {
+                output::warn(&format!(
+                    "{} change(s) to ignored paths not shown (accept them with --include-ignored): {}",
+                    od.ignored.len(),
+                    ov::change_paths(&od.ignored).join(", ")
+                ));
+            }
+            let args = DiffArgs {
+                revs: Vec::new(),
+                stat,
+                numstat: false,
+                name_status,
+                summary: false,
+                patch,
+                context: 3,
+                exit_code: false,
+                no_renames: false,
+                diff_timeout: 5.0,
+                paths: Vec::new(),
+            };
+            super::diff::print(
+                ctx,
+                &od.diff,
+                &args,
+                json!(rec.base.hex()),
+                json!(od.state.hex()),
+                vec![
+                    ("overlay", json!(rec.id)),
+                    ("ignored", json!(ov::change_paths(&od.ignored))),
+                ],
+            )
+        }
+        OverlayCommand::Accept {
+            id,
+            conflict,
+            ours,
+            theirs,
+            include_ignored,
+            paths,
+        } => {
+            let store = ctx.open_store(false)?;
+            let mut rec = ov::find(&store, &id)?;
+            let root = rec.workspace_path();
+            let policy = if ours {
+                ConflictPolicy::Ours
+            } else if theirs {
+                ConflictPolicy::Theirs
+            } else if conflict == "markers" {
+                ConflictPolicy::Markers
+            } else {
+                ConflictPolicy::Skip
+            };
+            let paths = ctx.workspace_paths(Some(&root), &paths)?;
+            let r = ov::accept(
+                &store,
+                &mut rec,
+                &AcceptOptions {
+                    paths,
+                    policy,
+                    include_ignored,
+                },
+            )?;
+            let code = if r.conflicts.is_empty() { 0 } else { 1 };
+            if ctx.json {
+                output::print_json(&json!({
+                    "overlay": rec.id,
+                    "files": r.files.iter().filter(|f| f.action != "conflict").map(|f| json!({
+                        "path": path_str(&f.path),
+                        "action": f.action,
+                        "merged": f.merged,
+                        "conflict_markers": f.conflicts,
+                    })).collect::<Vec<_>>(),
+                    "conflicts": r.conflicts.iter().map(|c| json!({
+                        "path": path_str(&c.path),
+                        "why": c.why,
+                        "regions": c.regions,
+                    })).collect::<Vec<_>>(),
+                    "ignored": r.ignored.iter().map(|p| path_str(p)).collect::<Vec<_>>(),
+                    "before": r.before.map(|i| i.hex()),
+                    "after": r.after.map(|i| i.hex()),
+                    "op": r.op,
+                }))?;
+                return Ok(code);
+            }
+            if !ctx.quiet {
+                for f in r.files.iter().filter(|f| f.action != "conflict") {
+                    let note = if f.conflicts > 0 {
+                        format!(" ({} conflict region(s) marked)", f.conflicts)
+                    } else {
+                        String::new()
+                    };
+                    println!("{:<9} {}{note}", f.action, path_str(&f.path));
+                }
+                for c in &r.conflicts {
+                    println!(
+                        "{} {}: {}",
+                        paint(ctx.color, output::bold(), "conflict "),
+                        path_str(&c.path),
+                        c.why
+                    );
+                }
+                if !r.ignored.is_empty() {
+                    output::warn(&format!(
+                        "{} ignored path(s) left pending (use --include-ignored)",
+                        r.ignored.len()
+                    ));
+                }
+                if let Some(op) = r.op {
+                    eprintln!("rewind: accepted as operation {op} (undo with `rewind undo`)");
+                }
+                if !r.conflicts.is_empty() {
+                    eprintln!(
+                        "rewind: {} conflicting path(s) left untouched and pending; retry with --conflict=markers, --ours or --theirs",
+                        r.conflicts.len()
+                    );
+                }
+            }
+            Ok(code)
+        }
+        OverlayCommand::Reject { id, paths } => {
+            let store = ctx.open_store(false)?;
+            let mut rec = ov::find(&store, &id)?;
+            let paths = ctx.workspace_paths(Some(&rec.workspace_path()), &paths)?;
+            let r = ov::reject(&store, &mut rec, &paths)?;
+            if ctx.json {
+                output::print_json(&json!({
+                    "overlay": rec.id,
+                    "rejected": r.paths.iter().map(|p| path_str(p)).collect::<Vec<_>>(),
+                    "op": r.op,
+                }))?;
+            } else if !ctx.quiet {
+                for p in &r.paths {
+                    println!("rejected  {}", path_str(p));
+                }
+            }
+            Ok(0)
+        }
+        OverlayCommand::Drop { id } => {
+            let store = ctx.open_store(false)?;
+            let rec = ov::find(&store, &id)?;
+            ov::drop_overlay(&store, &rec)?;
+            if ctx.json {
+                output::print_json(&json!({ "dropped": rec.id }))?;
+            } else if !ctx.quiet {
+                eprintln!("rewind: dropped overlay {}", rec.id);
+            }
+            Ok(0)
+        }
+    }
+}
+
+/// Runs a command in the overlay; exits with its code.
+fn run_in(ctx: &Ctx, id: &str, argv: Vec<OsString>) -> CliResult {
+    let (lock, cmd) = {
+        let store = ctx.open_store(false)?;
+        let rec = ov::find(&store, id)?;
+        let rel = ov::relative_cwd(&rec.workspace_path());
+        let lock = ov::lock(&store, &rec)?;
+        (lock, ov::command(&store, &rec, &argv, &rel)?)
+        // The store closes here: it is not held while the command runs.
+    };
+    let opts = crate::run::RunOptions {
+        command: argv,
+        forward_signals: true,
+        ..Default::default()
+    };
+    let _guard = crate::run::signals::Guard::install()?;
+    let out = crate::run::run_prepared(cmd, &opts, &mut |_| {})?;
+    drop(lock);
+    if let Some(e) = &out.spawn_error {
+        output::error_line(e, ctx.json);
+    }
+    Ok(match (out.exit_code, out.signal) {
+        (_, Some(sig)) => 128 + sig,
+        (Some(c), _) => c,
+        _ => 0,
+    })
+}
+
+fn record_json(r: &OverlayRecord, pending: Option<usize>) -> Value {
+    json!({
+        "id": r.id,
+        "name": r.name,
+        "backend": r.backend.name(),
+        "base": r.base.hex(),
+        "state": r.state.map(|s| s.hex()),
+        "workspace": path_str(&r.workspace),
+        "created": format_time(r.created_ns),
+        "pending": pending,
+    })
+}

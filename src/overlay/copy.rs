@@ -1,0 +1,192 @@
+//! The copy backend: the base snapshot materialized into `overlays/<id>/tree`.
+//!
+//! Each file is taken from the workspace where the stat cache vouches that it still holds the
+//! base's content: reflinked where the file system can (`reflink_or_copy`), else copied with
+//! `copy_file_range` (what `std::fs::copy` uses on Linux), so an unchanged tree costs no
+//! decompression. Anything else (a file changed since, a base given with `--from`) is written
+//! from the store. The overlay's state is an ordinary snapshot of that directory, which gets
+//! its own stat cache, so repeated diffs only `lstat`.
+
+use std::fs;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use super::OverlayRecord;
+use crate::diff::tree::FileChange;
+use crate::error::{Error, IoContext, Result};
+use crate::id::Id;
+use crate::progress::NoProgress;
+use crate::scan::StatCache;
+use crate::scan::statcache::Stat;
+use crate::scan::walk::NEVER_ENTER;
+use crate::snapshot::{SnapshotOptions, snapshot};
+use crate::store::Store;
+use crate::store::tree::Kind;
+use crate::util::{join_rel, split_parent};
+
+/// The overlay's directory tree.
+pub fn tree_dir(store: &Store, rec: &OverlayRecord) -> PathBuf {
+    rec.dir(store).join("tree")
+}
+
+/// Materializes the base into the overlay's tree; returns how many files were written.
+pub fn materialize(
+    store: &Store,
+    rec: &OverlayRecord,
+    workspace: &Path,
+    with_ignored: &[String],
+) -> Result<u64> {
+    let dest = tree_dir(store, rec);
+    fs::create_dir(&dest).at(&dest)?;
+    let reader = store.reader()?;
+    let base = reader.snapshot(&rec.base)?;
+    let mut dirs = Vec::new();
+    let mut files = Vec::new();
+    reader.walk_tree(&base.root, b"", true, &mut |path, e| {
+        if e.kind == Kind::Dir {
+            dirs.push(path.to_vec());
+        } else {
+            files.push((path.to_vec(), e.kind, e.id));
+        }
+        Ok(())
+    })?;
+    // Pre-order: parents come before their children.
+    for d in &dirs {
+        let p = join_rel(&dest, d);
+        fs::create_dir(&p).at(&p)?;
+    }
+    let cache = match reader.workspace(workspace)? {
+        Some(ws) if ws.id == base.workspace_id => Some(StatCache::load(&reader, ws.id)?),
+        _ => None,
+    };
+    files
+        .par_iter()
+        .try_for_each(|(rel, kind, id)| -> Result<()> {
+            let to = join_rel(&dest, rel);
+            let from = join_rel(workspace, rel);
+            if *kind != Kind::Symlink && vouched(cache.as_ref(), rel, &from, id) {
+                reflink_copy::reflink_or_copy(&from, &to).at(&to)?;
+                // A reflink makes a new file with default permissions: take the source's.
+                let mode = fs::symlink_metadata(&from).at(&from)?.permissions().mode();
+                fs::set_permissions(&to, fs::Permissions::from_mode(mode & 0o7777)).at(&to)?;
+                return Ok(());
+            }
+            crate::restore::write_entry(&reader, &to, *kind, id)
+        })?;
+    if !with_ignored.is_empty() {
+        copy_ignored(workspace, &dest, with_ignored)?;
+    }
+    Ok(files.len() as u64)
+}
+
+/// Whether the workspace file at `from` still holds blob `id`, by the stat cache's word.
+fn vouched(cache: Option<&StatCache>, rel: &[u8], from: &Path, id: &Id) -> bool {
+    let Some(cache) = cache else { return false };
+    let Ok(meta) = fs::symlink_metadata(from) else {
+        return false;
+    };
+    if !meta.is_file() {
+        return false;
+    }
+    let (dir, name) = split_parent(rel);
+    cache
+        .dir(dir)
+        .and_then(|v| v.get(name))
+        .is_some_and(|e| e.id() == *id && e.vouches_for(&Stat::from_metadata(&meta)))
+}
+
+/// Copies the workspace's paths that match `globs` (ignored build outputs, dependencies) into
+/// the overlay, where the base did not put anything.
+fn copy_ignored(workspace: &Path, dest: &Path, globs: &[String]) -> Result<()> {
+    let mut b = ignore::gitignore::GitignoreBuilder::new(workspace);
+    for g in globs {
+        b.add_line(None, g)
+            .map_err(|e| Error::Invalid(format!("bad --with-ignored glob '{g}': {e}")))?;
+    }
+    let matcher = b
+        .build()
+        .map_err(|e| Error::Invalid(format!("bad --with-ignored globs: {e}")))?;
+    let walk = ignore::WalkBuilder::new(workspace)
+        .standard_filters(false)
+        .hidden(false)
+        .follow_links(false)
+        .filter_entry(|e| !NEVER_ENTER.contains(&e.file_name().as_bytes()))
+        .build();
+    for entry in walk {
+        let entry = entry.map_err(|e| Error::Invalid(format!("walking the workspace: {e}")))?;
+        if entry.depth() == 0 {
+            continue;
+        }
+        let Ok(rel) = entry.path().strip_prefix(workspace) else {
+            continue;
+        };
+        let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+        if !matcher
+            .matched_path_or_any_parents(entry.path(), is_dir)
+            .is_ignore()
+        {
+            continue;
+        }
+        let to = dest.join(rel);
+        if fs::symlink_metadata(&to).is_ok() {
+            continue;
+        }
+        let ft = entry.file_type();
+        if is_dir {
+            fs::create_dir_all(&to).at(&to)?;
+        } else if ft.is_some_and(|t| t.is_symlink()) {
+            let target = fs::read_link(entry.path()).at(entry.path())?;
+            std::os::unix::fs::symlink(target, &to).at(&to)?;
+        } else if ft.is_some_and(|t| t.is_file()) {
+            if let Some(parent) = to.parent() {
+                fs::create_dir_all(parent).at(parent)?;
+            }
+            reflink_copy::reflink_or_copy(entry.path(), &to).at(&to)?;
+        }
+    }
+    Ok(())
+}
+
+/// Snapshots the overlay's tree with the base's scan settings.
+pub fn state(store: &Store, rec: &OverlayRecord) -> Result<Id> {
+    let base = store.reader()?.snapshot(&rec.base)?;
+    let outcome = snapshot(
+        store,
+        &tree_dir(store, rec),
+        &SnapshotOptions {
+            message: format!("overlay {} state", rec.id),
+            meta: vec![
+                ("label".into(), "overlay-state".into()),
+                ("overlay".into(), rec.id.to_string()),
+            ],
+            ignore_globs: base.scan.ignore_globs.clone(),
+            max_file_size: base.scan.max_file_size,
+            force: true,
+            op_kind: Some("overlay-state".into()),
+            ..SnapshotOptions::default()
+        },
+        &NoProgress,
+    )?;
+    Ok(outcome.report.id.unwrap_or(rec.base))
+}
+
+/// Sets the changed paths back to the base inside the overlay's tree.
+pub fn reject(store: &Store, rec: &OverlayRecord, changes: &[FileChange]) -> Result<()> {
+    let dir = tree_dir(store, rec);
+    let reader = store.reader()?;
+    for c in changes {
+        let p = crate::restore::checked_path(&dir, &c.path)?;
+        match fs::symlink_metadata(&p) {
+            Ok(m) if m.is_dir() => super::remove_tree(&p)?,
+            Ok(_) => fs::remove_file(&p).at(&p)?,
+            Err(_) => {}
+        }
+        if let Some(old) = c.old {
+            crate::restore::write_entry(&reader, &p, old.kind, &old.id)?;
+        }
+    }
+    Ok(())
+}

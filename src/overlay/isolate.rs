@@ -1,0 +1,262 @@
+//! `rewind run --isolate`: create an overlay, run the command in it, report the diff with the
+//! same result object as `run`, then accept the changes onto the workspace or keep the overlay
+//! for inspection.
+
+use std::path::Path;
+use std::time::Instant;
+
+use serde::Serialize;
+
+use super::{AcceptOptions, BackendChoice, CreateOptions};
+use crate::carry::ConflictPolicy;
+use crate::contract::Checker;
+use crate::diff::{DiffOptions, DiffRequest, Rev, diff};
+use crate::error::{Error, Result};
+use crate::run::{
+    RESULT_VERSION, RetentionEntry, RunEvent, RunOptions, RunResult, capture_patch, run_prepared,
+    signals, summarize, violation_entries,
+};
+use crate::store::Store;
+use crate::store::oplog::{self, OpRecord};
+use crate::util::display;
+
+/// When an isolated run's changes are accepted onto the workspace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum AcceptWhen {
+    /// When the command exits 0 and breaks no contract.
+    #[default]
+    OnSuccess,
+    /// Never: the overlay is kept for `overlay diff`, `accept` or `drop`.
+    Never,
+    /// Whatever the command's outcome.
+    Always,
+}
+
+/// How to isolate a run.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Isolate {
+    /// The overlay backend.
+    pub backend: BackendChoice,
+    /// When to accept.
+    pub accept: AcceptWhen,
+}
+
+/// The overlay part of an isolated run's result.
+#[derive(Clone, Debug, Serialize)]
+pub struct OverlayOutcome {
+    /// The overlay's id.
+    pub id: u64,
+    /// "namespace" or "copy".
+    pub backend: &'static str,
+    /// Why `auto` fell back to the copy backend.
+    pub fallback: Option<String>,
+    /// Whether the changes were accepted onto the workspace.
+    pub accepted: bool,
+    /// Paths that conflicted with changes made in the workspace meanwhile (left pending).
+    pub conflicts: Vec<String>,
+    /// The accept operation (undo target).
+    pub accept_op: Option<u64>,
+    /// Whether the overlay still exists (not accepted, or accepted with conflicts).
+    pub kept: bool,
+}
+
+/// Runs `opts.command` in a new overlay of the workspace at `root`.
+pub fn run_isolated(
+    open: &dyn Fn() -> Result<Store>,
+    root: &Path,
+    opts: &RunOptions,
+    events: &mut dyn FnMut(&RunEvent),
+) -> Result<RunResult> {
+    let t0 = Instant::now();
+    let iso = opts.isolate.unwrap_or_default();
+    if opts.command.is_empty() {
+        return Err(Error::Invalid("rewind run needs a command after --".into()));
+    }
+    let checker = Checker::new(&opts.contract)?;
+    let root = crate::workspace::canonical(root, false)?;
+    let rel_cwd = match &opts.cwd {
+        Some(d) => d
+            .canonicalize()
+            .ok()
+            .and_then(|d| d.strip_prefix(&root).ok().map(Path::to_path_buf))
+            .unwrap_or_default(),
+        None => super::relative_cwd(&root),
+    };
+    let command: Vec<String> = opts
+        .command
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let guard = if opts.forward_signals {
+        Some(signals::Guard::install()?)
+    } else {
+        None
+    };
+
+    // 1. The overlay (its base snapshot is the run's "before").
+    let (mut rec, fallback, lock, cmd) = {
+        let store = open()?;
+        let created = super::create(
+            &store,
+            &root,
+            &CreateOptions {
+                backend: iso.backend,
+                ..CreateOptions::default()
+            },
+        )?;
+        let rec = created.overlay;
+        let base = store.reader()?.snapshot(&rec.base)?;
+        events(&RunEvent::WorkspaceSnapshotTaken {
+            label: "before".into(),
+            snapshot: rec.base.hex(),
+            files: base.stats.files,
+            bytes: base.stats.bytes,
+            seconds: created.seconds,
+        });
+        let lock = super::lock(&store, &rec)?;
+        let cmd = super::command(&store, &rec, &opts.command, &rel_cwd)?;
+        (rec, created.fallback, lock, cmd)
+    };
+    if let Some(sig) = guard.as_ref().and_then(|g| g.interrupted()) {
+        return Err(Error::Interrupted(sig));
+    }
+
+    // 2. The command, with the store closed.
+    let started = Instant::now();
+    let outcome = run_prepared(cmd, opts, events)?;
+    let duration = started.elapsed().as_secs_f64();
+    events(&RunEvent::CommandFinished {
+        exit_code: outcome.exit_code,
+        signal: outcome.signal,
+        seconds: duration,
+    });
+    let success = outcome.exit_code == Some(0);
+    drop(lock);
+
+    // 3. The overlay's state, the diff, the contract.
+    let store = open()?;
+    let t_state = Instant::now();
+    let after = {
+        let _lock = super::lock(&store, &rec)?;
+        super::state(&store, &mut rec)?
+    };
+    let after_label = if success { "after" } else { "after_failure" };
+    let state_rec = store.reader()?.snapshot(&after)?;
+    events(&RunEvent::WorkspaceSnapshotTaken {
+        label: after_label.into(),
+        snapshot: after.hex(),
+        files: state_rec.stats.files,
+        bytes: state_rec.stats.bytes,
+        seconds: t_state.elapsed().as_secs_f64(),
+    });
+    let d = diff(
+        &store,
+        Rev::Snapshot(rec.base),
+        Rev::Snapshot(after),
+        None,
+        &DiffRequest::default(),
+    )?;
+    let dopts = DiffOptions {
+        context: 3,
+        timeout: Some(opts.diff_timeout),
+    };
+    let summary = summarize(&d, &dopts)?;
+    let mut patch = (None, None, None);
+    if opts.capture_patch {
+        patch = capture_patch(&store, &d, &dopts, opts.max_patch_bytes, rec.base, after)?;
+    }
+    events(&RunEvent::WorkspaceDiffComputed {
+        files_changed: summary.files_changed,
+        insertions: summary.insertions,
+        deletions: summary.deletions,
+        has_patch: patch.0.is_some() || patch.1.is_some(),
+    });
+    let violations = checker.check(&d.changes);
+    drop(d);
+    let op = oplog::record_alone(
+        &store,
+        OpRecord {
+            changed_workspace: false,
+            ..OpRecord::new(
+                &store,
+                "run-isolated",
+                rec.workspace.clone(),
+                Some(rec.base),
+                Some(after),
+            )
+        },
+    )?;
+
+    // 4. Accept, or keep the overlay.
+    let wanted = match iso.accept {
+        AcceptWhen::Always => true,
+        AcceptWhen::Never => false,
+        AcceptWhen::OnSuccess => success && violations.is_empty(),
+    };
+    let mut result_overlay = OverlayOutcome {
+        id: rec.id,
+        backend: rec.backend.name(),
+        fallback,
+        accepted: false,
+        conflicts: Vec::new(),
+        accept_op: None,
+        kept: true,
+    };
+    if wanted {
+        let accepted = super::accept(
+            &store,
+            &mut rec,
+            &AcceptOptions {
+                paths: Vec::new(),
+                policy: ConflictPolicy::Skip,
+                include_ignored: false,
+            },
+        )?;
+        result_overlay.accepted = true;
+        result_overlay.accept_op = accepted.op;
+        result_overlay.conflicts = accepted
+            .conflicts
+            .iter()
+            .map(|c| display(&c.path))
+            .collect();
+        if accepted.conflicts.is_empty() && accepted.ignored.is_empty() {
+            super::drop_overlay(&store, &rec)?;
+            result_overlay.kept = false;
+        }
+    }
+    drop(guard);
+
+    Ok(RunResult {
+        version: RESULT_VERSION,
+        backend: match rec.backend {
+            super::Backend::Namespace => "overlay-namespace",
+            super::Backend::Copy => "overlay-copy",
+        },
+        workspace: root.display().to_string(),
+        cwd: root.join(&rel_cwd).display().to_string(),
+        command,
+        before: rec.base.hex(),
+        after: after.hex(),
+        after_label,
+        exit_code: outcome.exit_code,
+        signal: outcome.signal,
+        signal_name: outcome.signal.map(signals::name),
+        spawn_error: outcome.spawn_error,
+        success,
+        duration_seconds: duration,
+        total_seconds: t0.elapsed().as_secs_f64(),
+        diff: summary,
+        patch: patch.0,
+        patch_ref: patch.1,
+        patch_bytes: patch.2,
+        violations: violation_entries(&violations),
+        on_violation: opts.on_violation.name(),
+        reverted: Vec::new(),
+        rolled_back: false,
+        skipped: Vec::new(),
+        op,
+        restore_op: None,
+        retention: RetentionEntry::default(),
+        overlay: Some(result_overlay),
+    })
+}

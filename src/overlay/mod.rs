@@ -1,0 +1,649 @@
+//! Overlays: isolated, writable views of a workspace whose changes are diffed, then accepted
+//! onto the workspace (merged three ways) or rejected, per file.
+//!
+//! Two backends, both without FUSE:
+//! - [`namespace`]: the command runs in a private user and mount namespace where overlayfs
+//!   shows the workspace as the lower layer and `overlays/<id>/upper` in the store as the upper
+//!   one. Nothing is copied; the changes are read from the upper directory alone.
+//! - [`copy`]: the base snapshot is materialized into `overlays/<id>/tree` (reflinked or
+//!   copied from the workspace where it still matches, else written from the store), and the
+//!   changes are a snapshot of that directory compared with the base.
+//!
+//! Either way an overlay's *state* is a stored snapshot (base plus the overlay's changes), so
+//! diffing, accepting and rejecting are tree operations shared by both backends. Accept is
+//! [`crate::carry`] from the base to the state, onto the live workspace, as one undoable
+//! operation; accepted paths are remembered (with the content accepted) so they stop being
+//! pending until the overlay changes them again.
+
+pub mod copy;
+pub mod isolate;
+pub mod namespace;
+
+use std::fs;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::apply::{FileOutcome, request_key, write_with_op};
+use crate::carry::{CarryLabels, Conflict, ConflictPolicy, plan_carry};
+use crate::diff::tree::FileChange;
+use crate::diff::{Diff, DiffRequest, Rev, diff};
+use crate::error::{Error, IoContext, Result};
+use crate::id::Id;
+use crate::progress::NoProgress;
+use crate::restore::SnapshotIgnores;
+use crate::snapshot::{SnapshotOptions, snapshot};
+use crate::store::Store;
+use crate::store::oplog::{self, OpRecord};
+use crate::store::tables::OVERLAYS;
+use crate::util::display;
+
+/// How an overlay isolates its command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Backend {
+    /// overlayfs in a private user and mount namespace (Linux).
+    Namespace,
+    /// A materialized copy of the base snapshot.
+    Copy,
+}
+
+impl Backend {
+    /// Its name in listings and JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Namespace => "namespace",
+            Backend::Copy => "copy",
+        }
+    }
+}
+
+/// Which backend `create` should use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum BackendChoice {
+    /// The namespace backend where the kernel allows it, else copy (with a notice).
+    #[default]
+    Auto,
+    /// The namespace backend, or an error saying why it is unavailable.
+    Namespace,
+    /// The copy backend.
+    Copy,
+}
+
+/// An overlay, as stored in the `overlays` table.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OverlayRecord {
+    /// Small integer id, unique in the store.
+    pub id: u64,
+    /// An optional name (unique among overlays), usable wherever the id is.
+    pub name: Option<String>,
+    /// The workspace's canonical path, raw bytes.
+    pub workspace: Vec<u8>,
+    /// The backend.
+    pub backend: Backend,
+    /// The snapshot the overlay started from.
+    pub base: Id,
+    /// Creation time, ns since the epoch.
+    pub created_ns: i64,
+    /// The latest computed state: base plus the overlay's changes.
+    pub state: Option<Id>,
+    /// Paths already accepted or rejected, with the overlay's content at that moment (None:
+    /// a deletion). A change is pending unless its path and content are listed here.
+    pub settled: Vec<(Vec<u8>, Option<Id>)>,
+}
+
+impl OverlayRecord {
+    /// Decodes a stored record.
+    pub fn decode(id: u64, bytes: &[u8]) -> Result<OverlayRecord> {
+        postcard::from_bytes(bytes).map_err(|e| Error::Corrupt {
+            kind: "overlay",
+            id: id.to_string(),
+            why: e.to_string(),
+        })
+    }
+
+    fn encode(&self) -> Vec<u8> {
+        postcard::to_stdvec(self).unwrap_or_default()
+    }
+
+    /// The workspace path.
+    pub fn workspace_path(&self) -> PathBuf {
+        PathBuf::from(std::ffi::OsStr::from_bytes(&self.workspace))
+    }
+
+    /// The overlay's directory in the store.
+    pub fn dir(&self, store: &Store) -> PathBuf {
+        overlays_dir(store).join(self.id.to_string())
+    }
+
+    /// Whether a change (by path and new content) is still pending.
+    fn pending(&self, c: &FileChange) -> bool {
+        let new = c.new.map(|n| n.id);
+        !self
+            .settled
+            .iter()
+            .any(|(p, id)| *p == c.path && *id == new)
+    }
+}
+
+/// The directory holding every overlay's files.
+pub fn overlays_dir(store: &Store) -> PathBuf {
+    store.dir().join("overlays")
+}
+
+/// What `create` should do.
+#[derive(Clone, Debug, Default)]
+pub struct CreateOptions {
+    /// Start from this snapshot instead of a fresh one of the live workspace.
+    pub from: Option<Id>,
+    /// A name for the overlay.
+    pub name: Option<String>,
+    /// The backend.
+    pub backend: BackendChoice,
+    /// Copy backend: ignored paths (gitignore-style globs) to copy in as well.
+    pub with_ignored: Vec<String>,
+}
+
+/// What `create` did.
+#[derive(Clone, Debug)]
+pub struct Created {
+    /// The new overlay.
+    pub overlay: OverlayRecord,
+    /// Why `auto` fell back to the copy backend, if it did.
+    pub fallback: Option<String>,
+    /// Files materialized (copy backend).
+    pub files_copied: u64,
+    /// Wall time.
+    pub seconds: f64,
+}
+
+/// Creates an overlay of the workspace at `root`.
+pub fn create(store: &Store, root: &Path, opts: &CreateOptions) -> Result<Created> {
+    let t0 = std::time::Instant::now();
+    let root = crate::workspace::canonical(root, false)?;
+    if let Some(name) = &opts.name {
+        validate_name(name)?;
+        if list(store)?.iter().any(|o| o.name.as_deref() == Some(name)) {
+            return Err(Error::Invalid(format!(
+                "an overlay named '{name}' already exists (see `rewind overlay list`)"
+            )));
+        }
+    }
+    let (backend, fallback) = match opts.backend {
+        BackendChoice::Copy => (Backend::Copy, None),
+        BackendChoice::Namespace => match namespace::probe(store) {
+            Ok(()) => (Backend::Namespace, None),
+            Err(why) => {
+                return Err(Error::Invalid(format!(
+                    "the namespace backend is unavailable here: {why} (use --backend copy)"
+                )));
+            }
+        },
+        BackendChoice::Auto => match namespace::probe(store) {
+            Ok(()) => (Backend::Namespace, None),
+            Err(why) => (Backend::Copy, Some(why)),
+        },
+    };
+    let base = match opts.from {
+        Some(id) => {
+            store.reader()?.snapshot(&id)?;
+            id
+        }
+        None => {
+            let outcome = snapshot(
+                store,
+                &root,
+                &SnapshotOptions {
+                    message: "overlay base".into(),
+                    meta: vec![("label".into(), "overlay-base".into())],
+                    op_kind: Some("overlay-base".into()),
+                    ..SnapshotOptions::default()
+                },
+                &NoProgress,
+            )?;
+            outcome.report.id.unwrap_or_default()
+        }
+    };
+    // The id and the record first, so that a crash leaves a listed overlay to drop rather
+    // than a directory nobody knows about.
+    let txn = store.begin_write()?;
+    let id = crate::store::read_counter(&txn, "next_overlay")?.max(1);
+    crate::store::write_counter(&txn, "next_overlay", id + 1)?;
+    let rec = OverlayRecord {
+        id,
+        name: opts.name.clone(),
+        workspace: root.as_os_str().as_bytes().to_vec(),
+        backend,
+        base,
+        created_ns: crate::util::now_ns(),
+        state: None,
+        settled: Vec::new(),
+    };
+    txn.open_table(OVERLAYS)?
+        .insert(id, rec.encode().as_slice())?;
+    txn.commit()?;
+    let dir = rec.dir(store);
+    let made = (|| -> Result<u64> {
+        fs::create_dir_all(&dir).at(&dir)?;
+        match backend {
+            Backend::Namespace => {
+                for sub in ["upper", "work"] {
+                    fs::create_dir(dir.join(sub)).at(dir.join(sub))?;
+                }
+                Ok(0)
+            }
+            Backend::Copy => copy::materialize(store, &rec, &root, &opts.with_ignored),
+        }
+    })();
+    let files_copied = match made {
+        Ok(n) => n,
+        Err(e) => {
+            let _ = drop_overlay(store, &rec);
+            return Err(e);
+        }
+    };
+    Ok(Created {
+        overlay: rec,
+        fallback,
+        files_copied,
+        seconds: t0.elapsed().as_secs_f64(),
+    })
+}
+
+fn validate_name(name: &str) -> Result<()> {
+    let ok = !name.is_empty()
+        && name.len() <= 64
+        && !name.bytes().all(|b| b.is_ascii_digit())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b));
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::Invalid(format!(
+            "invalid overlay name '{name}': use 1-64 letters, digits, '-', '_' or '.', not only digits"
+        )))
+    }
+}
+
+/// Every overlay, by id.
+pub fn list(store: &Store) -> Result<Vec<OverlayRecord>> {
+    store
+        .reader()?
+        .overlay_records()?
+        .into_iter()
+        .map(|(id, bytes)| OverlayRecord::decode(id, &bytes))
+        .collect()
+}
+
+/// Finds an overlay by id or name.
+pub fn find(store: &Store, key: &str) -> Result<OverlayRecord> {
+    let all = list(store)?;
+    let found = match key.parse::<u64>() {
+        Ok(n) => all.into_iter().find(|o| o.id == n),
+        Err(_) => all.into_iter().find(|o| o.name.as_deref() == Some(key)),
+    };
+    found.ok_or_else(|| {
+        Error::Invalid(format!(
+            "no overlay '{key}' in this store (see `rewind overlay list`)"
+        ))
+    })
+}
+
+fn save(store: &Store, rec: &OverlayRecord) -> Result<()> {
+    let txn = store.begin_write()?;
+    txn.open_table(OVERLAYS)?
+        .insert(rec.id, rec.encode().as_slice())?;
+    txn.commit()?;
+    Ok(())
+}
+
+/// Holds an overlay's lock: one command, state computation, accept or reject at a time, so
+/// that overlayfs never sees its upper directory mounted twice.
+pub struct OverlayLock {
+    _file: fs::File,
+}
+
+/// Takes the overlay's lock, waiting for another rewind process that holds it.
+pub fn lock(store: &Store, rec: &OverlayRecord) -> Result<OverlayLock> {
+    let path = rec.dir(store).join("lock");
+    let file = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .at(&path)?;
+    use std::os::fd::AsRawFd;
+    // SAFETY: flock on a descriptor this function owns.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
+        return Err(Error::io(&path, std::io::Error::last_os_error()));
+    }
+    Ok(OverlayLock { _file: file })
+}
+
+/// Computes the overlay's state snapshot (base plus its changes), stores it and returns its id.
+/// The caller holds the lock.
+pub fn state(store: &Store, rec: &mut OverlayRecord) -> Result<Id> {
+    let id = match rec.backend {
+        Backend::Namespace => namespace::state(store, rec)?,
+        Backend::Copy => copy::state(store, rec)?,
+    };
+    if rec.state != Some(id) {
+        let old = rec.state.replace(id);
+        save(store, rec)?;
+        if rec.backend == Backend::Namespace
+            && let Some(old) = old
+        {
+            namespace::forget_state(store, old)?;
+        }
+    }
+    Ok(id)
+}
+
+/// The overlay's changes against its base.
+pub struct OverlayDiff {
+    /// The diff from the base to the state, reduced to pending changes.
+    pub diff: Diff,
+    /// Pending changes to paths the workspace's rules ignore (build outputs...): not part of
+    /// `diff`, and accepted only when asked.
+    pub ignored: Vec<FileChange>,
+    /// The state snapshot.
+    pub state: Id,
+}
+
+/// Computes what the overlay changed that is still pending.
+pub fn overlay_diff(store: &Store, rec: &mut OverlayRecord, renames: bool) -> Result<OverlayDiff> {
+    let _lock = lock(store, rec)?;
+    let state_id = state(store, rec)?;
+    let mut d = diff(
+        store,
+        Rev::Snapshot(rec.base),
+        Rev::Snapshot(state_id),
+        None,
+        &DiffRequest {
+            renames,
+            paths: Vec::new(),
+        },
+    )?;
+    let reader = store.reader()?;
+    let base = reader.snapshot(&rec.base)?;
+    let mut ignores = SnapshotIgnores::new(&reader, &base)?;
+    let mut ignored = Vec::new();
+    let mut kept = Vec::new();
+    for c in std::mem::take(&mut d.changes) {
+        if !rec.pending(&c) {
+            continue;
+        }
+        if ignores.excluded(&c.path, false) {
+            ignored.push(c);
+        } else {
+            kept.push(c);
+        }
+    }
+    d.changes = kept;
+    Ok(OverlayDiff {
+        diff: d,
+        ignored,
+        state: state_id,
+    })
+}
+
+/// How to accept.
+#[derive(Clone, Debug)]
+pub struct AcceptOptions {
+    /// Only these paths (and what is below them); empty for every pending change.
+    pub paths: Vec<Vec<u8>>,
+    /// What to do with a file changed on both sides that does not merge cleanly.
+    pub policy: ConflictPolicy,
+    /// Accept changes to ignored paths too.
+    pub include_ignored: bool,
+}
+
+/// What an accept did.
+#[derive(Clone, Debug, Default)]
+pub struct AcceptReport {
+    /// Per path: "write", "delete", "merge", "unchanged" (the workspace already had it).
+    pub files: Vec<FileOutcome>,
+    /// Paths left pending because they conflict.
+    pub conflicts: Vec<Conflict>,
+    /// Ignored paths left pending (see [`AcceptOptions::include_ignored`]).
+    pub ignored: Vec<Vec<u8>>,
+    /// The workspace snapshots around the write, and the operation (None when nothing was
+    /// written).
+    pub before: Option<Id>,
+    /// The snapshot after.
+    pub after: Option<Id>,
+    /// The operation.
+    pub op: Option<u64>,
+}
+
+/// Accepts the overlay's pending changes (or some of them) onto its workspace.
+pub fn accept(
+    store: &Store,
+    rec: &mut OverlayRecord,
+    opts: &AcceptOptions,
+) -> Result<AcceptReport> {
+    let root = crate::workspace::canonical(&rec.workspace_path(), true)?;
+    let od = overlay_diff(store, rec, false)?;
+    let _lock = lock(store, rec)?;
+    let wanted = |p: &[u8]| {
+        opts.paths.is_empty() || opts.paths.iter().any(|q| crate::diff::tree::is_under(p, q))
+    };
+    let mut report = AcceptReport::default();
+    let mut take: Vec<Vec<u8>> = od
+        .diff
+        .changes
+        .iter()
+        .map(|c| c.path.clone())
+        .filter(|p| wanted(p))
+        .collect();
+    for c in &od.ignored {
+        if !wanted(&c.path) {
+            continue;
+        }
+        if opts.include_ignored {
+            take.push(c.path.clone());
+        } else {
+            report.ignored.push(c.path.clone());
+        }
+    }
+    let new_ids: rustc_hash::FxHashMap<Vec<u8>, Option<Id>> = od
+        .diff
+        .changes
+        .iter()
+        .chain(&od.ignored)
+        .map(|c| (c.path.clone(), c.new.map(|n| n.id)))
+        .collect();
+    drop(od);
+    if take.is_empty() {
+        return Ok(report);
+    }
+    let state_id = rec.state.unwrap_or(rec.base);
+    let carried = plan_carry(
+        store,
+        &root,
+        rec.base,
+        state_id,
+        &take,
+        opts.policy,
+        &CarryLabels {
+            ours: "workspace",
+            theirs: "overlay",
+        },
+    )?;
+    // The carry's path filter takes prefixes; keep exactly the pending paths.
+    let planned: Vec<_> = carried
+        .planned
+        .into_iter()
+        .filter(|p| new_ids.contains_key(&p.outcome.path) && take.contains(&p.outcome.path))
+        .collect();
+    report.conflicts = carried.conflicts;
+    report.files = planned.iter().map(|p| p.outcome.clone()).collect();
+    let conflicted: Vec<&[u8]> = report.conflicts.iter().map(|c| c.path.as_slice()).collect();
+    let work: Vec<_> = planned
+        .into_iter()
+        .filter(|p| p.write.is_some() || !p.remove.is_empty())
+        .collect();
+    if !work.is_empty() {
+        let mut parts: Vec<&[u8]> = vec![b"overlay-accept", &state_id.0];
+        let id_bytes = rec.id.to_le_bytes();
+        parts.push(&id_bytes);
+        parts.extend(take.iter().map(Vec::as_slice));
+        let key = request_key(&parts);
+        let done = write_with_op(store, &root, "accept", key, &work, opts.include_ignored)?;
+        report.before = done.before;
+        report.after = done.after;
+        report.op = Some(done.op);
+    }
+    for p in &take {
+        if conflicted.contains(&p.as_slice()) {
+            continue;
+        }
+        if let Some(id) = new_ids.get(p) {
+            rec.settled.retain(|(q, _)| q != p);
+            rec.settled.push((p.clone(), *id));
+        }
+    }
+    save(store, rec)?;
+    Ok(report)
+}
+
+/// What a reject did.
+#[derive(Clone, Debug, Default)]
+pub struct RejectReport {
+    /// Paths set back to the base inside the overlay.
+    pub paths: Vec<Vec<u8>>,
+    /// The operation recorded.
+    pub op: Option<u64>,
+}
+
+/// Puts the base version of `paths` (all pending changes when empty) back inside the overlay:
+/// later commands there see the base. The workspace is not touched.
+pub fn reject(store: &Store, rec: &mut OverlayRecord, paths: &[Vec<u8>]) -> Result<RejectReport> {
+    let od = overlay_diff(store, rec, false)?;
+    let _lock = lock(store, rec)?;
+    let chosen: Vec<FileChange> = od
+        .diff
+        .changes
+        .iter()
+        .chain(&od.ignored)
+        .filter(|c| {
+            paths.is_empty()
+                || paths
+                    .iter()
+                    .any(|q| crate::diff::tree::is_under(&c.path, q))
+        })
+        .cloned()
+        .collect();
+    let before = od.state;
+    drop(od);
+    if chosen.is_empty() {
+        return Ok(RejectReport::default());
+    }
+    match rec.backend {
+        Backend::Namespace => namespace::reject(store, rec, &chosen)?,
+        Backend::Copy => copy::reject(store, rec, &chosen)?,
+    }
+    let after = state(store, rec)?;
+    let op = oplog::record_alone(
+        store,
+        OpRecord {
+            changed_workspace: false,
+            ..OpRecord::new(
+                store,
+                "overlay-reject",
+                rec.workspace.clone(),
+                Some(before),
+                Some(after),
+            )
+        },
+    )?;
+    Ok(RejectReport {
+        paths: chosen.into_iter().map(|c| c.path).collect(),
+        op: Some(op),
+    })
+}
+
+/// Removes an overlay: its directory and its record. The workspace is not touched.
+pub fn drop_overlay(store: &Store, rec: &OverlayRecord) -> Result<()> {
+    let dir = rec.dir(store);
+    if dir.exists() {
+        remove_tree(&dir)?;
+    }
+    let txn = store.begin_write()?;
+    txn.open_table(OVERLAYS)?.remove(rec.id)?;
+    if rec.backend == Backend::Namespace
+        && let Some(s) = rec.state
+    {
+        txn.open_table(crate::store::tables::SNAPSHOTS)?
+            .remove(s.0)?;
+    }
+    if rec.backend == Backend::Copy {
+        crate::store::unregister_in(&txn, &copy::tree_dir(store, rec))?;
+    }
+    txn.commit()?;
+    Ok(())
+}
+
+/// Deletes a directory tree that a command may have left read-only (and overlayfs's work
+/// directory, which it creates with mode 000).
+fn remove_tree(dir: &Path) -> Result<()> {
+    if fs::remove_dir_all(dir).is_ok() {
+        return Ok(());
+    }
+    fn open_up(p: &Path) {
+        use std::os::unix::fs::PermissionsExt;
+        if let Ok(m) = fs::symlink_metadata(p)
+            && m.is_dir()
+        {
+            let _ = fs::set_permissions(p, fs::Permissions::from_mode(0o700));
+            if let Ok(rd) = fs::read_dir(p) {
+                for e in rd.flatten() {
+                    open_up(&e.path());
+                }
+            }
+        }
+    }
+    open_up(dir);
+    fs::remove_dir_all(dir).at(dir)
+}
+
+/// Where a command inside the overlay starts: the caller's directory relative to the
+/// workspace, or the workspace's root when the caller is outside it.
+pub fn relative_cwd(workspace: &Path) -> PathBuf {
+    std::env::current_dir()
+        .ok()
+        .and_then(|d| d.canonicalize().ok())
+        .and_then(|d| d.strip_prefix(workspace).ok().map(Path::to_path_buf))
+        .unwrap_or_default()
+}
+
+/// Builds the command that runs `argv` inside the overlay, starting in `rel_cwd` (relative to
+/// the workspace). The caller holds the lock while it runs.
+pub fn command(
+    store: &Store,
+    rec: &OverlayRecord,
+    argv: &[std::ffi::OsString],
+    rel_cwd: &Path,
+) -> Result<std::process::Command> {
+    let Some((prog, args)) = argv.split_first() else {
+        return Err(Error::Invalid("a command is needed after --".into()));
+    };
+    let mut cmd = std::process::Command::new(prog);
+    cmd.args(args);
+    match rec.backend {
+        Backend::Namespace => namespace::enter(&mut cmd, store, rec, rel_cwd)?,
+        Backend::Copy => {
+            let dir = copy::tree_dir(store, rec);
+            let cwd = dir.join(rel_cwd);
+            cmd.current_dir(if cwd.is_dir() { cwd } else { dir });
+        }
+    }
+    cmd.env("REWIND_OVERLAY", rec.id.to_string());
+    Ok(cmd)
+}
+
+/// A short description of a change for reports.
+pub fn change_paths(changes: &[FileChange]) -> Vec<String> {
+    changes.iter().map(|c| display(&c.path)).collect()
+}

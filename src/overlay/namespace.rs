@@ -1,0 +1,579 @@
+//! The namespace backend: overlayfs in a private user and mount namespace.
+//!
+//! The child process that runs the command unshares a user and a mount namespace (its uid and
+//! gid mapped to the caller's own, so files it creates belong to the caller), mounts overlayfs
+//! over the workspace's own path with the workspace as the lower layer and the overlay's
+//! `upper/` and `work/` directories (in the store) as the upper layer, changes to the
+//! caller's relative directory, and executes the command. The mount exists only in that
+//! namespace: nothing the command does reaches the workspace, and it sees the workspace at the
+//! same absolute path, so build tools with absolute paths keep working.
+//!
+//! The overlay's changes are exactly the upper directory: regular files and symlinks are the
+//! new content (a `chmod` copies the file up), character devices 0:0 are whiteouts
+//! (deletions), and directories carrying the `user.overlay.opaque` attribute replace the lower
+//! directory instead of merging with it (`userxattr` puts overlayfs's attributes in the
+//! `user.` namespace, as an unprivileged mount must). Renaming a lower directory is refused by
+//! the kernel (`redirect_dir=nofollow` in a user namespace) and tools fall back to copying, so
+//! no redirect ever needs following.
+
+use std::ffi::{CString, OsStr};
+use std::fs;
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+
+use redb::ReadableTable;
+use rustc_hash::FxHashMap;
+
+use super::OverlayRecord;
+use crate::error::{Error, IoContext, Result};
+use crate::id::Id;
+use crate::scan::walk::{NEVER_ENTER, TEMP_PREFIX};
+use crate::store::Store;
+use crate::store::snapshot::{SnapshotRecord, TreeStats};
+use crate::store::tables::{OVERLAYS, SNAPSHOTS, TREES};
+use crate::store::tree::{Kind, Tree, TreeEntry};
+use crate::util::join_rel;
+
+/// Set to `fail` to make the probe fail (tests of the fallback; machines where the probe
+/// itself misbehaves).
+pub const PROBE_ENV: &str = "REWIND_OVERLAY_PROBE";
+
+/// Whether the namespace backend works here. The answer is kept in the store's overlays
+/// directory, so the probe (a namespace and a mount) runs once per store.
+pub fn probe(store: &Store) -> std::result::Result<(), String> {
+    if std::env::var(PROBE_ENV).as_deref() == Ok("fail") {
+        return Err(format!("{PROBE_ENV}=fail"));
+    }
+    let dir = super::overlays_dir(store);
+    let cached = dir.join("namespace-probe");
+    if let Ok(text) = fs::read_to_string(&cached) {
+        return match text.strip_prefix("ok") {
+            Some(_) => Ok(()),
+            None => Err(text.trim().to_string()),
+        };
+    }
+    let result = probe_now(&dir);
+    let text = match &result {
+        Ok(()) => "ok\n".to_string(),
+        Err(why) => format!("{why}\n"),
+    };
+    let _ = fs::write(&cached, text);
+    result
+}
+
+fn probe_now(dir: &Path) -> std::result::Result<(), String> {
+    if !cfg!(target_os = "linux") {
+        return Err("user namespaces and overlayfs are Linux features".into());
+    }
+    fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let tmp = tempfile::Builder::new()
+        .prefix(".probe-")
+        .tempdir_in(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?;
+    let layers = Layers {
+        lower: tmp.path().join("lower"),
+        upper: tmp.path().join("upper"),
+        work: tmp.path().join("work"),
+    };
+    for d in [&layers.lower, &layers.upper, &layers.work] {
+        fs::create_dir(d).map_err(|e| format!("{}: {e}", d.display()))?;
+    }
+    let mut cmd = std::process::Command::new("/bin/sh");
+    cmd.args(["-c", ": > probe"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    prepare(&mut cmd, &layers, &layers.lower).map_err(|e| e.to_string())?;
+    let status = cmd
+        .status()
+        .map_err(|e| format!("entering a user and mount namespace with overlayfs failed: {e}"))?;
+    let landed = layers.upper.join("probe").exists() && !layers.lower.join("probe").exists();
+    let result = if status.success() && landed {
+        Ok(())
+    } else {
+        Err("overlayfs in a user namespace did not isolate a write".into())
+    };
+    let _ = super::remove_tree(tmp.path());
+    result
+}
+
+/// The three directories of an overlayfs mount; the mount goes over `lower` itself.
+struct Layers {
+    lower: PathBuf,
+    upper: PathBuf,
+    work: PathBuf,
+}
+
+fn upper_dir(store: &Store, rec: &OverlayRecord) -> PathBuf {
+    rec.dir(store).join("upper")
+}
+
+/// Makes `cmd` run inside the overlay, starting at `rel_cwd` below the workspace.
+pub fn enter(
+    cmd: &mut std::process::Command,
+    store: &Store,
+    rec: &OverlayRecord,
+    rel_cwd: &Path,
+) -> Result<()> {
+    let lower = rec.workspace_path();
+    let dir = rec.dir(store);
+    if dir.starts_with(&lower) {
+        return Err(Error::Invalid(format!(
+            "the store {} lies inside the workspace {}: overlayfs cannot take its upper layer from inside its lower one (use a store elsewhere, or --backend copy)",
+            store.dir().display(),
+            lower.display()
+        )));
+    }
+    let layers = Layers {
+        upper: dir.join("upper"),
+        work: dir.join("work"),
+        lower: lower.clone(),
+    };
+    let cwd = lower.join(rel_cwd);
+    prepare(cmd, &layers, if cwd.is_dir() { &cwd } else { &lower })
+}
+
+/// Escapes a path for overlayfs's comma-separated, colon-listed options.
+fn option_path(p: &Path) -> Vec<u8> {
+    let mut out = Vec::new();
+    for &b in p.as_os_str().as_bytes() {
+        if matches!(b, b',' | b':' | b'\\') {
+            out.push(b'\\');
+        }
+        out.push(b);
+    }
+    out
+}
+
+fn cstring(bytes: Vec<u8>, what: &str) -> Result<CString> {
+    CString::new(bytes).map_err(|_| Error::Invalid(format!("{what} contains a NUL byte")))
+}
+
+/// Installs the namespace entry and the mount as the child's last steps before `exec`.
+fn prepare(cmd: &mut std::process::Command, layers: &Layers, cwd: &Path) -> Result<()> {
+    // Everything the child needs is prepared here: between fork and exec only
+    // async-signal-safe calls are allowed, so no allocation happens there.
+    // SAFETY: geteuid and getegid cannot fail.
+    let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+    let uid_map = format!("{uid} {uid} 1");
+    let gid_map = format!("{gid} {gid} 1");
+    let mut opts = b"lowerdir=".to_vec();
+    opts.extend(option_path(&layers.lower));
+    opts.extend(b",upperdir=");
+    opts.extend(option_path(&layers.upper));
+    opts.extend(b",workdir=");
+    opts.extend(option_path(&layers.work));
+    opts.extend(b",userxattr");
+    let opts = cstring(opts, "an overlay path")?;
+    let target = cstring(
+        layers.lower.as_os_str().as_bytes().to_vec(),
+        "the workspace path",
+    )?;
+    let cwd = cstring(cwd.as_os_str().as_bytes().to_vec(), "the working directory")?;
+    let closure = move || -> io::Result<()> {
+        // SAFETY: only raw system calls on data prepared before the fork.
+        unsafe {
+            if libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            write_proc(c"/proc/self/setgroups", b"deny")?;
+            write_proc(c"/proc/self/uid_map", uid_map.as_bytes())?;
+            write_proc(c"/proc/self/gid_map", gid_map.as_bytes())?;
+            // Private propagation: the mount below must never reach another namespace.
+            libc::mount(
+                std::ptr::null(),
+                c"/".as_ptr(),
+                std::ptr::null(),
+                libc::MS_REC | libc::MS_PRIVATE,
+                std::ptr::null(),
+            );
+            if libc::mount(
+                c"overlay".as_ptr(),
+                target.as_ptr(),
+                c"overlay".as_ptr(),
+                0,
+                opts.as_ptr().cast(),
+            ) != 0
+            {
+                return Err(io::Error::last_os_error());
+            }
+            if libc::chdir(cwd.as_ptr()) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+        }
+        Ok(())
+    };
+    // SAFETY: the closure makes only async-signal-safe system calls.
+    unsafe {
+        cmd.pre_exec(closure);
+    }
+    Ok(())
+}
+
+/// Writes a small /proc file with raw system calls (safe between fork and exec).
+unsafe fn write_proc(path: &std::ffi::CStr, data: &[u8]) -> io::Result<()> {
+    // SAFETY: the caller is between fork and exec; these are plain system calls.
+    unsafe {
+        let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+        if fd < 0 {
+            let e = io::Error::last_os_error();
+            // Kernels before 3.19 have no setgroups file; nothing to deny there.
+            if e.raw_os_error() == Some(libc::ENOENT) {
+                return Ok(());
+            }
+            return Err(e);
+        }
+        let n = libc::write(fd, data.as_ptr().cast(), data.len());
+        let e = io::Error::last_os_error();
+        libc::close(fd);
+        if n != data.len() as isize {
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
+/// What the upper directory holds.
+#[derive(Default, Debug)]
+struct Upper {
+    /// Per directory (relative path), its upper entries by name.
+    dirs: FxHashMap<Vec<u8>, Vec<(Vec<u8>, UpperEntry)>>,
+    /// Directories that hide the lower one (opaque).
+    opaque: rustc_hash::FxHashSet<Vec<u8>>,
+    /// Regular files and symlinks, in the order their ids come back from the store.
+    files: Vec<Vec<u8>>,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum UpperEntry {
+    /// A regular file or symlink: index into `files`, and its kind.
+    Blob(usize, Kind),
+    /// A directory.
+    Dir,
+    /// A whiteout: the lower entry is deleted.
+    Whiteout,
+}
+
+fn scan_upper(upper: &Path) -> Result<Upper> {
+    let mut out = Upper::default();
+    let mut stack: Vec<Vec<u8>> = vec![Vec::new()];
+    while let Some(rel) = stack.pop() {
+        let dir = join_rel(upper, &rel);
+        let mut entries = Vec::new();
+        for e in fs::read_dir(&dir).at(&dir)? {
+            let e = e.at(&dir)?;
+            let name = e.file_name().as_bytes().to_vec();
+            let meta = e.metadata().at(e.path())?;
+            let ft = meta.file_type();
+            let child = crate::util::child_path(&rel, &name);
+            let entry = if ft.is_dir() {
+                if NEVER_ENTER.contains(&name.as_slice()) {
+                    continue;
+                }
+                if is_opaque(&e.path()) {
+                    out.opaque.insert(child.clone());
+                }
+                stack.push(child);
+                UpperEntry::Dir
+            } else if ft.is_char_device() && meta.rdev() == 0 {
+                UpperEntry::Whiteout
+            } else if ft.is_file() || ft.is_symlink() {
+                if name.starts_with(TEMP_PREFIX.as_bytes()) {
+                    continue;
+                }
+                let kind = if ft.is_symlink() {
+                    Kind::Symlink
+                } else if meta.permissions().mode() & 0o100 != 0 {
+                    Kind::Executable
+                } else {
+                    Kind::File
+                };
+                out.files.push(child);
+                UpperEntry::Blob(out.files.len() - 1, kind)
+            } else {
+                // fifos, sockets, devices: not snapshotted anywhere in rewind.
+                continue;
+            };
+            entries.push((name, entry));
+        }
+        out.dirs.insert(rel, entries);
+    }
+    Ok(out)
+}
+
+fn is_opaque(p: &Path) -> bool {
+    let Ok(c) = CString::new(p.as_os_str().as_bytes()) else {
+        return false;
+    };
+    let mut buf = [0u8; 4];
+    // SAFETY: a read of at most 4 bytes into a buffer of 4.
+    let n = unsafe {
+        libc::lgetxattr(
+            c.as_ptr(),
+            c"user.overlay.opaque".as_ptr(),
+            buf.as_mut_ptr().cast(),
+            buf.len(),
+        )
+    };
+    n > 0 && buf[0] == b'y'
+}
+
+/// Builds the state tree (base edited by the upper directory) and stores it as a snapshot.
+pub fn state(store: &Store, rec: &OverlayRecord) -> Result<Id> {
+    let upper = upper_dir(store, rec);
+    let scanned = scan_upper(&upper)?;
+    let stored = crate::snapshot::store_files(store, &upper, &scanned.files)?;
+    let txn = stored.txn;
+    let reader = store.reader()?;
+    let base = reader.snapshot(&rec.base)?;
+    let mut ed = Editor {
+        reader: &reader,
+        upper: &scanned,
+        ids: &stored.ids,
+        new_trees: Vec::new(),
+        delta: Delta::default(),
+    };
+    let (root, _) = ed.edit(b"", Some(base.root))?;
+    let stats = ed.delta.apply(base.stats);
+    {
+        let mut trees = txn.open_table(TREES)?;
+        for (id, bytes) in &ed.new_trees {
+            if trees.get(id.0)?.is_none() {
+                trees.insert(id.0, bytes.as_slice())?;
+            }
+        }
+    }
+    let record = SnapshotRecord {
+        workspace: base.workspace.clone(),
+        workspace_id: base.workspace_id,
+        root,
+        time_ns: crate::util::now_ns(),
+        parent: Some(rec.base),
+        message: format!("overlay {} state", rec.id),
+        meta: vec![
+            ("label".into(), "overlay-state".into()),
+            ("overlay".into(), rec.id.to_string()),
+        ],
+        stats,
+        scan: base.scan.clone(),
+        skipped: Vec::new(),
+    };
+    let bytes = record.encode();
+    let id = Id::of(&bytes);
+    // Reused base subtrees are kept alive by the base snapshot, which forget protects while
+    // the overlay exists; the overlay record must still be there (not dropped meanwhile).
+    if txn.open_table(OVERLAYS)?.get(rec.id)?.is_none() {
+        return Err(Error::Invalid(format!(
+            "overlay {} was dropped meanwhile",
+            rec.id
+        )));
+    }
+    txn.open_table(SNAPSHOTS)?.insert(id.0, bytes.as_slice())?;
+    txn.commit()?;
+    Ok(id)
+}
+
+/// Deletes a superseded state snapshot record (its trees and blobs go at the next gc).
+pub fn forget_state(store: &Store, id: Id) -> Result<()> {
+    let txn = store.begin_write()?;
+    txn.open_table(SNAPSHOTS)?.remove(id.0)?;
+    txn.commit()?;
+    Ok(())
+}
+
+#[derive(Default)]
+struct Delta {
+    files: i64,
+    dirs: i64,
+    symlinks: i64,
+    bytes: i64,
+}
+
+impl Delta {
+    fn add(&mut self, e: &TreeEntry, sign: i64, reader: &crate::store::Reader) -> Result<()> {
+        match e.kind {
+            Kind::File | Kind::Executable => {
+                self.files += sign;
+                self.bytes += sign * e.size as i64;
+            }
+            Kind::Symlink => self.symlinks += sign,
+            Kind::Dir => {
+                self.dirs += sign;
+                self.bytes += sign * e.size as i64;
+                reader.walk_tree(&e.id, b"", true, &mut |_, sub| {
+                    match sub.kind {
+                        Kind::File | Kind::Executable => self.files += sign,
+                        Kind::Symlink => self.symlinks += sign,
+                        Kind::Dir => self.dirs += sign,
+                    }
+                    Ok(())
+                })?;
+            }
+        }
+        Ok(())
+    }
+
+    fn apply(&self, s: TreeStats) -> TreeStats {
+        let f = |v: u64, d: i64| (v as i64 + d).max(0) as u64;
+        TreeStats {
+            files: f(s.files, self.files),
+            dirs: f(s.dirs, self.dirs),
+            symlinks: f(s.symlinks, self.symlinks),
+            bytes: f(s.bytes, self.bytes),
+        }
+    }
+}
+
+struct Editor<'a> {
+    reader: &'a crate::store::Reader,
+    upper: &'a Upper,
+    ids: &'a [(Id, u64)],
+    new_trees: Vec<(Id, Vec<u8>)>,
+    delta: Delta,
+}
+
+impl Editor<'_> {
+    /// The tree of directory `rel`: the base's (unless the upper one is opaque) edited by the
+    /// upper entries. Returns its id and total size.
+    fn edit(&mut self, rel: &[u8], base: Option<Id>) -> Result<(Id, u64)> {
+        let base_tree = match base {
+            Some(id) if !self.upper.opaque.contains(rel) => self.reader.tree(&id)?,
+            Some(id) => {
+                // An opaque directory hides everything the base had there.
+                let gone = self.reader.tree(&id)?;
+                for e in &gone.entries {
+                    self.delta.add(e, -1, self.reader)?;
+                }
+                Tree::default()
+            }
+            None => Tree::default(),
+        };
+        let mut entries: std::collections::BTreeMap<Vec<u8>, TreeEntry> = base_tree
+            .entries
+            .into_iter()
+            .map(|e| (e.name.clone(), e))
+            .collect();
+        let ups = self.upper.dirs.get(rel).cloned().unwrap_or_default();
+        for (name, up) in ups {
+            let old = entries.remove(&name);
+            let child = crate::util::child_path(rel, &name);
+            let new = match up {
+                UpperEntry::Whiteout => None,
+                UpperEntry::Blob(i, kind) => {
+                    let (id, size) = self.ids[i];
+                    Some(TreeEntry {
+                        name: name.clone(),
+                        kind,
+                        id,
+                        size,
+                    })
+                }
+                UpperEntry::Dir => {
+                    let sub_base = old.as_ref().filter(|o| o.kind == Kind::Dir).map(|o| o.id);
+                    let (id, size) = self.edit(&child, sub_base)?;
+                    Some(TreeEntry {
+                        name: name.clone(),
+                        kind: Kind::Dir,
+                        id,
+                        size,
+                    })
+                }
+            };
+            // Directory contents were counted by the recursion; count only the entry itself.
+            match (&old, &new) {
+                (Some(o), Some(n)) if o.kind == Kind::Dir && n.kind == Kind::Dir => {}
+                (Some(o), Some(n)) if n.kind == Kind::Dir => {
+                    self.delta.add(o, -1, self.reader)?;
+                    self.delta.dirs += 1;
+                }
+                (None, Some(n)) if n.kind == Kind::Dir => self.delta.dirs += 1,
+                _ => {
+                    if let Some(o) = &old {
+                        self.delta.add(o, -1, self.reader)?;
+                    }
+                    if let Some(n) = &new {
+                        self.delta.add(n, 1, self.reader)?;
+                    }
+                }
+            }
+            if let Some(n) = new {
+                entries.insert(name, n);
+            }
+        }
+        let tree = Tree {
+            entries: entries.into_values().collect(),
+        };
+        let size = tree.entries.iter().map(|e| e.size).sum();
+        let (id, bytes) = tree.id_and_bytes();
+        if !self.reader.has_tree(&id)? {
+            self.new_trees.push((id, bytes));
+        }
+        Ok((id, size))
+    }
+}
+
+/// Puts the base version of each change's path back in the upper directory, so that the
+/// merged view shows the base there whatever the workspace holds now.
+pub fn reject(
+    store: &Store,
+    rec: &OverlayRecord,
+    changes: &[crate::diff::tree::FileChange],
+) -> Result<()> {
+    let upper = upper_dir(store, rec);
+    let reader = store.reader()?;
+    for c in changes {
+        let p = checked_upper_path(&upper, &c.path)?;
+        match fs::symlink_metadata(&p) {
+            Ok(m) if m.is_dir() => super::remove_tree(&p)?,
+            Ok(_) => fs::remove_file(&p).at(&p)?,
+            Err(_) => {}
+        }
+        match c.old {
+            Some(old) => {
+                let mut blob = reader.blob_reader(&old.id)?;
+                crate::restore::write_atomic(&p, old.kind, &mut blob)?;
+            }
+            None => {
+                // A whiteout hides whatever the workspace has there now.
+                let cpath = CString::new(p.as_os_str().as_bytes())
+                    .map_err(|_| Error::Invalid("a path contains a NUL byte".into()))?;
+                // SAFETY: mknod of a 0:0 character device, overlayfs's whiteout.
+                if unsafe { libc::mknod(cpath.as_ptr(), libc::S_IFCHR, 0) } != 0 {
+                    let e = io::Error::last_os_error();
+                    // Without the right to make one, the workspace must not hold the path.
+                    let lower = join_rel(&rec.workspace_path(), &c.path);
+                    if fs::symlink_metadata(&lower).is_ok() {
+                        return Err(Error::io(&p, e));
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `rel` below the upper directory, creating missing parent directories (never following a
+/// symlink: the upper directory is written by the overlay's command).
+fn checked_upper_path(upper: &Path, rel: &[u8]) -> Result<PathBuf> {
+    let (parent, _) = crate::util::split_parent(rel);
+    let mut dir = upper.to_path_buf();
+    if !parent.is_empty() {
+        for comp in parent.split(|&b| b == b'/') {
+            dir.push(OsStr::from_bytes(comp));
+            match fs::symlink_metadata(&dir) {
+                Ok(m) if m.is_dir() => {}
+                Ok(_) => {
+                    return Err(Error::Invalid(format!(
+                        "{} is not a directory in the overlay",
+                        dir.display()
+                    )));
+                }
+                Err(_) => fs::create_dir(&dir).at(&dir)?,
+            }
+        }
+    }
+    Ok(join_rel(upper, rel))
+}
