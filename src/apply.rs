@@ -256,7 +256,12 @@ pub(crate) fn read_current(root: &Path, rel: &[u8]) -> Result<Option<(Kind, Vec<
             Ok(Some((kind, fs::read(&p).at(&p)?)))
         }
         Ok(_) => Err(fail(rel, "is a directory or special file")),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        // A parent that is a file (about to become a directory) holds nothing either.
+        Err(e)
+            if e.kind() == io::ErrorKind::NotFound || e.raw_os_error() == Some(libc::ENOTDIR) =>
+        {
+            Ok(None)
+        }
         Err(e) => Err(Error::io(p, e)),
     }
 }
