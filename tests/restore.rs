@@ -429,7 +429,7 @@ fn revert_conflicts_change_nothing_and_paths_limit_it() {
     let before = list_disk(&env.ws);
     let (code, err) = env.fails(&["revert", "s1", "s2"]);
     assert_eq!(code, 2);
-    assert!(err.contains("conflicts") && err.contains('f'), "{err}");
+    assert!(err.contains("conflict") && err.contains('f'), "{err}");
     assert_eq!(list_disk(&env.ws), before, "a conflict writes nothing");
     env.ok(&["revert", "s1", "s2", "--", "g"]);
     assert_eq!(fs::read(env.path("g")).unwrap(), b"1\n");
