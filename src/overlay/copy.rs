@@ -1,8 +1,8 @@
 //! The copy backend: the base snapshot materialized into `overlays/<id>/tree`.
 //!
 //! Each file is taken from the workspace where the stat cache vouches that it still holds the
-//! base's content: reflinked where the file system can (`reflink_or_copy`), else copied with
-//! `copy_file_range` (what `std::fs::copy` uses on Linux), so an unchanged tree costs no
+//! base's content: reflinked where the file system can (tried once, then settled), else copied
+//! with `copy_file_range` (what `std::fs::copy` uses on Linux), so an unchanged tree costs no
 //! decompression. Anything else (a file changed since, a base given with `--from`) is written
 //! from the store. The overlay's state is an ordinary snapshot of that directory, which gets
 //! its own stat cache, so repeated diffs only `lstat`.
@@ -11,6 +11,8 @@ use std::fs;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+
+use std::sync::atomic::{AtomicU8, Ordering};
 
 use rayon::prelude::*;
 
@@ -62,19 +64,39 @@ pub fn materialize(
         Some(ws) if ws.id == base.workspace_id => Some(StatCache::load(&reader, ws.id)?),
         _ => None,
     };
+    // Whether reflinks work here: tried on the first file, then settled for all, because a
+    // failed reflink costs an open, a create and an unlink before the copy.
+    let reflinks = AtomicU8::new(REFLINK_UNKNOWN);
     files
         .par_iter()
         .try_for_each(|(rel, kind, id)| -> Result<()> {
             let to = join_rel(&dest, rel);
             let from = join_rel(workspace, rel);
-            if *kind != Kind::Symlink && vouched(cache.as_ref(), rel, &from, id) {
-                reflink_copy::reflink_or_copy(&from, &to).at(&to)?;
-                // A reflink makes a new file with default permissions: take the source's.
-                let mode = fs::symlink_metadata(&from).at(&from)?.permissions().mode();
-                fs::set_permissions(&to, fs::Permissions::from_mode(mode & 0o7777)).at(&to)?;
-                return Ok(());
+            let mode = match *kind {
+                Kind::Symlink => None,
+                _ => vouched(cache.as_ref(), rel, &from, id),
+            };
+            let Some(mode) = mode else {
+                return crate::restore::write_entry(&reader, &to, *kind, id);
+            };
+            if reflinks.load(Ordering::Relaxed) != REFLINK_NO {
+                if reflink_copy::reflink(&from, &to).is_ok() {
+                    reflinks.store(REFLINK_YES, Ordering::Relaxed);
+                    // A reflink makes a new file with default permissions: take the source's.
+                    fs::set_permissions(&to, fs::Permissions::from_mode(mode & 0o7777)).at(&to)?;
+                    return Ok(());
+                }
+                let _ = reflinks.compare_exchange(
+                    REFLINK_UNKNOWN,
+                    REFLINK_NO,
+                    Ordering::Relaxed,
+                    Ordering::Relaxed,
+                );
+                let _ = fs::remove_file(&to);
             }
-            crate::restore::write_entry(&reader, &to, *kind, id)
+            // copy_file_range, and the source's permissions.
+            fs::copy(&from, &to).at(&to)?;
+            Ok(())
         })?;
     if !with_ignored.is_empty() {
         copy_ignored(workspace, &dest, with_ignored)?;
@@ -82,20 +104,19 @@ pub fn materialize(
     Ok(files.len() as u64)
 }
 
-/// Whether the workspace file at `from` still holds blob `id`, by the stat cache's word.
-fn vouched(cache: Option<&StatCache>, rel: &[u8], from: &Path, id: &Id) -> bool {
-    let Some(cache) = cache else { return false };
-    let Ok(meta) = fs::symlink_metadata(from) else {
-        return false;
-    };
-    if !meta.is_file() {
-        return false;
-    }
+const REFLINK_UNKNOWN: u8 = 0;
+const REFLINK_YES: u8 = 1;
+const REFLINK_NO: u8 = 2;
+
+/// The workspace file's mode if it still holds blob `id`, by the stat cache's word.
+fn vouched(cache: Option<&StatCache>, rel: &[u8], from: &Path, id: &Id) -> Option<u32> {
+    let meta = fs::symlink_metadata(from).ok().filter(|m| m.is_file())?;
     let (dir, name) = split_parent(rel);
-    cache
+    cache?
         .dir(dir)
         .and_then(|v| v.get(name))
-        .is_some_and(|e| e.id() == *id && e.vouches_for(&Stat::from_metadata(&meta)))
+        .filter(|e| e.id() == *id && e.vouches_for(&Stat::from_metadata(&meta)))
+        .map(|_| meta.permissions().mode())
 }
 
 /// Copies the workspace's paths that match `globs` (ignored build outputs, dependencies) into
