@@ -390,30 +390,11 @@ pub fn run(
     };
     let after_report = snapshot(&store, &root, &after_opts, &NoProgress)?.report;
     let after = snapshot_event(events, after_label, &after_report);
-    let d = diff(
-        &store,
-        Rev::Snapshot(before),
-        Rev::Snapshot(after),
-        None,
-        &DiffRequest::default(),
-    )?;
-    let dopts = DiffOptions {
-        context: 3,
-        timeout: Some(opts.diff_timeout),
-    };
-    let summary = summarize(&d, &dopts)?;
-    let mut patch = (None, None, None);
-    if opts.capture_patch {
-        patch = capture_patch(&store, &d, &dopts, opts.max_patch_bytes, before, after)?;
-    }
-    events(&RunEvent::WorkspaceDiffComputed {
-        files_changed: summary.files_changed,
-        insertions: summary.insertions,
-        deletions: summary.deletions,
-        has_patch: patch.0.is_some() || patch.1.is_some(),
-    });
-    let violations = checker.check(&d.changes);
-    drop(d);
+    let DiffReport {
+        summary,
+        patch,
+        violations,
+    } = report_diff(&store, before, after, opts, &checker, events)?;
     let op = record_run(&store, &root, before, after)?;
 
     // 4. Rollback or revert.
@@ -510,6 +491,55 @@ pub fn run(
         restore_op,
         retention,
         overlay: None,
+    })
+}
+
+/// What a run reports about its change: line statistics, the patch (when captured), and the
+/// contract's violations.
+pub(crate) struct DiffReport {
+    pub summary: DiffSummary,
+    /// (inline patch, artifact key, patch bytes).
+    pub patch: (Option<String>, Option<String>, Option<u64>),
+    pub violations: Vec<crate::contract::Violation>,
+}
+
+/// Diffs `before` and `after`, captures the patch if asked, checks the contract and sends the
+/// `workspace_diff_computed` event: the part of a run that `run --isolate` shares.
+pub(crate) fn report_diff(
+    store: &Store,
+    before: Id,
+    after: Id,
+    opts: &RunOptions,
+    checker: &Checker,
+    events: &mut dyn FnMut(&RunEvent),
+) -> Result<DiffReport> {
+    let d = diff(
+        store,
+        Rev::Snapshot(before),
+        Rev::Snapshot(after),
+        None,
+        &DiffRequest::default(),
+    )?;
+    let dopts = DiffOptions {
+        context: 3,
+        timeout: Some(opts.diff_timeout),
+    };
+    let summary = summarize(&d, &dopts)?;
+    let mut patch = (None, None, None);
+    if opts.capture_patch {
+        patch = capture_patch(store, &d, &dopts, opts.max_patch_bytes, before, after)?;
+    }
+    events(&RunEvent::WorkspaceDiffComputed {
+        files_changed: summary.files_changed,
+        insertions: summary.insertions,
+        deletions: summary.deletions,
+        has_patch: patch.0.is_some() || patch.1.is_some(),
+    });
+    let violations = checker.check(&d.changes);
+    Ok(DiffReport {
+        summary,
+        patch,
+        violations,
     })
 }
 
@@ -628,7 +658,7 @@ pub fn patch_key(before: Id, after: Id) -> String {
 
 /// Writes the patch into memory up to `cap` bytes and spills to a temporary file beyond, so a
 /// huge patch is never held whole. Returns (inline patch, artifact key, length).
-pub(crate) fn capture_patch(
+fn capture_patch(
     store: &Store,
     d: &Diff,
     dopts: &DiffOptions,

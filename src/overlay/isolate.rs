@@ -10,11 +10,10 @@ use serde::Serialize;
 use super::{AcceptOptions, BackendChoice, CreateOptions};
 use crate::carry::ConflictPolicy;
 use crate::contract::Checker;
-use crate::diff::{DiffOptions, DiffRequest, Rev, diff};
 use crate::error::{Error, Result};
 use crate::run::{
-    RESULT_VERSION, RetentionEntry, RunEvent, RunOptions, RunResult, capture_patch, run_prepared,
-    signals, summarize, violation_entries,
+    DiffReport, RESULT_VERSION, RetentionEntry, RunEvent, RunOptions, RunResult, report_diff,
+    run_prepared, signals, violation_entries,
 };
 use crate::store::Store;
 use crate::store::oplog::{self, OpRecord};
@@ -149,30 +148,11 @@ pub fn run_isolated(
         bytes: state_rec.stats.bytes,
         seconds: t_state.elapsed().as_secs_f64(),
     });
-    let d = diff(
-        &store,
-        Rev::Snapshot(rec.base),
-        Rev::Snapshot(after),
-        None,
-        &DiffRequest::default(),
-    )?;
-    let dopts = DiffOptions {
-        context: 3,
-        timeout: Some(opts.diff_timeout),
-    };
-    let summary = summarize(&d, &dopts)?;
-    let mut patch = (None, None, None);
-    if opts.capture_patch {
-        patch = capture_patch(&store, &d, &dopts, opts.max_patch_bytes, rec.base, after)?;
-    }
-    events(&RunEvent::WorkspaceDiffComputed {
-        files_changed: summary.files_changed,
-        insertions: summary.insertions,
-        deletions: summary.deletions,
-        has_patch: patch.0.is_some() || patch.1.is_some(),
-    });
-    let violations = checker.check(&d.changes);
-    drop(d);
+    let DiffReport {
+        summary,
+        patch,
+        violations,
+    } = report_diff(&store, rec.base, after, opts, &checker, events)?;
     let op = oplog::record_alone(
         &store,
         OpRecord {
