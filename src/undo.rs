@@ -77,6 +77,9 @@ pub fn undo(
 ) -> Result<(OpRecord, RestoreReport)> {
     let root = crate::workspace::canonical(root, true)?;
     let target_op = pick(store, &root, redo, op)?;
+    if let Some(report) = undo_overlay_reject(store, &root, &target_op, redo, force)? {
+        return Ok((target_op, report));
+    }
     let before = target_op.before.ok_or_else(|| {
         Error::Invalid(format!(
             "operation {} has no state to go back to",
@@ -143,4 +146,64 @@ pub fn undo(
         progress,
     )?;
     Ok((target_op, report))
+}
+
+/// Undo of an overlay's reject (or redo of that undo): the overlay, not the workspace, goes
+/// back to the state before (or after) the reject. `None` when `op` is about something else.
+fn undo_overlay_reject(
+    store: &Store,
+    root: &Path,
+    op: &OpRecord,
+    redo: bool,
+    force: bool,
+) -> Result<Option<RestoreReport>> {
+    let reject_kind = if redo {
+        // A redo takes back an undo: of a reject, if the operation it reversed was one.
+        let Some(reversed) = op.reverses else {
+            return Ok(None);
+        };
+        let ws = root.as_os_str().as_bytes();
+        match store
+            .reader()?
+            .ops(Some(ws), usize::MAX)?
+            .into_iter()
+            .find(|o| o.id == reversed)
+        {
+            Some(o) => o.kind,
+            None => return Ok(None),
+        }
+    } else {
+        op.kind.clone()
+    };
+    let Some(overlay) = crate::overlay::rejected_overlay(&reject_kind) else {
+        return Ok(None);
+    };
+    let (Some(from), Some(to)) = (op.after, op.before) else {
+        return Err(Error::Invalid(format!(
+            "operation {} has no state to go back to",
+            op.id
+        )));
+    };
+    crate::overlay::move_state(store, overlay, from, to, force)?;
+    let recorded = crate::store::oplog::record_alone(
+        store,
+        OpRecord {
+            reverses: Some(op.id),
+            ..OpRecord::new(
+                store,
+                if redo { "redo" } else { "undo" },
+                op.workspace.clone(),
+                Some(from),
+                Some(to),
+            )
+        },
+    )?;
+    Ok(Some(RestoreReport {
+        workspace: root.to_path_buf(),
+        target: to,
+        before: Some(from),
+        after: Some(to),
+        op: Some(recorded),
+        ..RestoreReport::default()
+    }))
 }

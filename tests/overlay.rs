@@ -369,3 +369,113 @@ fn run_isolate_reports_like_run_and_accepts_on_success() {
         assert!(env.path("f.txt").exists());
     }
 }
+
+#[test]
+fn undo_takes_a_reject_back_and_redo_repeats_it() {
+    for backend in BACKENDS {
+        let env = Env::new();
+        env.write("a.txt", b"a\n");
+        env.write("b.txt", b"b\n");
+        env.ok(&["snapshot", "-q"]);
+        let id = create(&env, backend);
+        env.ok(&[
+            "overlay",
+            "run",
+            &id,
+            "--",
+            "sh",
+            "-c",
+            "echo A > a.txt; rm b.txt; echo n > n.txt",
+        ]);
+        let all = "D\tb.txt\nM\ta.txt\nA\tn.txt\n";
+        let sorted = |s: String| {
+            let mut l: Vec<String> = s.lines().map(str::to_string).collect();
+            l.sort();
+            l
+        };
+        assert_eq!(
+            sorted(env.ok(&["overlay", "diff", &id, "--name-status"])),
+            sorted(all.to_string())
+        );
+        env.ok(&["overlay", "reject", &id]);
+        assert_eq!(env.ok(&["overlay", "diff", &id, "--name-status"]), "");
+        assert_eq!(
+            env.ok(&["overlay", "run", &id, "--", "cat", "b.txt"]),
+            "b\n"
+        );
+        let ws_before = list_disk(&env.ws);
+        env.ok(&["undo"]);
+        assert_eq!(
+            sorted(env.ok(&["overlay", "diff", &id, "--name-status"])),
+            sorted(all.to_string()),
+            "{backend}: the rejected changes are back in the overlay"
+        );
+        assert_eq!(
+            list_disk(&env.ws),
+            ws_before,
+            "undoing a reject leaves the workspace"
+        );
+        env.ok(&["redo"]);
+        assert_eq!(
+            env.ok(&["overlay", "diff", &id, "--name-status"]),
+            "",
+            "{backend}"
+        );
+    }
+}
+
+/// The namespace backend needs no privilege: run it as an ordinary user (nobody, when the
+/// tests run as root).
+#[test]
+fn namespace_overlays_work_unprivileged() {
+    let env = Env::new();
+    let root = env.tmp.path();
+    let ws = root.join("uws");
+    let store = root.join("ustore");
+    fs::create_dir(&ws).unwrap();
+    fs::create_dir(&store).unwrap();
+    fs::write(ws.join("f"), b"base\n").unwrap();
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        for p in [root, &ws, &ws.join("f"), &store] {
+            std::os::unix::fs::chown(p, Some(65534), Some(65534)).unwrap();
+        }
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(root, fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let run = |args: &[&str]| -> String {
+        let out = common::rewind_as_nobody()
+            .arg("--store")
+            .arg(store.join("s"))
+            .arg("-C")
+            .arg(&ws)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    run(&["snapshot", "-q"]);
+    let id = run(&["overlay", "create", "--backend", "namespace"]);
+    let id = id.trim();
+    let inside = run(&[
+        "overlay",
+        "run",
+        id,
+        "--",
+        "sh",
+        "-c",
+        "echo changed > f; cat f",
+    ]);
+    assert_eq!(inside, "changed\n");
+    assert_eq!(fs::read(ws.join("f")).unwrap(), b"base\n", "isolated");
+    run(&["overlay", "accept", id]);
+    assert_eq!(fs::read(ws.join("f")).unwrap(), b"changed\n");
+    // overlayfs leaves a mode-000 directory in its work dir: drop still removes everything.
+    run(&["overlay", "drop", id]);
+    assert!(!store.join("s/overlays").join(id).exists());
+}

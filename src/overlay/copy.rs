@@ -17,7 +17,6 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use rayon::prelude::*;
 
 use super::OverlayRecord;
-use crate::diff::tree::FileChange;
 use crate::error::{Error, IoContext, Result};
 use crate::id::Id;
 use crate::progress::NoProgress;
@@ -174,39 +173,48 @@ fn copy_ignored(workspace: &Path, dest: &Path, globs: &[String]) -> Result<()> {
 /// Snapshots the overlay's tree with the base's scan settings.
 pub fn state(store: &Store, rec: &OverlayRecord) -> Result<Id> {
     let base = store.reader()?.snapshot(&rec.base)?;
-    let outcome = snapshot(
-        store,
-        &tree_dir(store, rec),
-        &SnapshotOptions {
-            message: format!("overlay {} state", rec.id),
-            meta: vec![
-                ("label".into(), "overlay-state".into()),
-                ("overlay".into(), rec.id.to_string()),
-            ],
-            ignore_globs: base.scan.ignore_globs.clone(),
-            max_file_size: base.scan.max_file_size,
-            force: true,
-            op_kind: Some("overlay-state".into()),
-            ..SnapshotOptions::default()
-        },
-        &NoProgress,
-    )?;
+    let opts = SnapshotOptions {
+        message: format!("overlay {} state", rec.id),
+        meta: vec![
+            ("label".into(), "overlay-state".into()),
+            ("overlay".into(), rec.id.to_string()),
+        ],
+        ignore_globs: base.scan.ignore_globs.clone(),
+        max_file_size: base.scan.max_file_size,
+        force: true,
+        op_kind: Some("overlay-state".into()),
+        ..SnapshotOptions::default()
+    };
+    let dir = tree_dir(store, rec);
+    // A dry run first (its stat cache makes it a walk of lstats): an unchanged overlay keeps
+    // its state, rather than adding a snapshot and an operation per look.
+    if let Some(current) = rec.state {
+        let probe = SnapshotOptions {
+            dry_run: true,
+            ..opts.clone()
+        };
+        let now = snapshot(store, &dir, &probe, &NoProgress)?.report.root;
+        if store.reader()?.snapshot(&current)?.root == now {
+            return Ok(current);
+        }
+    }
+    let outcome = snapshot(store, &dir, &opts, &NoProgress)?;
     Ok(outcome.report.id.unwrap_or(rec.base))
 }
 
-/// Sets the changed paths back to the base inside the overlay's tree.
-pub fn reject(store: &Store, rec: &OverlayRecord, changes: &[FileChange]) -> Result<()> {
+/// Sets each path to the given content (None: absent) inside the overlay's tree.
+pub fn set_paths(store: &Store, rec: &OverlayRecord, targets: &[super::Target]) -> Result<()> {
     let dir = tree_dir(store, rec);
     let reader = store.reader()?;
-    for c in changes {
-        let p = crate::restore::checked_path(&dir, &c.path)?;
+    for (path, want) in targets {
+        let p = crate::restore::checked_path(&dir, path)?;
         match fs::symlink_metadata(&p) {
             Ok(m) if m.is_dir() => super::remove_tree(&p)?,
             Ok(_) => fs::remove_file(&p).at(&p)?,
             Err(_) => {}
         }
-        if let Some(old) = c.old {
-            crate::restore::write_entry(&reader, &p, old.kind, &old.id)?;
+        if let Some(e) = want {
+            crate::restore::write_entry(&reader, &p, e.kind, &e.id)?;
         }
     }
     Ok(())

@@ -90,6 +90,8 @@ pub struct OverlayRecord {
     /// Paths already accepted or rejected, with the overlay's content at that moment (None:
     /// a deletion). A change is pending unless its path and content are listed here.
     pub settled: Vec<(Vec<u8>, Option<Id>)>,
+    /// Namespace backend: every state snapshot made (deleted with the overlay).
+    pub states: Vec<Id>,
 }
 
 impl OverlayRecord {
@@ -218,6 +220,7 @@ pub fn create(store: &Store, root: &Path, opts: &CreateOptions) -> Result<Create
         created_ns: crate::util::now_ns(),
         state: None,
         settled: Vec::new(),
+        states: Vec::new(),
     };
     txn.open_table(OVERLAYS)?
         .insert(id, rec.encode().as_slice())?;
@@ -329,13 +332,13 @@ pub fn state(store: &Store, rec: &mut OverlayRecord) -> Result<Id> {
         Backend::Copy => copy::state(store, rec)?,
     };
     if rec.state != Some(id) {
-        let old = rec.state.replace(id);
-        save(store, rec)?;
-        if rec.backend == Backend::Namespace
-            && let Some(old) = old
-        {
-            namespace::forget_state(store, old)?;
+        // Superseded states stay stored until the overlay is dropped: a reject's operation
+        // names the state before it, and undoing the reject goes back to it.
+        if rec.backend == Backend::Namespace && !rec.states.contains(&id) {
+            rec.states.push(id);
         }
+        rec.state = Some(id);
+        save(store, rec)?;
     }
     Ok(id)
 }
@@ -540,28 +543,76 @@ pub fn reject(store: &Store, rec: &mut OverlayRecord, paths: &[Vec<u8>]) -> Resu
     if chosen.is_empty() {
         return Ok(RejectReport::default());
     }
-    match rec.backend {
-        Backend::Namespace => namespace::reject(store, rec, &chosen)?,
-        Backend::Copy => copy::reject(store, rec, &chosen)?,
-    }
+    let targets: Vec<Target> = chosen.iter().map(|c| (c.path.clone(), c.old)).collect();
+    set_paths(store, rec, &targets)?;
     let after = state(store, rec)?;
     let op = oplog::record_alone(
         store,
-        OpRecord {
-            changed_workspace: false,
-            ..OpRecord::new(
-                store,
-                "overlay-reject",
-                rec.workspace.clone(),
-                Some(before),
-                Some(after),
-            )
-        },
+        OpRecord::new(
+            store,
+            format!("{REJECT_KIND}{}", rec.id),
+            rec.workspace.clone(),
+            Some(before),
+            Some(after),
+        ),
     )?;
     Ok(RejectReport {
         paths: chosen.into_iter().map(|c| c.path).collect(),
         op: Some(op),
     })
+}
+
+/// A path and the content it should have (None: absent).
+pub type Target = (Vec<u8>, Option<crate::diff::tree::EntryState>);
+
+/// The operation kind of a reject, followed by the overlay's id. `undo` recognises it and
+/// puts the overlay back instead of restoring the workspace.
+pub const REJECT_KIND: &str = "overlay-reject:";
+
+fn set_paths(store: &Store, rec: &OverlayRecord, targets: &[Target]) -> Result<()> {
+    match rec.backend {
+        Backend::Namespace => namespace::set_paths(store, rec, targets),
+        Backend::Copy => copy::set_paths(store, rec, targets),
+    }
+}
+
+/// For `undo` and `redo` of a reject: the overlay an operation kind names, if it is a reject.
+pub fn rejected_overlay(kind: &str) -> Option<u64> {
+    kind.strip_prefix(REJECT_KIND)?.parse().ok()
+}
+
+/// Moves an overlay from state `from` (which it must still be in, unless `force`) to state
+/// `to`, path by path: the undo (or redo) of a reject.
+pub fn move_state(store: &Store, id: u64, from: Id, to: Id, force: bool) -> Result<()> {
+    let mut rec = find(store, &id.to_string()).map_err(|_| {
+        Error::Invalid(format!(
+            "overlay {id} was dropped, so its reject cannot be taken back (`rewind undo OP` picks another operation)"
+        ))
+    })?;
+    let _lock = lock(store, &rec)?;
+    let now = state(store, &mut rec)?;
+    let reader = store.reader()?;
+    if reader.snapshot(&now)?.root != reader.snapshot(&from)?.root && !force {
+        return Err(Error::Invalid(format!(
+            "overlay {id} changed since (pass --force to overwrite its changes)"
+        )));
+    }
+    let d = diff(
+        store,
+        Rev::Snapshot(now),
+        Rev::Snapshot(to),
+        None,
+        &DiffRequest {
+            renames: false,
+            paths: Vec::new(),
+        },
+    )?;
+    let targets: Vec<Target> = d.changes.iter().map(|c| (c.path.clone(), c.new)).collect();
+    drop(d);
+    drop(reader);
+    set_paths(store, &rec, &targets)?;
+    state(store, &mut rec)?;
+    Ok(())
 }
 
 /// Removes an overlay: its directory and its record. The workspace is not touched.
@@ -572,11 +623,11 @@ pub fn drop_overlay(store: &Store, rec: &OverlayRecord) -> Result<()> {
     }
     let txn = store.begin_write()?;
     txn.open_table(OVERLAYS)?.remove(rec.id)?;
-    if rec.backend == Backend::Namespace
-        && let Some(s) = rec.state
-    {
-        txn.open_table(crate::store::tables::SNAPSHOTS)?
-            .remove(s.0)?;
+    if rec.backend == Backend::Namespace {
+        let mut snaps = txn.open_table(crate::store::tables::SNAPSHOTS)?;
+        for s in rec.states.iter().chain(rec.state.iter()) {
+            snaps.remove(s.0)?;
+        }
     }
     if rec.backend == Backend::Copy {
         crate::store::unregister_in(&txn, &copy::tree_dir(store, rec))?;

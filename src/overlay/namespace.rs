@@ -337,6 +337,13 @@ pub fn state(store: &Store, rec: &OverlayRecord) -> Result<Id> {
         delta: Delta::default(),
     };
     let (root, _) = ed.edit(b"", Some(base.root))?;
+    // Unchanged since the last computation: keep that state (dropping the transaction stores
+    // nothing; every blob it would hold is stored already).
+    if let Some(current) = rec.state
+        && reader.snapshot(&current)?.root == root
+    {
+        return Ok(current);
+    }
     let stats = ed.delta.apply(base.stats);
     {
         let mut trees = txn.open_table(TREES)?;
@@ -374,14 +381,6 @@ pub fn state(store: &Store, rec: &OverlayRecord) -> Result<Id> {
     txn.open_table(SNAPSHOTS)?.insert(id.0, bytes.as_slice())?;
     txn.commit()?;
     Ok(id)
-}
-
-/// Deletes a superseded state snapshot record (its trees and blobs go at the next gc).
-pub fn forget_state(store: &Store, id: Id) -> Result<()> {
-    let txn = store.begin_write()?;
-    txn.open_table(SNAPSHOTS)?.remove(id.0)?;
-    txn.commit()?;
-    Ok(())
 }
 
 #[derive(Default)]
@@ -515,26 +514,22 @@ impl Editor<'_> {
     }
 }
 
-/// Puts the base version of each change's path back in the upper directory, so that the
-/// merged view shows the base there whatever the workspace holds now.
-pub fn reject(
-    store: &Store,
-    rec: &OverlayRecord,
-    changes: &[crate::diff::tree::FileChange],
-) -> Result<()> {
+/// Sets each path to the given content (None: absent) in the upper directory, so that the
+/// merged view shows exactly that whatever the workspace holds now.
+pub fn set_paths(store: &Store, rec: &OverlayRecord, targets: &[super::Target]) -> Result<()> {
     let upper = upper_dir(store, rec);
     let reader = store.reader()?;
-    for c in changes {
-        let p = checked_upper_path(&upper, &c.path)?;
+    for (path, want) in targets {
+        let p = checked_upper_path(&upper, path)?;
         match fs::symlink_metadata(&p) {
             Ok(m) if m.is_dir() => super::remove_tree(&p)?,
             Ok(_) => fs::remove_file(&p).at(&p)?,
             Err(_) => {}
         }
-        match c.old {
-            Some(old) => {
-                let mut blob = reader.blob_reader(&old.id)?;
-                crate::restore::write_atomic(&p, old.kind, &mut blob)?;
+        match want {
+            Some(e) => {
+                let mut blob = reader.blob_reader(&e.id)?;
+                crate::restore::write_atomic(&p, e.kind, &mut blob)?;
             }
             None => {
                 // A whiteout hides whatever the workspace has there now.
@@ -544,7 +539,7 @@ pub fn reject(
                 if unsafe { libc::mknod(cpath.as_ptr(), libc::S_IFCHR, 0) } != 0 {
                     let e = io::Error::last_os_error();
                     // Without the right to make one, the workspace must not hold the path.
-                    let lower = join_rel(&rec.workspace_path(), &c.path);
+                    let lower = join_rel(&rec.workspace_path(), path);
                     if fs::symlink_metadata(&lower).is_ok() {
                         return Err(Error::io(&p, e));
                     }
