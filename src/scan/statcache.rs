@@ -44,6 +44,17 @@ impl Stat {
         }
     }
 
+    /// Extracts the stat fields from a raw `struct stat`.
+    pub fn from_raw(st: &libc::stat) -> Stat {
+        Stat {
+            mtime_ns: st.st_mtime * 1_000_000_000 + st.st_mtime_nsec,
+            ctime_ns: st.st_ctime * 1_000_000_000 + st.st_ctime_nsec,
+            size: st.st_size as u64,
+            ino: st.st_ino,
+            mode: st.st_mode,
+        }
+    }
+
     /// The kind of tree entry a regular file or symlink with this stat becomes.
     pub fn kind(&self) -> Kind {
         match self.mode & libc::S_IFMT {
