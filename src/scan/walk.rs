@@ -266,6 +266,8 @@ impl ParallelVisitor for Visitor<'_> {
         // The one lstat of this entry (the walker does not follow links), relative to the open
         // directory where there is one.
         let raw = self.dir_fd.as_ref().and_then(|fd| lstat_at(fd, name));
+        // st_nlink is u64 here but u32 on other targets.
+        #[allow(clippy::useless_conversion)]
         let (stat, nlink) = match raw {
             Some(st) => (Stat::from_raw(&st), u64::from(st.st_nlink)),
             None => match entry.metadata() {
