@@ -11,7 +11,7 @@ bin=$(realpath "$(dirname "$0")/../target/release/rewind")
 work=$(mktemp -d /tmp/rewind-overlay-bench.XXXXXX)
 export REWIND_STORE=$work/store
 R() { "$bin" -C "$corpus" "$@"; }
-warm() { find "$corpus" > /dev/null; cat "$REWIND_STORE/store.redb" > /dev/null 2>&1 || true; }
+warm() { sync; find "$corpus" > /dev/null; cat "$REWIND_STORE/store.redb" > /dev/null 2>&1 || true; }
 t() { local s; s=$(date +%s.%N); "$@" > /dev/null; echo "$(date +%s.%N) - $s" | bc; }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 R snapshot -q > /dev/null
