@@ -117,15 +117,6 @@ impl OverlayRecord {
     pub fn dir(&self, store: &Store) -> PathBuf {
         overlays_dir(store).join(self.id.to_string())
     }
-
-    /// Whether a change (by path and new content) is still pending.
-    fn pending(&self, c: &FileChange) -> bool {
-        let new = c.new.map(|n| n.id);
-        !self
-            .settled
-            .iter()
-            .any(|(p, id)| *p == c.path && *id == new)
-    }
 }
 
 /// The directory holding every overlay's files.
@@ -357,6 +348,11 @@ pub struct OverlayDiff {
 /// Computes what the overlay changed that is still pending.
 pub fn overlay_diff(store: &Store, rec: &mut OverlayRecord, renames: bool) -> Result<OverlayDiff> {
     let _lock = lock(store, rec)?;
+    diff_locked(store, rec, renames)
+}
+
+/// [`overlay_diff`] for a caller that holds the lock.
+fn diff_locked(store: &Store, rec: &mut OverlayRecord, renames: bool) -> Result<OverlayDiff> {
     let state_id = state(store, rec)?;
     let mut d = diff(
         store,
@@ -371,10 +367,16 @@ pub fn overlay_diff(store: &Store, rec: &mut OverlayRecord, renames: bool) -> Re
     let reader = store.reader()?;
     let base = reader.snapshot(&rec.base)?;
     let mut ignores = SnapshotIgnores::new(&reader, &base)?;
+    let settled: rustc_hash::FxHashMap<&[u8], Option<Id>> = rec
+        .settled
+        .iter()
+        .map(|(p, id)| (p.as_slice(), *id))
+        .collect();
     let mut ignored = Vec::new();
     let mut kept = Vec::new();
     for c in std::mem::take(&mut d.changes) {
-        if !rec.pending(&c) {
+        // Settled with this very content: accepted or chosen already.
+        if settled.get(c.path.as_slice()) == Some(&c.new.map(|n| n.id)) {
             continue;
         }
         if ignores.excluded(&c.path, false) {
@@ -427,8 +429,8 @@ pub fn accept(
     opts: &AcceptOptions,
 ) -> Result<AcceptReport> {
     let root = crate::workspace::canonical(&rec.workspace_path(), true)?;
-    let od = overlay_diff(store, rec, false)?;
     let _lock = lock(store, rec)?;
+    let od = diff_locked(store, rec, false)?;
     let wanted = |p: &[u8]| {
         opts.paths.is_empty() || opts.paths.iter().any(|q| crate::diff::tree::is_under(p, q))
     };
@@ -475,10 +477,11 @@ pub fn accept(
         },
     )?;
     // The carry's path filter takes prefixes; keep exactly the pending paths.
+    let taken: rustc_hash::FxHashSet<&[u8]> = take.iter().map(Vec::as_slice).collect();
     let planned: Vec<_> = carried
         .planned
         .into_iter()
-        .filter(|p| new_ids.contains_key(&p.outcome.path) && take.contains(&p.outcome.path))
+        .filter(|p| taken.contains(p.outcome.path.as_slice()))
         .collect();
     report.conflicts = carried.conflicts;
     report.files = planned.iter().map(|p| p.outcome.clone()).collect();
@@ -498,15 +501,17 @@ pub fn accept(
         report.after = done.after;
         report.op = Some(done.op);
     }
-    for p in &take {
-        if conflicted.contains(&p.as_slice()) {
-            continue;
-        }
-        if let Some(id) = new_ids.get(p) {
-            rec.settled.retain(|(q, _)| q != p);
-            rec.settled.push((p.clone(), *id));
-        }
-    }
+    let conflicted: rustc_hash::FxHashSet<&[u8]> = conflicted.into_iter().collect();
+    let now_settled: Vec<(Vec<u8>, Option<Id>)> = take
+        .iter()
+        .filter(|p| !conflicted.contains(p.as_slice()))
+        .filter_map(|p| new_ids.get(p).map(|id| (p.clone(), *id)))
+        .collect();
+    let replaced: rustc_hash::FxHashSet<&[u8]> =
+        now_settled.iter().map(|(p, _)| p.as_slice()).collect();
+    rec.settled
+        .retain(|(q, _)| !replaced.contains(q.as_slice()));
+    rec.settled.extend(now_settled);
     save(store, rec)?;
     Ok(report)
 }
@@ -523,8 +528,8 @@ pub struct RejectReport {
 /// Puts the base version of `paths` (all pending changes when empty) back inside the overlay:
 /// later commands there see the base. The workspace is not touched.
 pub fn reject(store: &Store, rec: &mut OverlayRecord, paths: &[Vec<u8>]) -> Result<RejectReport> {
-    let od = overlay_diff(store, rec, false)?;
     let _lock = lock(store, rec)?;
+    let od = diff_locked(store, rec, false)?;
     let chosen: Vec<FileChange> = od
         .diff
         .changes
