@@ -255,9 +255,12 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
             let od = ov::overlay_diff(&store, &mut rec, true)?;
             if !ctx.json && !ctx.quiet && !od.ignored.is_empty() {
                 output::warn(&format!(
-                    "{} change(s) to ignored paths not shown (accept them with --include-ignored): {}",
-                    od.ignored.len(),
-                    ov::change_paths(&od.ignored).join(", ")
+                    "ignored paths written in the overlay, not shown (copy them with accept --include-ignored): {}",
+                    od.ignored
+                        .iter()
+                        .map(|p| path_str(p))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ));
             }
             let args = DiffArgs {
@@ -281,7 +284,10 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
                 json!(od.state.hex()),
                 vec![
                     ("overlay", json!(rec.id)),
-                    ("ignored", json!(ov::change_paths(&od.ignored))),
+                    (
+                        "ignored",
+                        json!(od.ignored.iter().map(|p| path_str(p)).collect::<Vec<_>>()),
+                    ),
                 ],
             )
         }
@@ -331,6 +337,8 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
                         "regions": c.regions,
                     })).collect::<Vec<_>>(),
                     "ignored": r.ignored.iter().map(|p| path_str(p)).collect::<Vec<_>>(),
+                    "ignored_copied": r.ignored_copied.iter().map(|p| path_str(p)).collect::<Vec<_>>(),
+                    "ignored_files": r.ignored_files,
                     "before": r.before.map(|i| i.hex()),
                     "after": r.after.map(|i| i.hex()),
                     "op": r.op,
@@ -356,9 +364,25 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
                 }
                 if !r.ignored.is_empty() {
                     output::warn(&format!(
-                        "{} ignored path(s) left pending (use --include-ignored)",
-                        r.ignored.len()
+                        "{} ignored path(s) left in the overlay (use --include-ignored): {}",
+                        r.ignored.len(),
+                        r.ignored
+                            .iter()
+                            .map(|p| path_str(p))
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     ));
+                }
+                if !r.ignored_copied.is_empty() {
+                    eprintln!(
+                        "rewind: copied {} ignored file(s) into the workspace ({}); no snapshot holds ignored files, so `undo` leaves them",
+                        r.ignored_files,
+                        r.ignored_copied
+                            .iter()
+                            .map(|p| path_str(p))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    );
                 }
                 if let Some(op) = r.op {
                     eprintln!("rewind: accepted as operation {op} (undo with `rewind undo`)");

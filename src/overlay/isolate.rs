@@ -199,7 +199,9 @@ pub fn run_isolated(
             .iter()
             .map(|c| display(&c.path))
             .collect();
-        if accepted.conflicts.is_empty() && accepted.ignored.is_empty() {
+        // Ignored build outputs go with the overlay: `overlay accept --include-ignored` on a
+        // kept overlay is the way to take them.
+        if accepted.conflicts.is_empty() {
             super::drop_overlay(&store, &rec)?;
             result_overlay.kept = false;
         }

@@ -32,12 +32,10 @@ use crate::diff::{Diff, DiffRequest, Rev, diff};
 use crate::error::{Error, IoContext, Result};
 use crate::id::Id;
 use crate::progress::NoProgress;
-use crate::restore::SnapshotIgnores;
 use crate::snapshot::{SnapshotOptions, snapshot};
 use crate::store::Store;
 use crate::store::oplog::{self, OpRecord};
 use crate::store::tables::OVERLAYS;
-use crate::util::display;
 
 /// How an overlay isolates its command.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -92,6 +90,10 @@ pub struct OverlayRecord {
     pub settled: Vec<(Vec<u8>, Option<Id>)>,
     /// Namespace backend: every state snapshot made (deleted with the overlay).
     pub states: Vec<Id>,
+    /// Namespace backend: what the overlay wrote at paths the base's ignore rules exclude
+    /// (build outputs, dependencies), top-most paths only. They are not part of the state (no
+    /// snapshot holds ignored files); accept copies them only with `include_ignored`.
+    pub ignored: Vec<Vec<u8>>,
 }
 
 impl OverlayRecord {
@@ -212,6 +214,7 @@ pub fn create(store: &Store, root: &Path, opts: &CreateOptions) -> Result<Create
         state: None,
         settled: Vec::new(),
         states: Vec::new(),
+        ignored: Vec::new(),
     };
     txn.open_table(OVERLAYS)?
         .insert(id, rec.encode().as_slice())?;
@@ -318,10 +321,14 @@ pub fn lock(store: &Store, rec: &OverlayRecord) -> Result<OverlayLock> {
 /// Computes the overlay's state snapshot (base plus its changes), stores it and returns its id.
 /// The caller holds the lock.
 pub fn state(store: &Store, rec: &mut OverlayRecord) -> Result<Id> {
-    let id = match rec.backend {
+    let (id, ignored) = match rec.backend {
         Backend::Namespace => namespace::state(store, rec)?,
-        Backend::Copy => copy::state(store, rec)?,
+        Backend::Copy => (copy::state(store, rec)?, Vec::new()),
     };
+    if rec.ignored != ignored {
+        rec.ignored = ignored;
+        save(store, rec)?;
+    }
     if rec.state != Some(id) {
         // Superseded states stay stored until the overlay is dropped: a reject's operation
         // names the state before it, and undoing the reject goes back to it.
@@ -338,9 +345,9 @@ pub fn state(store: &Store, rec: &mut OverlayRecord) -> Result<Id> {
 pub struct OverlayDiff {
     /// The diff from the base to the state, reduced to pending changes.
     pub diff: Diff,
-    /// Pending changes to paths the workspace's rules ignore (build outputs...): not part of
-    /// `diff`, and accepted only when asked.
-    pub ignored: Vec<FileChange>,
+    /// Ignored paths the overlay wrote (build outputs...): not part of `diff`, and copied into
+    /// the workspace only when asked (see [`OverlayRecord::ignored`]).
+    pub ignored: Vec<Vec<u8>>,
     /// The state snapshot.
     pub state: Id,
 }
@@ -364,31 +371,20 @@ fn diff_locked(store: &Store, rec: &mut OverlayRecord, renames: bool) -> Result<
             paths: Vec::new(),
         },
     )?;
-    let reader = store.reader()?;
-    let base = reader.snapshot(&rec.base)?;
-    let mut ignores = SnapshotIgnores::new(&reader, &base)?;
     let settled: rustc_hash::FxHashMap<&[u8], Option<Id>> = rec
         .settled
         .iter()
         .map(|(p, id)| (p.as_slice(), *id))
         .collect();
-    let mut ignored = Vec::new();
-    let mut kept = Vec::new();
-    for c in std::mem::take(&mut d.changes) {
-        // Settled with this very content: accepted or chosen already.
-        if settled.get(c.path.as_slice()) == Some(&c.new.map(|n| n.id)) {
-            continue;
-        }
-        if ignores.excluded(&c.path, false) {
-            ignored.push(c);
-        } else {
-            kept.push(c);
-        }
-    }
+    // Settled with this very content: accepted or chosen already.
+    let kept: Vec<FileChange> = std::mem::take(&mut d.changes)
+        .into_iter()
+        .filter(|c| settled.get(c.path.as_slice()) != Some(&c.new.map(|n| n.id)))
+        .collect();
     d.changes = kept;
     Ok(OverlayDiff {
         diff: d,
-        ignored,
+        ignored: rec.ignored.clone(),
         state: state_id,
     })
 }
@@ -411,8 +407,12 @@ pub struct AcceptReport {
     pub files: Vec<FileOutcome>,
     /// Paths left pending because they conflict.
     pub conflicts: Vec<Conflict>,
-    /// Ignored paths left pending (see [`AcceptOptions::include_ignored`]).
+    /// Ignored paths left in the overlay (see [`AcceptOptions::include_ignored`]).
     pub ignored: Vec<Vec<u8>>,
+    /// Ignored paths copied into the workspace (with `include_ignored`), and how many files.
+    pub ignored_copied: Vec<Vec<u8>>,
+    /// Files copied for them.
+    pub ignored_files: u64,
     /// The workspace snapshots around the write, and the operation (None when nothing was
     /// written).
     pub before: Option<Id>,
@@ -435,31 +435,27 @@ pub fn accept(
         opts.paths.is_empty() || opts.paths.iter().any(|q| crate::diff::tree::is_under(p, q))
     };
     let mut report = AcceptReport::default();
-    let mut take: Vec<Vec<u8>> = od
+    let take: Vec<Vec<u8>> = od
         .diff
         .changes
         .iter()
         .map(|c| c.path.clone())
         .filter(|p| wanted(p))
         .collect();
-    for c in &od.ignored {
-        if !wanted(&c.path) {
-            continue;
-        }
-        if opts.include_ignored {
-            take.push(c.path.clone());
-        } else {
-            report.ignored.push(c.path.clone());
-        }
-    }
+    let ignored: Vec<Vec<u8>> = od.ignored.iter().filter(|p| wanted(p)).cloned().collect();
     let new_ids: rustc_hash::FxHashMap<Vec<u8>, Option<Id>> = od
         .diff
         .changes
         .iter()
-        .chain(&od.ignored)
         .map(|c| (c.path.clone(), c.new.map(|n| n.id)))
         .collect();
     drop(od);
+    if opts.include_ignored && !ignored.is_empty() {
+        report.ignored_files = namespace::copy_ignored(store, rec, &root, &ignored)?;
+        report.ignored_copied = ignored;
+    } else {
+        report.ignored = ignored;
+    }
     if take.is_empty() {
         return Ok(report);
     }
@@ -496,7 +492,7 @@ pub fn accept(
         parts.push(&id_bytes);
         parts.extend(take.iter().map(Vec::as_slice));
         let key = request_key(&parts);
-        let done = write_with_op(store, &root, "accept", key, &work, opts.include_ignored)?;
+        let done = write_with_op(store, &root, "accept", key, &work, false)?;
         report.before = done.before;
         report.after = done.after;
         report.op = Some(done.op);
@@ -534,7 +530,6 @@ pub fn reject(store: &Store, rec: &mut OverlayRecord, paths: &[Vec<u8>]) -> Resu
         .diff
         .changes
         .iter()
-        .chain(&od.ignored)
         .filter(|c| {
             paths.is_empty()
                 || paths
@@ -697,9 +692,4 @@ pub fn command(
     }
     cmd.env("REWIND_OVERLAY", rec.id.to_string());
     Ok(cmd)
-}
-
-/// A short description of a change for reports.
-pub fn change_paths(changes: &[FileChange]) -> Vec<String> {
-    changes.iter().map(|c| display(&c.path)).collect()
 }

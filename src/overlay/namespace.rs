@@ -30,6 +30,7 @@ use rustc_hash::FxHashMap;
 use super::OverlayRecord;
 use crate::error::{Error, IoContext, Result};
 use crate::id::Id;
+use crate::restore::SnapshotIgnores;
 use crate::scan::walk::{NEVER_ENTER, TEMP_PREFIX};
 use crate::store::Store;
 use crate::store::snapshot::{SnapshotRecord, TreeStats};
@@ -245,6 +246,8 @@ struct Upper {
     opaque: rustc_hash::FxHashSet<Vec<u8>>,
     /// Regular files and symlinks, in the order their ids come back from the store.
     files: Vec<Vec<u8>>,
+    /// Ignored entries written by the overlay (top-most paths).
+    ignored: Vec<Vec<u8>>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -257,7 +260,9 @@ enum UpperEntry {
     Whiteout,
 }
 
-fn scan_upper(upper: &Path) -> Result<Upper> {
+/// Reads the upper directory. Entries the base's ignore rules exclude (build outputs) are
+/// listed apart, top-most only, and neither entered nor stored: they are no part of the state.
+fn scan_upper(upper: &Path, ignores: &mut SnapshotIgnores) -> Result<Upper> {
     let mut out = Upper::default();
     let mut stack: Vec<Vec<u8>> = vec![Vec::new()];
     while let Some(rel) = stack.pop() {
@@ -269,6 +274,12 @@ fn scan_upper(upper: &Path) -> Result<Upper> {
             let meta = e.metadata().at(e.path())?;
             let ft = meta.file_type();
             let child = crate::util::child_path(&rel, &name);
+            if ignores.excluded(&child, ft.is_dir()) {
+                if !ft.is_char_device() && !NEVER_ENTER.contains(&name.as_slice()) {
+                    out.ignored.push(child);
+                }
+                continue;
+            }
             let entry = if ft.is_dir() {
                 if NEVER_ENTER.contains(&name.as_slice()) {
                     continue;
@@ -322,13 +333,18 @@ fn is_opaque(p: &Path) -> bool {
 }
 
 /// Builds the state tree (base edited by the upper directory) and stores it as a snapshot.
-pub fn state(store: &Store, rec: &OverlayRecord) -> Result<Id> {
+/// The state's id and the ignored paths the overlay wrote (see [`super::OverlayRecord::ignored`]).
+pub fn state(store: &Store, rec: &OverlayRecord) -> Result<(Id, Vec<Vec<u8>>)> {
     let upper = upper_dir(store, rec);
-    let scanned = scan_upper(&upper)?;
+    let (scanned, base) = {
+        let reader = store.reader()?;
+        let base = reader.snapshot(&rec.base)?;
+        let mut ignores = SnapshotIgnores::new(&reader, &base)?;
+        (scan_upper(&upper, &mut ignores)?, base)
+    };
     let stored = crate::snapshot::store_files(store, &upper, &scanned.files)?;
     let txn = stored.txn;
     let reader = store.reader()?;
-    let base = reader.snapshot(&rec.base)?;
     let mut ed = Editor {
         reader: &reader,
         upper: &scanned,
@@ -342,7 +358,7 @@ pub fn state(store: &Store, rec: &OverlayRecord) -> Result<Id> {
     if let Some(current) = rec.state
         && reader.snapshot(&current)?.root == root
     {
-        return Ok(current);
+        return Ok((current, scanned.ignored));
     }
     let stats = ed.delta.apply(base.stats);
     {
@@ -380,7 +396,7 @@ pub fn state(store: &Store, rec: &OverlayRecord) -> Result<Id> {
     }
     txn.open_table(SNAPSHOTS)?.insert(id.0, bytes.as_slice())?;
     txn.commit()?;
-    Ok(id)
+    Ok((id, scanned.ignored))
 }
 
 #[derive(Default)]
@@ -571,4 +587,62 @@ fn checked_upper_path(upper: &Path, rel: &[u8]) -> Result<PathBuf> {
         }
     }
     Ok(join_rel(upper, rel))
+}
+
+/// Copies ignored entries the overlay wrote (build outputs: files, symlinks, whole
+/// directories) from the upper directory into the workspace, streaming, never through a
+/// symlink in the workspace. No snapshot holds ignored files, so this cannot be undone.
+pub fn copy_ignored(
+    store: &Store,
+    rec: &OverlayRecord,
+    root: &Path,
+    paths: &[Vec<u8>],
+) -> Result<u64> {
+    let upper = upper_dir(store, rec);
+    let safe = crate::restore::SafeDirs::new(root);
+    let mut copied = 0;
+    let mut stack: Vec<Vec<u8>> = paths.to_vec();
+    while let Some(rel) = stack.pop() {
+        let src = join_rel(&upper, &rel);
+        let Ok(meta) = fs::symlink_metadata(&src) else {
+            continue;
+        };
+        let ft = meta.file_type();
+        if ft.is_dir() {
+            let dest = safe.path(&rel)?;
+            match fs::symlink_metadata(&dest) {
+                Ok(m) if m.is_dir() => {}
+                Ok(_) => {
+                    fs::remove_file(&dest).at(&dest)?;
+                    fs::create_dir(&dest).at(&dest)?;
+                }
+                Err(_) => fs::create_dir(&dest).at(&dest)?,
+            }
+            safe.mark(&rel);
+            for e in fs::read_dir(&src).at(&src)? {
+                let e = e.at(&src)?;
+                stack.push(crate::util::child_path(&rel, e.file_name().as_bytes()));
+            }
+        } else if ft.is_file() || ft.is_symlink() {
+            let dest = safe.path(&rel)?;
+            if fs::symlink_metadata(&dest).is_ok_and(|m| m.is_dir()) {
+                super::remove_tree(&dest)?;
+            }
+            if ft.is_symlink() {
+                let target = fs::read_link(&src).at(&src)?;
+                let mut bytes = target.as_os_str().as_bytes();
+                crate::restore::write_atomic(&dest, Kind::Symlink, &mut bytes)?;
+            } else {
+                let kind = if meta.permissions().mode() & 0o100 != 0 {
+                    Kind::Executable
+                } else {
+                    Kind::File
+                };
+                let mut f = fs::File::open(&src).at(&src)?;
+                crate::restore::write_atomic(&dest, kind, &mut f)?;
+            }
+            copied += 1;
+        }
+    }
+    Ok(copied)
 }
