@@ -450,23 +450,38 @@ pub fn accept(
         .map(|c| (c.path.clone(), c.new.map(|n| n.id)))
         .collect();
     drop(od);
+    if !take.is_empty() {
+        carry_onto(store, rec, &root, &take, &new_ids, opts.policy, &mut report)?;
+    }
+    // After the tracked changes are written, so that a failed accept copies nothing.
     if opts.include_ignored && !ignored.is_empty() {
         report.ignored_files = namespace::copy_ignored(store, rec, &root, &ignored)?;
         report.ignored_copied = ignored;
     } else {
         report.ignored = ignored;
     }
-    if take.is_empty() {
-        return Ok(report);
-    }
+    Ok(report)
+}
+
+/// The tracked part of an accept: carry `take` from the base to the state onto the workspace,
+/// as one operation, and remember what was settled.
+fn carry_onto(
+    store: &Store,
+    rec: &mut OverlayRecord,
+    root: &Path,
+    take: &[Vec<u8>],
+    new_ids: &rustc_hash::FxHashMap<Vec<u8>, Option<Id>>,
+    policy: ConflictPolicy,
+    report: &mut AcceptReport,
+) -> Result<()> {
     let state_id = rec.state.unwrap_or(rec.base);
     let carried = plan_carry(
         store,
-        &root,
+        root,
         rec.base,
         state_id,
-        &take,
-        opts.policy,
+        take,
+        policy,
         &CarryLabels {
             ours: "workspace",
             theirs: "overlay",
@@ -492,7 +507,7 @@ pub fn accept(
         parts.push(&id_bytes);
         parts.extend(take.iter().map(Vec::as_slice));
         let key = request_key(&parts);
-        let done = write_with_op(store, &root, "accept", key, &work, false)?;
+        let done = write_with_op(store, root, "accept", key, &work, false)?;
         report.before = done.before;
         report.after = done.after;
         report.op = Some(done.op);
@@ -508,8 +523,7 @@ pub fn accept(
     rec.settled
         .retain(|(q, _)| !replaced.contains(q.as_slice()));
     rec.settled.extend(now_settled);
-    save(store, rec)?;
-    Ok(report)
+    save(store, rec)
 }
 
 /// What a reject did.
