@@ -492,16 +492,7 @@ fn execute(
         .iter()
         .filter(|c| c.status == ChangeStatus::Added && c.new.is_some_and(|n| n.kind == Kind::Dir))
     {
-        let p = safe.path(&c.path)?;
-        match fs::symlink_metadata(&p) {
-            Ok(m) if m.is_dir() => {}
-            Ok(_) => {
-                fs::remove_file(&p).at(&p)?;
-                fs::create_dir(&p).at(&p)?;
-            }
-            Err(_) => fs::create_dir(&p).at(&p)?,
-        }
-        safe.mark(&c.path);
+        safe.make_dir(&c.path)?;
     }
     umask(); // read it before any worker thread creates files
     let files: Vec<&FileChange> = plan
@@ -575,6 +566,22 @@ impl<'a> SafeDirs<'a> {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .insert(rel.to_vec());
+    }
+
+    /// Makes `rel` a real directory (replacing a file or symlink standing there), its parents
+    /// checked, and remembers it as verified.
+    pub(crate) fn make_dir(&self, rel: &[u8]) -> Result<PathBuf> {
+        let p = self.path(rel)?;
+        match fs::symlink_metadata(&p) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => {
+                fs::remove_file(&p).at(&p)?;
+                fs::create_dir(&p).at(&p)?;
+            }
+            Err(_) => fs::create_dir(&p).at(&p)?,
+        }
+        self.mark(rel);
+        Ok(p)
     }
 
     /// The absolute path of `rel`, its parents checked (or created) as real directories.

@@ -609,16 +609,7 @@ pub fn copy_ignored(
         };
         let ft = meta.file_type();
         if ft.is_dir() {
-            let dest = safe.path(&rel)?;
-            match fs::symlink_metadata(&dest) {
-                Ok(m) if m.is_dir() => {}
-                Ok(_) => {
-                    fs::remove_file(&dest).at(&dest)?;
-                    fs::create_dir(&dest).at(&dest)?;
-                }
-                Err(_) => fs::create_dir(&dest).at(&dest)?,
-            }
-            safe.mark(&rel);
+            safe.make_dir(&rel)?;
             for e in fs::read_dir(&src).at(&src)? {
                 let e = e.at(&src)?;
                 stack.push(crate::util::child_path(&rel, e.file_name().as_bytes()));
