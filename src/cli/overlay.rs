@@ -163,6 +163,7 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
                 Some(r) => Some(crate::revision::resolve(&store.reader()?, &r, Some(&root))?),
                 None => None,
             };
+            let bar = super::progress::Bar::new(ctx.quiet || ctx.json);
             let c = ov::create(
                 &store,
                 &root,
@@ -172,6 +173,7 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
                     backend: backend.into(),
                     with_ignored,
                 },
+                &bar,
             )?;
             if let Some(why) = &c.fallback
                 && !ctx.quiet

@@ -19,7 +19,7 @@ use rayon::prelude::*;
 use super::OverlayRecord;
 use crate::error::{Error, IoContext, Result};
 use crate::id::Id;
-use crate::progress::NoProgress;
+use crate::progress::{NoProgress, Progress};
 use crate::scan::StatCache;
 use crate::scan::statcache::Stat;
 use crate::scan::walk::NEVER_ENTER;
@@ -39,6 +39,7 @@ pub fn materialize(
     rec: &OverlayRecord,
     workspace: &Path,
     with_ignored: &[String],
+    progress: &dyn Progress,
 ) -> Result<u64> {
     let dest = tree_dir(store, rec);
     fs::create_dir(&dest).at(&dest)?;
@@ -50,10 +51,11 @@ pub fn materialize(
         if e.kind == Kind::Dir {
             dirs.push(path.to_vec());
         } else {
-            files.push((path.to_vec(), e.kind, e.id));
+            files.push((path.to_vec(), e.kind, e.id, e.size));
         }
         Ok(())
     })?;
+    progress.start("copy", files.iter().map(|f| f.3).sum());
     // Pre-order: parents come before their children.
     for d in &dirs {
         let p = join_rel(&dest, d);
@@ -68,7 +70,8 @@ pub fn materialize(
     let reflinks = AtomicU8::new(REFLINK_UNKNOWN);
     files
         .par_iter()
-        .try_for_each(|(rel, kind, id)| -> Result<()> {
+        .try_for_each(|(rel, kind, id, size)| -> Result<()> {
+            progress.advance(*size);
             let to = join_rel(&dest, rel);
             let from = join_rel(workspace, rel);
             let mode = match *kind {
@@ -97,6 +100,7 @@ pub fn materialize(
             fs::copy(&from, &to).at(&to)?;
             Ok(())
         })?;
+    progress.finish();
     if !with_ignored.is_empty() {
         copy_ignored(workspace, &dest, with_ignored)?;
     }

@@ -102,6 +102,7 @@ pub fn run_isolated(
                 backend: iso.backend,
                 ..CreateOptions::default()
             },
+            &crate::progress::NoProgress,
         )?;
         let rec = created.overlay;
         let base = store.reader()?.snapshot(&rec.base)?;

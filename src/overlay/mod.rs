@@ -31,7 +31,6 @@ use crate::diff::tree::FileChange;
 use crate::diff::{Diff, DiffRequest, Rev, diff};
 use crate::error::{Error, IoContext, Result};
 use crate::id::Id;
-use crate::progress::NoProgress;
 use crate::snapshot::{SnapshotOptions, snapshot};
 use crate::store::Store;
 use crate::store::oplog::{self, OpRecord};
@@ -153,7 +152,12 @@ pub struct Created {
 }
 
 /// Creates an overlay of the workspace at `root`.
-pub fn create(store: &Store, root: &Path, opts: &CreateOptions) -> Result<Created> {
+pub fn create(
+    store: &Store,
+    root: &Path,
+    opts: &CreateOptions,
+    progress: &dyn crate::progress::Progress,
+) -> Result<Created> {
     let t0 = std::time::Instant::now();
     let root = crate::workspace::canonical(root, false)?;
     if let Some(name) = &opts.name {
@@ -194,7 +198,7 @@ pub fn create(store: &Store, root: &Path, opts: &CreateOptions) -> Result<Create
                     op_kind: Some("overlay-base".into()),
                     ..SnapshotOptions::default()
                 },
-                &NoProgress,
+                progress,
             )?;
             outcome.report.id.unwrap_or_default()
         }
@@ -229,7 +233,7 @@ pub fn create(store: &Store, root: &Path, opts: &CreateOptions) -> Result<Create
                 }
                 Ok(0)
             }
-            Backend::Copy => copy::materialize(store, &rec, &root, &opts.with_ignored),
+            Backend::Copy => copy::materialize(store, &rec, &root, &opts.with_ignored, progress),
         }
     })();
     let files_copied = match made {
