@@ -477,3 +477,54 @@ fn namespace_overlays_work_unprivileged() {
     run(&["overlay", "drop", id]);
     assert!(!store.join("s/overlays").join(id).exists());
 }
+
+#[test]
+fn copy_backend_brings_selected_ignored_paths_and_shows_its_path() {
+    let env = Env::new();
+    env.write(".gitignore", b"node_modules/\n*.log\n");
+    env.write("src/main.js", b"require('dep')\n");
+    env.write("node_modules/dep/index.js", b"module.exports = 1\n");
+    env.write("debug.log", b"noise\n");
+    env.ok(&["snapshot", "-q"]);
+    let plain = create(&env, "copy");
+    let (code, _) = env.fails(&[
+        "overlay",
+        "run",
+        &plain,
+        "--",
+        "cat",
+        "node_modules/dep/index.js",
+    ]);
+    assert_eq!(code, 1, "ignored paths are not copied by default");
+    let out = env.ok(&[
+        "overlay",
+        "create",
+        "--backend",
+        "copy",
+        "--with-ignored",
+        "node_modules",
+    ]);
+    let with = out.trim();
+    let seen = env.ok(&[
+        "overlay",
+        "run",
+        with,
+        "--",
+        "cat",
+        "node_modules/dep/index.js",
+    ]);
+    assert_eq!(seen, "module.exports = 1\n");
+    let dir = env.ok(&["overlay", "path", with]);
+    assert!(
+        std::path::Path::new(dir.trim())
+            .join("src/main.js")
+            .is_file(),
+        "{dir}"
+    );
+    assert!(!std::path::Path::new(dir.trim()).join("debug.log").exists());
+    // A namespace overlay has no directory of its own to show.
+    let ns = create(&env, "namespace");
+    let (code, err) = env.fails(&["overlay", "path", &ns]);
+    assert_eq!(code, 2);
+    assert!(err.contains("overlay shell"), "{err}");
+}
