@@ -188,13 +188,7 @@ pub(crate) fn store_files(store: &Store, root: &Path, files: &[Vec<u8>]) -> Resu
             cached: None,
         });
     }
-    let mut sink = Sink {
-        store,
-        txn: None,
-        new_blobs: 0,
-        new_chunks: 0,
-        stored_bytes: 0,
-    };
+    let mut sink = Sink::new(store);
     let ctx = ReadCtx {
         root,
         reader: &reader,
@@ -377,13 +371,7 @@ fn snapshot_once(
 
     let total: u64 = to_read.iter().map(|&i| entries[i].stat.size).sum();
     progress.start("snapshot", total);
-    let mut sink = Sink {
-        store,
-        txn: None,
-        new_blobs: 0,
-        new_chunks: 0,
-        stored_bytes: 0,
-    };
+    let mut sink = Sink::new(store);
     let ctx = ReadCtx {
         root: &root,
         reader: &reader,
@@ -679,7 +667,18 @@ struct Sink<'s> {
     stored_bytes: u64,
 }
 
-impl Sink<'_> {
+impl<'s> Sink<'s> {
+    /// A writer with no transaction yet: it begins one at the first object.
+    fn new(store: &'s Store) -> Sink<'s> {
+        Sink {
+            store,
+            txn: None,
+            new_blobs: 0,
+            new_chunks: 0,
+            stored_bytes: 0,
+        }
+    }
+
     fn put(&mut self, batch: &[Put]) -> Result<()> {
         if self.txn.is_none() {
             let txn = self.store.begin_write()?;

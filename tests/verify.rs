@@ -149,25 +149,22 @@ fn a_missing_tree_is_reported_with_its_snapshot() {
     env.ok(&["diff", &first, &first]);
     // gc deletes nothing while a reachable object is damaged: sub's file would otherwise look
     // like garbage, and a repair could still want it.
-    let blobs_before = rewind::Store::open(&env.store, rewind::StoreOptions::default())
-        .unwrap()
-        .reader()
-        .unwrap()
-        .content_totals()
-        .unwrap()
-        .blobs;
+    let blobs = || {
+        rewind::Store::open(&env.store, rewind::StoreOptions::default())
+            .unwrap()
+            .reader()
+            .unwrap()
+            .content_totals()
+            .unwrap()
+            .blobs
+    };
+    let blobs_before = blobs();
     let (code, err) = env.fails(&["gc"]);
     assert_eq!(code, 2);
     assert!(
         err.contains("nothing was deleted") && err.contains("verify"),
         "{err}"
     );
-    let blobs_after = rewind::Store::open(&env.store, rewind::StoreOptions::default())
-        .unwrap()
-        .reader()
-        .unwrap()
-        .content_totals()
-        .unwrap()
-        .blobs;
+    let blobs_after = blobs();
     assert_eq!(blobs_before, blobs_after);
 }
