@@ -380,19 +380,23 @@ pub(crate) fn write_with_op(
     force: bool,
 ) -> Result<Recorded> {
     let before = bracket(store, root, kind, "pre")?;
-    // A touched path that exists but is not in the snapshot just taken is ignored by the
-    // workspace's rules: changing it could not be undone.
+    // A touched path that exists but is not in the snapshot just taken, or that the
+    // workspace's rules ignore, is outside every snapshot: changing or creating it could not be
+    // undone (an undo never deletes what no snapshot looked at).
     if let (Some(id), false) = (before, force) {
         let reader = store.reader()?;
-        let tree = reader.snapshot(&id)?.root;
+        let rec = reader.snapshot(&id)?;
+        let tree = rec.root;
+        let mut ignores = crate::restore::SnapshotIgnores::new(&reader, &rec)?;
         let mut unsaved = Vec::new();
         for rel in plan
             .iter()
             .flat_map(|p| p.write.iter().map(|w| &w.0).chain(p.remove.iter()))
         {
-            if crate::restore::lstat_beneath(root, rel).is_some_and(|m| !m.is_dir())
-                && reader.lookup(&tree, rel)?.is_none()
-            {
+            let existing = crate::restore::lstat_beneath(root, rel);
+            let unseen = existing.as_ref().is_some_and(|m| !m.is_dir())
+                && reader.lookup(&tree, rel)?.is_none();
+            if unseen || (existing.is_none() && ignores.excluded(rel, false)) {
                 unsaved.push(display(rel));
             }
         }

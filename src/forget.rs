@@ -95,7 +95,11 @@ pub fn forget(store: &Store, opts: &ForgetOptions) -> Result<ForgetReport> {
         dry_run: opts.dry_run,
         ..ForgetReport::default()
     };
-    let mut doomed: Vec<(LogKey, Judged)> = Vec::new();
+    // A snapshot can stand in a history more than once (a restore or undo returned to it), and
+    // in another workspace's history (a restore --from-workspace): it is judged once, and
+    // forgetting it removes every history entry that names it, so none is left dangling.
+    let mut doomed: Vec<Judged> = Vec::new();
+    let mut entries_of: FxHashMap<Id, Vec<LogKey>> = FxHashMap::default();
     {
         let log = txn.open_table(WS_LOG)?;
         let snapshots = txn.open_table(SNAPSHOTS)?;
@@ -114,23 +118,27 @@ pub fn forget(store: &Store, opts: &ForgetOptions) -> Result<ForgetReport> {
             reason,
         };
         // Every history entry, per workspace, oldest first.
-        let mut by_ws: BTreeMap<u64, Vec<(LogKey, Id)>> = BTreeMap::new();
+        let mut by_ws: BTreeMap<u64, Vec<Id>> = BTreeMap::new();
         for item in log.iter()? {
             let (k, v) = item?;
             let key = k.value();
-            by_ws.entry(key.0).or_default().push((key, Id(v.value())));
+            let id = Id(v.value());
+            by_ws.entry(key.0).or_default().push(id);
+            entries_of.entry(id).or_default().push(key);
         }
         if !policy {
             let mut refused = Vec::new();
             for want in &opts.snapshots {
-                let entry = by_ws.values().flatten().find(|(_, id)| id == want).copied();
-                let Some((key, id)) = entry else {
+                if !entries_of.contains_key(want) {
                     return Err(Error::UnknownRevision(want.hex()));
-                };
-                let r = record(&id)?;
-                match protections.get(&id) {
-                    Some(why) => refused.push(format!("{} ({why})", id.short())),
-                    None => doomed.push((key, judged(id, &r, None))),
+                }
+                if doomed.iter().any(|j| j.id == *want) {
+                    continue;
+                }
+                let r = record(want)?;
+                match protections.get(want) {
+                    Some(why) => refused.push(format!("{} ({why})", want.short())),
+                    None => doomed.push(judged(*want, &r, None)),
                 }
             }
             if !refused.is_empty() {
@@ -141,47 +149,67 @@ pub fn forget(store: &Store, opts: &ForgetOptions) -> Result<ForgetReport> {
             }
         } else {
             let now = crate::util::now_ns();
-            for entries in by_ws.values() {
+            let mut keep: rustc_hash::FxHashSet<Id> = rustc_hash::FxHashSet::default();
+            let mut judged_ids: rustc_hash::FxHashSet<Id> = rustc_hash::FxHashSet::default();
+            for history in by_ws.values() {
+                // Each snapshot once, at its latest place in the history.
+                let mut seen = rustc_hash::FxHashSet::default();
+                let mut distinct: Vec<Id> = Vec::new();
+                for id in history.iter().rev() {
+                    if seen.insert(*id) {
+                        distinct.push(*id);
+                    }
+                }
+                distinct.reverse();
                 let mut candidates = Vec::new();
-                for &(key, id) in entries {
+                for id in distinct {
                     let r = record(&id)?;
                     if opts.workspace.as_ref().is_some_and(|w| *w != r.workspace) {
-                        break;
+                        continue;
                     }
                     let label = r.meta.iter().find(|(k, _)| k == "label").map(|(_, v)| v);
                     if !opts.labels.is_empty() && !label.is_some_and(|l| opts.labels.contains(l)) {
                         continue;
                     }
-                    candidates.push((key, id, r));
+                    candidates.push((id, r));
                 }
                 let n = candidates.len();
-                for (i, (key, id, r)) in candidates.into_iter().enumerate() {
+                for (i, (id, r)) in candidates.into_iter().enumerate() {
                     let recent = opts.keep_last.is_some_and(|k| n - i <= k);
                     let young = opts
                         .keep_within
                         .is_some_and(|d| now.saturating_sub(r.time_ns) < d.as_nanos() as i64);
+                    if !judged_ids.insert(id) && !recent && !young {
+                        continue;
+                    }
                     if recent || young {
-                        report.kept += 1;
+                        keep.insert(id);
                     } else if let Some(why) = protections.get(&id) {
                         report.protected.push(judged(id, &r, Some(why.clone())));
                     } else {
-                        doomed.push((key, judged(id, &r, None)));
+                        doomed.push(judged(id, &r, None));
                     }
                 }
             }
+            // Kept by one history, kept.
+            doomed.retain(|j| !keep.contains(&j.id));
+            report.protected.retain(|j| !keep.contains(&j.id));
+            report.kept = keep.len();
         }
     }
-    doomed.sort_by_key(|(_, j)| j.time_ns);
+    doomed.sort_by_key(|j| j.time_ns);
     if opts.dry_run || doomed.is_empty() {
-        report.forgotten = doomed.into_iter().map(|(_, j)| j).collect();
+        report.forgotten = doomed;
         txn.abort()?;
         return Ok(report);
     }
     {
         let mut log = txn.open_table(WS_LOG)?;
         let mut snapshots = txn.open_table(SNAPSHOTS)?;
-        for (key, j) in &doomed {
-            log.remove(*key)?;
+        for j in &doomed {
+            for key in entries_of.get(&j.id).into_iter().flatten() {
+                log.remove(*key)?;
+            }
             snapshots.remove(j.id.0)?;
         }
     }
@@ -189,9 +217,7 @@ pub fn forget(store: &Store, opts: &ForgetOptions) -> Result<ForgetReport> {
     crate::store::write_counter(&txn, "forgotten_since_gc", forgotten + doomed.len() as u64)?;
     let workspace = match (&opts.workspace, doomed.first()) {
         (Some(w), _) => w.clone(),
-        (None, Some((_, j))) if doomed.iter().all(|(_, d)| d.workspace == j.workspace) => {
-            j.workspace.clone()
-        }
+        (None, Some(j)) if doomed.iter().all(|d| d.workspace == j.workspace) => j.workspace.clone(),
         _ => Vec::new(),
     };
     let op = oplog::record(
@@ -203,7 +229,7 @@ pub fn forget(store: &Store, opts: &ForgetOptions) -> Result<ForgetReport> {
     )?;
     txn.commit()?;
     report.op = Some(op);
-    report.forgotten = doomed.into_iter().map(|(_, j)| j).collect();
+    report.forgotten = doomed;
     Ok(report)
 }
 

@@ -45,6 +45,8 @@ pub struct RestoreOptions {
     pub dry_run: bool,
     /// Allow `/` or the home directory as the workspace.
     pub force: bool,
+    /// Allow a snapshot of another workspace to replace this one's files.
+    pub from_workspace: bool,
 }
 
 /// What a restore did (or, for a dry run, would do).
@@ -108,6 +110,8 @@ pub fn restore(
     let t0 = Instant::now();
     let root = crate::workspace::canonical(root, opts.force)?;
     let target_rec = store.reader()?.snapshot(&target)?;
+    check_origin(store, &root, target, &target_rec, opts)?;
+    check_paths(&store.reader()?, &root, &target_rec, &opts.paths)?;
 
     // 1. The live state, snapshotted with the target's scan settings.
     let safety = snapshot(
@@ -299,6 +303,64 @@ pub fn restore(
     txn.commit()?;
     report.seconds = t0.elapsed().as_secs_f64();
     Ok(report)
+}
+
+/// Refuses a snapshot of another workspace unless asked explicitly: tags are store-wide, so
+/// `rewind restore base` in the wrong directory would otherwise replace it with another
+/// project. An empty directory has nothing to lose and may receive any snapshot.
+fn check_origin(
+    store: &Store,
+    root: &Path,
+    target: Id,
+    rec: &SnapshotRecord,
+    opts: &RestoreOptions,
+) -> Result<()> {
+    if opts.from_workspace || opts.force || rec.workspace == root.as_os_str().as_bytes() {
+        return Ok(());
+    }
+    let empty = fs::read_dir(root).at(root)?.next().is_none();
+    if empty {
+        return Ok(());
+    }
+    let here = if store.reader()?.workspace(root)?.is_some() {
+        format!("workspace {}", root.display())
+    } else {
+        format!(
+            "{}, which is not a rewind workspace and is not empty",
+            root.display()
+        )
+    };
+    Err(Error::Invalid(format!(
+        "snapshot {} belongs to workspace {}, not to {here}; restoring it would replace these files with another project's (pass --from-workspace to do it anyway, or -C DIR to restore into its own workspace)",
+        target.short(),
+        crate::util::display(&rec.workspace),
+    )))
+}
+
+/// Git's pathspec rule: every path given must name something in the target or in the
+/// workspace, so a typo is an error instead of a restore that silently does nothing.
+fn check_paths(
+    reader: &Reader,
+    root: &Path,
+    rec: &SnapshotRecord,
+    paths: &[Vec<u8>],
+) -> Result<()> {
+    let mut unmatched = Vec::new();
+    for p in paths {
+        if p.is_empty() {
+            continue;
+        }
+        if reader.lookup(&rec.root, p)?.is_none() && lstat_beneath(root, p).is_none() {
+            unmatched.push(crate::util::display(p));
+        }
+    }
+    if unmatched.is_empty() {
+        return Ok(());
+    }
+    Err(Error::Invalid(format!(
+        "path(s) did not match anything in the snapshot or the workspace: {}",
+        unmatched.join(", ")
+    )))
 }
 
 fn append_log(

@@ -38,7 +38,8 @@ pub struct StoreStats {
     pub trees: u64,
     /// Content objects.
     pub content: ContentTotals,
-    /// Bytes all snapshots represent, each counted whole: what copies would take.
+    /// Bytes all snapshots and artifacts represent, each distinct snapshot and each artifact
+    /// counted whole: what copies would take.
     pub logical_bytes: u64,
     /// Per workspace.
     pub workspaces: Vec<WorkspaceStats>,
@@ -75,19 +76,24 @@ pub fn stats(store: &Store) -> Result<StoreStats> {
             .map_or(0, |t| t.entries)
     };
     let mut workspaces = Vec::new();
-    let mut logical = 0;
     for ws in reader.workspaces()? {
+        // A restore or undo puts a snapshot in the history again; it holds its bytes once.
+        let mut seen = rustc_hash::FxHashSet::default();
         let history = reader.history(ws.id, usize::MAX)?;
         let mut w = WorkspaceStats {
             path: ws.path.clone(),
-            snapshots: history.len() as u64,
+            snapshots: 0,
             latest_files: 0,
             latest_bytes: 0,
             latest_ns: None,
             logical_bytes: 0,
         };
         for (i, id) in history.iter().enumerate() {
+            if !seen.insert(*id) {
+                continue;
+            }
             let rec = reader.snapshot(id)?;
+            w.snapshots += 1;
             w.logical_bytes += rec.stats.bytes;
             if i == 0 {
                 w.latest_files = rec.stats.files;
@@ -95,8 +101,15 @@ pub fn stats(store: &Store) -> Result<StoreStats> {
                 w.latest_ns = Some(rec.time_ns);
             }
         }
-        logical += w.logical_bytes;
         workspaces.push(w);
+    }
+    // The same content the blob and chunk totals count: every snapshot and every artifact.
+    let mut logical = 0;
+    for id in reader.all_snapshots()? {
+        logical += reader.snapshot(&id)?.stats.bytes;
+    }
+    for (_, a) in reader.artifacts()? {
+        logical += a.size;
     }
     Ok(StoreStats {
         dir: store.dir().to_path_buf(),

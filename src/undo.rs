@@ -140,6 +140,7 @@ pub fn undo(
         before,
         &RestoreOptions {
             force: true,
+            from_workspace: true,
             ..RestoreOptions::default()
         },
         &info,

@@ -1,10 +1,15 @@
 //! Verifying a store: every object decodes, every reference resolves, and (with `full`) every
 //! blob's, chunk's, tree's and snapshot's content matches its id.
 //!
+//! The roots are everything gc keeps: snapshots, artifacts, overlays and the stat caches
+//! (whose blob and tree ids a snapshot reuses without reading them). The walk from the roots
+//! finds what is missing and who refers to each object; then every record in the trees, blobs
+//! and chunks tables is checked, reached or not, so the counts are the ones `stats` shows.
 //! Problems are collected, not fatal: each names the object and what refers to it, so a user
-//! knows which snapshots a damaged object affects. The walk visits each tree and blob once.
+//! knows which snapshots a damaged object affects. Each object is checked once.
 
 use rayon::prelude::*;
+use redb::ReadableTable;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::error::{Error, Result};
@@ -41,6 +46,10 @@ pub struct VerifyReport {
     pub chunks: u64,
     /// Bytes whose hash was checked (full mode).
     pub bytes_hashed: u64,
+    /// Artifacts checked.
+    pub artifacts: u64,
+    /// Of the trees, blobs and chunks: those nothing reaches (the next gc deletes them).
+    pub unreferenced: u64,
     /// Everything wrong.
     pub problems: Vec<Problem>,
 }
@@ -114,32 +123,158 @@ pub fn verify(store: &Store, full: bool, progress: &dyn Progress) -> Result<Veri
             });
         }
     }
-
-    // Blobs: records, spans, chunks; content hashes in full mode (on all cores).
-    report.blobs = blobs.len() as u64;
-    let total: u64 = if full {
+    for (key, rec) in reader.artifacts()? {
+        report.artifacts += 1;
         blobs
+            .entry(rec.blob)
+            .or_insert_with(|| format!("artifact {key}"));
+    }
+    for (oid, raw) in reader.overlay_records()? {
+        let referrer = format!("overlay {oid}");
+        match crate::overlay::OverlayRecord::decode(oid, &raw) {
+            Ok(rec) => {
+                for id in std::iter::once(rec.base)
+                    .chain(rec.state)
+                    .chain(rec.states.iter().copied())
+                {
+                    if reader.snapshot_raw(&id)?.is_none() {
+                        problems.push(Problem {
+                            kind: "snapshot",
+                            id: id.hex(),
+                            what: "missing".into(),
+                            referrer: referrer.clone(),
+                        });
+                    }
+                }
+            }
+            Err(e) => problems.push(Problem {
+                kind: "overlay",
+                id: oid.to_string(),
+                what: e.to_string(),
+                referrer: "overlays table".into(),
+            }),
+        }
+    }
+    // Stat caches: an id they name that is gone is re-hashed by the next snapshot (no problem),
+    // but one that is present is reused unread, so it must be sound.
+    let mut cached_trees = Vec::new();
+    for item in reader.stat_cache.iter()? {
+        let (k, v) = item?;
+        let Some(dir) = crate::scan::statcache::DirView::parse(v.value()) else {
+            continue;
+        };
+        let referrer = format!("the stat cache of workspace {}", k.value().0);
+        cached_trees.push((dir.tree(), referrer.clone()));
+        for (kind, id) in dir.ids() {
+            if kind == Kind::Dir {
+                cached_trees.push((id, referrer.clone()));
+            } else if reader.has_blob(&id)? {
+                blobs.entry(id).or_insert_with(|| referrer.clone());
+            }
+        }
+    }
+    for (id, referrer) in cached_trees {
+        if reader.has_tree(&id)? {
+            walk_tree(
+                &reader,
+                &id,
+                b"",
+                &referrer,
+                full,
+                &mut seen_trees,
+                &mut blobs,
+                &mut problems,
+                &mut report,
+            )?;
+        }
+    }
+    // Trees nothing reaches: still checked, so every stored tree is.
+    for id in reader.tree_ids()? {
+        if seen_trees.contains(&id) {
+            continue;
+        }
+        report.unreferenced += 1;
+        report.trees += 1;
+        let Some(raw) = reader.tree_raw(&id)? else {
+            continue;
+        };
+        let what = if full && Id::of(&raw) != id {
+            Some("content does not match its id".to_string())
+        } else {
+            Tree::decode(&id, &raw).err().map(|e| e.to_string())
+        };
+        if let Some(what) = what {
+            problems.push(Problem {
+                kind: "tree",
+                id: id.hex(),
+                what,
+                referrer: UNREFERENCED.into(),
+            });
+        }
+    }
+    let reached_blobs = blobs.len() as u64;
+    for id in reader.blob_ids()? {
+        blobs.entry(id).or_insert_with(|| UNREFERENCED.into());
+    }
+    report.unreferenced += blobs.len() as u64 - reached_blobs;
+
+    // Blobs: records, spans, that their chunks exist; content hashes in full mode (on all
+    // cores). Then every chunk record on its own.
+    report.blobs = blobs.len() as u64;
+    let chunk_ids = reader.chunk_ids()?;
+    let total: u64 = if full {
+        let blob_bytes: u64 = blobs
             .keys()
             .filter_map(|id| reader.blob_size(id).ok())
-            .sum()
+            .sum();
+        let chunk_bytes: u64 = chunk_ids
+            .iter()
+            .filter_map(|id| reader.chunk_record(id).ok().flatten())
+            .map(|r| u64::from(r.len))
+            .sum();
+        blob_bytes + chunk_bytes
     } else {
         0
     };
     progress.start("verify", total);
     let list: Vec<(&Id, &String)> = blobs.iter().collect();
-    let results: Vec<(Vec<Problem>, u64, u64)> = list
+    let results: Vec<BlobCheck> = list
         .par_iter()
         .map(|(id, referrer)| check_blob(&reader, &segments, id, referrer, full, progress))
         .collect();
+    let mut chunk_referrer: FxHashMap<Id, &str> = FxHashMap::default();
+    for (r, (_, referrer)) in results.iter().zip(&list) {
+        for c in &r.chunks {
+            chunk_referrer.entry(*c).or_insert(referrer.as_str());
+        }
+    }
+    for r in &results {
+        report.bytes_hashed += r.hashed;
+    }
+    problems.extend(results.into_iter().flat_map(|r| r.problems));
+    report.chunks = chunk_ids.len() as u64;
+    report.unreferenced += chunk_ids
+        .iter()
+        .filter(|c| !chunk_referrer.contains_key(c))
+        .count() as u64;
+    let chunk_results: Vec<(Option<Problem>, u64)> = chunk_ids
+        .par_iter()
+        .map(|id| {
+            let referrer = chunk_referrer.get(id).copied().unwrap_or(UNREFERENCED);
+            check_chunk(&reader, &segments, id, referrer, full, progress)
+        })
+        .collect();
     progress.finish();
-    for (p, chunks, hashed) in results {
+    for (p, hashed) in chunk_results {
         problems.extend(p);
-        report.chunks += chunks;
         report.bytes_hashed += hashed;
     }
     report.problems = problems;
     Ok(report)
 }
+
+/// The referrer of an object nothing reaches.
+const UNREFERENCED: &str = "nothing (the next gc deletes it)";
 
 #[allow(clippy::too_many_arguments)]
 fn walk_tree(
@@ -226,6 +361,13 @@ fn span_ok(segments: &FxHashMap<u64, usize>, span: &Span) -> Result<(), String> 
     Ok(())
 }
 
+/// What checking one blob found: problems, the chunks it lists, bytes hashed.
+struct BlobCheck {
+    problems: Vec<Problem>,
+    chunks: Vec<Id>,
+    hashed: u64,
+}
+
 fn check_blob(
     reader: &Reader,
     segments: &FxHashMap<u64, usize>,
@@ -233,58 +375,48 @@ fn check_blob(
     referrer: &str,
     full: bool,
     progress: &dyn Progress,
-) -> (Vec<Problem>, u64, u64) {
-    let mut problems: Vec<Problem> = Vec::new();
+) -> BlobCheck {
+    let mut out = BlobCheck {
+        problems: Vec::new(),
+        chunks: Vec::new(),
+        hashed: 0,
+    };
     let mk = |kind: &'static str, id: &Id, what: String| Problem {
         kind,
         id: id.hex(),
         what,
         referrer: referrer.to_string(),
     };
-    let (mut chunks, mut hashed) = (0, 0);
     let record = match reader.blob_record(id) {
         Ok(Some(r)) => r,
         Ok(None) => {
-            problems.push(mk("blob", id, "missing".into()));
-            return (problems, 0, 0);
+            out.problems.push(mk("blob", id, "missing".into()));
+            return out;
         }
         Err(e) => {
-            problems.push(mk("blob", id, describe(e)));
-            return (problems, 0, 0);
+            out.problems.push(mk("blob", id, describe(e)));
+            return out;
         }
     };
     match &record {
         BlobRecord::Whole { span, .. } => {
             if let Err(why) = span_ok(segments, span) {
-                problems.push(mk("blob", id, why));
-                return (problems, 0, 0);
+                out.problems.push(mk("blob", id, why));
+                return out;
             }
         }
         BlobRecord::Chunked { chunks: list, .. } => {
+            // Each chunk's span and hash are checked once, in the chunk pass.
             for c in list {
-                chunks += 1;
-                match reader.chunk_record(&c.id) {
-                    Ok(Some(rec)) => {
-                        if let Err(why) = span_ok(segments, &rec.span) {
-                            problems.push(mk("chunk", &c.id, why));
-                        } else if full {
-                            match reader.read_chunk(c) {
-                                Ok(bytes) if Id::of(&bytes) == c.id => {}
-                                Ok(_) => problems.push(mk(
-                                    "chunk",
-                                    &c.id,
-                                    "content does not match its id".into(),
-                                )),
-                                Err(e) => problems.push(mk("chunk", &c.id, describe(e))),
-                            }
-                        }
-                    }
-                    Ok(None) => problems.push(mk("chunk", &c.id, "missing".into())),
-                    Err(e) => problems.push(mk("chunk", &c.id, describe(e))),
+                out.chunks.push(c.id);
+                match reader.has_chunk(&c.id) {
+                    Ok(true) => {}
+                    Ok(false) => out.problems.push(mk("chunk", &c.id, "missing".into())),
+                    Err(e) => out.problems.push(mk("chunk", &c.id, describe(e))),
                 }
             }
-            if !problems.is_empty() {
-                return (problems, chunks, 0);
+            if !out.problems.is_empty() {
+                return out;
             }
         }
     }
@@ -300,16 +432,54 @@ fn check_blob(
         });
         match copied {
             Ok(n) => {
-                hashed = n;
+                out.hashed = n;
                 progress.advance(n);
                 if Id::from(hasher.finalize()) != *id {
-                    problems.push(mk("blob", id, "content does not match its id".into()));
+                    out.problems
+                        .push(mk("blob", id, "content does not match its id".into()));
                 }
             }
-            Err(e) => problems.push(mk("blob", id, describe(e))),
+            Err(e) => out.problems.push(mk("blob", id, describe(e))),
         }
     }
-    (problems, chunks, hashed)
+    out
+}
+
+/// Checks one chunk record: its span, and in full mode its content hash.
+fn check_chunk(
+    reader: &Reader,
+    segments: &FxHashMap<u64, usize>,
+    id: &Id,
+    referrer: &str,
+    full: bool,
+    progress: &dyn Progress,
+) -> (Option<Problem>, u64) {
+    let mk = |what: String| Problem {
+        kind: "chunk",
+        id: id.hex(),
+        what,
+        referrer: referrer.to_string(),
+    };
+    let rec = match reader.chunk_record(id) {
+        Ok(Some(r)) => r,
+        Ok(None) => return (Some(mk("missing".into())), 0),
+        Err(e) => return (Some(mk(describe(e))), 0),
+    };
+    if let Err(why) = span_ok(segments, &rec.span) {
+        return (Some(mk(why)), 0);
+    }
+    if !full {
+        return (None, 0);
+    }
+    let len = u64::from(rec.len);
+    progress.advance(len);
+    match reader.read_chunk(&crate::store::blob::ChunkRef {
+        id: *id,
+        len: rec.len,
+    }) {
+        Ok(_) => (None, len),
+        Err(e) => (Some(mk(describe(e))), len),
+    }
 }
 
 fn describe(e: Error) -> String {

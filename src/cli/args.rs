@@ -207,9 +207,14 @@ pub struct RestoreArgs {
     /// Print the plan, change nothing
     #[arg(long)]
     pub dry_run: bool,
-    /// Allow / or the home directory as the workspace
+    /// Allow / or the home directory as the workspace, overwriting ignored files, and a
+    /// snapshot of another workspace
     #[arg(long)]
     pub force: bool,
+    /// Allow a snapshot of another workspace (a store-wide tag, say) to replace this
+    /// directory's files
+    #[arg(long)]
+    pub from_workspace: bool,
     /// Only these paths
     #[arg(last = true, value_name = "PATH")]
     pub paths: Vec<String>,

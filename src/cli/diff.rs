@@ -84,6 +84,15 @@ pub fn status(ctx: &Ctx, a: StatusArgs) -> CliResult {
         paths: ctx.workspace_paths(Some(&root), &a.paths)?,
     };
     let d = compute(&store, Rev::Snapshot(head), Rev::Live, Some(&root), &req)?;
+    // What the live scan passed over (too large, unreadable ...): not a change a snapshot
+    // would record as such, yet not "no changes" either.
+    let filter = crate::diff::tree::PathFilter::new(&req.paths);
+    let skipped: Vec<&crate::store::snapshot::Skipped> = d
+        .live
+        .iter()
+        .flat_map(|l| l.skipped.iter())
+        .filter(|s| s.reason.excluded() && !s.path.is_empty() && filter.matches(&s.path))
+        .collect();
     if ctx.json {
         let changes: Vec<Value> = d.changes.iter().map(|c| change_json(c, None)).collect();
         output::print_json(&json!({
@@ -91,14 +100,33 @@ pub fn status(ctx: &Ctx, a: StatusArgs) -> CliResult {
             "base": head.hex(),
             "clean": d.changes.is_empty(),
             "changes": changes,
+            "skipped": skipped.iter().map(|s| json!({"path": path_str(&s.path), "reason": s.reason.name(), "detail": s.detail})).collect::<Vec<_>>(),
         }))?;
         return Ok(0);
     }
     let mut out = BufWriter::new(std::io::stdout().lock());
+    let print_skipped = |out: &mut BufWriter<std::io::StdoutLock>| -> std::io::Result<()> {
+        if skipped.is_empty() {
+            return Ok(());
+        }
+        writeln!(out, "\nnot looked at (a snapshot would skip them too):")?;
+        for s in &skipped {
+            writeln!(
+                out,
+                "skipped  {} ({}: {})",
+                path_str(&s.path),
+                s.reason.name(),
+                s.detail
+            )?;
+        }
+        Ok(())
+    };
     if d.changes.is_empty() {
         if !ctx.quiet {
             writeln!(out, "no changes since {}", head.short())?;
         }
+        print_skipped(&mut out)?;
+        out.flush()?;
         return Ok(0);
     }
     for c in &d.changes {
@@ -120,6 +148,7 @@ pub fn status(ctx: &Ctx, a: StatusArgs) -> CliResult {
             None => writeln!(out, "{label}{}", path_str(&c.path))?,
         }
     }
+    print_skipped(&mut out)?;
     out.flush()?;
     Ok(0)
 }

@@ -61,24 +61,19 @@ pub fn log(ctx: &Ctx, a: LogArgs) -> CliResult {
     let ws = reader
         .workspace(&root)?
         .ok_or_else(|| Error::NoSnapshots(root.clone()))?;
-    let ids = reader.history(ws.id, a.max_count)?;
+    let entries = reader.snapshot_log(ws.id, a.max_count)?;
     let tags = tags_by_id(&reader)?;
     let none = Vec::new();
     if ctx.json {
         let mut v = Vec::new();
-        for id in &ids {
-            v.push(snapshot_json(
-                id,
-                &reader.snapshot(id)?,
-                tags.get(id).unwrap_or(&none),
-            ));
+        for (id, r) in &entries {
+            v.push(snapshot_json(id, r, tags.get(id).unwrap_or(&none)));
         }
         output::print_json(&v)?;
         return Ok(0);
     }
     let mut out = std::io::stdout().lock();
-    for id in &ids {
-        let r = reader.snapshot(id)?;
+    for (id, r) in &entries {
         let t = tags
             .get(id)
             .map(|t| format!(" ({})", t.join(", ")))
@@ -297,7 +292,7 @@ pub fn stats(ctx: &Ctx) -> CliResult {
     )?;
     writeln!(
         out,
-        "snapshots hold {} in all; {} distinct (dedup {:.1}x), stored as {} (compression {:.2}x)",
+        "snapshots and artifacts hold {} in all; {} distinct (dedup {:.1}x), stored as {} (compression {:.2}x)",
         human_bytes(st.logical_bytes),
         human_bytes(st.content.content_bytes),
         st.dedup_ratio(),

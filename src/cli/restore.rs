@@ -92,6 +92,7 @@ pub fn restore(ctx: &Ctx, a: RestoreArgs) -> CliResult {
         paths: ctx.workspace_paths(Some(&root), &a.paths)?,
         dry_run: a.dry_run,
         force: a.force,
+        from_workspace: a.from_workspace,
     };
     let bar = super::progress::Bar::new(ctx.quiet || ctx.json);
     let r = crate::restore::restore(&store, &root, target, &opts, &OpInfo::default(), &bar)?;

@@ -1,5 +1,7 @@
 //! `tag` and `tags`.
 
+use std::io::Write;
+
 use serde_json::json;
 
 use super::args::TagArgs;
@@ -44,16 +46,35 @@ pub fn tag(ctx: &Ctx, a: TagArgs) -> CliResult {
 /// `rewind tags`.
 pub fn tags(ctx: &Ctx) -> CliResult {
     let store = ctx.open_store(false)?;
-    let tags = store.reader()?.tags()?;
+    let reader = store.reader()?;
+    let tags = reader.tags()?;
+    // Tags are store-wide: each names its snapshot's workspace, so a restore in the wrong
+    // directory is caught by eye too.
+    let mut rows = Vec::with_capacity(tags.len());
+    for (n, id) in tags {
+        let ws = match reader.snapshot(&id) {
+            Ok(r) => Some(output::path_str(&r.workspace)),
+            Err(crate::Error::Missing { .. }) => None,
+            Err(e) => return Err(e.into()),
+        };
+        rows.push((n, id, ws));
+    }
     if ctx.json {
-        let v: Vec<_> = tags
+        let v: Vec<_> = rows
             .iter()
-            .map(|(n, id)| json!({ "tag": n, "snapshot": id.hex() }))
+            .map(|(n, id, ws)| json!({ "tag": n, "snapshot": id.hex(), "workspace": ws }))
             .collect();
         output::print_json(&v)?;
     } else {
-        for (n, id) in tags {
-            println!("{}  {n}", paint(ctx.color, output::id_style(), &id.short()));
+        let mut out = std::io::stdout().lock();
+        let width = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
+        for (n, id, ws) in rows {
+            writeln!(
+                out,
+                "{}  {n:<width$}  {}",
+                paint(ctx.color, output::id_style(), &id.short()),
+                ws.as_deref().unwrap_or("(snapshot missing)")
+            )?;
         }
     }
     Ok(0)

@@ -393,6 +393,38 @@ impl Reader {
         Ok(out)
     }
 
+    /// A workspace's snapshots for `log`: each once, newest first by the time it was taken, at
+    /// most `limit`. The history itself repeats a snapshot that a restore or undo returned to,
+    /// and is in the order states were reached, not taken.
+    pub fn snapshot_log(&self, ws: u64, limit: usize) -> Result<Vec<(Id, SnapshotRecord)>> {
+        let mut seen = rustc_hash::FxHashSet::default();
+        let mut out = Vec::new();
+        for id in self.history(ws, usize::MAX)? {
+            if seen.insert(id) {
+                let rec = self.snapshot(&id)?;
+                out.push((id, rec));
+            }
+        }
+        out.sort_by_key(|e| std::cmp::Reverse(e.1.time_ns));
+        out.truncate(limit);
+        Ok(out)
+    }
+
+    /// Every blob id stored, in id order (what `stats` counts).
+    pub fn blob_ids(&self) -> Result<Vec<Id>> {
+        table_keys(&self.blobs)
+    }
+
+    /// Every chunk id stored, in id order.
+    pub fn chunk_ids(&self) -> Result<Vec<Id>> {
+        table_keys(&self.chunks)
+    }
+
+    /// Every tree id stored, in id order.
+    pub fn tree_ids(&self) -> Result<Vec<Id>> {
+        table_keys(&self.trees)
+    }
+
     /// Every snapshot in the store, in id order.
     pub fn all_snapshots(&self) -> Result<Vec<Id>> {
         let mut out = Vec::new();
@@ -458,6 +490,14 @@ impl Reader {
 }
 
 /// The keys of an id-keyed table that start with a hex prefix.
+fn table_keys(table: &ReadOnlyTable<[u8; 32], &'static [u8]>) -> Result<Vec<Id>> {
+    let mut out = Vec::new();
+    for item in table.iter()? {
+        out.push(Id(item?.0.value()));
+    }
+    Ok(out)
+}
+
 fn ids_with_prefix(
     table: &ReadOnlyTable<[u8; 32], &'static [u8]>,
     hex: &str,
