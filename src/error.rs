@@ -61,9 +61,9 @@ pub enum Error {
 
     /// Another process held the store's write lock for longer than the lock timeout.
     #[error(
-        "timed out after {0:?} waiting for another rewind process to finish writing to the store"
+        "timed out after {0:?} waiting for another rewind process ({1}) to finish writing to the store"
     )]
-    LockTimeout(std::time::Duration),
+    LockTimeout(std::time::Duration, String),
 
     /// An error from the embedded database.
     #[error("store database error: {0}")]
@@ -190,6 +190,26 @@ pub enum Error {
         workspace: PathBuf,
         /// The snapshot taken before it began writing.
         before: Option<String>,
+    },
+
+    /// A restore (or undo, redo) stopped part way at a signal; every file is old or new.
+    #[error(
+        "interrupted: {written} of {total} files of the {kind} written, the rest untouched. \
+         Run `rewind restore {target}` to finish it, or `rewind undo` to go back to the state \
+         before it{}",
+        before.as_ref().map(|b| format!(" ({b})")).unwrap_or_default()
+    )]
+    RestoreInterrupted {
+        /// "restore", "undo", ...
+        kind: String,
+        /// The snapshot being restored.
+        target: String,
+        /// The snapshot of the state before.
+        before: Option<String>,
+        /// Files written before it stopped.
+        written: u64,
+        /// Files the plan writes.
+        total: u64,
     },
 
     /// The workspace was deleted or replaced while it was being snapshotted.

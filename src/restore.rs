@@ -218,9 +218,24 @@ pub fn restore(
     let done = match execute(&reader, &root, &report.plan, progress) {
         Ok(done) => done,
         Err(e) => {
+            let mut e = e;
+            let state = match &mut e {
+                Error::RestoreInterrupted {
+                    kind,
+                    target: t,
+                    before,
+                    ..
+                } => {
+                    *kind = op.kind.clone();
+                    *t = target.short();
+                    *before = report.before.map(|b| b.short());
+                    "interrupted"
+                }
+                _ => "failed",
+            };
             let failed = OpRecord::new(
                 store,
-                format!("{} (failed)", op.kind),
+                format!("{} ({state})", op.kind),
                 root.as_os_str().as_bytes().to_vec(),
                 report.before,
                 None,
@@ -565,7 +580,19 @@ fn execute(
     progress.start("restore", total);
     let written = AtomicU64::new(0);
     let bytes = AtomicU64::new(0);
-    files.par_iter().try_for_each(|c| -> Result<()> {
+    let interrupt_after = crate::interrupt::test_interrupt_after();
+    let stopped = || Error::RestoreInterrupted {
+        kind: String::new(),
+        target: String::new(),
+        before: None,
+        written: written.load(Ordering::Relaxed),
+        total: files.len() as u64,
+    };
+    let result = files.par_iter().try_for_each(|c| -> Result<()> {
+        // Between files: what is written stays written, the rest is untouched.
+        if crate::interrupt::requested().is_some() {
+            return Err(stopped());
+        }
         let Some(new) = c.new else { return Ok(()) };
         let p = safe.path(&c.path)?;
         if c.status == ChangeStatus::ModeChanged {
@@ -574,11 +601,22 @@ fn execute(
             write_entry(reader, &p, new.kind, &new.id)?;
             bytes.fetch_add(new.size, Ordering::Relaxed);
         }
-        written.fetch_add(1, Ordering::Relaxed);
+        let n = written.fetch_add(1, Ordering::Relaxed) + 1;
+        if interrupt_after == Some(n) {
+            // SAFETY: raise has no preconditions; the handler only sets a flag.
+            unsafe { libc::raise(libc::SIGINT) };
+        }
         progress.advance(new.size);
         Ok(())
-    })?;
+    });
     progress.finish();
+    if let Err(e) = result {
+        // Report the count once every worker has stopped.
+        return Err(match e {
+            Error::RestoreInterrupted { .. } => stopped(),
+            other => other,
+        });
+    }
     done.written = written.into_inner();
     done.bytes = bytes.into_inner();
     Ok(done)

@@ -32,6 +32,8 @@ use args::Command;
 
 /// Exit code when rewind itself fails.
 pub const EXIT_ERROR: i32 = 2;
+/// Exit code when a signal (SIGINT) stopped a command part way, as a shell reports it.
+pub const EXIT_INTERRUPTED: i32 = 130;
 
 /// An error on the way out: the library's, or a failed write to the terminal.
 #[derive(Debug)]
@@ -81,10 +83,12 @@ impl Ctx {
         };
         let dir_shown = dir.display().to_string();
         let quiet = self.quiet;
-        let on_wait: Arc<dyn Fn() + Send + Sync> = Arc::new(move || {
-            if !quiet {
+        // Once per process, however many transactions wait.
+        let said = std::sync::atomic::AtomicBool::new(false);
+        let on_wait: Arc<dyn Fn(&str) + Send + Sync> = Arc::new(move |who: &str| {
+            if !quiet && !said.swap(true, std::sync::atomic::Ordering::Relaxed) {
                 eprintln!(
-                    "rewind: waiting for another rewind process to finish writing to {dir_shown} ..."
+                    "rewind: waiting for another rewind process ({who}) to finish writing to {dir_shown} ..."
                 );
             }
         });
@@ -200,6 +204,10 @@ pub fn main() -> i32 {
             if source.kind() == io::ErrorKind::BrokenPipe =>
         {
             0
+        }
+        Err(CliError::Lib(e @ Error::RestoreInterrupted { .. })) => {
+            output::error_line(&e.to_string(), ctx.json);
+            EXIT_INTERRUPTED
         }
         Err(e) => {
             let msg = match e {

@@ -95,6 +95,7 @@ pub fn restore(ctx: &Ctx, a: RestoreArgs) -> CliResult {
         from_workspace: a.from_workspace,
     };
     let bar = super::progress::Bar::new(ctx.quiet || ctx.json);
+    let _interrupt = crate::interrupt::Guard::install()?;
     let r = crate::restore::restore(&store, &root, target, &opts, &OpInfo::default(), &bar)?;
     print_report(ctx, &r, a.dry_run, "restored")?;
     Ok(0)
@@ -166,6 +167,7 @@ pub fn undo(ctx: &Ctx, op: Option<u64>, force: bool, redo: bool) -> CliResult {
     let store = ctx.open_store(false)?;
     let root = ctx.workspace_root(&store)?;
     let bar = super::progress::Bar::new(ctx.quiet || ctx.json);
+    let _interrupt = crate::interrupt::Guard::install()?;
     let (target, r) = crate::undo::undo(&store, &root, redo, op, force, &bar)?;
     if ctx.json {
         let mut v = report_json(&r, false);

@@ -6,6 +6,7 @@
 
 pub mod artifact;
 pub mod blob;
+mod holders;
 pub mod oplog;
 pub mod pending;
 pub mod read;
@@ -44,8 +45,9 @@ pub struct StoreOptions {
     pub create: bool,
     /// How long a writer waits for another process's write transaction.
     pub lock_timeout: Duration,
-    /// Called once when a writer has to wait for another process.
-    pub on_wait: Option<Arc<dyn Fn() + Send + Sync>>,
+    /// Called when a writer has to wait for another process, with the processes that have
+    /// the store open ("pid N, COMMAND; ...").
+    pub on_wait: Option<Arc<dyn Fn(&str) + Send + Sync>>,
     /// The command line recorded in the operation log for what this handle does.
     pub command: Vec<String>,
 }
@@ -66,6 +68,8 @@ pub struct Store {
     db: Handle,
     dir: PathBuf,
     opts: StoreOptions,
+    /// Dropped after `db` (fields drop in order): the entry naming this process.
+    _registration: Option<holders::Registration>,
 }
 
 /// The database, opened for writing or (when the file is not writable) for reading only.
@@ -106,11 +110,13 @@ impl Store {
             create_store(dir, &file)?;
         }
         check_magic(&file)?;
-        let db = open_db(&file)?;
+        let registration = holders::register(dir, &opts.command);
+        let db = open_waiting(dir, &file, &opts)?;
         let store = Store {
             db,
             dir: dir.to_path_buf(),
             opts,
+            _registration: registration,
         };
         store.check_schema(&file)?;
         Ok(store)
@@ -145,7 +151,7 @@ impl Store {
             Err(e) => return Err(e.into()),
         }
         if let Some(notice) = &self.opts.on_wait {
-            notice();
+            notice(&holders::describe_others(&self.dir));
         }
         let start = Instant::now();
         let mut pause = Duration::from_millis(2);
@@ -156,7 +162,10 @@ impl Store {
                 Err(e) => return Err(e.into()),
             }
             if start.elapsed() >= self.opts.lock_timeout {
-                return Err(Error::LockTimeout(self.opts.lock_timeout));
+                return Err(Error::LockTimeout(
+                    self.opts.lock_timeout,
+                    holders::describe_others(&self.dir),
+                ));
             }
             std::thread::sleep(pause);
             pause = (pause * 2).min(Duration::from_millis(50));
@@ -449,6 +458,43 @@ fn map_open_err(file: &Path, e: std::io::Error) -> Error {
 
 /// Opens the database read-write, falling back to read-only when the file or directory is not
 /// writable (read commands still work then; writes fail with a clear error).
+/// Opens the database, saying so and giving up at the lock timeout when another process's
+/// write transaction makes the open wait: redb takes the writer lock while it opens a
+/// multi-writer database, blocking, so the open runs on a thread of its own and this one keeps
+/// the time. A thread left waiting past the timeout ends with the process (or, in a program
+/// using the library, when the lock comes free: it then closes what it opened).
+fn open_waiting(dir: &Path, file: &Path, opts: &StoreOptions) -> Result<Handle> {
+    let (tx, rx) = crossbeam_channel::bounded(1);
+    let f = file.to_path_buf();
+    std::thread::Builder::new()
+        .name("rewind-open".into())
+        .spawn(move || {
+            let _ = tx.send(open_db(&f));
+        })
+        .map_err(|e| Error::io(file, e))?;
+    let quick = Duration::from_millis(200).min(opts.lock_timeout);
+    match rx.recv_timeout(quick) {
+        Ok(r) => return r,
+        Err(crossbeam_channel::RecvTimeoutError::Timeout) => {}
+        Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
+            return Err(Error::Invalid(format!("opening {} failed", file.display())));
+        }
+    }
+    if let Some(notice) = &opts.on_wait {
+        notice(&holders::describe_others(dir));
+    }
+    match rx.recv_timeout(opts.lock_timeout.saturating_sub(quick)) {
+        Ok(r) => r,
+        Err(crossbeam_channel::RecvTimeoutError::Timeout) => Err(Error::LockTimeout(
+            opts.lock_timeout,
+            holders::describe_others(dir),
+        )),
+        Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
+            Err(Error::Invalid(format!("opening {} failed", file.display())))
+        }
+    }
+}
+
 fn open_db(file: &Path) -> Result<Handle> {
     let mut builder = Database::builder();
     builder.set_concurrency_mode(ConcurrencyMode::MultiWriter);

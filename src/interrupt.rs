@@ -1,0 +1,88 @@
+//! Ctrl-C during a long write to the workspace (restore, undo, redo): the first SIGINT or
+//! SIGTERM asks the work to stop at the next file boundary, so every file is old or new and no
+//! temporary file is left, and the operation is recorded as interrupted (so `undo` can take it
+//! back). A second signal stops the process at once, as it would have without the handler.
+
+use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
+
+use crate::error::{Error, Result};
+
+/// The signal received (0: none).
+static RECEIVED: AtomicI32 = AtomicI32::new(0);
+/// Installed guards (handlers are process-wide).
+static GUARDS: AtomicU64 = AtomicU64::new(0);
+
+extern "C" fn on_signal(sig: libc::c_int) {
+    // Only async-signal-safe calls here: atomics, signal, raise.
+    if RECEIVED.swap(sig, Ordering::SeqCst) != 0 {
+        unsafe {
+            libc::signal(sig, libc::SIG_DFL);
+            libc::raise(sig);
+        }
+    }
+}
+
+/// The signal that asked the current work to stop, if one did.
+pub fn requested() -> Option<i32> {
+    match RECEIVED.load(Ordering::SeqCst) {
+        0 => None,
+        s => Some(s),
+    }
+}
+
+/// Installs the handlers while it lives; restores the previous ones when dropped.
+pub struct Guard {
+    old: Vec<(libc::c_int, libc::sigaction)>,
+}
+
+impl Guard {
+    /// Installs SIGINT and SIGTERM handlers that only set a flag.
+    pub fn install() -> Result<Guard> {
+        GUARDS.fetch_add(1, Ordering::SeqCst);
+        RECEIVED.store(0, Ordering::SeqCst);
+        let mut guard = Guard { old: Vec::new() };
+        for sig in [libc::SIGINT, libc::SIGTERM] {
+            // SAFETY: a zeroed sigaction is valid; the handler is async-signal-safe.
+            unsafe {
+                let mut sa: libc::sigaction = std::mem::zeroed();
+                sa.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
+                sa.sa_flags = libc::SA_RESTART;
+                libc::sigemptyset(&mut sa.sa_mask);
+                let mut prev: libc::sigaction = std::mem::zeroed();
+                if libc::sigaction(sig, &sa, &mut prev) != 0 {
+                    return Err(Error::io(
+                        "<signal handler>",
+                        std::io::Error::last_os_error(),
+                    ));
+                }
+                guard.old.push((sig, prev));
+            }
+        }
+        Ok(guard)
+    }
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        for (sig, prev) in &self.old {
+            // SAFETY: restoring the disposition saved by install.
+            unsafe {
+                libc::sigaction(*sig, prev, std::ptr::null_mut());
+            }
+        }
+        if GUARDS.fetch_sub(1, Ordering::SeqCst) == 1 {
+            RECEIVED.store(0, Ordering::SeqCst);
+        }
+    }
+}
+
+/// For tests: `REWIND_TEST_INTERRUPT_AFTER=N` makes the process send itself SIGINT after the
+/// Nth file a restore writes, so an interruption part way is reproducible. Read once.
+pub(crate) fn test_interrupt_after() -> Option<u64> {
+    static AFTER: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
+    *AFTER.get_or_init(|| {
+        std::env::var("REWIND_TEST_INTERRUPT_AFTER")
+            .ok()
+            .and_then(|v| v.parse().ok())
+    })
+}
