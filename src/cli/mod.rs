@@ -85,7 +85,7 @@ impl Ctx {
         let quiet = self.quiet;
         // Once per process, however many transactions wait.
         let said = std::sync::atomic::AtomicBool::new(false);
-        let on_wait: Arc<dyn Fn(&str) + Send + Sync> = Arc::new(move |who: &str| {
+        let on_wait: crate::store::WaitNotice = Arc::new(move |who: &str| {
             if !quiet && !said.swap(true, std::sync::atomic::Ordering::Relaxed) {
                 eprintln!(
                     "rewind: waiting for another rewind process ({who}) to finish writing to {dir_shown} ..."

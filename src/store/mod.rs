@@ -38,6 +38,9 @@ pub const DB_FILE: &str = "store.redb";
 /// redb's magic bytes, used to tell "not a database" apart from "a damaged database".
 const REDB_MAGIC: &[u8] = b"redb";
 
+/// Told whom a writer waits for ("pid N, COMMAND; ...").
+pub type WaitNotice = Arc<dyn Fn(&str) + Send + Sync>;
+
 /// How to open a store.
 #[derive(Clone)]
 pub struct StoreOptions {
@@ -47,7 +50,7 @@ pub struct StoreOptions {
     pub lock_timeout: Duration,
     /// Called when a writer has to wait for another process, with the processes that have
     /// the store open ("pid N, COMMAND; ...").
-    pub on_wait: Option<Arc<dyn Fn(&str) + Send + Sync>>,
+    pub on_wait: Option<WaitNotice>,
     /// The command line recorded in the operation log for what this handle does.
     pub command: Vec<String>,
 }
