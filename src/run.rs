@@ -16,11 +16,15 @@
 //!    back the rollback (or revert), and a second undo takes back the run.
 //!
 //! Signals (when [`RunOptions::forward_signals`] is set): rewind survives the first SIGINT or
-//! SIGTERM so it can take the after snapshot. SIGTERM is forwarded to the command. SIGINT from
-//! the terminal (Ctrl-C) already reaches the command, which is in rewind's process group, so it
-//! is not forwarded again; a SIGINT sent by a process (`kill -INT`) is forwarded. A second
-//! signal stops rewind at once with the signal's default action; the store is safe because
-//! every write is a redb transaction that either committed or never happened.
+//! SIGTERM so it can take the after snapshot. When rewind runs in the terminal's foreground,
+//! the command stays in rewind's process group (so it can use the terminal), and Ctrl-C already
+//! reaches it and everything it started; a signal sent by a process (`kill -INT`, SIGTERM) is
+//! forwarded to the command. Otherwise (an agent, a CI job, a pipe) the command leads a process
+//! group of its own and signals go to that whole group, so `sh -c '...; sleep 10'` stops at
+//! once rather than when its child ends. A second signal kills the command's group (SIGKILL),
+//! and rewind takes the after snapshot and records the run as `run (interrupted)`, saying so;
+//! a third stops rewind at once. The store is safe either way: every write is a redb
+//! transaction that either committed or never happened.
 
 use std::ffi::OsString;
 use std::io::{self, Read, Seek, Write};
@@ -395,7 +399,13 @@ pub fn run(
         patch,
         violations,
     } = report_diff(&store, before, after, opts, &checker, events)?;
-    let op = record_run(&store, &root, before, after)?;
+    // A second signal killed the command's group: the run still happened, as far as it got.
+    let kind = if opts.forward_signals && signals::killed() {
+        "run (interrupted)"
+    } else {
+        "run"
+    };
+    let op = record_run(&store, &root, kind, before, after)?;
 
     // 4. Rollback or revert.
     let mut rolled_back = false;
@@ -582,6 +592,10 @@ pub(crate) fn run_prepared(
     opts: &RunOptions,
     events: &mut dyn FnMut(&RunEvent),
 ) -> Result<Outcome> {
+    let own_group = opts.forward_signals && !signals::terminal_foreground();
+    if own_group {
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    }
     let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => {
@@ -600,11 +614,11 @@ pub(crate) fn run_prepared(
     events(&RunEvent::CommandStarted { pid: child.id() });
     let pid = child.id() as libc::pid_t;
     if opts.forward_signals {
-        signals::set_child(pid);
+        signals::set_child(pid, own_group);
         // Wait without reaping, so the pid cannot be reused while the handler may still send
         // it a signal; then forget it, then reap.
         signals::wait_exited(pid);
-        signals::set_child(0);
+        signals::set_child(0, false);
     }
     let status = child
         .wait()
@@ -740,13 +754,14 @@ impl Write for Spill {
     }
 }
 
-/// Records the run as one operation that changed the workspace from `before` to `after`.
-fn record_run(store: &Store, root: &Path, before: Id, after: Id) -> Result<u64> {
+/// Records the run as one operation (`kind`: "run", or "run (interrupted)") that changed the
+/// workspace from `before` to `after`.
+fn record_run(store: &Store, root: &Path, kind: &str, before: Id, after: Id) -> Result<u64> {
     oplog::record_alone(
         store,
         OpRecord::new(
             store,
-            "run",
+            kind,
             root.as_os_str().as_bytes().to_vec(),
             Some(before),
             Some(after),
@@ -827,6 +842,10 @@ pub(crate) mod signals {
 
     /// The running command's pid (0 when none).
     static CHILD: AtomicI32 = AtomicI32::new(0);
+    /// Whether the command leads a process group of its own (signals go to the group).
+    static GROUP: AtomicBool = AtomicBool::new(false);
+    /// Whether a second signal killed the command's group.
+    static KILLED: AtomicBool = AtomicBool::new(false);
     /// Signals received since the guard was installed.
     static HITS: AtomicU32 = AtomicU32::new(0);
     /// The first signal received.
@@ -841,8 +860,23 @@ pub(crate) mod signals {
     extern "C" fn on_signal(sig: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc::c_void) {
         // Only async-signal-safe calls here: atomics, kill, signal, raise.
         let n = HITS.fetch_add(1, Ordering::SeqCst) + 1;
+        let child = CHILD.load(Ordering::SeqCst);
+        let target = if GROUP.load(Ordering::SeqCst) {
+            -child
+        } else {
+            child
+        };
+        if n == 2 && child > 0 {
+            // A second signal while the command runs: kill it and all it started; rewind
+            // records the run as interrupted.
+            KILLED.store(true, Ordering::SeqCst);
+            unsafe {
+                libc::kill(target, libc::SIGKILL);
+            }
+            return;
+        }
         if n > 1 {
-            // A second signal: stop now, as the signal would have without us.
+            // Otherwise stop now, as the signal would have without us.
             unsafe {
                 libc::signal(sig, libc::SIG_DFL);
                 libc::raise(sig);
@@ -850,20 +884,32 @@ pub(crate) mod signals {
             return;
         }
         FIRST.store(sig, Ordering::SeqCst);
-        // SIGINT from the terminal already went to the whole foreground process group.
+        // SIGINT from the terminal already went to the whole foreground process group, the
+        // command's included when it shares rewind's group.
         let from_terminal =
             sig == libc::SIGINT && !info.is_null() && unsafe { (*info).si_code } == libc::SI_KERNEL;
-        if from_terminal {
+        if from_terminal && !GROUP.load(Ordering::SeqCst) {
             return;
         }
-        let child = CHILD.load(Ordering::SeqCst);
         if child > 0 {
             unsafe {
-                libc::kill(child, sig);
+                libc::kill(target, sig);
             }
         } else {
             PENDING.store(sig, Ordering::SeqCst);
         }
+    }
+
+    /// Whether rewind is in the foreground of the terminal on its standard input (then the
+    /// command shares its process group, so it can read the terminal).
+    pub fn terminal_foreground() -> bool {
+        // SAFETY: plain queries on descriptor 0 and this process.
+        unsafe { libc::isatty(0) == 1 && libc::tcgetpgrp(0) == libc::getpgrp() }
+    }
+
+    /// Whether a second signal killed the command's process group.
+    pub fn killed() -> bool {
+        KILLED.load(Ordering::SeqCst)
     }
 
     /// Installs the handlers; restores the previous ones when dropped.
@@ -882,6 +928,8 @@ pub(crate) mod signals {
             FIRST.store(0, Ordering::SeqCst);
             PENDING.store(0, Ordering::SeqCst);
             CHILD.store(0, Ordering::SeqCst);
+            GROUP.store(false, Ordering::SeqCst);
+            KILLED.store(false, Ordering::SeqCst);
             let mut old = Vec::new();
             for sig in SIGNALS {
                 // SAFETY: a zeroed sigaction is a valid value; the handler only does
@@ -929,15 +977,17 @@ pub(crate) mod signals {
         }
     }
 
-    /// Sets the pid signals are forwarded to; forwards one that arrived just before.
-    pub fn set_child(pid: libc::pid_t) {
+    /// Sets the pid signals are forwarded to (to its process group when `group`); forwards one
+    /// that arrived just before.
+    pub fn set_child(pid: libc::pid_t, group: bool) {
+        GROUP.store(group, Ordering::SeqCst);
         CHILD.store(pid, Ordering::SeqCst);
         if pid > 0 {
             let pending = PENDING.swap(0, Ordering::SeqCst);
             if pending != 0 {
-                // SAFETY: pid is our unreaped child.
+                // SAFETY: pid is our unreaped child (and leads its group when `group`).
                 unsafe {
-                    libc::kill(pid, pending);
+                    libc::kill(if group { -pid } else { pid }, pending);
                 }
             }
         }

@@ -603,7 +603,7 @@ fn sigterm_to_rewind_reaches_the_command_and_the_after_snapshot_is_taken() {
 }
 
 #[test]
-fn a_second_signal_stops_rewind_and_the_store_stays_usable() {
+fn a_second_signal_kills_the_commands_group_and_the_run_is_recorded_as_interrupted() {
     let env = Env::new();
     env.write("a.txt", b"a\n");
     let (result, events) = (
@@ -625,15 +625,17 @@ fn a_second_signal_stops_rewind_and_the_store_stays_usable() {
     );
     kill(child.id() as i32, libc::SIGINT);
     let status = wait_timeout(&mut child, 20);
-    assert_eq!(
-        std::os::unix::process::ExitStatusExt::signal(&status),
-        Some(libc::SIGINT)
-    );
-    kill(pid, libc::SIGKILL);
-    assert!(!result.exists());
-    // The store is intact: the before snapshot is there and new snapshots work.
-    let log = env.ok(&["log"]);
-    assert_eq!(log.lines().count(), 1, "{log}");
+    // The command's group was killed; rewind reports that as the command's end.
+    assert_eq!(status.code(), Some(128 + libc::SIGKILL));
+    // SAFETY: signal 0 only checks whether the process exists.
+    assert_ne!(unsafe { libc::kill(pid, 0) }, 0, "the command survived");
+    let v: Value = serde_json::from_str(&fs::read_to_string(&result).unwrap()).unwrap();
+    assert_eq!(v["signal_name"], "SIGKILL");
+    let ops: Value = serde_json::from_str(&env.ok(&["op", "log", "--json"])).unwrap();
+    assert_eq!(ops[0]["kind"], "run (interrupted)", "{ops}");
+    // The store is intact, the run undoable.
+    env.ok(&["undo"]);
+    assert_eq!(fs::read(env.path("a.txt")).unwrap(), b"a\n");
     env.ok(&["snapshot"]);
     env.ok(&["status"]);
 }

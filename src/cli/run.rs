@@ -247,10 +247,18 @@ fn run_inner(ctx: &Ctx, a: RunArgs) -> CliResult {
         (None, true) => output::print_json(&r)?,
         (None, false) => {}
     }
-    // With --json on stdout, the result says it all; otherwise a line for people on stderr.
+    // With --json on stdout, the result says it all; with --events, stderr holds JSON lines
+    // only; otherwise a line for people on stderr.
     let json_on_stdout = ctx.json && a.result.is_none();
-    if !ctx.quiet && !json_on_stdout {
+    let events_on_stderr = a.events;
+    if !ctx.quiet && !json_on_stdout && !events_on_stderr {
         print_summary(&r);
+    }
+    if crate::run::signals::killed() && !events_on_stderr {
+        output::warn(&format!(
+            "interrupted: a second signal killed the command's process group; the run is recorded as interrupted (operation {}), and `rewind undo` takes back what it changed",
+            r.op
+        ));
     }
     Ok(r.exit_code())
 }
