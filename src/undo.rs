@@ -20,16 +20,18 @@ pub fn pick(store: &Store, root: &Path, redo: bool, op: Option<u64>) -> Result<O
     let ws = root.as_os_str().as_bytes();
     let ops = store.reader()?.ops(Some(ws), usize::MAX)?;
     if let Some(id) = op {
-        return ops
-            .into_iter()
-            .find(|o| o.id == id)
-            .filter(|o| o.changed_workspace)
-            .ok_or_else(|| {
-                Error::Invalid(format!(
-                    "operation {id} did not change workspace {}",
-                    root.display()
-                ))
-            });
+        return match ops.into_iter().find(|o| o.id == id) {
+            Some(o) if o.changed_workspace => Ok(o),
+            Some(o) => Err(Error::Invalid(format!(
+                "operation {id} ({}) did not change workspace {}: there is nothing to take back",
+                o.kind,
+                root.display()
+            ))),
+            None => Err(Error::Invalid(format!(
+                "no operation {id} in workspace {} (see `rewind op log`)",
+                root.display()
+            ))),
+        };
     }
     // Walk newest first: an undo hides the op it reversed; a redo hides the undo it reversed.
     let mut hidden: HashSet<u64> = HashSet::new();
@@ -86,6 +88,23 @@ pub fn undo(
             target_op.id
         ))
     })?;
+    // The states it names may have been forgotten since: say that, not "snapshot <hash> is
+    // missing".
+    let reader = store.reader()?;
+    for (which, id) in [("before", Some(before)), ("after", target_op.after)] {
+        if let Some(id) = id
+            && reader.snapshot_raw(&id)?.is_none()
+        {
+            return Err(Error::Invalid(format!(
+                "cannot {} operation {} ({}): its {which} state, snapshot {}, was forgotten (`rewind forget`), so there is nothing to compare with or go back to",
+                if redo { "redo" } else { "undo" },
+                target_op.id,
+                target_op.kind,
+                id.short()
+            )));
+        }
+    }
+    drop(reader);
     if let (Some(after), false) = (target_op.after, force) {
         let d = diff(
             store,

@@ -82,18 +82,18 @@ fn print_human(r: &ApplyReport, check: bool) {
     print_files(&r.files);
     if check {
         println!(
-            "the patch applies cleanly ({} files); nothing was changed",
-            r.files.len()
+            "the patch applies cleanly ({}); nothing was changed",
+            super::output::count(r.files.len(), "file")
         );
     } else if let Some(op) = r.op {
         println!(
-            "{} {} files (operation {op}; `rewind undo` takes it back)",
+            "{} {} (operation {op}; `rewind undo` takes it back)",
             if r.resumed {
                 "finished an interrupted apply of"
             } else {
                 "applied"
             },
-            r.files.len()
+            super::output::count(r.files.len(), "file")
         );
     }
 }

@@ -170,7 +170,7 @@ pub enum ConflictMode {
 /// `apply`.
 #[derive(Args, Debug)]
 pub struct ApplyArgs {
-    /// The patch file, or - for standard input [default: -]
+    /// The patch file, or - for standard input
     #[arg(default_value = "-")]
     pub patch: String,
     /// Check that it applies; change nothing
@@ -285,9 +285,12 @@ pub struct DiffArgs {
     /// Status letter and path per file
     #[arg(long, group = "format")]
     pub name_status: bool,
-    /// Only the totals line
+    /// Created, deleted and renamed files and mode changes, one line each (as git)
     #[arg(long, group = "format")]
     pub summary: bool,
+    /// Only the totals line
+    #[arg(long, group = "format")]
+    pub shortstat: bool,
     /// With --json: include the patch text
     #[arg(long)]
     pub patch: bool,
@@ -320,7 +323,7 @@ pub struct InitArgs {
 #[derive(Args, Debug)]
 pub struct SnapshotArgs {
     /// A message to remember the snapshot by
-    #[arg(short, long, default_value = "")]
+    #[arg(short, long, default_value = "", hide_default_value = true)]
     pub message: String,
     /// Tag the snapshot
     #[arg(long = "tag", value_name = "NAME")]
@@ -359,7 +362,7 @@ pub struct LogArgs {
 /// `show`.
 #[derive(Args, Debug)]
 pub struct ShowArgs {
-    /// The snapshot [default: @]
+    /// The snapshot
     #[arg(default_value = "@")]
     pub rev: String,
 }

@@ -235,7 +235,16 @@ pub fn print(
         output::print_json(&v)?;
         return Ok(code);
     }
-    if a.stat || a.numstat || a.summary {
+    if a.summary {
+        let stats = vec![FileStat::default(); d.changes.len()];
+        let mode = |s: &Option<crate::diff::EntryState>| s.map_or(0, |e| e.kind.git_mode());
+        let modes: Vec<(u32, u32)> = d
+            .changes
+            .iter()
+            .map(|c| (mode(&c.old), mode(&c.new)))
+            .collect();
+        stat::write_summary(&mut out, &stat_entries(d, &stats), &modes)?;
+    } else if a.stat || a.numstat || a.shortstat {
         let stats = d.stats(&dopts)?;
         let entries = stat_entries(d, &stats);
         if a.stat {

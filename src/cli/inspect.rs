@@ -229,6 +229,23 @@ pub fn cat(ctx: &Ctx, a: CatArgs) -> CliResult {
         ))
         .into());
     }
+    if ctx.json {
+        let bytes = reader.read_blob(&entry.id)?;
+        let (encoding, content) = match std::str::from_utf8(&bytes) {
+            Ok(text) => ("utf-8", text.to_string()),
+            Err(_) => ("base64", output::base64(&bytes)),
+        };
+        output::print_json(&json!({
+            "snapshot": id.hex(),
+            "path": a.path.trim_matches('/'),
+            "kind": entry.kind.name(),
+            "size": entry.size,
+            "id": entry.id.hex(),
+            "encoding": encoding,
+            "content": content,
+        }))?;
+        return Ok(0);
+    }
     let mut out = std::io::stdout().lock();
     reader.write_blob(&entry.id, &mut out)?;
     out.flush()?;

@@ -133,6 +133,12 @@ pub fn gc(ctx: &Ctx, a: GcArgs) -> CliResult {
         }))?;
         return Ok(0);
     }
+    if let Some(why) = &r.compact_skipped {
+        output::warn(&format!("compaction skipped: {why}"));
+    }
+    if ctx.quiet {
+        return Ok(0);
+    }
     let mut out = std::io::stdout().lock();
     let verb = if r.dry_run { "would remove" } else { "removed" };
     writeln!(
@@ -162,9 +168,6 @@ pub fn gc(ctx: &Ctx, a: GcArgs) -> CliResult {
             if r.compacted { " (compacted)" } else { "" },
             r.seconds
         )?;
-    }
-    if let Some(why) = &r.compact_skipped {
-        output::warn(&format!("compaction skipped: {why}"));
     }
     Ok(0)
 }

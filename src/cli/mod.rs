@@ -159,9 +159,57 @@ impl Ctx {
     }
 }
 
+/// A command line clap refused: its message (and `{"error": ...}` on stdout under `--json`),
+/// with a hint where a new user is likely to trip; `--help` and `--version` print and exit 0.
+fn usage_error(e: clap::Error) -> i32 {
+    use clap::error::{ContextKind, ErrorKind};
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        let _ = e.print();
+        return if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+            EXIT_ERROR
+        } else {
+            0
+        };
+    }
+    let args: Vec<String> = std::env::args().collect();
+    let options = args.iter().take_while(|a| *a != "--");
+    let json = options.clone().any(|a| a == "--json");
+    let _ = e.print();
+    // `rewind run python3 x.py`: the command must follow `--`.
+    if e.kind() == ErrorKind::UnknownArgument
+        && options.clone().any(|a| a == "run")
+        && !args.iter().any(|a| a == "--")
+        && let Some(clap::error::ContextValue::String(bad)) = e.get(ContextKind::InvalidArg)
+        && let Some(at) = args.iter().position(|a| a == bad)
+    {
+        eprintln!(
+            "rewind: hint: the command to run goes after `--`: rewind run -- {}",
+            args[at..].join(" ")
+        );
+    }
+    if json {
+        let text = e.render().to_string();
+        let first = text
+            .lines()
+            .next()
+            .unwrap_or("invalid command line")
+            .trim_start_matches("error: ");
+        let _ = output::print_json(&serde_json::json!({ "error": first }));
+    }
+    EXIT_ERROR
+}
+
 /// Runs the CLI with the process's arguments; returns the exit code.
 pub fn main() -> i32 {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(e),
+    };
     let color = output::stdout_color(cli.color);
     let ctx = Ctx {
         store_dir: cli.store.clone(),

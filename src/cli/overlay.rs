@@ -271,6 +271,7 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
                 numstat: false,
                 name_status,
                 summary: false,
+                shortstat: false,
                 patch,
                 context: 3,
                 exit_code: false,
@@ -323,7 +324,13 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
                     include_ignored,
                 },
             )?;
-            let code = if r.conflicts.is_empty() { 0 } else { 1 };
+            // Conflicts left pending or written as markers both exit 1, as `apply` does.
+            let marked = r.files.iter().any(|f| f.conflicts > 0);
+            let code = if r.conflicts.is_empty() && !marked {
+                0
+            } else {
+                1
+            };
             if ctx.json {
                 output::print_json(&json!({
                     "overlay": rec.id,

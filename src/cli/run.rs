@@ -67,7 +67,7 @@ pub enum OnViolationArg {
 #[derive(Args, Debug)]
 pub struct RunArgs {
     /// A message for both snapshots [default: the command line]
-    #[arg(short, long, default_value = "")]
+    #[arg(short, long, default_value = "", hide_default_value = true)]
     pub message: String,
     /// Attach KEY=VALUE metadata to both snapshots (repeatable)
     #[arg(long = "meta", value_name = "KEY=VALUE")]

@@ -9,12 +9,9 @@ use crate::snapshot::{SnapshotOptions, SnapshotReport, snapshot as take};
 
 /// `rewind init`.
 pub fn init(ctx: &Ctx, a: InitArgs) -> CliResult {
+    // Refused before the store is created: a refusal leaves nothing behind.
+    let root = crate::workspace::canonical(&candidate_root(ctx)?, a.force)?;
     let store = ctx.open_store(true)?;
-    let root = match &ctx.workspace {
-        Some(d) => d.clone(),
-        None => std::env::current_dir().map_err(|e| crate::Error::io(".", e))?,
-    };
-    let root = crate::workspace::canonical(&root, a.force)?;
     let ws = store.register_workspace(&root)?;
     if ctx.json {
         output::print_json(&json!({
@@ -32,8 +29,19 @@ pub fn init(ctx: &Ctx, a: InitArgs) -> CliResult {
     Ok(0)
 }
 
+/// The directory a command names before the store is open: `-C DIR`, else the current one
+/// (a registered ancestor of it is never `/` or the home directory unless forced before).
+fn candidate_root(ctx: &Ctx) -> Result<std::path::PathBuf, crate::Error> {
+    match &ctx.workspace {
+        Some(d) => Ok(d.clone()),
+        None => std::env::current_dir().map_err(|e| crate::Error::io(".", e)),
+    }
+}
+
 /// `rewind snapshot`.
 pub fn snapshot(ctx: &Ctx, a: SnapshotArgs) -> CliResult {
+    // `/` or the home directory is refused before the store is created.
+    crate::workspace::canonical(&candidate_root(ctx)?, a.force)?;
     let store = ctx.open_store(true)?;
     let root = ctx.workspace_root(&store)?;
     let opts = SnapshotOptions {

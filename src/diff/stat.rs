@@ -256,6 +256,48 @@ pub fn summary_line(files: usize, insertions: u64, deletions: u64) -> String {
     s
 }
 
+/// Writes `git diff --summary`: creations, deletions, renames and mode changes, one line each
+/// (git's `show_summary`). `modes` holds each entry's (old, new) git mode; 0 for a side that
+/// does not exist.
+pub fn write_summary(
+    w: &mut dyn Write,
+    entries: &[StatEntry],
+    modes: &[(u32, u32)],
+) -> io::Result<()> {
+    let mut out = Vec::new();
+    for (e, &(old, new)) in entries.iter().zip(modes) {
+        match e.status {
+            Status::Added => {
+                out.extend_from_slice(format!(" create mode {new:06o} ").as_bytes());
+                push_quoted(&mut out, b"", e.path);
+                out.push(b'\n');
+            }
+            Status::Deleted => {
+                out.extend_from_slice(format!(" delete mode {old:06o} ").as_bytes());
+                push_quoted(&mut out, b"", e.path);
+                out.push(b'\n');
+            }
+            Status::Renamed { similarity } => {
+                out.extend_from_slice(b" rename ");
+                out.extend_from_slice(&display_name(e));
+                out.extend_from_slice(format!(" ({}%)\n", similarity.min(100)).as_bytes());
+                if old != new {
+                    out.extend_from_slice(
+                        format!(" mode change {old:06o} => {new:06o}\n").as_bytes(),
+                    );
+                }
+            }
+            Status::Modified | Status::TypeChanged if old != new => {
+                out.extend_from_slice(format!(" mode change {old:06o} => {new:06o} ").as_bytes());
+                push_quoted(&mut out, b"", e.path);
+                out.push(b'\n');
+            }
+            Status::Modified | Status::TypeChanged => {}
+        }
+    }
+    w.write_all(&out)
+}
+
 /// Writes `git diff --numstat`: `ins<TAB>del<TAB>name`, `-` counts for
 /// binaries, renames in the same `{old => new}` form as `--stat`.
 pub fn write_numstat(w: &mut dyn Write, entries: &[StatEntry]) -> io::Result<()> {

@@ -233,12 +233,17 @@ impl Reader {
     /// Streams a blob's bytes into `out`, one chunk in memory at a time.
     pub fn write_blob(&self, id: &Id, out: &mut dyn io::Write) -> Result<u64> {
         let mut reader = self.blob_reader(id)?;
-        io::copy(&mut reader, out).map_err(|e| match e.into_inner() {
-            Some(inner) => match inner.downcast::<Error>() {
-                Ok(err) => *err,
-                Err(other) => Error::io("<output>", io::Error::other(other)),
-            },
-            None => Error::io("<output>", io::Error::other("write failed")),
+        io::copy(&mut reader, out).map_err(|e| {
+            // A store error carried through io::copy comes out as itself; a write error keeps
+            // its kind (a closed pipe is not a failure to the CLI).
+            if e.get_ref().is_some_and(|i| i.is::<Error>()) {
+                match e.into_inner().map(|i| i.downcast::<Error>()) {
+                    Some(Ok(err)) => *err,
+                    _ => Error::io("<output>", io::Error::other("write failed")),
+                }
+            } else {
+                Error::io("<output>", e)
+            }
         })
     }
 
