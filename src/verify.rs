@@ -64,6 +64,9 @@ pub fn verify(store: &Store, full: bool, progress: &dyn Progress) -> Result<Veri
     // blob id -> the first place that refers to it.
     let mut blobs: FxHashMap<Id, String> = FxHashMap::default();
 
+    // Trees to walk from, snapshots first so that a blob is named by a snapshot path when one
+    // has it.
+    let mut roots: Vec<(Id, String)> = Vec::new();
     let snapshots = reader.all_snapshots()?;
     for sid in &snapshots {
         report.snapshots += 1;
@@ -91,17 +94,7 @@ pub fn verify(store: &Store, full: bool, progress: &dyn Progress) -> Result<Veri
                 continue;
             }
         };
-        walk_tree(
-            &reader,
-            &rec.root,
-            b"",
-            &referrer,
-            full,
-            &mut seen_trees,
-            &mut blobs,
-            &mut problems,
-            &mut report,
-        )?;
+        roots.push((rec.root, referrer));
     }
     for (name, id) in reader.tags()? {
         if reader.snapshot_raw(&id)?.is_none() {
@@ -122,12 +115,6 @@ pub fn verify(store: &Store, full: bool, progress: &dyn Progress) -> Result<Veri
                 referrer: format!("workspace {ws} log entry {seq}"),
             });
         }
-    }
-    for (key, rec) in reader.artifacts()? {
-        report.artifacts += 1;
-        blobs
-            .entry(rec.blob)
-            .or_insert_with(|| format!("artifact {key}"));
     }
     for (oid, raw) in reader.overlay_records()? {
         let referrer = format!("overlay {oid}");
@@ -157,36 +144,44 @@ pub fn verify(store: &Store, full: bool, progress: &dyn Progress) -> Result<Veri
     }
     // Stat caches: an id they name that is gone is re-hashed by the next snapshot (no problem),
     // but one that is present is reused unread, so it must be sound.
-    let mut cached_trees = Vec::new();
+    let mut cached_blobs = Vec::new();
     for item in reader.stat_cache.iter()? {
         let (k, v) = item?;
         let Some(dir) = crate::scan::statcache::DirView::parse(v.value()) else {
             continue;
         };
         let referrer = format!("the stat cache of workspace {}", k.value().0);
-        cached_trees.push((dir.tree(), referrer.clone()));
-        for (kind, id) in dir.ids() {
+        for (kind, id) in std::iter::once((Kind::Dir, dir.tree())).chain(dir.ids()) {
             if kind == Kind::Dir {
-                cached_trees.push((id, referrer.clone()));
+                if reader.has_tree(&id)? {
+                    roots.push((id, referrer.clone()));
+                }
             } else if reader.has_blob(&id)? {
-                blobs.entry(id).or_insert_with(|| referrer.clone());
+                cached_blobs.push((id, referrer.clone()));
             }
         }
     }
-    for (id, referrer) in cached_trees {
-        if reader.has_tree(&id)? {
-            walk_tree(
-                &reader,
-                &id,
-                b"",
-                &referrer,
-                full,
-                &mut seen_trees,
-                &mut blobs,
-                &mut problems,
-                &mut report,
-            )?;
-        }
+    for (id, referrer) in &roots {
+        walk_tree(
+            &reader,
+            id,
+            b"",
+            referrer,
+            full,
+            &mut seen_trees,
+            &mut blobs,
+            &mut problems,
+            &mut report,
+        )?;
+    }
+    for (key, rec) in reader.artifacts()? {
+        report.artifacts += 1;
+        blobs
+            .entry(rec.blob)
+            .or_insert_with(|| format!("artifact {key}"));
+    }
+    for (id, referrer) in cached_blobs {
+        blobs.entry(id).or_insert(referrer);
     }
     // Trees nothing reaches: still checked, so every stored tree is.
     for id in reader.tree_ids()? {
@@ -237,10 +232,16 @@ pub fn verify(store: &Store, full: bool, progress: &dyn Progress) -> Result<Veri
         0
     };
     progress.start("verify", total);
+    let checks = Checks {
+        reader: &reader,
+        segments: &segments,
+        full,
+        progress,
+    };
     let list: Vec<(&Id, &String)> = blobs.iter().collect();
     let results: Vec<BlobCheck> = list
         .par_iter()
-        .map(|(id, referrer)| check_blob(&reader, &segments, id, referrer, full, progress))
+        .map(|(id, referrer)| check_blob(&checks, id, referrer))
         .collect();
     let mut chunk_referrer: FxHashMap<Id, &str> = FxHashMap::default();
     for (r, (_, referrer)) in results.iter().zip(&list) {
@@ -261,7 +262,7 @@ pub fn verify(store: &Store, full: bool, progress: &dyn Progress) -> Result<Veri
         .par_iter()
         .map(|id| {
             let referrer = chunk_referrer.get(id).copied().unwrap_or(UNREFERENCED);
-            check_chunk(&reader, &segments, id, referrer, full, progress)
+            check_chunk(&checks, id, referrer)
         })
         .collect();
     progress.finish();
@@ -368,14 +369,21 @@ struct BlobCheck {
     hashed: u64,
 }
 
-fn check_blob(
-    reader: &Reader,
-    segments: &FxHashMap<u64, usize>,
-    id: &Id,
-    referrer: &str,
+/// What checking a blob or chunk needs: the read view, segment lengths, the mode, progress.
+struct Checks<'a> {
+    reader: &'a Reader,
+    segments: &'a FxHashMap<u64, usize>,
     full: bool,
-    progress: &dyn Progress,
-) -> BlobCheck {
+    progress: &'a dyn Progress,
+}
+
+fn check_blob(c: &Checks, id: &Id, referrer: &str) -> BlobCheck {
+    let Checks {
+        reader,
+        segments,
+        full,
+        progress,
+    } = *c;
     let mut out = BlobCheck {
         problems: Vec::new(),
         chunks: Vec::new(),
@@ -446,14 +454,13 @@ fn check_blob(
 }
 
 /// Checks one chunk record: its span, and in full mode its content hash.
-fn check_chunk(
-    reader: &Reader,
-    segments: &FxHashMap<u64, usize>,
-    id: &Id,
-    referrer: &str,
-    full: bool,
-    progress: &dyn Progress,
-) -> (Option<Problem>, u64) {
+fn check_chunk(c: &Checks, id: &Id, referrer: &str) -> (Option<Problem>, u64) {
+    let Checks {
+        reader,
+        segments,
+        full,
+        progress,
+    } = *c;
     let mk = |what: String| Problem {
         kind: "chunk",
         id: id.hex(),

@@ -141,15 +141,13 @@ fn an_interrupted_restore_says_how_to_finish_and_undo_takes_it_back() {
     assert!(status.contains("no changes"), "{status}");
 }
 
-#[test]
-fn run_signals_the_commands_process_group_and_a_second_signal_kills_it() {
-    let env = Env::new();
-    env.write("a.txt", b"a\n");
-    env.ok(&["snapshot", "-q"]);
-    // The grandchild (sleep) must get the SIGINT too: without it the run takes 30 s.
+/// Starts `rewind run` on a shell script (`prefix`, then a long sleep before writing
+/// late.txt) and waits until the script runs; returns the child and rewind's pid.
+fn start_run(env: &Env, prefix: &str) -> (Child, i32) {
     let marker = env.tmp.path().join("started");
+    let _ = std::fs::remove_file(&marker);
     let script = format!(
-        "touch {}; sleep 30; echo after > late.txt",
+        "{prefix}touch {}; sleep 30; echo after > late.txt",
         marker.display()
     );
     let child = env
@@ -162,9 +160,22 @@ fn run_signals_the_commands_process_group_and_a_second_signal_kills_it() {
     let pid = child.id() as i32;
     let start = Instant::now();
     while !marker.exists() {
-        assert!(start.elapsed() < Duration::from_secs(30));
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the script never started"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
+    (child, pid)
+}
+
+#[test]
+fn run_signals_the_commands_process_group_and_a_second_signal_kills_it() {
+    let env = Env::new();
+    env.write("a.txt", b"a\n");
+    env.ok(&["snapshot", "-q"]);
+    // The grandchild (sleep) must get the SIGINT too: without it the run takes 30 s.
+    let (child, pid) = start_run(&env, "");
     // SAFETY: signalling a child this test spawned.
     unsafe { libc::kill(pid, libc::SIGINT) };
     let out = wait_bounded(child, Duration::from_secs(20));
@@ -178,24 +189,7 @@ fn run_signals_the_commands_process_group_and_a_second_signal_kills_it() {
 
     // A command that ignores SIGINT: the second signal kills its group, the run is recorded as
     // interrupted, and rewind says so.
-    std::fs::remove_file(&marker).unwrap();
-    let script = format!(
-        "trap '' INT; touch {}; sleep 30; echo after > late.txt",
-        marker.display()
-    );
-    let child = env
-        .cmd()
-        .args(["run", "--", "sh", "-c", &script])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let pid = child.id() as i32;
-    let start = Instant::now();
-    while !marker.exists() {
-        assert!(start.elapsed() < Duration::from_secs(30));
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let (child, pid) = start_run(&env, "trap '' INT; ");
     unsafe { libc::kill(pid, libc::SIGINT) };
     std::thread::sleep(Duration::from_millis(300));
     unsafe { libc::kill(pid, libc::SIGINT) };

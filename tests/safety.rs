@@ -7,8 +7,6 @@ mod common;
 use std::fs;
 
 use common::*;
-use redb::ReadableTable;
-use rewind::store::tables::SEGMENTS;
 
 fn json(s: &str) -> serde_json::Value {
     serde_json::from_str(s).unwrap_or_else(|e| panic!("not JSON ({e}): {s}"))
@@ -122,23 +120,11 @@ fn an_unmatched_restore_path_is_an_error() {
     assert!(!env.path("new.txt").exists());
 }
 
-fn flip_last_segment_byte(env: &Env, back: usize) {
-    let db = redb::Database::builder()
-        .set_concurrency_mode(redb::ConcurrencyMode::MultiWriter)
-        .create(env.store.join("store.redb"))
-        .expect("open the database");
-    let txn = db.begin_write().unwrap();
-    {
-        let mut segs = txn.open_table(SEGMENTS).unwrap();
-        let (last, mut bytes) = {
-            let (k, v) = segs.last().unwrap().unwrap();
-            (k.value(), v.value().to_vec())
-        };
-        let n = bytes.len();
-        bytes[n - back] ^= 0x01;
-        segs.insert(last, bytes.as_slice()).unwrap();
-    }
-    txn.commit().unwrap();
+/// A 200 KiB artifact named "build".
+fn put_artifact(env: &Env) {
+    let art = env.tmp.path().join("art.bin");
+    fs::write(&art, noise(5, 200 << 10)).unwrap();
+    env.ok(&["artifact", "put", "build", art.to_str().unwrap()]);
 }
 
 #[test]
@@ -146,16 +132,14 @@ fn verify_full_checks_artifacts_and_counts_what_stats_counts() {
     let env = Env::new();
     env.write("a.txt", b"hello\n");
     env.ok(&["snapshot", "-q"]);
-    let art = env.tmp.path().join("art.bin");
-    fs::write(&art, noise(5, 200 << 10)).unwrap();
-    env.ok(&["artifact", "put", "build", art.to_str().unwrap()]);
+    put_artifact(&env);
     let stats = json(&env.ok(&["stats", "--json"]));
     let v = json(&env.ok(&["verify", "--full", "--json"]));
     assert_eq!(v["ok"], true, "{v}");
     for k in ["snapshots", "trees", "blobs", "chunks"] {
         assert_eq!(v[k], stats[k], "{k}: verify {v} stats {stats}");
     }
-    flip_last_segment_byte(&env, 100);
+    flip_last_segment_byte(&env.store, 100);
     let out = env
         .cmd()
         .args(["verify", "--full", "--json"])
@@ -274,9 +258,7 @@ fn stats_dedup_counts_artifacts() {
     let env = Env::new();
     env.write("a.txt", b"a\n");
     env.ok(&["snapshot", "-q"]);
-    let art = env.tmp.path().join("art.bin");
-    fs::write(&art, noise(5, 200 << 10)).unwrap();
-    env.ok(&["artifact", "put", "build", art.to_str().unwrap()]);
+    put_artifact(&env);
     let v = json(&env.ok(&["stats", "--json"]));
     let dedup = v["dedup_ratio"].as_f64().unwrap();
     assert!(dedup >= 0.99, "{v}");

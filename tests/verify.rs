@@ -4,8 +4,8 @@
 mod common;
 
 use common::*;
-use redb::{ReadableDatabase, ReadableTable};
-use rewind::store::tables::{SEGMENTS, TREES};
+use redb::ReadableDatabase;
+use rewind::store::tables::TREES;
 
 fn db(env: &Env) -> redb::Database {
     redb::Database::builder()
@@ -50,22 +50,8 @@ fn a_flipped_byte_in_a_segment_is_caught_and_named() {
     let first = env.ok(&["snapshot", "-q"]).trim().to_string();
     env.write("victim.txt", &noise(9, 3000));
     env.ok(&["snapshot", "-q"]);
-    {
-        // The second snapshot's new blob is the last bytes written to the log.
-        let db = db(&env);
-        let txn = db.begin_write().unwrap();
-        {
-            let mut segs = txn.open_table(SEGMENTS).unwrap();
-            let (last, mut bytes) = {
-                let (k, v) = segs.last().unwrap().unwrap();
-                (k.value(), v.value().to_vec())
-            };
-            let n = bytes.len();
-            bytes[n - 10] ^= 0x01;
-            segs.insert(last, bytes.as_slice()).unwrap();
-        }
-        txn.commit().unwrap();
-    }
+    // The second snapshot's new blob is the last bytes written to the log.
+    flip_last_segment_byte(&env.store, 10);
     let (code, v) = verify_json(&env, true);
     assert_eq!(code, 1, "{v}");
     let problems = v["problems"].as_array().unwrap();

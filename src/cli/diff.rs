@@ -100,7 +100,7 @@ pub fn status(ctx: &Ctx, a: StatusArgs) -> CliResult {
             "base": head.hex(),
             "clean": d.changes.is_empty(),
             "changes": changes,
-            "skipped": skipped.iter().map(|s| json!({"path": path_str(&s.path), "reason": s.reason.name(), "detail": s.detail})).collect::<Vec<_>>(),
+            "skipped": skipped.iter().map(|s| output::skipped_json(s)).collect::<Vec<_>>(),
         }))?;
         return Ok(0);
     }
@@ -111,13 +111,7 @@ pub fn status(ctx: &Ctx, a: StatusArgs) -> CliResult {
         }
         writeln!(out, "\nnot looked at (a snapshot would skip them too):")?;
         for s in &skipped {
-            writeln!(
-                out,
-                "skipped  {} ({}: {})",
-                path_str(&s.path),
-                s.reason.name(),
-                s.detail
-            )?;
+            writeln!(out, "skipped  {}", output::skipped_text(s))?;
         }
         Ok(())
     };

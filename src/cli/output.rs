@@ -151,6 +151,16 @@ pub fn seconds(s: f64) -> std::time::Duration {
         .unwrap_or(std::time::Duration::from_secs(u64::MAX / 4))
 }
 
+/// A skipped path for people: `path (reason: detail)`.
+pub fn skipped_text(s: &crate::store::snapshot::Skipped) -> String {
+    format!("{} ({}: {})", path_str(&s.path), s.reason.name(), s.detail)
+}
+
+/// A skipped path as JSON.
+pub fn skipped_json(s: &crate::store::snapshot::Skipped) -> serde_json::Value {
+    serde_json::json!({"path": path_str(&s.path), "reason": s.reason.name(), "detail": s.detail})
+}
+
 /// `n` and a noun, plural unless `n` is 1: "1 file", "3 files".
 pub fn count(n: usize, noun: &str) -> String {
     format!("{n} {noun}{}", if n == 1 { "" } else { "s" })

@@ -210,3 +210,27 @@ pub fn rewind_as_nobody() -> Command {
         rewind_bin()
     }
 }
+
+/// Flips one bit `back` bytes before the end of the store's segment log (the bytes written
+/// last), as disk damage would.
+pub fn flip_last_segment_byte(store: &Path, back: usize) {
+    use redb::ReadableTable;
+    let db = redb::Database::builder()
+        .set_concurrency_mode(redb::ConcurrencyMode::MultiWriter)
+        .create(store.join("store.redb"))
+        .expect("open the store's database");
+    let txn = db.begin_write().expect("write transaction");
+    {
+        let mut segs = txn
+            .open_table(rewind::store::tables::SEGMENTS)
+            .expect("segments");
+        let (last, mut bytes) = {
+            let (k, v) = segs.last().expect("read").expect("a segment");
+            (k.value(), v.value().to_vec())
+        };
+        let n = bytes.len();
+        bytes[n - back] ^= 0x01;
+        segs.insert(last, bytes.as_slice()).expect("write");
+    }
+    txn.commit().expect("commit");
+}
