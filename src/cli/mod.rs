@@ -170,11 +170,13 @@ fn usage_error(e: clap::Error) -> i32 {
             | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
     ) {
         let _ = e.print();
-        return if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-            EXIT_ERROR
-        } else {
-            0
-        };
+        if e.kind() != ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+            return 0;
+        }
+        if std::env::args().any(|a| a == "--json") {
+            let _ = output::print_json(&serde_json::json!({ "error": "a command is required" }));
+        }
+        return EXIT_ERROR;
     }
     let args: Vec<String> = std::env::args().collect();
     let options = args.iter().take_while(|a| *a != "--");
