@@ -83,10 +83,12 @@ impl Ctx {
         };
         let dir_shown = dir.display().to_string();
         let quiet = self.quiet;
-        // Once per process, however many transactions wait.
+        // Once per process, however many transactions wait, naming who has the store open.
         let said = std::sync::atomic::AtomicBool::new(false);
-        let on_wait: crate::store::WaitNotice = Arc::new(move |who: &str| {
+        let holders_of = dir.clone();
+        let on_wait: Arc<dyn Fn() + Send + Sync> = Arc::new(move || {
             if !quiet && !said.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                let who = crate::store::holders::describe_others(&holders_of);
                 eprintln!(
                     "rewind: waiting for another rewind process ({who}) to finish writing to {dir_shown} ..."
                 );

@@ -64,7 +64,7 @@ pub(crate) fn register(store_dir: &Path, command: &[String]) -> Option<Registrat
 
 /// The other live processes that have the store open, as "pid N, COMMAND" joined by "; ",
 /// or a phrase saying none is known.
-pub(crate) fn describe_others(store_dir: &Path) -> String {
+pub fn describe_others(store_dir: &Path) -> String {
     let me = std::process::id();
     let mut found = Vec::new();
     let Ok(entries) = fs::read_dir(store_dir.join(DIR)) else {

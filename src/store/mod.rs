@@ -6,7 +6,7 @@
 
 pub mod artifact;
 pub mod blob;
-mod holders;
+pub mod holders;
 pub mod oplog;
 pub mod pending;
 pub mod read;
@@ -38,9 +38,6 @@ pub const DB_FILE: &str = "store.redb";
 /// redb's magic bytes, used to tell "not a database" apart from "a damaged database".
 const REDB_MAGIC: &[u8] = b"redb";
 
-/// Told whom a writer waits for ("pid N, COMMAND; ...").
-pub type WaitNotice = Arc<dyn Fn(&str) + Send + Sync>;
-
 /// How to open a store.
 #[derive(Clone)]
 pub struct StoreOptions {
@@ -48,9 +45,8 @@ pub struct StoreOptions {
     pub create: bool,
     /// How long a writer waits for another process's write transaction.
     pub lock_timeout: Duration,
-    /// Called when a writer has to wait for another process, with the processes that have
-    /// the store open ("pid N, COMMAND; ...").
-    pub on_wait: Option<WaitNotice>,
+    /// Called once when a writer has to wait for another process.
+    pub on_wait: Option<Arc<dyn Fn() + Send + Sync>>,
     /// The command line recorded in the operation log for what this handle does.
     pub command: Vec<String>,
 }
@@ -154,7 +150,7 @@ impl Store {
             Err(e) => return Err(e.into()),
         }
         if let Some(notice) = &self.opts.on_wait {
-            notice(&holders::describe_others(&self.dir));
+            notice();
         }
         let start = Instant::now();
         let mut pause = Duration::from_millis(2);
@@ -484,7 +480,7 @@ fn open_waiting(dir: &Path, file: &Path, opts: &StoreOptions) -> Result<Handle> 
         }
     }
     if let Some(notice) = &opts.on_wait {
-        notice(&holders::describe_others(dir));
+        notice();
     }
     match rx.recv_timeout(opts.lock_timeout.saturating_sub(quick)) {
         Ok(r) => r,
