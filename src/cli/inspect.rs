@@ -49,7 +49,7 @@ fn snapshot_json(id: &Id, r: &SnapshotRecord, tags: &[String]) -> Value {
         "bytes": r.stats.bytes,
         "ignore_globs": r.scan.ignore_globs,
         "max_file_size": r.scan.max_file_size,
-        "skipped": r.skipped.iter().map(output::skipped_json).collect::<Vec<_>>(),
+        "skipped": r.skipped.iter().map(|s| json!({"path": path_str(&s.path), "reason": s.reason.name(), "detail": s.detail})).collect::<Vec<_>>(),
     })
 }
 
@@ -137,7 +137,13 @@ pub fn show(ctx: &Ctx, a: ShowArgs) -> CliResult {
         writeln!(out, "ignored   {}", r.scan.ignore_globs.join(" "))?;
     }
     for s in &r.skipped {
-        writeln!(out, "skipped   {}", output::skipped_text(s))?;
+        writeln!(
+            out,
+            "skipped   {} ({}: {})",
+            path_str(&s.path),
+            s.reason.name(),
+            s.detail
+        )?;
     }
     if !r.message.is_empty() {
         writeln!(out, "\n    {}", r.message)?;
