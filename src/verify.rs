@@ -241,7 +241,7 @@ pub fn verify(store: &Store, full: bool, progress: &dyn Progress) -> Result<Veri
     let list: Vec<(&Id, &String)> = blobs.iter().collect();
     let results: Vec<BlobCheck> = list
         .par_iter()
-        .map(|(id, referrer)| check_blob(&checks, id, referrer))
+        .map(|(id, referrer)| checks.blob(id, referrer))
         .collect();
     let mut chunk_referrer: FxHashMap<Id, &str> = FxHashMap::default();
     for (r, (_, referrer)) in results.iter().zip(&list) {
@@ -262,7 +262,7 @@ pub fn verify(store: &Store, full: bool, progress: &dyn Progress) -> Result<Veri
         .par_iter()
         .map(|id| {
             let referrer = chunk_referrer.get(id).copied().unwrap_or(UNREFERENCED);
-            check_chunk(&checks, id, referrer)
+            checks.chunk(id, referrer)
         })
         .collect();
     progress.finish();
@@ -377,115 +377,105 @@ struct Checks<'a> {
     progress: &'a dyn Progress,
 }
 
-fn check_blob(c: &Checks, id: &Id, referrer: &str) -> BlobCheck {
-    let Checks {
-        reader,
-        segments,
-        full,
-        progress,
-    } = *c;
-    let mut out = BlobCheck {
-        problems: Vec::new(),
-        chunks: Vec::new(),
-        hashed: 0,
-    };
-    let mk = |kind: &'static str, id: &Id, what: String| Problem {
-        kind,
-        id: id.hex(),
-        what,
-        referrer: referrer.to_string(),
-    };
-    let record = match reader.blob_record(id) {
-        Ok(Some(r)) => r,
-        Ok(None) => {
-            out.problems.push(mk("blob", id, "missing".into()));
-            return out;
-        }
-        Err(e) => {
-            out.problems.push(mk("blob", id, describe(e)));
-            return out;
-        }
-    };
-    match &record {
-        BlobRecord::Whole { span, .. } => {
-            if let Err(why) = span_ok(segments, span) {
-                out.problems.push(mk("blob", id, why));
+impl Checks<'_> {
+    fn blob(&self, id: &Id, referrer: &str) -> BlobCheck {
+        let mut out = BlobCheck {
+            problems: Vec::new(),
+            chunks: Vec::new(),
+            hashed: 0,
+        };
+        let mk = |kind: &'static str, id: &Id, what: String| Problem {
+            kind,
+            id: id.hex(),
+            what,
+            referrer: referrer.to_string(),
+        };
+        let record = match self.reader.blob_record(id) {
+            Ok(Some(r)) => r,
+            Ok(None) => {
+                out.problems.push(mk("blob", id, "missing".into()));
                 return out;
             }
-        }
-        BlobRecord::Chunked { chunks: list, .. } => {
-            // Each chunk's span and hash are checked once, in the chunk pass.
-            for c in list {
-                out.chunks.push(c.id);
-                match reader.has_chunk(&c.id) {
-                    Ok(true) => {}
-                    Ok(false) => out.problems.push(mk("chunk", &c.id, "missing".into())),
-                    Err(e) => out.problems.push(mk("chunk", &c.id, describe(e))),
-                }
-            }
-            if !out.problems.is_empty() {
+            Err(e) => {
+                out.problems.push(mk("blob", id, describe(e)));
                 return out;
             }
-        }
-    }
-    if full {
-        // Streamed, so a huge chunked blob never sits in memory whole.
-        let mut hasher = blake3::Hasher::new();
-        let copied = reader.blob_reader(id).and_then(|mut r| {
-            std::io::copy(&mut r, &mut hasher).map_err(|e| Error::Corrupt {
-                kind: "blob",
-                id: id.hex(),
-                why: e.to_string(),
-            })
-        });
-        match copied {
-            Ok(n) => {
-                out.hashed = n;
-                progress.advance(n);
-                if Id::from(hasher.finalize()) != *id {
-                    out.problems
-                        .push(mk("blob", id, "content does not match its id".into()));
+        };
+        match &record {
+            BlobRecord::Whole { span, .. } => {
+                if let Err(why) = span_ok(self.segments, span) {
+                    out.problems.push(mk("blob", id, why));
+                    return out;
                 }
             }
-            Err(e) => out.problems.push(mk("blob", id, describe(e))),
+            BlobRecord::Chunked { chunks: list, .. } => {
+                // Each chunk's span and hash are checked once, in the chunk pass.
+                for c in list {
+                    out.chunks.push(c.id);
+                    match self.reader.has_chunk(&c.id) {
+                        Ok(true) => {}
+                        Ok(false) => out.problems.push(mk("chunk", &c.id, "missing".into())),
+                        Err(e) => out.problems.push(mk("chunk", &c.id, describe(e))),
+                    }
+                }
+                if !out.problems.is_empty() {
+                    return out;
+                }
+            }
         }
+        if self.full {
+            // Streamed, so a huge chunked blob never sits in memory whole.
+            let mut hasher = blake3::Hasher::new();
+            let copied = self.reader.blob_reader(id).and_then(|mut r| {
+                std::io::copy(&mut r, &mut hasher).map_err(|e| Error::Corrupt {
+                    kind: "blob",
+                    id: id.hex(),
+                    why: e.to_string(),
+                })
+            });
+            match copied {
+                Ok(n) => {
+                    out.hashed = n;
+                    self.progress.advance(n);
+                    if Id::from(hasher.finalize()) != *id {
+                        out.problems
+                            .push(mk("blob", id, "content does not match its id".into()));
+                    }
+                }
+                Err(e) => out.problems.push(mk("blob", id, describe(e))),
+            }
+        }
+        out
     }
-    out
-}
 
-/// Checks one chunk record: its span, and in full mode its content hash.
-fn check_chunk(c: &Checks, id: &Id, referrer: &str) -> (Option<Problem>, u64) {
-    let Checks {
-        reader,
-        segments,
-        full,
-        progress,
-    } = *c;
-    let mk = |what: String| Problem {
-        kind: "chunk",
-        id: id.hex(),
-        what,
-        referrer: referrer.to_string(),
-    };
-    let rec = match reader.chunk_record(id) {
-        Ok(Some(r)) => r,
-        Ok(None) => return (Some(mk("missing".into())), 0),
-        Err(e) => return (Some(mk(describe(e))), 0),
-    };
-    if let Err(why) = span_ok(segments, &rec.span) {
-        return (Some(mk(why)), 0);
-    }
-    if !full {
-        return (None, 0);
-    }
-    let len = u64::from(rec.len);
-    progress.advance(len);
-    match reader.read_chunk(&crate::store::blob::ChunkRef {
-        id: *id,
-        len: rec.len,
-    }) {
-        Ok(_) => (None, len),
-        Err(e) => (Some(mk(describe(e))), len),
+    /// Checks one chunk record: its span, and in full mode its content hash.
+    fn chunk(&self, id: &Id, referrer: &str) -> (Option<Problem>, u64) {
+        let mk = |what: String| Problem {
+            kind: "chunk",
+            id: id.hex(),
+            what,
+            referrer: referrer.to_string(),
+        };
+        let rec = match self.reader.chunk_record(id) {
+            Ok(Some(r)) => r,
+            Ok(None) => return (Some(mk("missing".into())), 0),
+            Err(e) => return (Some(mk(describe(e))), 0),
+        };
+        if let Err(why) = span_ok(self.segments, &rec.span) {
+            return (Some(mk(why)), 0);
+        }
+        if !self.full {
+            return (None, 0);
+        }
+        let len = u64::from(rec.len);
+        self.progress.advance(len);
+        match self.reader.read_chunk(&crate::store::blob::ChunkRef {
+            id: *id,
+            len: rec.len,
+        }) {
+            Ok(_) => (None, len),
+            Err(e) => (Some(mk(describe(e))), len),
+        }
     }
 }
 
