@@ -222,12 +222,7 @@ pub fn verify(store: &Store, full: bool, progress: &dyn Progress) -> Result<Veri
             .keys()
             .filter_map(|id| reader.blob_size(id).ok())
             .sum();
-        let chunk_bytes: u64 = chunk_ids
-            .iter()
-            .filter_map(|id| reader.chunk_record(id).ok().flatten())
-            .map(|r| u64::from(r.len))
-            .sum();
-        blob_bytes + chunk_bytes
+        blob_bytes
     } else {
         0
     };
@@ -261,8 +256,12 @@ pub fn verify(store: &Store, full: bool, progress: &dyn Progress) -> Result<Veri
     let chunk_results: Vec<(Option<Problem>, u64)> = chunk_ids
         .par_iter()
         .map(|id| {
-            let referrer = chunk_referrer.get(id).copied().unwrap_or(UNREFERENCED);
-            checks.chunk(id, referrer)
+            // A chunk a blob lists was hashed when the blob was read whole (every chunk read
+            // is checked); only the others need reading here.
+            match chunk_referrer.get(id) {
+                Some(referrer) => checks.chunk(id, referrer, false),
+                None => checks.chunk(id, UNREFERENCED, checks.full),
+            }
         })
         .collect();
     progress.finish();
@@ -378,6 +377,8 @@ struct Checks<'a> {
 }
 
 impl Checks<'_> {
+    /// Checks one blob: its record, its span or that its chunks exist, and in full mode its
+    /// content hash (reading a chunked blob checks each chunk's hash too).
     fn blob(&self, id: &Id, referrer: &str) -> BlobCheck {
         let mut out = BlobCheck {
             problems: Vec::new(),
@@ -448,8 +449,8 @@ impl Checks<'_> {
         out
     }
 
-    /// Checks one chunk record: its span, and in full mode its content hash.
-    fn chunk(&self, id: &Id, referrer: &str) -> (Option<Problem>, u64) {
+    /// Checks one chunk record: its span, and with `hash` its content hash.
+    fn chunk(&self, id: &Id, referrer: &str, hash: bool) -> (Option<Problem>, u64) {
         let mk = |what: String| Problem {
             kind: "chunk",
             id: id.hex(),
@@ -464,11 +465,10 @@ impl Checks<'_> {
         if let Err(why) = span_ok(self.segments, &rec.span) {
             return (Some(mk(why)), 0);
         }
-        if !self.full {
+        if !hash {
             return (None, 0);
         }
         let len = u64::from(rec.len);
-        self.progress.advance(len);
         match self.reader.read_chunk(&crate::store::blob::ChunkRef {
             id: *id,
             len: rec.len,
