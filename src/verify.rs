@@ -427,13 +427,8 @@ impl Checks<'_> {
         if self.full {
             // Streamed, so a huge chunked blob never sits in memory whole.
             let mut hasher = blake3::Hasher::new();
-            let copied = self.reader.blob_reader(id).and_then(|mut r| {
-                std::io::copy(&mut r, &mut hasher).map_err(|e| Error::Corrupt {
-                    kind: "blob",
-                    id: id.hex(),
-                    why: e.to_string(),
-                })
-            });
+            // Store errors come out as themselves (a damaged chunk names the chunk).
+            let copied = self.reader.write_blob(id, &mut hasher);
             match copied {
                 Ok(n) => {
                     out.hashed = n;
@@ -443,6 +438,17 @@ impl Checks<'_> {
                             .push(mk("blob", id, "content does not match its id".into()));
                     }
                 }
+                // A damaged chunk is named as itself (the blob's other problems follow from it).
+                Err(Error::Corrupt {
+                    kind: "chunk",
+                    id: chunk,
+                    why,
+                }) => out.problems.push(Problem {
+                    kind: "chunk",
+                    id: chunk,
+                    what: why,
+                    referrer: referrer.to_string(),
+                }),
                 Err(e) => out.problems.push(mk("blob", id, describe(e))),
             }
         }

@@ -265,3 +265,28 @@ fn stats_dedup_counts_artifacts() {
     let out = env.ok(&["stats"]);
     assert!(!out.contains("dedup 0.0x"), "{out}");
 }
+
+#[test]
+fn verify_full_names_a_damaged_chunk_once_with_the_file_that_uses_it() {
+    let env = Env::new();
+    env.write("big.bin", &noise(8, 6 << 20));
+    env.ok(&["snapshot", "-q"]);
+    flip_last_segment_byte(&env.store, 100);
+    let out = env
+        .cmd()
+        .args(["verify", "--full", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v = json(&String::from_utf8_lossy(&out.stdout));
+    let problems = v["problems"].as_array().unwrap();
+    assert_eq!(problems.len(), 1, "{v}");
+    assert_eq!(problems[0]["kind"], "chunk", "{v}");
+    assert!(
+        problems[0]["referrer"]
+            .as_str()
+            .unwrap()
+            .ends_with(":big.bin"),
+        "{v}"
+    );
+}
