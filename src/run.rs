@@ -34,7 +34,7 @@ use serde::Serialize;
 
 use crate::contract::{Checker, Contract, OnViolation, Violation, revert_paths};
 use crate::diff::text::DiffOptions;
-use crate::diff::{Diff, DiffRequest, PatchOptions, Rev, diff};
+use crate::diff::{Diff, DiffRequest, PatchOptions, Rev, SideJson, diff};
 use crate::error::{Error, Result};
 use crate::id::Id;
 use crate::progress::NoProgress;
@@ -42,7 +42,7 @@ use crate::restore::{OpInfo, RestoreOptions, restore};
 use crate::snapshot::{SnapshotOptions, SnapshotReport, snapshot};
 use crate::store::Store;
 use crate::store::oplog::{self, OpRecord};
-use crate::util::display;
+use crate::util::{display, path_bytes};
 
 /// Version of the result object's layout (`schemas/run-result.schema.json`).
 pub const RESULT_VERSION: u32 = 1;
@@ -152,10 +152,18 @@ pub enum RunEvent {
 pub struct FileEntry {
     /// The path (the new path for renames), lossy UTF-8.
     pub path: String,
+    /// The path's exact bytes in base64 when it is not UTF-8, else null.
+    pub path_bytes: Option<String>,
     /// The old path of a rename.
     pub old_path: Option<String>,
+    /// The old path's exact bytes in base64 when it is not UTF-8, else null.
+    pub old_path_bytes: Option<String>,
     /// added, deleted, modified, mode_changed, type_changed or renamed.
     pub status: &'static str,
+    /// The side before (kind, mode, blob id, size); null for an added file.
+    pub old: Option<SideJson>,
+    /// The side after; null for a deleted file.
+    pub new: Option<SideJson>,
     /// Whether either side is binary (then the line counts are 0).
     pub binary: bool,
     /// Lines added.
@@ -182,6 +190,8 @@ pub struct DiffSummary {
 pub struct ViolationEntry {
     /// The offending path.
     pub path: String,
+    /// The path's exact bytes in base64 when it is not UTF-8, else null.
+    pub path_bytes: Option<String>,
     /// forbidden, not_allowed or new_file_disallowed.
     pub reason: &'static str,
     /// What happened to it (as in the diff's files).
@@ -193,6 +203,8 @@ pub struct ViolationEntry {
 pub struct SkippedEntry {
     /// The path.
     pub path: String,
+    /// The path's exact bytes in base64 when it is not UTF-8, else null.
+    pub path_bytes: Option<String>,
     /// too_large, unreadable, vanished, special or changed_while_read.
     pub reason: &'static str,
     /// Detail (an error message).
@@ -483,6 +495,7 @@ pub fn run(
             .iter()
             .map(|s| SkippedEntry {
                 path: display(&s.path),
+                path_bytes: path_bytes(&s.path),
                 reason: s.reason.name(),
                 detail: s.detail.clone(),
             })
@@ -625,8 +638,12 @@ pub fn summarize(d: &Diff, dopts: &DiffOptions) -> Result<DiffSummary> {
         .zip(&stats)
         .map(|(c, s)| FileEntry {
             path: display(&c.path),
+            path_bytes: path_bytes(&c.path),
             old_path: c.old_path.as_deref().map(display),
+            old_path_bytes: c.old_path.as_deref().and_then(path_bytes),
             status: c.status.name(),
+            old: c.old.map(|e| e.json()),
+            new: c.new.map(|e| e.json()),
             binary: s.binary,
             insertions: s.insertions,
             deletions: s.deletions,
@@ -645,6 +662,7 @@ pub fn violation_entries(v: &[Violation]) -> Vec<ViolationEntry> {
     v.iter()
         .map(|v| ViolationEntry {
             path: display(&v.path),
+            path_bytes: path_bytes(&v.path),
             reason: v.reason.name(),
             status: v.status.name(),
         })

@@ -1,5 +1,6 @@
 //! Argument definitions (clap derive).
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -111,7 +112,7 @@ pub struct RevertArgs {
     pub conflict: ConflictMode,
     /// Only these paths
     #[arg(last = true, value_name = "PATH")]
-    pub paths: Vec<String>,
+    pub paths: Vec<OsString>,
 }
 
 /// `forget`.
@@ -172,7 +173,7 @@ pub enum ConflictMode {
 pub struct ApplyArgs {
     /// The patch file, or - for standard input [default: -]
     #[arg(default_value = "-")]
-    pub patch: String,
+    pub patch: PathBuf,
     /// Check that it applies; change nothing
     #[arg(long)]
     pub check: bool,
@@ -212,7 +213,7 @@ pub struct RestoreArgs {
     pub force: bool,
     /// Only these paths
     #[arg(last = true, value_name = "PATH")]
-    pub paths: Vec<String>,
+    pub paths: Vec<OsString>,
 }
 
 /// `op`.
@@ -262,7 +263,7 @@ pub struct StatusArgs {
     pub no_renames: bool,
     /// Only these paths
     #[arg(last = true, value_name = "PATH")]
-    pub paths: Vec<String>,
+    pub paths: Vec<OsString>,
 }
 
 /// `diff`.
@@ -300,7 +301,7 @@ pub struct DiffArgs {
     pub diff_timeout: f64,
     /// Only these paths
     #[arg(last = true, value_name = "PATH")]
-    pub paths: Vec<String>,
+    pub paths: Vec<OsString>,
 }
 
 /// `init`.
@@ -365,7 +366,7 @@ pub struct LsArgs {
     /// The snapshot
     pub rev: String,
     /// A directory (or file) inside it
-    pub path: Option<String>,
+    pub path: Option<OsString>,
     /// List subdirectories too
     #[arg(short, long)]
     pub recursive: bool,
@@ -377,7 +378,7 @@ pub struct CatArgs {
     /// The snapshot
     pub rev: String,
     /// The file inside it
-    pub path: String,
+    pub path: OsString,
 }
 
 /// `tag`.

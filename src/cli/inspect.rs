@@ -49,7 +49,11 @@ fn snapshot_json(id: &Id, r: &SnapshotRecord, tags: &[String]) -> Value {
         "bytes": r.stats.bytes,
         "ignore_globs": r.scan.ignore_globs,
         "max_file_size": r.scan.max_file_size,
-        "skipped": r.skipped.iter().map(|s| json!({"path": path_str(&s.path), "reason": s.reason.name(), "detail": s.detail})).collect::<Vec<_>>(),
+        "skipped": r.skipped.iter().map(|s| {
+            let mut o = json!({"reason": s.reason.name(), "detail": s.detail});
+            output::put_path(&mut o, "path", Some(&s.path));
+            o
+        }).collect::<Vec<_>>(),
     })
 }
 
@@ -145,7 +149,7 @@ pub fn show(ctx: &Ctx, a: ShowArgs) -> CliResult {
         writeln!(
             out,
             "skipped   {} ({}: {})",
-            path_str(&s.path),
+            output::path_text(&s.path),
             s.reason.name(),
             s.detail
         )?;
@@ -162,28 +166,27 @@ pub fn ls(ctx: &Ctx, a: LsArgs) -> CliResult {
     let reader = store.reader()?;
     let id = resolve(ctx, &store, &reader, &a.rev)?;
     let snap = reader.snapshot(&id)?;
-    let path = a.path.unwrap_or_default();
-    let path_bytes = path.trim_matches('/').as_bytes().to_vec();
-    let entry =
-        reader
-            .lookup(&snap.root, &path_bytes)?
-            .ok_or_else(|| Error::PathNotInSnapshot {
-                path: path.clone(),
-                snapshot: id.short(),
-            })?;
+    let path_bytes = trim_slashes(a.path.as_deref().map(output::arg_bytes).unwrap_or_default());
+    let entry = reader
+        .lookup(&snap.root, path_bytes)?
+        .ok_or_else(|| Error::PathNotInSnapshot {
+            path: output::path_text(path_bytes),
+            snapshot: id.short(),
+        })?;
     let mut rows = Vec::new();
     if entry.kind == Kind::Dir {
-        reader.walk_tree(&entry.id, &path_bytes, a.recursive, &mut |p, e| {
+        reader.walk_tree(&entry.id, path_bytes, a.recursive, &mut |p, e| {
             rows.push((p.to_vec(), e.clone()));
             Ok(())
         })?;
     } else {
-        rows.push((path_bytes.clone(), entry));
+        rows.push((path_bytes.to_vec(), entry));
     }
     if ctx.json {
         let mut v = Vec::with_capacity(rows.len());
         for (p, e) in &rows {
-            let mut o = json!({"path": path_str(p), "kind": e.kind.name(), "size": e.size, "id": e.id.hex()});
+            let mut o = json!({"kind": e.kind.name(), "size": e.size, "id": e.id.hex()});
+            output::put_path(&mut o, "path", Some(p));
             if e.kind == Kind::Symlink {
                 o["target"] = Value::String(path_str(&reader.read_blob(&e.id)?));
             }
@@ -194,12 +197,12 @@ pub fn ls(ctx: &Ctx, a: LsArgs) -> CliResult {
     }
     let mut out = std::io::stdout().lock();
     for (p, e) in rows {
-        let mut name = path_str(&p);
+        let mut name = output::path_text(&p);
         if e.kind == Kind::Dir {
             name.push('/');
         }
         if e.kind == Kind::Symlink {
-            name = format!("{name} -> {}", path_str(&reader.read_blob(&e.id)?));
+            name = format!("{name} -> {}", output::path_text(&reader.read_blob(&e.id)?));
         }
         let id_hex = e.id.hex();
         writeln!(
@@ -214,22 +217,34 @@ pub fn ls(ctx: &Ctx, a: LsArgs) -> CliResult {
     Ok(0)
 }
 
+/// `p` without leading and trailing slashes.
+fn trim_slashes(mut p: &[u8]) -> &[u8] {
+    while let [b'/', rest @ ..] = p {
+        p = rest;
+    }
+    while let [rest @ .., b'/'] = p {
+        p = rest;
+    }
+    p
+}
+
 /// `rewind cat`.
 pub fn cat(ctx: &Ctx, a: CatArgs) -> CliResult {
     let store = ctx.open_store(false)?;
     let reader = store.reader()?;
     let id = resolve(ctx, &store, &reader, &a.rev)?;
     let snap = reader.snapshot(&id)?;
+    let path = trim_slashes(output::arg_bytes(&a.path));
     let entry = reader
-        .lookup(&snap.root, a.path.trim_matches('/').as_bytes())?
+        .lookup(&snap.root, path)?
         .ok_or_else(|| Error::PathNotInSnapshot {
-            path: a.path.clone(),
+            path: output::path_text(path),
             snapshot: id.short(),
         })?;
     if entry.kind == Kind::Dir {
         return Err(Error::Invalid(format!(
             "{} is a directory in {}: use `rewind ls`",
-            a.path,
+            output::path_text(path),
             id.short()
         ))
         .into());

@@ -94,23 +94,29 @@ impl Ctx {
                 create,
                 lock_timeout: self.lock_timeout,
                 on_wait: Some(on_wait),
-                command: std::env::args().collect(),
+                command: std::env::args_os()
+                    .map(|a| a.to_string_lossy().into_owned())
+                    .collect(),
             },
         )
     }
 
     /// Paths given after `--`, as workspace-relative byte paths. Relative paths are taken from
     /// the current directory when it lies inside the workspace (as git's pathspecs are), else
-    /// from the workspace root; absolute paths must lie inside the workspace.
-    pub fn workspace_paths(
+    /// from the workspace root; absolute paths must lie inside the workspace. Paths are bytes
+    /// (`OsString` arguments), so names that are not UTF-8 work.
+    pub fn workspace_paths<S: AsRef<std::ffi::OsStr>>(
         &self,
         root: Option<&Path>,
-        paths: &[String],
+        paths: &[S],
     ) -> Result<Vec<Vec<u8>>, Error> {
         use std::os::unix::ffi::OsStrExt;
         use std::path::Component;
         let Some(root) = root else {
-            return Ok(paths.iter().map(|p| p.as_bytes().to_vec()).collect());
+            return Ok(paths
+                .iter()
+                .map(|p| p.as_ref().as_bytes().to_vec())
+                .collect());
         };
         let cwd = std::env::current_dir().and_then(|d| d.canonicalize()).ok();
         let base = match cwd.as_deref().map(|c| c.strip_prefix(root)) {
@@ -119,6 +125,7 @@ impl Ctx {
         };
         let mut out = Vec::with_capacity(paths.len());
         for p in paths {
+            let p = p.as_ref();
             let full = base.join(p);
             // Lexical: `..` climbs what was written, so a symlink in the path is never followed.
             let mut parts: Vec<&std::ffi::OsStr> = Vec::new();
@@ -135,7 +142,11 @@ impl Ctx {
                 .chain(parts)
                 .collect();
             let rel = normal.strip_prefix(root).map_err(|_| {
-                Error::Invalid(format!("{p} is outside the workspace {}", root.display()))
+                Error::Invalid(format!(
+                    "{} is outside the workspace {}",
+                    output::path_text(p.as_bytes()),
+                    root.display()
+                ))
             })?;
             out.push(rel.as_os_str().as_bytes().to_vec());
         }

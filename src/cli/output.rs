@@ -101,9 +101,35 @@ pub fn format_time(ns: i64) -> String {
     humantime::format_rfc3339_seconds(t).to_string()
 }
 
-/// A path for display and JSON (lossy for non-UTF-8 bytes).
+/// A path for JSON's `path` keys (lossy for non-UTF-8 bytes; [`put_path`] adds the exact bytes).
 pub fn path_str(p: &[u8]) -> String {
     String::from_utf8_lossy(p).into_owned()
+}
+
+/// A path for people: as is when it is printable UTF-8, else quoted as git quotes it
+/// (`"src/caf\351"`), so the exact bytes can be read back (git's unquoting undoes it).
+pub fn path_text(p: &[u8]) -> String {
+    let printable = std::str::from_utf8(p)
+        .is_ok_and(|s| !s.chars().any(|c| c.is_control() || c == '"' || c == '\\'));
+    if printable {
+        return path_str(p);
+    }
+    // Quoted output is ASCII, so this conversion is exact.
+    path_str(&crate::diff::quote::quote_path(b"", p))
+}
+
+/// Sets `key` to the path (lossy) and, when the path is not UTF-8, `{key}_bytes` to its exact
+/// bytes in base64 (standard alphabet, padded), so a caller never loses a name.
+pub fn put_path(o: &mut serde_json::Value, key: &str, p: Option<&[u8]>) {
+    o[key] = p.map(path_str).into();
+    if let Some(b) = p.and_then(crate::util::path_bytes) {
+        o[format!("{key}_bytes")] = b.into();
+    }
+}
+
+/// An OS string argument as the bytes it is made of.
+pub fn arg_bytes(s: &std::ffi::OsStr) -> &[u8] {
+    std::os::unix::ffi::OsStrExt::as_bytes(s)
 }
 
 /// Parses sizes like `100`, `64K`, `100M`, `2G`, `1.5GiB`.

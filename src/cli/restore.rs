@@ -28,7 +28,9 @@ pub fn report_json(r: &RestoreReport, dry_run: bool) -> Value {
         .iter()
         .map(|c| {
             let kind = c.new.or(c.old).map(|s| s.kind.name()).unwrap_or("file");
-            json!({"path": path_str(&c.path), "status": c.status.name(), "kind": kind})
+            let mut o = json!({"status": c.status.name(), "kind": kind});
+            output::put_path(&mut o, "path", Some(&c.path));
+            o
         })
         .collect();
     json!({
@@ -59,10 +61,14 @@ fn print_report(ctx: &Ctx, r: &RestoreReport, dry_run: bool, verb: &str) -> std:
             } else {
                 ""
             };
-            writeln!(out, "{}\t{}{dir}", letter(c), path_str(&c.path))?;
+            writeln!(out, "{}\t{}{dir}", letter(c), output::path_text(&c.path))?;
         }
         for k in &r.kept {
-            writeln!(out, "kept\t{} (not looked at by the snapshot)", path_str(k))?;
+            writeln!(
+                out,
+                "kept\t{} (not looked at by the snapshot)",
+                output::path_text(k)
+            )?;
         }
         return out.flush();
     }

@@ -142,7 +142,7 @@ pub enum ArtifactCommand {
         key: String,
         /// The file, or - for standard input
         #[arg(default_value = "-")]
-        file: String,
+        file: PathBuf,
         /// Attach KEY=VALUE metadata (repeatable)
         #[arg(long = "meta", value_name = "KEY=VALUE")]
         meta: Vec<String>,
@@ -421,12 +421,12 @@ pub fn artifact(ctx: &Ctx, a: ArtifactArgs) -> CliResult {
         } => {
             let meta = output::parse_meta(&meta)?;
             let store = ctx.open_store(true)?;
-            let r = if file == "-" {
+            let r = if file.as_os_str() == "-" {
                 let stdin = io::stdin();
                 let mut lock = stdin.lock();
                 crate::artifact::put(&store, &key, &mut lock, meta, force)?
             } else {
-                crate::artifact::put_file(&store, &key, Path::new(&file), meta, force)?
+                crate::artifact::put_file(&store, &key, &file, meta, force)?
             };
             if ctx.json {
                 output::print_json(&json!({

@@ -3,7 +3,7 @@
 use serde_json::json;
 
 use super::args::{InitArgs, SnapshotArgs};
-use super::output::{self, human_bytes, paint, path_str};
+use super::output::{self, human_bytes, paint};
 use super::{CliResult, Ctx};
 use crate::snapshot::{SnapshotOptions, SnapshotReport, snapshot as take};
 
@@ -67,7 +67,7 @@ pub fn snapshot(ctx: &Ctx, a: SnapshotArgs) -> CliResult {
         for s in &r.skipped {
             output::warn(&format!(
                 "{}: {} ({})",
-                path_str(&s.path),
+                output::path_text(&s.path),
                 s.reason.name().replace('_', " "),
                 s.detail
             ));
@@ -102,11 +102,11 @@ pub fn report_json(r: &SnapshotReport) -> serde_json::Value {
         "new_trees": r.new_trees,
         "stored_bytes": r.stored_bytes,
         "seconds": r.seconds,
-        "skipped": r.skipped.iter().map(|s| json!({
-            "path": path_str(&s.path),
-            "reason": s.reason.name(),
-            "detail": s.detail,
-        })).collect::<Vec<_>>(),
+        "skipped": r.skipped.iter().map(|s| {
+            let mut o = json!({"reason": s.reason.name(), "detail": s.detail});
+            output::put_path(&mut o, "path", Some(&s.path));
+            o
+        }).collect::<Vec<_>>(),
     })
 }
 
