@@ -695,6 +695,8 @@ fn capture_patch(
         &PatchOptions {
             diff: *dopts,
             color: false,
+            // A captured patch must apply anywhere, binary changes included.
+            binary: true,
         },
     )?;
     let len = spill.len;

@@ -287,6 +287,10 @@ pub struct DiffArgs {
     /// With --json: include the patch text
     #[arg(long)]
     pub patch: bool,
+    /// Write binary changes as git's `GIT binary patch` (applies with `git apply` and `rewind
+    /// apply` anywhere) instead of "Binary files ... differ"
+    #[arg(long)]
+    pub binary: bool,
     /// Lines of context
     #[arg(short = 'U', long = "unified", default_value_t = 3, value_name = "N")]
     pub context: usize,

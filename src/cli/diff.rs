@@ -165,6 +165,7 @@ pub fn print(
     let popts = crate::diff::PatchOptions {
         diff: dopts,
         color: ctx.color && !ctx.json,
+        binary: a.binary,
     };
     let code = if a.exit_code && !d.changes.is_empty() {
         1

@@ -272,6 +272,7 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
                 name_status,
                 summary: false,
                 patch,
+                binary: false,
                 context: 3,
                 exit_code: false,
                 no_renames: false,
