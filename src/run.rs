@@ -285,7 +285,47 @@ pub struct RetentionEntry {
     pub error: Option<String>,
 }
 
+/// The run result as printed and written: every field of [`RunResult`] plus the exit rewind
+/// ends with and why, so the result file is unambiguous where the exit code is not (123 is both
+/// a command's own code and the contract's).
+#[derive(Serialize)]
+pub struct ReportedResult<'a> {
+    /// The result.
+    #[serde(flatten)]
+    pub result: &'a RunResult,
+    /// The code rewind exits with ([`RunResult::exit_code`]).
+    pub rewind_exit_code: i32,
+    /// Why: [`RunResult::exit_reason`].
+    pub exit_reason: &'static str,
+}
+
 impl RunResult {
+    /// What is printed (`--json`) and written (`--result`).
+    pub fn reported(&self) -> ReportedResult<'_> {
+        ReportedResult {
+            result: self,
+            rewind_exit_code: self.exit_code(),
+            exit_reason: self.exit_reason(),
+        }
+    }
+
+    /// Why rewind exits with [`RunResult::exit_code`]: "success" (0), "command" (the command's
+    /// own non-zero code), "signal" (128 + N), "spawn_failed" (126/127: it could not start) or
+    /// "contract_violation" ([`EXIT_VIOLATION`] under `--on-violation=fail`).
+    pub fn exit_reason(&self) -> &'static str {
+        if self.signal.is_some() {
+            return "signal";
+        }
+        if self.spawn_error.is_some() {
+            return "spawn_failed";
+        }
+        match self.exit_code {
+            Some(c) if c != 0 => "command",
+            _ if !self.violations.is_empty() && self.on_violation == "fail" => "contract_violation",
+            _ => "success",
+        }
+    }
+
     /// The exit code rewind should end with: the command's own (128 + N for a signal, 126 or
     /// 127 when it could not start), else [`EXIT_VIOLATION`] when the contract failed under
     /// `--on-violation=fail`, else 0.

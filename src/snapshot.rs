@@ -59,6 +59,10 @@ pub struct SnapshotOptions {
     /// Directories whose files are known unchanged since the stat cache was written (from a
     /// [`crate::scan::watch::Watcher`]): their files are not stat'ed again.
     pub trusted_dirs: Option<std::sync::Arc<rustc_hash::FxHashSet<Vec<u8>>>>,
+    /// Record nothing when the tree equals the workspace's latest snapshot's: the report names
+    /// that snapshot (tags move to it) and says `created: false`. For pollers, so an unchanged
+    /// tree does not fill the log.
+    pub if_changed: bool,
 }
 
 impl Default for SnapshotOptions {
@@ -75,6 +79,7 @@ impl Default for SnapshotOptions {
             force: false,
             op_kind: None,
             trusted_dirs: None,
+            if_changed: false,
         }
     }
 }
@@ -90,6 +95,9 @@ pub struct SnapshotReport {
     pub parent: Option<Id>,
     /// Whether the tree equals the previous snapshot's.
     pub unchanged: bool,
+    /// Whether a snapshot was recorded: false for a dry run, and with `if_changed` for an
+    /// unchanged tree (then `id` is the previous snapshot).
+    pub created: bool,
     /// The workspace.
     pub workspace: PathBuf,
     /// Totals over the tree.
@@ -523,20 +531,28 @@ fn snapshot_once(
                 None => false,
             };
         }
-        let record = SnapshotRecord {
-            workspace_id: ws.id,
-            parent,
-            ..record_base
+        let reuse = parent.filter(|_| opts.if_changed && report.unchanged);
+        let id = match reuse {
+            Some(p) => p,
+            None => {
+                let record = SnapshotRecord {
+                    workspace_id: ws.id,
+                    parent,
+                    ..record_base
+                };
+                let bytes = record.encode();
+                let id = Id::of(&bytes);
+                txn.open_table(SNAPSHOTS)?.insert(id.0, bytes.as_slice())?;
+                txn.open_table(WS_LOG)?.insert((ws.id, ws.next_seq), id.0)?;
+                ws.next_seq += 1;
+                txn.open_table(WORKSPACES)?.insert(
+                    ws.path.as_slice(),
+                    postcard::to_stdvec(&ws).unwrap_or_default().as_slice(),
+                )?;
+                id
+            }
         };
-        let bytes = record.encode();
-        let id = Id::of(&bytes);
-        txn.open_table(SNAPSHOTS)?.insert(id.0, bytes.as_slice())?;
-        txn.open_table(WS_LOG)?.insert((ws.id, ws.next_seq), id.0)?;
-        ws.next_seq += 1;
-        txn.open_table(WORKSPACES)?.insert(
-            ws.path.as_slice(),
-            postcard::to_stdvec(&ws).unwrap_or_default().as_slice(),
-        )?;
+        report.created = reuse.is_none();
         let mut refs = txn.open_table(REFS)?;
         for tag in &opts.tags {
             if refs.insert(tag.as_str(), id.0)?.is_some() {
@@ -546,19 +562,21 @@ fn snapshot_once(
             }
         }
         drop(refs);
-        crate::store::oplog::record(
-            &txn,
-            crate::store::oplog::OpRecord {
-                changed_workspace: false,
-                ..crate::store::oplog::OpRecord::new(
-                    store,
-                    opts.op_kind.clone().unwrap_or_else(|| "snapshot".into()),
-                    ws.path.clone(),
-                    parent,
-                    Some(id),
-                )
-            },
-        )?;
+        if reuse.is_none() {
+            crate::store::oplog::record(
+                &txn,
+                crate::store::oplog::OpRecord {
+                    changed_workspace: false,
+                    ..crate::store::oplog::OpRecord::new(
+                        store,
+                        opts.op_kind.clone().unwrap_or_else(|| "snapshot".into()),
+                        ws.path.clone(),
+                        parent,
+                        Some(id),
+                    )
+                },
+            )?;
+        }
         let mut sc = txn.open_table(STAT_CACHE)?;
         for (dir, dc) in &built.dirty_caches {
             sc.insert((ws.id, dir.as_slice()), dc.encode().as_slice())?;

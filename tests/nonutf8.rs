@@ -75,6 +75,14 @@ fn every_path_command_takes_a_non_utf8_name() {
         .unwrap();
     assert!(plain.get("path_bytes").is_none(), "only when needed");
 
+    // log -- PATH: both snapshots changed it
+    let log: Value =
+        serde_json::from_slice(&ok(&e, &[s("--json"), s("log"), s("--"), name])).unwrap();
+    let rows = log.as_array().unwrap();
+    assert_eq!(rows.len(), 2, "{log}");
+    assert_eq!(json_path(&rows[0]["change"]), NAME);
+    assert_eq!(rows[1]["change"]["status"], "added");
+
     // status -- and diff -- (live and between snapshots)
     write_file(&e.ws, NAME, b"three\n");
     e.write("src/plain.txt", b"changed\n");

@@ -337,6 +337,10 @@ pub struct SnapshotArgs {
     /// Compute the snapshot without storing anything
     #[arg(long)]
     pub dry_run: bool,
+    /// Record nothing when the tree equals the latest snapshot's (prints that snapshot's id,
+    /// `"created": false` in JSON): for pollers. Without it a snapshot is always recorded
+    #[arg(long)]
+    pub if_changed: bool,
     /// Fail on unreadable or vanished files instead of warning
     #[arg(long)]
     pub strict: bool,
@@ -354,6 +358,22 @@ pub struct LogArgs {
     /// Show at most N snapshots
     #[arg(short = 'n', long, default_value_t = 50)]
     pub max_count: usize,
+    /// Only snapshots with this KEY=VALUE metadata (repeatable: all must match)
+    #[arg(long = "meta", value_name = "KEY=VALUE")]
+    pub meta: Vec<String>,
+    /// Only snapshots with this label (`run`'s before, after, after_failure)
+    #[arg(long, value_name = "LABEL")]
+    pub label: Option<String>,
+    /// Only snapshots taken at or after TIME (RFC 3339, e.g. 2026-11-24T06:00:00Z, or a
+    /// duration ago, e.g. 2h)
+    #[arg(long, value_name = "TIME")]
+    pub since: Option<String>,
+    /// Only snapshots taken at or before TIME (as --since)
+    #[arg(long, value_name = "TIME")]
+    pub until: Option<String>,
+    /// Only the snapshots where PATH changed, with how (renames followed)
+    #[arg(last = true, value_name = "PATH")]
+    pub paths: Vec<OsString>,
 }
 
 /// `show`.

@@ -57,6 +57,34 @@ fn snapshot_json(id: &Id, r: &SnapshotRecord, tags: &[String]) -> Value {
     })
 }
 
+/// A `--since`/`--until` time: RFC 3339 (to the second; `until` covers that whole second), or
+/// a duration before now.
+fn parse_time(flag: &str, s: &str, end_of_second: bool) -> Result<i64, Error> {
+    let bad = || {
+        Error::Invalid(format!(
+            "invalid {flag} '{s}': use an RFC 3339 time (2026-11-24T06:00:00Z) or a duration ago (2h, 3d)"
+        ))
+    };
+    let t = match humantime::parse_rfc3339_weak(s) {
+        Ok(t) => t,
+        Err(_) => {
+            let d = humantime::parse_duration(s).map_err(|_| bad())?;
+            std::time::SystemTime::now()
+                .checked_sub(d)
+                .ok_or_else(bad)?
+        }
+    };
+    let ns = t
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
+        .unwrap_or(0);
+    Ok(if end_of_second && ns % 1_000_000_000 == 0 {
+        ns.saturating_add(999_999_999)
+    } else {
+        ns
+    })
+}
+
 /// `rewind log`.
 pub fn log(ctx: &Ctx, a: LogArgs) -> CliResult {
     let store = ctx.open_store(false)?;
@@ -65,24 +93,47 @@ pub fn log(ctx: &Ctx, a: LogArgs) -> CliResult {
     let ws = reader
         .workspace(&root)?
         .ok_or_else(|| Error::NoSnapshots(root.clone()))?;
-    let ids = reader.history(ws.id, a.max_count)?;
+    if a.paths.len() > 1 {
+        return Err(Error::Invalid("log takes one PATH after --".into()).into());
+    }
+    let query = crate::history::LogQuery {
+        limit: a.max_count,
+        path: ctx.workspace_paths(Some(&root), &a.paths)?.pop(),
+        meta: output::parse_meta(&a.meta)?,
+        label: a.label.clone(),
+        since_ns: a
+            .since
+            .as_deref()
+            .map(|s| parse_time("--since", s, false))
+            .transpose()?,
+        until_ns: a
+            .until
+            .as_deref()
+            .map(|s| parse_time("--until", s, true))
+            .transpose()?,
+    };
+    let entries = crate::history::log(&store, &reader, ws.id, &query)?;
     let tags = tags_by_id(&reader)?;
     let none = Vec::new();
     if ctx.json {
         let mut v = Vec::new();
-        for id in &ids {
-            v.push(snapshot_json(
-                id,
-                &reader.snapshot(id)?,
-                tags.get(id).unwrap_or(&none),
-            ));
+        for e in &entries {
+            let mut o = snapshot_json(&e.id, &e.record, tags.get(&e.id).unwrap_or(&none));
+            o["restored"] = json!(e.restored);
+            if let Some(c) = &e.change {
+                let mut change = json!({"status": c.status.name()});
+                output::put_path(&mut change, "path", Some(&c.path));
+                output::put_path(&mut change, "old_path", c.old_path.as_deref());
+                o["change"] = change;
+            }
+            v.push(o);
         }
         output::print_json(&v)?;
         return Ok(0);
     }
     let mut out = std::io::stdout().lock();
-    for id in &ids {
-        let r = reader.snapshot(id)?;
+    for e in &entries {
+        let (id, r) = (&e.id, &e.record);
         let t = tags
             .get(id)
             .map(|t| format!(" ({})", t.join(", ")))
@@ -91,11 +142,34 @@ pub fn log(ctx: &Ctx, a: LogArgs) -> CliResult {
             .meta("label")
             .map(|l| format!(" [{l}]"))
             .unwrap_or_default();
+        let restored = if e.restored {
+            paint(
+                ctx.color,
+                anstyle::Style::new().fg_color(Some(anstyle::AnsiColor::Cyan.into())),
+                " restored",
+            )
+        } else {
+            String::new()
+        };
+        let change = match &e.change {
+            Some(c) => match &c.old_path {
+                Some(old) => format!(
+                    "{:<8} {} -> {}  ",
+                    c.status.name(),
+                    output::path_text(old),
+                    output::path_text(&c.path)
+                ),
+                None => format!("{:<8} {}  ", c.status.name(), output::path_text(&c.path)),
+            },
+            None => String::new(),
+        };
         writeln!(
             out,
-            "{}  {}  {:>7} files {:>10}{}{}  {}",
+            "{}{}  {}  {}{:>7} files {:>10}{}{}  {}",
             paint(ctx.color, output::id_style(), &id.short()),
+            restored,
             format_time(r.time_ns),
+            change,
             r.stats.files,
             human_bytes(r.stats.bytes),
             paint(ctx.color, output::bold(), &t),

@@ -243,8 +243,8 @@ fn run_inner(ctx: &Ctx, a: RunArgs) -> CliResult {
         output::warn(&format!("writing events to {}: {e}", p.display()));
     }
     match (&a.result, ctx.json) {
-        (Some(path), _) => write_atomic(path, &r)?,
-        (None, true) => output::print_json(&r)?,
+        (Some(path), _) => write_atomic(path, &r.reported())?,
+        (None, true) => output::print_json(&r.reported())?,
         (None, false) => {}
     }
     // With --json on stdout, the result says it all; otherwise a line for people on stderr.

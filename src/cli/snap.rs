@@ -50,6 +50,7 @@ pub fn snapshot(ctx: &Ctx, a: SnapshotArgs) -> CliResult {
         strict: a.strict,
         level: a.level,
         force: a.force,
+        if_changed: a.if_changed,
         ..SnapshotOptions::default()
     };
     let bar = super::progress::Bar::new(ctx.quiet || ctx.json);
@@ -90,6 +91,7 @@ pub fn report_json(r: &SnapshotReport) -> serde_json::Value {
         "root": r.root.hex(),
         "parent": r.parent.map(|i| i.hex()),
         "unchanged": r.unchanged,
+        "created": r.created,
         "workspace": r.workspace.display().to_string(),
         "files": r.stats.files,
         "dirs": r.stats.dirs,
@@ -121,7 +123,11 @@ fn print_human(ctx: &Ctx, r: &SnapshotReport) {
         Some(id) => paint(ctx.color, output::id_style(), &id.short()),
         None => "(dry run)".to_string(),
     };
-    let unchanged = if r.unchanged { ", unchanged" } else { "" };
+    let unchanged = match (r.unchanged, r.created) {
+        (true, false) => ", unchanged: nothing recorded",
+        (true, true) => ", unchanged",
+        _ => "",
+    };
     println!(
         "{id}  {} files, {}, {} new blobs, {} stored, {:.2} s{unchanged}",
         r.stats.files,
