@@ -82,6 +82,8 @@ pub struct RunOptions {
     pub forward_signals: bool,
     /// Run in an overlay instead of the workspace (`run --isolate`).
     pub isolate: Option<crate::overlay::isolate::Isolate>,
+    /// Extra gitignore-style globs both snapshots leave out (`run --ignore`).
+    pub ignore_globs: Vec<String>,
 }
 
 impl Default for RunOptions {
@@ -99,6 +101,7 @@ impl Default for RunOptions {
             diff_timeout: Duration::from_secs(5),
             forward_signals: false,
             isolate: None,
+            ignore_globs: Vec::new(),
         }
     }
 }
@@ -392,6 +395,7 @@ pub fn run(
         } else {
             "post-run".into()
         }),
+        ignore_globs: opts.ignore_globs.clone(),
         ..SnapshotOptions::default()
     };
 

@@ -326,8 +326,16 @@ fn snapshot_once(
         .canonicalize()
         .ok()
         .filter(|d| d.starts_with(&root));
+    // The store's rules join the caller's; the record keeps them all, so a restore or a later
+    // diff leaves out exactly what this snapshot did.
+    let mut ignore_globs = opts.ignore_globs.clone();
+    for g in crate::config::IgnoreConfig::load(store.dir())?.globs() {
+        if !ignore_globs.contains(&g) {
+            ignore_globs.push(g);
+        }
+    }
     let walk_opts = WalkOptions {
-        ignore_globs: opts.ignore_globs.clone(),
+        ignore_globs: ignore_globs.clone(),
         exclude,
         threads: 0,
         trusted: opts.trusted_dirs.clone(),
@@ -491,7 +499,7 @@ fn snapshot_once(
         meta: opts.meta.clone(),
         stats: built.stats,
         scan: ScanSettings {
-            ignore_globs: opts.ignore_globs.clone(),
+            ignore_globs,
             max_file_size: opts.max_file_size,
         },
         skipped: report.skipped.clone(),

@@ -72,6 +72,9 @@ pub struct RunArgs {
     /// Attach KEY=VALUE metadata to both snapshots (repeatable)
     #[arg(long = "meta", value_name = "KEY=VALUE")]
     pub meta: Vec<String>,
+    /// Leave paths matching a gitignore-style glob out of both snapshots (repeatable)
+    #[arg(long = "ignore", value_name = "GLOB")]
+    pub ignore: Vec<String>,
     /// Write the result JSON to FILE instead of stdout
     #[arg(long, value_name = "FILE")]
     pub result: Option<PathBuf>,
@@ -218,6 +221,7 @@ fn run_inner(ctx: &Ctx, a: RunArgs) -> CliResult {
             backend: a.backend.into(),
             accept: a.accept.into(),
         }),
+        ignore_globs: a.ignore,
     };
     let mut events_file = match &a.events_file {
         Some(p) => Some(OpenOptions::new().create(true).append(true).open(p).at(p)?),
