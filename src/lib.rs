@@ -24,6 +24,7 @@ pub mod revert;
 pub mod revision;
 pub mod run;
 pub mod scan;
+pub mod scratch;
 pub mod snapshot;
 pub mod stats;
 pub mod store;

@@ -84,6 +84,8 @@ pub struct RunOptions {
     pub isolate: Option<crate::overlay::isolate::Isolate>,
     /// Extra gitignore-style globs both snapshots leave out (`run --ignore`).
     pub ignore_globs: Vec<String>,
+    /// A scratch directory the command finds in `REWIND_SCRATCH` (see [`crate::scratch`]).
+    pub scratch: Option<PathBuf>,
 }
 
 impl Default for RunOptions {
@@ -102,6 +104,7 @@ impl Default for RunOptions {
             forward_signals: false,
             isolate: None,
             ignore_globs: Vec::new(),
+            scratch: None,
         }
     }
 }
@@ -630,6 +633,9 @@ fn run_command(
 ) -> Result<Outcome> {
     let mut cmd = Command::new(&opts.command[0]);
     cmd.args(&opts.command[1..]).current_dir(cwd);
+    if let Some(dir) = &opts.scratch {
+        cmd.env("REWIND_SCRATCH", dir);
+    }
     run_prepared(cmd, opts, events)
 }
 

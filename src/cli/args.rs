@@ -93,6 +93,8 @@ pub enum Command {
     Check(super::run::CheckArgs),
     /// Named blobs in the store: patches, logs, build outputs
     Artifact(super::run::ArtifactArgs),
+    /// The files a `run --scratch` command left in its scratch directory
+    Scratch(super::run::ScratchArgs),
     /// Isolated workspaces: run commands in an overlay, then accept or reject their changes
     Overlay(super::overlay::OverlayArgs),
 }

@@ -202,6 +202,7 @@ pub fn main() -> i32 {
         Command::Run(a) => run::run(&ctx, a),
         Command::Check(a) => run::check(&ctx, a),
         Command::Artifact(a) => run::artifact(&ctx, a),
+        Command::Scratch(a) => run::scratch(&ctx, a),
         Command::Overlay(a) => overlay::overlay(&ctx, a),
     };
     match result {
