@@ -236,6 +236,9 @@ pub enum OpCommand {
         /// All workspaces, not just this one
         #[arg(long)]
         all: bool,
+        /// Every stored row, the bookkeeping snapshots around an action included
+        #[arg(long)]
+        raw: bool,
     },
 }
 

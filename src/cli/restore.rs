@@ -107,7 +107,11 @@ pub fn restore(ctx: &Ctx, a: RestoreArgs) -> CliResult {
 
 /// `rewind op log`.
 pub fn op(ctx: &Ctx, a: OpArgs) -> CliResult {
-    let OpCommand::Log { max_count, all } = a.command;
+    let OpCommand::Log {
+        max_count,
+        all,
+        raw,
+    } = a.command;
     let store = ctx.open_store(false)?;
     let ws = if all {
         None
@@ -117,15 +121,38 @@ pub fn op(ctx: &Ctx, a: OpArgs) -> CliResult {
     let ws_bytes = ws
         .as_ref()
         .map(|p| std::os::unix::ffi::OsStrExt::as_bytes(p.as_os_str()).to_vec());
-    let ops = store.reader()?.ops(ws_bytes.as_deref(), max_count)?;
+    // Each action records up to two bookkeeping rows besides its own: read enough to fill
+    // max_count actions.
+    let fetch = if raw {
+        max_count
+    } else {
+        max_count.saturating_mul(3).saturating_add(2)
+    };
+    let ops = store.reader()?.ops(ws_bytes.as_deref(), fetch)?;
+    let mut rows = if raw {
+        ops.into_iter()
+            .map(|op| crate::store::oplog::ActionRow {
+                kind: op.kind.clone(),
+                target: None,
+                folded: Vec::new(),
+                op,
+            })
+            .collect()
+    } else {
+        crate::store::oplog::fold_actions(ops)
+    };
+    rows.truncate(max_count);
     if ctx.json {
-        let v: Vec<Value> = ops
+        let v: Vec<Value> = rows
             .iter()
-            .map(|o| {
+            .map(|r| {
+                let o = &r.op;
                 json!({
                     "id": o.id,
                     "time": format_time(o.time_ns),
-                    "kind": o.kind,
+                    "kind": r.kind,
+                    "target": r.target,
+                    "folded": r.folded,
                     "workspace": path_str(&o.workspace),
                     "before": o.before.map(|i| i.hex()),
                     "after": o.after.map(|i| i.hex()),
@@ -139,19 +166,24 @@ pub fn op(ctx: &Ctx, a: OpArgs) -> CliResult {
         return Ok(0);
     }
     let mut out = BufWriter::new(std::io::stdout().lock());
-    for o in ops {
+    for r in rows {
+        let o = &r.op;
         let arrow = format!(
             "{} -> {}",
             o.before.map(|i| i.short()).unwrap_or_else(|| "-".into()),
             o.after.map(|i| i.short()).unwrap_or_else(|| "-".into())
         );
         let rev = o.reverses.map(|r| format!(" (op {r})")).unwrap_or_default();
+        let kind = match &r.target {
+            Some(t) => format!("{} {t}", r.kind),
+            None => r.kind.clone(),
+        };
         writeln!(
             out,
             "{:>5}  {}  {:<13} {}{}  {}",
             o.id,
             format_time(o.time_ns),
-            o.kind,
+            kind,
             arrow,
             rev,
             o.command
