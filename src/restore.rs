@@ -301,7 +301,7 @@ pub fn restore(
     Ok(report)
 }
 
-fn append_log(
+pub(crate) fn append_log(
     txn: &redb::WriteTransaction,
     mut ws: crate::store::snapshot::WorkspaceRecord,
     id: Id,

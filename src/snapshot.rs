@@ -518,7 +518,7 @@ fn snapshot_once(
         if crate::gc::epoch_in(&txn)? != epoch {
             check_still_stored(&txn, &built)?;
         }
-        let mut ws = register_in(&txn, &root)?;
+        let ws = register_in(&txn, &root)?;
         // Re-read the parent inside the transaction: another process may have snapshotted
         // this workspace since we started.
         let parent = {
@@ -551,12 +551,7 @@ fn snapshot_once(
                 let bytes = record.encode();
                 let id = Id::of(&bytes);
                 txn.open_table(SNAPSHOTS)?.insert(id.0, bytes.as_slice())?;
-                txn.open_table(WS_LOG)?.insert((ws.id, ws.next_seq), id.0)?;
-                ws.next_seq += 1;
-                txn.open_table(WORKSPACES)?.insert(
-                    ws.path.as_slice(),
-                    postcard::to_stdvec(&ws).unwrap_or_default().as_slice(),
-                )?;
+                crate::restore::append_log(&txn, ws.clone(), id)?;
                 id
             }
         };
