@@ -530,6 +530,51 @@ pub(crate) fn resume_pending(
     Ok(Some((p, done)))
 }
 
+/// The new content of a `GIT binary patch`: the old side is checked against the `index` line
+/// first (git's full blob id, or rewind's BLAKE3 prefix; `force` skips the check), the result
+/// after (git's id), so a patch never applies to the wrong file or yields the wrong bytes.
+fn binary_content(
+    path: &[u8],
+    fp: &FilePatch,
+    hunk: &crate::patch::binary::BinaryHunk,
+    cur: &[u8],
+    force: bool,
+) -> Result<Vec<u8>> {
+    use crate::patch::binary::{NULL_GIT_ID, git_blob_id};
+    let is_git_id = |h: &str| h.len() == 40 && h.bytes().all(|b| b.is_ascii_hexdigit());
+    if !fp.is_new && !force {
+        let matches = match fp.old_index.as_deref() {
+            Some(h) if is_git_id(h) => git_blob_id(cur) == h,
+            Some(h) if h.len() >= 12 => Id::of(cur).hex().starts_with(h),
+            _ => false,
+        };
+        if !matches {
+            return Err(fail(
+                path,
+                "binary patch: the file differs from the one the patch was made against (use --force)",
+            ));
+        }
+    }
+    let content = hunk
+        .apply(if fp.is_new { b"" } else { cur })
+        .map_err(|e| fail(path, format!("binary patch: {e}")))?;
+    if let Some(h) = fp
+        .new_index
+        .as_deref()
+        .filter(|h| is_git_id(h) && *h != NULL_GIT_ID)
+        && git_blob_id(&content) != h
+    {
+        return Err(fail(
+            path,
+            format!(
+                "binary patch: the result's id is {}, not {h} as the patch says",
+                git_blob_id(&content)
+            ),
+        ));
+    }
+    Ok(content)
+}
+
 fn resumed_outcome(path: &[u8]) -> FileOutcome {
     FileOutcome {
         path: path.to_vec(),
@@ -630,7 +675,9 @@ fn plan_file(
     };
 
     // New content.
-    let content: Vec<u8> = if fp.binary {
+    let content: Vec<u8> = if let Some(hunk) = &fp.binary_forward {
+        binary_content(&path, fp, hunk, &cur, opts.force)?
+    } else if fp.binary {
         // There are no hunks to check the old side against: its id must match instead.
         let matches_old = fp
             .old_index

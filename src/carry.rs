@@ -68,7 +68,7 @@ pub(crate) struct CarryLabels {
 }
 
 /// Plans carrying the change `from` -> `to` (both stored snapshots) onto the workspace at
-/// `root`, limited to `paths` if any.
+/// `root`, limited to `paths` if any. Renames are carried as a deletion and a creation.
 pub(crate) fn plan_carry(
     store: &Store,
     root: &Path,
@@ -78,13 +78,30 @@ pub(crate) fn plan_carry(
     policy: ConflictPolicy,
     labels: &CarryLabels,
 ) -> Result<CarryPlan> {
+    plan_carry_with(store, root, from, to, paths, policy, labels, false)
+}
+
+/// [`plan_carry`], following renames when `renames`: a file `from` -> `to` moved is moved in
+/// the workspace too, its content merged three ways with what the workspace did to it since
+/// (base `from`'s version, ours the workspace's file at the old path, theirs `to`'s).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn plan_carry_with(
+    store: &Store,
+    root: &Path,
+    from: Id,
+    to: Id,
+    paths: &[Vec<u8>],
+    policy: ConflictPolicy,
+    labels: &CarryLabels,
+    renames: bool,
+) -> Result<CarryPlan> {
     let d = diff(
         store,
         Rev::Snapshot(from),
         Rev::Snapshot(to),
         None,
         &DiffRequest {
-            renames: false,
+            renames,
             paths: paths.to_vec(),
         },
     )?;
@@ -92,6 +109,19 @@ pub(crate) fn plan_carry(
     let mut planned = Vec::new();
     let mut conflicts = Vec::new();
     for c in &d.changes {
+        if let (Some(src), Some(old), Some(new)) = (&c.old_path, c.old, c.new) {
+            let base = (old.kind, reader.read_blob(&old.id)?);
+            let theirs = (new.kind, reader.read_blob(&new.id)?);
+            let rename = plan_rename(root, src, &c.path, base, theirs, policy, labels)?;
+            match rename {
+                Ok(p) => planned.push(p),
+                Err(conflict) => {
+                    let (path, why) = conflict;
+                    settle(policy_for_shape(policy), &path, why, 0, &mut conflicts)?;
+                }
+            }
+            continue;
+        }
         let path = c.path.clone();
         let base = match c.old {
             Some(s) => Some((s.kind, reader.read_blob(&s.id)?)),
@@ -175,6 +205,97 @@ pub(crate) fn plan_carry(
         });
     }
     Ok(CarryPlan { planned, conflicts })
+}
+
+/// The policy for a conflict markers cannot express (not about lines): skip instead.
+fn policy_for_shape(policy: ConflictPolicy) -> ConflictPolicy {
+    if policy == ConflictPolicy::Markers {
+        ConflictPolicy::Skip
+    } else {
+        policy
+    }
+}
+
+/// A carried rename `src` -> `dst`: the workspace's file at `src` (merged with the carried
+/// content change, if any) moves to `dst`. `Err((path, why))` when it cannot be done
+/// cleanly: `src` is gone or `dst` is taken by other content.
+fn plan_rename(
+    root: &Path,
+    src: &[u8],
+    dst: &[u8],
+    base: (Kind, Vec<u8>),
+    theirs: (Kind, Vec<u8>),
+    policy: ConflictPolicy,
+    labels: &CarryLabels,
+) -> Result<std::result::Result<Planned, (Vec<u8>, String)>> {
+    let live_src = read_current(root, src)?;
+    let live_dst = read_current(root, dst)?;
+    let mut outcome = FileOutcome {
+        path: dst.to_vec(),
+        old_path: Some(src.to_vec()),
+        action: "unchanged",
+        hunks: Vec::new(),
+        merged: false,
+        conflicts: 0,
+    };
+    let Some(ours) = live_src else {
+        if live_dst.as_ref() == Some(&theirs) {
+            // Already moved.
+            return Ok(Ok(Planned {
+                outcome,
+                write: None,
+                remove: Vec::new(),
+            }));
+        }
+        return Ok(Err((
+            src.to_vec(),
+            format!(
+                "moved to {} on the other side, but gone from the workspace: cannot follow the rename",
+                crate::util::display(dst)
+            ),
+        )));
+    };
+    if live_dst.is_some() {
+        return Ok(Err((
+            dst.to_vec(),
+            format!(
+                "{} moves here, but the workspace has a file here already",
+                crate::util::display(src)
+            ),
+        )));
+    }
+    let (kind, content) = if ours == base {
+        theirs
+    } else {
+        match merge_one(&Some(base), &Some(ours), &Some(theirs), labels) {
+            Ok(Merged::Clean(kind, content)) => {
+                outcome.merged = true;
+                (kind, content)
+            }
+            Ok(Merged::Lines {
+                kind,
+                with_markers,
+                regions,
+            }) if policy == ConflictPolicy::Markers => {
+                outcome.merged = true;
+                outcome.conflicts = regions;
+                (kind, with_markers)
+            }
+            Ok(Merged::Lines { regions, .. }) => {
+                return Ok(Err((
+                    src.to_vec(),
+                    format!("changed on both sides and the changes conflict ({regions} region(s))"),
+                )));
+            }
+            Err(why) => return Ok(Err((src.to_vec(), why))),
+        }
+    };
+    outcome.action = "rename";
+    Ok(Ok(Planned {
+        outcome,
+        write: Some((dst.to_vec(), kind, content)),
+        remove: vec![src.to_vec()],
+    }))
 }
 
 /// Applies the policy to a conflict: `Some(true)` takes the carried side, `Some(false)` keeps

@@ -7,6 +7,10 @@
 //! run_keep_last = 100        # snapshots taken by `rewind run` kept per workspace (0: all)
 //! undo_depth = 20            # a workspace's latest undoable operations keep their snapshots
 //! gc_after_forgotten = 200   # `rewind run` collects garbage once this many were forgotten (0: never)
+//!
+//! [ignore]
+//! globs = ["*.csv", "scratch/"]  # gitignore-style globs every snapshot of this store leaves out
+//! default_caches = true          # also leave out node_modules/, __pycache__/, .venv/, target/
 //! ```
 
 use std::path::Path;
@@ -24,6 +28,65 @@ pub const CONFIG_FILE: &str = "config.toml";
 pub struct Config {
     /// Retention of snapshots and operations.
     pub retention: Retention,
+    /// Ignore rules for every workspace of the store.
+    pub ignore: IgnoreConfig,
+}
+
+/// Well-known caches and build outputs left out of snapshots unless `default_caches = false`:
+/// they are large, rebuilt from the tree, and often not in any ignore file outside git.
+pub const DEFAULT_CACHE_GLOBS: [&str; 4] = ["node_modules/", "__pycache__/", ".venv/", "target/"];
+
+/// Store-wide ignore rules.
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields, default)]
+pub struct IgnoreConfig {
+    /// gitignore-style globs every snapshot leaves out.
+    pub globs: Vec<String>,
+    /// Leave out [`DEFAULT_CACHE_GLOBS`] too.
+    pub default_caches: bool,
+}
+
+impl Default for IgnoreConfig {
+    fn default() -> Self {
+        IgnoreConfig {
+            globs: Vec::new(),
+            default_caches: true,
+        }
+    }
+}
+
+impl IgnoreConfig {
+    /// Reads only the `[ignore]` table of `config.toml` in `dir`: a snapshot depends on it, and
+    /// on nothing else in the file, so a mistake elsewhere (which the retention reports) does
+    /// not stop snapshots, while a mistake here does (it would change what they hold).
+    pub fn load(dir: &Path) -> Result<IgnoreConfig> {
+        let path = dir.join(CONFIG_FILE);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(IgnoreConfig::default());
+            }
+            Err(e) => return Err(Error::io(path, e)),
+        };
+        let bad = |e: String| Error::Invalid(format!("{}: {e}", path.display()));
+        let table: toml::Table = toml::from_str(&text).map_err(|e| bad(e.message().into()))?;
+        match table.get("ignore") {
+            None => Ok(IgnoreConfig::default()),
+            Some(v) => v
+                .clone()
+                .try_into()
+                .map_err(|e: toml::de::Error| bad(format!("[ignore]: {}", e.message()))),
+        }
+    }
+
+    /// The globs a snapshot adds to its own: the defaults (when on), then the store's.
+    pub fn globs(&self) -> Vec<String> {
+        let defaults = DEFAULT_CACHE_GLOBS.iter().filter(|_| self.default_caches);
+        defaults
+            .map(|g| g.to_string())
+            .chain(self.globs.iter().cloned())
+            .collect()
+    }
 }
 
 /// How long snapshots and operations are kept.

@@ -378,7 +378,7 @@ fn check_paths(
     )))
 }
 
-fn append_log(
+pub(crate) fn append_log(
     txn: &redb::WriteTransaction,
     mut ws: crate::store::snapshot::WorkspaceRecord,
     id: Id,

@@ -13,7 +13,7 @@ use std::path::Path;
 use crate::apply::{
     FileOutcome, Planned, fail, request_key, resume_pending, resumed_outcomes, write_with_op,
 };
-use crate::carry::{CarryLabels, ConflictPolicy, plan_carry};
+use crate::carry::{CarryLabels, ConflictPolicy, plan_carry_with};
 use crate::error::Result;
 use crate::id::Id;
 use crate::store::Store;
@@ -63,7 +63,8 @@ pub fn revert(
         ours: "workspace",
         theirs: "reverted",
     };
-    let carried = plan_carry(store, &root, b, a, paths, policy, &labels)?;
+    // Renames are followed: a file A..B moved, and edited since, moves back with its edits.
+    let carried = plan_carry_with(store, &root, b, a, paths, policy, &labels, true)?;
     if let Some(c) = carried.conflicts.first() {
         return Err(fail(&c.path, c.why.clone()));
     }

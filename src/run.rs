@@ -38,7 +38,7 @@ use serde::Serialize;
 
 use crate::contract::{Checker, Contract, OnViolation, Violation, revert_paths};
 use crate::diff::text::DiffOptions;
-use crate::diff::{Diff, DiffRequest, PatchOptions, Rev, diff};
+use crate::diff::{Diff, DiffRequest, PatchOptions, Rev, SideJson, diff};
 use crate::error::{Error, Result};
 use crate::id::Id;
 use crate::progress::NoProgress;
@@ -46,7 +46,7 @@ use crate::restore::{OpInfo, RestoreOptions, restore};
 use crate::snapshot::{SnapshotOptions, SnapshotReport, snapshot};
 use crate::store::Store;
 use crate::store::oplog::{self, OpRecord};
-use crate::util::display;
+use crate::util::{display, path_bytes};
 
 /// Version of the result object's layout (`schemas/run-result.schema.json`).
 pub const RESULT_VERSION: u32 = 1;
@@ -86,6 +86,10 @@ pub struct RunOptions {
     pub forward_signals: bool,
     /// Run in an overlay instead of the workspace (`run --isolate`).
     pub isolate: Option<crate::overlay::isolate::Isolate>,
+    /// Extra gitignore-style globs both snapshots leave out (`run --ignore`).
+    pub ignore_globs: Vec<String>,
+    /// A scratch directory the command finds in `REWIND_SCRATCH` (see [`crate::scratch`]).
+    pub scratch: Option<PathBuf>,
 }
 
 impl Default for RunOptions {
@@ -103,6 +107,8 @@ impl Default for RunOptions {
             diff_timeout: Duration::from_secs(5),
             forward_signals: false,
             isolate: None,
+            ignore_globs: Vec::new(),
+            scratch: None,
         }
     }
 }
@@ -156,10 +162,18 @@ pub enum RunEvent {
 pub struct FileEntry {
     /// The path (the new path for renames), lossy UTF-8.
     pub path: String,
+    /// The path's exact bytes in base64 when it is not UTF-8, else null.
+    pub path_bytes: Option<String>,
     /// The old path of a rename.
     pub old_path: Option<String>,
+    /// The old path's exact bytes in base64 when it is not UTF-8, else null.
+    pub old_path_bytes: Option<String>,
     /// added, deleted, modified, mode_changed, type_changed or renamed.
     pub status: &'static str,
+    /// The side before (kind, mode, blob id, size); null for an added file.
+    pub old: Option<SideJson>,
+    /// The side after; null for a deleted file.
+    pub new: Option<SideJson>,
     /// Whether either side is binary (then the line counts are 0).
     pub binary: bool,
     /// Lines added.
@@ -186,6 +200,8 @@ pub struct DiffSummary {
 pub struct ViolationEntry {
     /// The offending path.
     pub path: String,
+    /// The path's exact bytes in base64 when it is not UTF-8, else null.
+    pub path_bytes: Option<String>,
     /// forbidden, not_allowed or new_file_disallowed.
     pub reason: &'static str,
     /// What happened to it (as in the diff's files).
@@ -197,6 +213,8 @@ pub struct ViolationEntry {
 pub struct SkippedEntry {
     /// The path.
     pub path: String,
+    /// The path's exact bytes in base64 when it is not UTF-8, else null.
+    pub path_bytes: Option<String>,
     /// too_large, unreadable, vanished, special or changed_while_read.
     pub reason: &'static str,
     /// Detail (an error message).
@@ -277,7 +295,47 @@ pub struct RetentionEntry {
     pub error: Option<String>,
 }
 
+/// The run result as printed and written: every field of [`RunResult`] plus the exit rewind
+/// ends with and why, so the result file is unambiguous where the exit code is not (123 is both
+/// a command's own code and the contract's).
+#[derive(Serialize)]
+pub struct ReportedResult<'a> {
+    /// The result.
+    #[serde(flatten)]
+    pub result: &'a RunResult,
+    /// The code rewind exits with ([`RunResult::exit_code`]).
+    pub rewind_exit_code: i32,
+    /// Why: [`RunResult::exit_reason`].
+    pub exit_reason: &'static str,
+}
+
 impl RunResult {
+    /// What is printed (`--json`) and written (`--result`).
+    pub fn reported(&self) -> ReportedResult<'_> {
+        ReportedResult {
+            result: self,
+            rewind_exit_code: self.exit_code(),
+            exit_reason: self.exit_reason(),
+        }
+    }
+
+    /// Why rewind exits with [`RunResult::exit_code`]: "success" (0), "command" (the command's
+    /// own non-zero code), "signal" (128 + N), "spawn_failed" (126/127: it could not start) or
+    /// "contract_violation" ([`EXIT_VIOLATION`] under `--on-violation=fail`).
+    pub fn exit_reason(&self) -> &'static str {
+        if self.signal.is_some() {
+            return "signal";
+        }
+        if self.spawn_error.is_some() {
+            return "spawn_failed";
+        }
+        match self.exit_code {
+            Some(c) if c != 0 => "command",
+            _ if !self.violations.is_empty() && self.on_violation == "fail" => "contract_violation",
+            _ => "success",
+        }
+    }
+
     /// The exit code rewind should end with: the command's own (128 + N for a signal, 126 or
     /// 127 when it could not start), else [`EXIT_VIOLATION`] when the contract failed under
     /// `--on-violation=fail`, else 0.
@@ -344,6 +402,7 @@ pub fn run(
         } else {
             "post-run".into()
         }),
+        ignore_globs: opts.ignore_globs.clone(),
         ..SnapshotOptions::default()
     };
 
@@ -493,6 +552,7 @@ pub fn run(
             .iter()
             .map(|s| SkippedEntry {
                 path: display(&s.path),
+                path_bytes: path_bytes(&s.path),
                 reason: s.reason.name(),
                 detail: s.detail.clone(),
             })
@@ -583,6 +643,9 @@ fn run_command(
 ) -> Result<Outcome> {
     let mut cmd = Command::new(&opts.command[0]);
     cmd.args(&opts.command[1..]).current_dir(cwd);
+    if let Some(dir) = &opts.scratch {
+        cmd.env("REWIND_SCRATCH", dir);
+    }
     run_prepared(cmd, opts, events)
 }
 
@@ -639,8 +702,12 @@ pub fn summarize(d: &Diff, dopts: &DiffOptions) -> Result<DiffSummary> {
         .zip(&stats)
         .map(|(c, s)| FileEntry {
             path: display(&c.path),
+            path_bytes: path_bytes(&c.path),
             old_path: c.old_path.as_deref().map(display),
+            old_path_bytes: c.old_path.as_deref().and_then(path_bytes),
             status: c.status.name(),
+            old: c.old.map(|e| e.json()),
+            new: c.new.map(|e| e.json()),
             binary: s.binary,
             insertions: s.insertions,
             deletions: s.deletions,
@@ -659,6 +726,7 @@ pub fn violation_entries(v: &[Violation]) -> Vec<ViolationEntry> {
     v.iter()
         .map(|v| ViolationEntry {
             path: display(&v.path),
+            path_bytes: path_bytes(&v.path),
             reason: v.reason.name(),
             status: v.status.name(),
         })
@@ -691,6 +759,8 @@ fn capture_patch(
         &PatchOptions {
             diff: *dopts,
             color: false,
+            // A captured patch must apply anywhere, binary changes included.
+            binary: true,
         },
     )?;
     let len = spill.len;

@@ -59,6 +59,10 @@ pub struct SnapshotOptions {
     /// Directories whose files are known unchanged since the stat cache was written (from a
     /// [`crate::scan::watch::Watcher`]): their files are not stat'ed again.
     pub trusted_dirs: Option<std::sync::Arc<rustc_hash::FxHashSet<Vec<u8>>>>,
+    /// Record nothing when the tree equals the workspace's latest snapshot's: the report names
+    /// that snapshot (tags move to it) and says `created: false`. For pollers, so an unchanged
+    /// tree does not fill the log.
+    pub if_changed: bool,
 }
 
 impl Default for SnapshotOptions {
@@ -75,6 +79,7 @@ impl Default for SnapshotOptions {
             force: false,
             op_kind: None,
             trusted_dirs: None,
+            if_changed: false,
         }
     }
 }
@@ -90,6 +95,9 @@ pub struct SnapshotReport {
     pub parent: Option<Id>,
     /// Whether the tree equals the previous snapshot's.
     pub unchanged: bool,
+    /// Whether a snapshot was recorded: false for a dry run, and with `if_changed` for an
+    /// unchanged tree (then `id` is the previous snapshot).
+    pub created: bool,
     /// The workspace.
     pub workspace: PathBuf,
     /// Totals over the tree.
@@ -318,8 +326,16 @@ fn snapshot_once(
         .canonicalize()
         .ok()
         .filter(|d| d.starts_with(&root));
+    // The store's rules join the caller's; the record keeps them all, so a restore or a later
+    // diff leaves out exactly what this snapshot did.
+    let mut ignore_globs = opts.ignore_globs.clone();
+    for g in crate::config::IgnoreConfig::load(store.dir())?.globs() {
+        if !ignore_globs.contains(&g) {
+            ignore_globs.push(g);
+        }
+    }
     let walk_opts = WalkOptions {
-        ignore_globs: opts.ignore_globs.clone(),
+        ignore_globs: ignore_globs.clone(),
         exclude,
         threads: 0,
         trusted: opts.trusted_dirs.clone(),
@@ -483,7 +499,7 @@ fn snapshot_once(
         meta: opts.meta.clone(),
         stats: built.stats,
         scan: ScanSettings {
-            ignore_globs: opts.ignore_globs.clone(),
+            ignore_globs,
             max_file_size: opts.max_file_size,
         },
         skipped: report.skipped.clone(),
@@ -502,7 +518,7 @@ fn snapshot_once(
         if crate::gc::epoch_in(&txn)? != epoch {
             check_still_stored(&txn, &built)?;
         }
-        let mut ws = register_in(&txn, &root)?;
+        let ws = register_in(&txn, &root)?;
         // Re-read the parent inside the transaction: another process may have snapshotted
         // this workspace since we started.
         let parent = {
@@ -523,20 +539,23 @@ fn snapshot_once(
                 None => false,
             };
         }
-        let record = SnapshotRecord {
-            workspace_id: ws.id,
-            parent,
-            ..record_base
+        let reuse = parent.filter(|_| opts.if_changed && report.unchanged);
+        let id = match reuse {
+            Some(p) => p,
+            None => {
+                let record = SnapshotRecord {
+                    workspace_id: ws.id,
+                    parent,
+                    ..record_base
+                };
+                let bytes = record.encode();
+                let id = Id::of(&bytes);
+                txn.open_table(SNAPSHOTS)?.insert(id.0, bytes.as_slice())?;
+                crate::restore::append_log(&txn, ws.clone(), id)?;
+                id
+            }
         };
-        let bytes = record.encode();
-        let id = Id::of(&bytes);
-        txn.open_table(SNAPSHOTS)?.insert(id.0, bytes.as_slice())?;
-        txn.open_table(WS_LOG)?.insert((ws.id, ws.next_seq), id.0)?;
-        ws.next_seq += 1;
-        txn.open_table(WORKSPACES)?.insert(
-            ws.path.as_slice(),
-            postcard::to_stdvec(&ws).unwrap_or_default().as_slice(),
-        )?;
+        report.created = reuse.is_none();
         let mut refs = txn.open_table(REFS)?;
         for tag in &opts.tags {
             if refs.insert(tag.as_str(), id.0)?.is_some() {
@@ -546,19 +565,21 @@ fn snapshot_once(
             }
         }
         drop(refs);
-        crate::store::oplog::record(
-            &txn,
-            crate::store::oplog::OpRecord {
-                changed_workspace: false,
-                ..crate::store::oplog::OpRecord::new(
-                    store,
-                    opts.op_kind.clone().unwrap_or_else(|| "snapshot".into()),
-                    ws.path.clone(),
-                    parent,
-                    Some(id),
-                )
-            },
-        )?;
+        if reuse.is_none() {
+            crate::store::oplog::record(
+                &txn,
+                crate::store::oplog::OpRecord {
+                    changed_workspace: false,
+                    ..crate::store::oplog::OpRecord::new(
+                        store,
+                        opts.op_kind.clone().unwrap_or_else(|| "snapshot".into()),
+                        ws.path.clone(),
+                        parent,
+                        Some(id),
+                    )
+                },
+            )?;
+        }
         let mut sc = txn.open_table(STAT_CACHE)?;
         for (dir, dc) in &built.dirty_caches {
             sc.insert((ws.id, dir.as_slice()), dc.encode().as_slice())?;

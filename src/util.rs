@@ -46,3 +46,13 @@ pub fn child_path(parent: &[u8], name: &[u8]) -> Vec<u8> {
 pub fn display(rel: &[u8]) -> String {
     String::from_utf8_lossy(rel).into_owned()
 }
+
+/// The exact bytes of a path that is not UTF-8, in base64 (standard alphabet, padded): what
+/// JSON output puts in `path_bytes` beside the lossy `path`. `None` for UTF-8 paths, whose
+/// `path` is already exact.
+pub fn path_bytes(rel: &[u8]) -> Option<String> {
+    use base64::Engine;
+    std::str::from_utf8(rel)
+        .is_err()
+        .then(|| base64::engine::general_purpose::STANDARD.encode(rel))
+}

@@ -67,8 +67,20 @@ fn run(env: &Env, args: &[&str], cmd: &[&str]) -> (i32, Value) {
 }
 
 fn file(path: &str, old_path: Option<&str>, status: &str, ins: u64, del: u64) -> Value {
-    json!({"path": path, "old_path": old_path, "status": status, "binary": false,
-           "insertions": ins, "deletions": del})
+    json!({"path": path, "path_bytes": null, "old_path": old_path, "old_path_bytes": null,
+           "status": status, "binary": false, "insertions": ins, "deletions": del})
+}
+
+/// The result's files without the sides (blob ids), which [`file`] leaves out.
+fn without_sides(files: &Value) -> Value {
+    let mut files = files.clone();
+    for f in files.as_array_mut().into_iter().flatten() {
+        if let Some(o) = f.as_object_mut() {
+            o.remove("old");
+            o.remove("new");
+        }
+    }
+    files
 }
 
 fn seed(env: &Env) {
@@ -101,8 +113,10 @@ fn a_run_reports_creates_modifies_deletes_renames_and_chmods_exactly() {
     assert_eq!(v["rolled_back"], false);
     assert_eq!(v["violations"], json!([]));
     assert_eq!(v["skipped"], json!([]));
+    let mut d = v["diff"].clone();
+    d["files"] = without_sides(&d["files"]);
     assert_eq!(
-        v["diff"],
+        d,
         json!({
             "files_changed": 5,
             "insertions": 3,
@@ -116,6 +130,19 @@ fn a_run_reports_creates_modifies_deletes_renames_and_chmods_exactly() {
             ],
         })
     );
+    // Each file's sides carry the blob ids, so a caller fetches content without another diff.
+    let f = &v["diff"]["files"];
+    let blob = |data: &[u8]| json!(blake3::hash(data).to_hex().to_string());
+    assert_eq!(f[0]["old"]["id"], blob(b"one\ntwo\nthree\n"));
+    assert_eq!(f[0]["new"]["id"], blob(b"one\nTWO\nthree\nfour\n"));
+    assert_eq!(f[0]["new"]["mode"], "100644");
+    assert_eq!(f[1]["old"], Value::Null);
+    assert_eq!(f[1]["new"]["id"], blob(b"hi\n"));
+    assert_eq!(f[2]["old"]["id"], blob(b"bye\n"));
+    assert_eq!(f[2]["new"], Value::Null);
+    assert_eq!(f[3]["old"]["id"], f[3]["new"]["id"]);
+    assert_eq!(f[4]["new"]["mode"], "100755");
+    assert_eq!(f[4]["new"]["kind"], "executable");
     // The inline patch is exactly what `rewind diff` prints for the two snapshots.
     let (before, after) = (
         v["before"].as_str().unwrap().to_string(),
@@ -170,7 +197,7 @@ fn json_goes_to_stdout_after_the_command_and_events_to_stderr() {
     let v: Value = serde_json::from_slice(&out.stdout).expect("stdout is the result");
     assert_valid(&v);
     assert_eq!(
-        v["diff"]["files"],
+        without_sides(&v["diff"]["files"]),
         json!([file("a.txt", None, "modified", 1, 0)])
     );
     let events: Vec<Value> = String::from_utf8_lossy(&out.stderr)
@@ -286,9 +313,9 @@ fn violations_are_found_reported_reverted_and_failed() {
         "--no-new-files",
     ];
     let expected = json!([
-        {"path": "README.md", "reason": "not_allowed", "status": "modified"},
-        {"path": "secrets/key.pem", "reason": "forbidden", "status": "modified"},
-        {"path": "src/new.rs", "reason": "new_file_disallowed", "status": "added"},
+        {"path": "README.md", "path_bytes": null, "reason": "not_allowed", "status": "modified"},
+        {"path": "secrets/key.pem", "path_bytes": null, "reason": "forbidden", "status": "modified"},
+        {"path": "src/new.rs", "path_bytes": null, "reason": "new_file_disallowed", "status": "added"},
     ]);
 
     // report: listed, nothing touched, exit 0.
@@ -374,7 +401,7 @@ fn check_lists_violations_and_reverts_them_to_a() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
         v["violations"],
-        json!([{"path": "Cargo.toml", "reason": "forbidden", "status": "modified"}])
+        json!([{"path": "Cargo.toml", "path_bytes": null, "reason": "forbidden", "status": "modified"}])
     );
     assert_eq!(v["reverted"], json!(["Cargo.toml"]));
     assert_eq!(fs::read(env.path("Cargo.toml")).unwrap(), b"[package]\n");

@@ -5,7 +5,7 @@ use std::io::Read;
 use serde_json::{Value, json};
 
 use super::args::{ApplyArgs, ConflictMode, RevertArgs};
-use super::output::{self, path_str};
+use super::output::{self, path_text};
 use super::{CliResult, Ctx};
 use crate::Error;
 use crate::apply::{ApplyPatchOptions, ApplyReport, apply_patch};
@@ -13,7 +13,7 @@ use crate::apply::{ApplyPatchOptions, ApplyReport, apply_patch};
 /// `rewind apply`.
 pub fn apply(ctx: &Ctx, a: ApplyArgs) -> CliResult {
     let mut input = Vec::new();
-    if a.patch == "-" {
+    if a.patch.as_os_str() == "-" {
         std::io::stdin()
             .read_to_end(&mut input)
             .map_err(|e| Error::io("<stdin>", e))?;
@@ -66,14 +66,15 @@ fn files_json(files: &[crate::apply::FileOutcome]) -> Vec<Value> {
     files
         .iter()
         .map(|f| {
-            json!({
-                "path": path_str(&f.path),
-                "old_path": f.old_path.as_deref().map(path_str),
+            let mut o = json!({
                 "action": f.action,
                 "merged": f.merged,
                 "conflicts": f.conflicts,
                 "hunks": f.hunks.iter().map(|h| json!({"hunk": h.index, "offset": h.offset, "fuzz": h.fuzz})).collect::<Vec<_>>(),
-            })
+            });
+            output::put_path(&mut o, "path", Some(&f.path));
+            output::put_path(&mut o, "old_path", f.old_path.as_deref());
+            o
         })
         .collect()
 }
@@ -166,8 +167,8 @@ fn print_files(files: &[crate::apply::FileOutcome]) {
             notes.push(format!("{} conflict(s) left as markers", f.conflicts));
         }
         let name = match &f.old_path {
-            Some(old) => format!("{} -> {}", path_str(old), path_str(&f.path)),
-            None => path_str(&f.path),
+            Some(old) => format!("{} -> {}", path_text(old), path_text(&f.path)),
+            None => path_text(&f.path),
         };
         let notes = if notes.is_empty() {
             String::new()

@@ -1,5 +1,6 @@
 //! Argument definitions (clap derive).
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -92,6 +93,8 @@ pub enum Command {
     Check(super::run::CheckArgs),
     /// Named blobs in the store: patches, logs, build outputs
     Artifact(super::run::ArtifactArgs),
+    /// The files a `run --scratch` command left in its scratch directory
+    Scratch(super::run::ScratchArgs),
     /// Isolated workspaces: run commands in an overlay, then accept or reject their changes
     Overlay(super::overlay::OverlayArgs),
 }
@@ -111,7 +114,7 @@ pub struct RevertArgs {
     pub conflict: ConflictMode,
     /// Only these paths
     #[arg(last = true, value_name = "PATH")]
-    pub paths: Vec<String>,
+    pub paths: Vec<OsString>,
 }
 
 /// `forget`.
@@ -172,7 +175,7 @@ pub enum ConflictMode {
 pub struct ApplyArgs {
     /// The patch file, or - for standard input
     #[arg(default_value = "-")]
-    pub patch: String,
+    pub patch: PathBuf,
     /// Check that it applies; change nothing
     #[arg(long)]
     pub check: bool,
@@ -217,7 +220,7 @@ pub struct RestoreArgs {
     pub from_workspace: bool,
     /// Only these paths
     #[arg(last = true, value_name = "PATH")]
-    pub paths: Vec<String>,
+    pub paths: Vec<OsString>,
 }
 
 /// `op`.
@@ -238,6 +241,9 @@ pub enum OpCommand {
         /// All workspaces, not just this one
         #[arg(long)]
         all: bool,
+        /// Every stored row, the bookkeeping snapshots around an action included
+        #[arg(long)]
+        raw: bool,
     },
 }
 
@@ -267,7 +273,7 @@ pub struct StatusArgs {
     pub no_renames: bool,
     /// Only these paths
     #[arg(last = true, value_name = "PATH")]
-    pub paths: Vec<String>,
+    pub paths: Vec<OsString>,
 }
 
 /// `diff`.
@@ -294,6 +300,10 @@ pub struct DiffArgs {
     /// With --json: include the patch text
     #[arg(long)]
     pub patch: bool,
+    /// Write binary changes as git's `GIT binary patch` (applies with `git apply` and `rewind
+    /// apply` anywhere) instead of "Binary files ... differ"
+    #[arg(long)]
+    pub binary: bool,
     /// Lines of context
     #[arg(short = 'U', long = "unified", default_value_t = 3, value_name = "N")]
     pub context: usize,
@@ -308,7 +318,7 @@ pub struct DiffArgs {
     pub diff_timeout: f64,
     /// Only these paths
     #[arg(last = true, value_name = "PATH")]
-    pub paths: Vec<String>,
+    pub paths: Vec<OsString>,
 }
 
 /// `init`.
@@ -340,6 +350,10 @@ pub struct SnapshotArgs {
     /// Compute the snapshot without storing anything
     #[arg(long)]
     pub dry_run: bool,
+    /// Record nothing when the tree equals the latest snapshot's (prints that snapshot's id,
+    /// `"created": false` in JSON): for pollers. Without it a snapshot is always recorded
+    #[arg(long)]
+    pub if_changed: bool,
     /// Fail on unreadable or vanished files instead of warning
     #[arg(long)]
     pub strict: bool,
@@ -357,6 +371,22 @@ pub struct LogArgs {
     /// Show at most N snapshots
     #[arg(short = 'n', long, default_value_t = 50)]
     pub max_count: usize,
+    /// Only snapshots with this KEY=VALUE metadata (repeatable: all must match)
+    #[arg(long = "meta", value_name = "KEY=VALUE")]
+    pub meta: Vec<String>,
+    /// Only snapshots with this label (`run`'s before, after, after_failure)
+    #[arg(long, value_name = "LABEL")]
+    pub label: Option<String>,
+    /// Only snapshots taken at or after TIME (RFC 3339, e.g. 2026-11-24T06:00:00Z, or a
+    /// duration ago, e.g. 2h)
+    #[arg(long, value_name = "TIME")]
+    pub since: Option<String>,
+    /// Only snapshots taken at or before TIME (as --since)
+    #[arg(long, value_name = "TIME")]
+    pub until: Option<String>,
+    /// Only the snapshots where PATH changed, with how (renames followed)
+    #[arg(last = true, value_name = "PATH")]
+    pub paths: Vec<OsString>,
 }
 
 /// `show`.
@@ -373,7 +403,7 @@ pub struct LsArgs {
     /// The snapshot
     pub rev: String,
     /// A directory (or file) inside it
-    pub path: Option<String>,
+    pub path: Option<OsString>,
     /// List subdirectories too
     #[arg(short, long)]
     pub recursive: bool,
@@ -385,7 +415,7 @@ pub struct CatArgs {
     /// The snapshot
     pub rev: String,
     /// The file inside it
-    pub path: String,
+    pub path: OsString,
 }
 
 /// `tag`.

@@ -6,7 +6,7 @@ use anstyle::{AnsiColor, Style};
 use serde_json::{Value, json};
 
 use super::args::{DiffArgs, StatusArgs};
-use super::output::{self, paint, path_str};
+use super::output::{self, paint, path_text};
 use super::{CliResult, Ctx};
 use crate::diff::render::FileStat;
 use crate::diff::stat::{self, BinarySizes, StatEntry, Status};
@@ -53,16 +53,13 @@ fn stat_entries<'a>(d: &'a Diff, stats: &[FileStat]) -> Vec<StatEntry<'a>> {
 
 /// The JSON object for one change (shared with `status` and `run`).
 pub fn change_json(c: &FileChange, s: Option<&FileStat>) -> Value {
-    let side = |st: &Option<crate::diff::EntryState>| {
-        st.map(|e| json!({"kind": e.kind.name(), "mode": format!("{:06o}", e.kind.git_mode()), "id": e.id.hex(), "size": e.size}))
-    };
     let mut o = json!({
-        "path": path_str(&c.path),
-        "old_path": c.old_path.as_deref().map(path_str),
         "status": c.status.name(),
-        "old": side(&c.old),
-        "new": side(&c.new),
+        "old": c.old.map(|e| e.json()),
+        "new": c.new.map(|e| e.json()),
     });
+    output::put_path(&mut o, "path", Some(&c.path));
+    output::put_path(&mut o, "old_path", c.old_path.as_deref());
     if let Some(s) = s {
         o["binary"] = json!(s.binary);
         o["insertions"] = json!(s.insertions);
@@ -138,8 +135,8 @@ pub fn status(ctx: &Ctx, a: StatusArgs) -> CliResult {
             &format!("{letter:<9}"),
         );
         match &c.old_path {
-            Some(old) => writeln!(out, "{label}{} -> {}", path_str(old), path_str(&c.path))?,
-            None => writeln!(out, "{label}{}", path_str(&c.path))?,
+            Some(old) => writeln!(out, "{label}{} -> {}", path_text(old), path_text(&c.path))?,
+            None => writeln!(out, "{label}{}", path_text(&c.path))?,
         }
     }
     print_skipped(&mut out)?;
@@ -191,6 +188,7 @@ pub fn print(
     let popts = crate::diff::PatchOptions {
         diff: dopts,
         color: ctx.color && !ctx.json,
+        binary: a.binary,
     };
     let code = if a.exit_code && !d.changes.is_empty() {
         1

@@ -49,7 +49,39 @@ fn snapshot_json(id: &Id, r: &SnapshotRecord, tags: &[String]) -> Value {
         "bytes": r.stats.bytes,
         "ignore_globs": r.scan.ignore_globs,
         "max_file_size": r.scan.max_file_size,
-        "skipped": r.skipped.iter().map(|s| json!({"path": path_str(&s.path), "reason": s.reason.name(), "detail": s.detail})).collect::<Vec<_>>(),
+        "skipped": r.skipped.iter().map(|s| {
+            let mut o = json!({"reason": s.reason.name(), "detail": s.detail});
+            output::put_path(&mut o, "path", Some(&s.path));
+            o
+        }).collect::<Vec<_>>(),
+    })
+}
+
+/// A `--since`/`--until` time: RFC 3339 (to the second; `until` covers that whole second), or
+/// a duration before now.
+fn parse_time(flag: &str, s: &str, end_of_second: bool) -> Result<i64, Error> {
+    let bad = || {
+        Error::Invalid(format!(
+            "invalid {flag} '{s}': use an RFC 3339 time (2026-11-24T06:00:00Z) or a duration ago (2h, 3d)"
+        ))
+    };
+    let t = match humantime::parse_rfc3339_weak(s) {
+        Ok(t) => t,
+        Err(_) => {
+            let d = humantime::parse_duration(s).map_err(|_| bad())?;
+            std::time::SystemTime::now()
+                .checked_sub(d)
+                .ok_or_else(bad)?
+        }
+    };
+    let ns = t
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
+        .unwrap_or(0);
+    Ok(if end_of_second && ns % 1_000_000_000 == 0 {
+        ns.saturating_add(999_999_999)
+    } else {
+        ns
     })
 }
 
@@ -61,19 +93,47 @@ pub fn log(ctx: &Ctx, a: LogArgs) -> CliResult {
     let ws = reader
         .workspace(&root)?
         .ok_or_else(|| Error::NoSnapshots(root.clone()))?;
-    let entries = reader.snapshot_log(ws.id, a.max_count)?;
+    if a.paths.len() > 1 {
+        return Err(Error::Invalid("log takes one PATH after --".into()).into());
+    }
+    let query = crate::history::LogQuery {
+        limit: a.max_count,
+        path: ctx.workspace_paths(Some(&root), &a.paths)?.pop(),
+        meta: output::parse_meta(&a.meta)?,
+        label: a.label.clone(),
+        since_ns: a
+            .since
+            .as_deref()
+            .map(|s| parse_time("--since", s, false))
+            .transpose()?,
+        until_ns: a
+            .until
+            .as_deref()
+            .map(|s| parse_time("--until", s, true))
+            .transpose()?,
+    };
+    let entries = crate::history::log(&store, &reader, ws.id, &query)?;
     let tags = tags_by_id(&reader)?;
     let none = Vec::new();
     if ctx.json {
         let mut v = Vec::new();
-        for (id, r) in &entries {
-            v.push(snapshot_json(id, r, tags.get(id).unwrap_or(&none)));
+        for e in &entries {
+            let mut o = snapshot_json(&e.id, &e.record, tags.get(&e.id).unwrap_or(&none));
+            o["restored"] = json!(e.restored);
+            if let Some(c) = &e.change {
+                let mut change = json!({"status": c.status.name()});
+                output::put_path(&mut change, "path", Some(&c.path));
+                output::put_path(&mut change, "old_path", c.old_path.as_deref());
+                o["change"] = change;
+            }
+            v.push(o);
         }
         output::print_json(&v)?;
         return Ok(0);
     }
     let mut out = std::io::stdout().lock();
-    for (id, r) in &entries {
+    for e in &entries {
+        let (id, r) = (&e.id, &e.record);
         let t = tags
             .get(id)
             .map(|t| format!(" ({})", t.join(", ")))
@@ -82,11 +142,34 @@ pub fn log(ctx: &Ctx, a: LogArgs) -> CliResult {
             .meta("label")
             .map(|l| format!(" [{l}]"))
             .unwrap_or_default();
+        let restored = if e.restored {
+            paint(
+                ctx.color,
+                anstyle::Style::new().fg_color(Some(anstyle::AnsiColor::Cyan.into())),
+                " restored",
+            )
+        } else {
+            String::new()
+        };
+        let change = match &e.change {
+            Some(c) => match &c.old_path {
+                Some(old) => format!(
+                    "{:<8} {} -> {}  ",
+                    c.status.name(),
+                    output::path_text(old),
+                    output::path_text(&c.path)
+                ),
+                None => format!("{:<8} {}  ", c.status.name(), output::path_text(&c.path)),
+            },
+            None => String::new(),
+        };
         writeln!(
             out,
-            "{}  {}  {:>7} files {:>10}{}{}  {}",
+            "{}{}  {}  {}{:>7} files {:>10}{}{}  {}",
             paint(ctx.color, output::id_style(), &id.short()),
+            restored,
             format_time(r.time_ns),
+            change,
             r.stats.files,
             human_bytes(r.stats.bytes),
             paint(ctx.color, output::bold(), &t),
@@ -140,7 +223,7 @@ pub fn show(ctx: &Ctx, a: ShowArgs) -> CliResult {
         writeln!(
             out,
             "skipped   {} ({}: {})",
-            path_str(&s.path),
+            output::path_text(&s.path),
             s.reason.name(),
             s.detail
         )?;
@@ -157,28 +240,27 @@ pub fn ls(ctx: &Ctx, a: LsArgs) -> CliResult {
     let reader = store.reader()?;
     let id = resolve(ctx, &store, &reader, &a.rev)?;
     let snap = reader.snapshot(&id)?;
-    let path = a.path.unwrap_or_default();
-    let path_bytes = path.trim_matches('/').as_bytes().to_vec();
-    let entry =
-        reader
-            .lookup(&snap.root, &path_bytes)?
-            .ok_or_else(|| Error::PathNotInSnapshot {
-                path: path.clone(),
-                snapshot: id.short(),
-            })?;
+    let path_bytes = trim_slashes(a.path.as_deref().map(output::arg_bytes).unwrap_or_default());
+    let entry = reader
+        .lookup(&snap.root, path_bytes)?
+        .ok_or_else(|| Error::PathNotInSnapshot {
+            path: output::path_text(path_bytes),
+            snapshot: id.short(),
+        })?;
     let mut rows = Vec::new();
     if entry.kind == Kind::Dir {
-        reader.walk_tree(&entry.id, &path_bytes, a.recursive, &mut |p, e| {
+        reader.walk_tree(&entry.id, path_bytes, a.recursive, &mut |p, e| {
             rows.push((p.to_vec(), e.clone()));
             Ok(())
         })?;
     } else {
-        rows.push((path_bytes.clone(), entry));
+        rows.push((path_bytes.to_vec(), entry));
     }
     if ctx.json {
         let mut v = Vec::with_capacity(rows.len());
         for (p, e) in &rows {
-            let mut o = json!({"path": path_str(p), "kind": e.kind.name(), "size": e.size, "id": e.id.hex()});
+            let mut o = json!({"kind": e.kind.name(), "size": e.size, "id": e.id.hex()});
+            output::put_path(&mut o, "path", Some(p));
             if e.kind == Kind::Symlink {
                 o["target"] = Value::String(path_str(&reader.read_blob(&e.id)?));
             }
@@ -189,12 +271,12 @@ pub fn ls(ctx: &Ctx, a: LsArgs) -> CliResult {
     }
     let mut out = std::io::stdout().lock();
     for (p, e) in rows {
-        let mut name = path_str(&p);
+        let mut name = output::path_text(&p);
         if e.kind == Kind::Dir {
             name.push('/');
         }
         if e.kind == Kind::Symlink {
-            name = format!("{name} -> {}", path_str(&reader.read_blob(&e.id)?));
+            name = format!("{name} -> {}", output::path_text(&reader.read_blob(&e.id)?));
         }
         let id_hex = e.id.hex();
         writeln!(
@@ -209,22 +291,34 @@ pub fn ls(ctx: &Ctx, a: LsArgs) -> CliResult {
     Ok(0)
 }
 
+/// `p` without leading and trailing slashes.
+fn trim_slashes(mut p: &[u8]) -> &[u8] {
+    while let [b'/', rest @ ..] = p {
+        p = rest;
+    }
+    while let [rest @ .., b'/'] = p {
+        p = rest;
+    }
+    p
+}
+
 /// `rewind cat`.
 pub fn cat(ctx: &Ctx, a: CatArgs) -> CliResult {
     let store = ctx.open_store(false)?;
     let reader = store.reader()?;
     let id = resolve(ctx, &store, &reader, &a.rev)?;
     let snap = reader.snapshot(&id)?;
+    let path = trim_slashes(output::arg_bytes(&a.path));
     let entry = reader
-        .lookup(&snap.root, a.path.trim_matches('/').as_bytes())?
+        .lookup(&snap.root, path)?
         .ok_or_else(|| Error::PathNotInSnapshot {
-            path: a.path.clone(),
+            path: output::path_text(path),
             snapshot: id.short(),
         })?;
     if entry.kind == Kind::Dir {
         return Err(Error::Invalid(format!(
             "{} is a directory in {}: use `rewind ls`",
-            a.path,
+            output::path_text(path),
             id.short()
         ))
         .into());
@@ -235,15 +329,16 @@ pub fn cat(ctx: &Ctx, a: CatArgs) -> CliResult {
             Ok(text) => ("utf-8", text.to_string()),
             Err(_) => ("base64", output::base64(&bytes)),
         };
-        output::print_json(&json!({
+        let mut o = json!({
             "snapshot": id.hex(),
-            "path": a.path.trim_matches('/'),
             "kind": entry.kind.name(),
             "size": entry.size,
             "id": entry.id.hex(),
             "encoding": encoding,
             "content": content,
-        }))?;
+        });
+        output::put_path(&mut o, "path", Some(path));
+        output::print_json(&o)?;
         return Ok(0);
     }
     let mut out = std::io::stdout().lock();

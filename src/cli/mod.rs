@@ -100,23 +100,29 @@ impl Ctx {
                 create,
                 lock_timeout: self.lock_timeout,
                 on_wait: Some(on_wait),
-                command: std::env::args().collect(),
+                command: std::env::args_os()
+                    .map(|a| a.to_string_lossy().into_owned())
+                    .collect(),
             },
         )
     }
 
     /// Paths given after `--`, as workspace-relative byte paths. Relative paths are taken from
     /// the current directory when it lies inside the workspace (as git's pathspecs are), else
-    /// from the workspace root; absolute paths must lie inside the workspace.
-    pub fn workspace_paths(
+    /// from the workspace root; absolute paths must lie inside the workspace. Paths are bytes
+    /// (`OsString` arguments), so names that are not UTF-8 work.
+    pub fn workspace_paths<S: AsRef<std::ffi::OsStr>>(
         &self,
         root: Option<&Path>,
-        paths: &[String],
+        paths: &[S],
     ) -> Result<Vec<Vec<u8>>, Error> {
         use std::os::unix::ffi::OsStrExt;
         use std::path::Component;
         let Some(root) = root else {
-            return Ok(paths.iter().map(|p| p.as_bytes().to_vec()).collect());
+            return Ok(paths
+                .iter()
+                .map(|p| p.as_ref().as_bytes().to_vec())
+                .collect());
         };
         let cwd = std::env::current_dir().and_then(|d| d.canonicalize()).ok();
         let base = match cwd.as_deref().map(|c| c.strip_prefix(root)) {
@@ -125,6 +131,7 @@ impl Ctx {
         };
         let mut out = Vec::with_capacity(paths.len());
         for p in paths {
+            let p = p.as_ref();
             let full = base.join(p);
             // Lexical: `..` climbs what was written, so a symlink in the path is never followed.
             let mut parts: Vec<&std::ffi::OsStr> = Vec::new();
@@ -141,7 +148,11 @@ impl Ctx {
                 .chain(parts)
                 .collect();
             let rel = normal.strip_prefix(root).map_err(|_| {
-                Error::Invalid(format!("{p} is outside the workspace {}", root.display()))
+                Error::Invalid(format!(
+                    "{} is outside the workspace {}",
+                    output::path_text(p.as_bytes()),
+                    root.display()
+                ))
             })?;
             out.push(rel.as_os_str().as_bytes().to_vec());
         }
@@ -247,6 +258,7 @@ pub fn main() -> i32 {
         Command::Run(a) => run::run(&ctx, a),
         Command::Check(a) => run::check(&ctx, a),
         Command::Artifact(a) => run::artifact(&ctx, a),
+        Command::Scratch(a) => run::scratch(&ctx, a),
         Command::Overlay(a) => overlay::overlay(&ctx, a),
     };
     match result {

@@ -101,9 +101,35 @@ pub fn format_time(ns: i64) -> String {
     humantime::format_rfc3339_seconds(t).to_string()
 }
 
-/// A path for display and JSON (lossy for non-UTF-8 bytes).
+/// A path for JSON's `path` keys (lossy for non-UTF-8 bytes; [`put_path`] adds the exact bytes).
 pub fn path_str(p: &[u8]) -> String {
     String::from_utf8_lossy(p).into_owned()
+}
+
+/// A path for people: as is when it is printable UTF-8, else quoted as git quotes it
+/// (`"src/caf\351"`), so the exact bytes can be read back (git's unquoting undoes it).
+pub fn path_text(p: &[u8]) -> String {
+    let printable = std::str::from_utf8(p)
+        .is_ok_and(|s| !s.chars().any(|c| c.is_control() || c == '"' || c == '\\'));
+    if printable {
+        return path_str(p);
+    }
+    // Quoted output is ASCII, so this conversion is exact.
+    path_str(&crate::diff::quote::quote_path(b"", p))
+}
+
+/// Sets `key` to the path (lossy) and, when the path is not UTF-8, `{key}_bytes` to its exact
+/// bytes in base64 (standard alphabet, padded), so a caller never loses a name.
+pub fn put_path(o: &mut serde_json::Value, key: &str, p: Option<&[u8]>) {
+    o[key] = p.map(path_str).into();
+    if let Some(b) = p.and_then(crate::util::path_bytes) {
+        o[format!("{key}_bytes")] = b.into();
+    }
+}
+
+/// An OS string argument as the bytes it is made of.
+pub fn arg_bytes(s: &std::ffi::OsStr) -> &[u8] {
+    std::os::unix::ffi::OsStrExt::as_bytes(s)
 }
 
 /// Parses sizes like `100`, `64K`, `100M`, `2G`, `1.5GiB`.
@@ -166,43 +192,9 @@ pub fn count(n: usize, noun: &str) -> String {
     format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
 
-/// Standard base64 with padding (RFC 4648), for binary content in JSON output. Encoding only,
-/// a few lines: not worth a dependency.
+/// Standard base64 with padding (RFC 4648), for binary content in JSON output: the same
+/// encoding as the `path_bytes` keys.
 pub fn base64(data: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
-    for chunk in data.chunks(3) {
-        let b = [
-            chunk[0],
-            *chunk.get(1).unwrap_or(&0),
-            *chunk.get(2).unwrap_or(&0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for (i, shift) in [18, 12, 6, 0].into_iter().enumerate() {
-            if i <= chunk.len() {
-                out.push(char::from(ALPHABET[((n >> shift) & 63) as usize]));
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn base64_matches_rfc_4648_vectors() {
-        for (input, want) in [
-            ("", ""),
-            ("f", "Zg=="),
-            ("fo", "Zm8="),
-            ("foo", "Zm9v"),
-            ("foob", "Zm9vYg=="),
-            ("fooba", "Zm9vYmE="),
-            ("foobar", "Zm9vYmFy"),
-        ] {
-            assert_eq!(super::base64(input.as_bytes()), want);
-        }
-    }
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.encode(data)
 }

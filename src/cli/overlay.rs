@@ -131,7 +131,7 @@ pub enum OverlayCommand {
         include_ignored: bool,
         /// Only these paths
         #[arg(last = true, value_name = "PATH")]
-        paths: Vec<String>,
+        paths: Vec<OsString>,
     },
     /// Put the base version back inside the overlay (all, or the given paths)
     Reject {
@@ -139,7 +139,7 @@ pub enum OverlayCommand {
         id: String,
         /// Only these paths
         #[arg(last = true, value_name = "PATH")]
-        paths: Vec<String>,
+        paths: Vec<OsString>,
     },
     /// Delete an overlay (the workspace is not touched)
     Drop {
@@ -273,6 +273,7 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
                 summary: false,
                 shortstat: false,
                 patch,
+                binary: false,
                 context: 3,
                 exit_code: false,
                 no_renames: false,

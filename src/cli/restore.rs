@@ -28,7 +28,9 @@ pub fn report_json(r: &RestoreReport, dry_run: bool) -> Value {
         .iter()
         .map(|c| {
             let kind = c.new.or(c.old).map(|s| s.kind.name()).unwrap_or("file");
-            json!({"path": path_str(&c.path), "status": c.status.name(), "kind": kind})
+            let mut o = json!({"status": c.status.name(), "kind": kind});
+            output::put_path(&mut o, "path", Some(&c.path));
+            o
         })
         .collect();
     json!({
@@ -59,10 +61,14 @@ fn print_report(ctx: &Ctx, r: &RestoreReport, dry_run: bool, verb: &str) -> std:
             } else {
                 ""
             };
-            writeln!(out, "{}\t{}{dir}", letter(c), path_str(&c.path))?;
+            writeln!(out, "{}\t{}{dir}", letter(c), output::path_text(&c.path))?;
         }
         for k in &r.kept {
-            writeln!(out, "kept\t{} (not looked at by the snapshot)", path_str(k))?;
+            writeln!(
+                out,
+                "kept\t{} (not looked at by the snapshot)",
+                output::path_text(k)
+            )?;
         }
         return out.flush();
     }
@@ -103,7 +109,11 @@ pub fn restore(ctx: &Ctx, a: RestoreArgs) -> CliResult {
 
 /// `rewind op log`.
 pub fn op(ctx: &Ctx, a: OpArgs) -> CliResult {
-    let OpCommand::Log { max_count, all } = a.command;
+    let OpCommand::Log {
+        max_count,
+        all,
+        raw,
+    } = a.command;
     let store = ctx.open_store(false)?;
     let ws = if all {
         None
@@ -113,15 +123,38 @@ pub fn op(ctx: &Ctx, a: OpArgs) -> CliResult {
     let ws_bytes = ws
         .as_ref()
         .map(|p| std::os::unix::ffi::OsStrExt::as_bytes(p.as_os_str()).to_vec());
-    let ops = store.reader()?.ops(ws_bytes.as_deref(), max_count)?;
+    // Each action records up to two bookkeeping rows besides its own: read enough to fill
+    // max_count actions.
+    let fetch = if raw {
+        max_count
+    } else {
+        max_count.saturating_mul(3).saturating_add(2)
+    };
+    let ops = store.reader()?.ops(ws_bytes.as_deref(), fetch)?;
+    let mut rows = if raw {
+        ops.into_iter()
+            .map(|op| crate::store::oplog::ActionRow {
+                kind: op.kind.clone(),
+                target: None,
+                folded: Vec::new(),
+                op,
+            })
+            .collect()
+    } else {
+        crate::store::oplog::fold_actions(ops)
+    };
+    rows.truncate(max_count);
     if ctx.json {
-        let v: Vec<Value> = ops
+        let v: Vec<Value> = rows
             .iter()
-            .map(|o| {
+            .map(|r| {
+                let o = &r.op;
                 json!({
                     "id": o.id,
                     "time": format_time(o.time_ns),
-                    "kind": o.kind,
+                    "kind": r.kind,
+                    "target": r.target,
+                    "folded": r.folded,
                     "workspace": path_str(&o.workspace),
                     "before": o.before.map(|i| i.hex()),
                     "after": o.after.map(|i| i.hex()),
@@ -135,19 +168,24 @@ pub fn op(ctx: &Ctx, a: OpArgs) -> CliResult {
         return Ok(0);
     }
     let mut out = BufWriter::new(std::io::stdout().lock());
-    for o in ops {
+    for r in rows {
+        let o = &r.op;
         let arrow = format!(
             "{} -> {}",
             o.before.map(|i| i.short()).unwrap_or_else(|| "-".into()),
             o.after.map(|i| i.short()).unwrap_or_else(|| "-".into())
         );
         let rev = o.reverses.map(|r| format!(" (op {r})")).unwrap_or_default();
+        let kind = match &r.target {
+            Some(t) => format!("{} {t}", r.kind),
+            None => r.kind.clone(),
+        };
         writeln!(
             out,
             "{:>5}  {}  {:<13} {}{}  {}",
             o.id,
             format_time(o.time_ns),
-            o.kind,
+            kind,
             arrow,
             rev,
             o.command

@@ -72,6 +72,13 @@ pub struct RunArgs {
     /// Attach KEY=VALUE metadata to both snapshots (repeatable)
     #[arg(long = "meta", value_name = "KEY=VALUE")]
     pub meta: Vec<String>,
+    /// Leave paths matching a gitignore-style glob out of both snapshots (repeatable)
+    #[arg(long = "ignore", value_name = "GLOB")]
+    pub ignore: Vec<String>,
+    /// Give the command a scratch directory outside the workspace ($REWIND_SCRATCH), kept with
+    /// the run afterwards (`rewind scratch ls/cat RUN`)
+    #[arg(long, conflicts_with = "isolate")]
+    pub scratch: bool,
     /// Write the result JSON to FILE instead of stdout
     #[arg(long, value_name = "FILE")]
     pub result: Option<PathBuf>,
@@ -142,7 +149,7 @@ pub enum ArtifactCommand {
         key: String,
         /// The file, or - for standard input
         #[arg(default_value = "-")]
-        file: String,
+        file: PathBuf,
         /// Attach KEY=VALUE metadata (repeatable)
         #[arg(long = "meta", value_name = "KEY=VALUE")]
         meta: Vec<String>,
@@ -165,6 +172,65 @@ pub enum ArtifactCommand {
         /// The key
         key: String,
     },
+}
+
+/// `scratch`.
+#[derive(Args, Debug)]
+pub struct ScratchArgs {
+    #[command(subcommand)]
+    pub command: ScratchCommand,
+}
+
+/// `scratch` subcommands.
+#[derive(Subcommand, Debug)]
+pub enum ScratchCommand {
+    /// List a run's scratch files (RUN: its after snapshot)
+    Ls {
+        /// The run's after snapshot (an id, tag, @)
+        run: String,
+    },
+    /// Print one scratch file of a run
+    Cat {
+        /// The run's after snapshot
+        run: String,
+        /// The file, relative to the scratch directory
+        path: String,
+    },
+}
+
+/// `rewind scratch`.
+pub fn scratch(ctx: &Ctx, a: ScratchArgs) -> CliResult {
+    let store = ctx.open_store(false)?;
+    let reader = store.reader()?;
+    let rev = match &a.command {
+        ScratchCommand::Ls { run } | ScratchCommand::Cat { run, .. } => run,
+    };
+    let run = super::inspect::resolve(ctx, &store, &reader, rev)?;
+    drop(reader);
+    match a.command {
+        ScratchCommand::Ls { .. } => {
+            let files = crate::scratch::list(&store, &run)?;
+            if ctx.json {
+                let v: Vec<Value> = files
+                    .iter()
+                    .map(|(p, r)| json!({"path": p, "size": r.size, "id": r.blob.hex(), "key": format!("{}{p}", crate::scratch::prefix(&run))}))
+                    .collect();
+                output::print_json(&v)?;
+            } else {
+                let mut out = BufWriter::new(io::stdout().lock());
+                for (p, r) in &files {
+                    writeln!(out, "{:>10}  {p}", human_bytes(r.size))?;
+                }
+                out.flush()?;
+            }
+        }
+        ScratchCommand::Cat { path, .. } => {
+            let mut out = io::stdout().lock();
+            crate::scratch::cat(&store, &run, &path, &mut out)?;
+            out.flush()?;
+        }
+    }
+    Ok(0)
 }
 
 /// `rewind run`. Errors end with [`EXIT_RUN_ERROR`], so they are never confused with the
@@ -218,6 +284,12 @@ fn run_inner(ctx: &Ctx, a: RunArgs) -> CliResult {
             backend: a.backend.into(),
             accept: a.accept.into(),
         }),
+        ignore_globs: a.ignore,
+        scratch: if a.scratch {
+            Some(crate::scratch::create(&ctx.open_store(true)?)?)
+        } else {
+            None
+        },
     };
     let mut events_file = match &a.events_file {
         Some(p) => Some(OpenOptions::new().create(true).append(true).open(p).at(p)?),
@@ -242,9 +314,23 @@ fn run_inner(ctx: &Ctx, a: RunArgs) -> CliResult {
     if let (Some(e), Some(p)) = (event_error, &a.events_file) {
         output::warn(&format!("writing events to {}: {e}", p.display()));
     }
+    let scratch = match &opts.scratch {
+        Some(dir) => {
+            let store = ctx.open_store(true)?;
+            let after = crate::Id::from_hex(&r.after)
+                .ok_or_else(|| Error::Invalid(format!("bad after id {}", r.after)))?;
+            Some(crate::scratch::keep(&store, dir, &after)?)
+        }
+        None => None,
+    };
+    let mut reported = serde_json::to_value(r.reported())
+        .map_err(|e| Error::Invalid(format!("encoding the result: {e}")))?;
+    if let Some(sc) = &scratch {
+        reported["scratch"] = json!(sc);
+    }
     match (&a.result, ctx.json) {
-        (Some(path), _) => write_atomic(path, &r)?,
-        (None, true) => output::print_json(&r)?,
+        (Some(path), _) => write_atomic(path, &reported)?,
+        (None, true) => output::print_json(&reported)?,
         (None, false) => {}
     }
     // With --json on stdout, the result says it all; with --events, stderr holds JSON lines
@@ -429,12 +515,12 @@ pub fn artifact(ctx: &Ctx, a: ArtifactArgs) -> CliResult {
         } => {
             let meta = output::parse_meta(&meta)?;
             let store = ctx.open_store(true)?;
-            let r = if file == "-" {
+            let r = if file.as_os_str() == "-" {
                 let stdin = io::stdin();
                 let mut lock = stdin.lock();
                 crate::artifact::put(&store, &key, &mut lock, meta, force)?
             } else {
-                crate::artifact::put_file(&store, &key, Path::new(&file), meta, force)?
+                crate::artifact::put_file(&store, &key, &file, meta, force)?
             };
             if ctx.json {
                 output::print_json(&json!({

@@ -3,7 +3,7 @@
 use serde_json::json;
 
 use super::args::{InitArgs, SnapshotArgs};
-use super::output::{self, human_bytes, paint, path_str};
+use super::output::{self, human_bytes, paint};
 use super::{CliResult, Ctx};
 use crate::snapshot::{SnapshotOptions, SnapshotReport, snapshot as take};
 
@@ -58,6 +58,7 @@ pub fn snapshot(ctx: &Ctx, a: SnapshotArgs) -> CliResult {
         strict: a.strict,
         level: a.level,
         force: a.force,
+        if_changed: a.if_changed,
         ..SnapshotOptions::default()
     };
     let bar = super::progress::Bar::new(ctx.quiet || ctx.json);
@@ -75,7 +76,7 @@ pub fn snapshot(ctx: &Ctx, a: SnapshotArgs) -> CliResult {
         for s in &r.skipped {
             output::warn(&format!(
                 "{}: {} ({})",
-                path_str(&s.path),
+                output::path_text(&s.path),
                 s.reason.name().replace('_', " "),
                 s.detail
             ));
@@ -98,6 +99,7 @@ pub fn report_json(r: &SnapshotReport) -> serde_json::Value {
         "root": r.root.hex(),
         "parent": r.parent.map(|i| i.hex()),
         "unchanged": r.unchanged,
+        "created": r.created,
         "workspace": r.workspace.display().to_string(),
         "files": r.stats.files,
         "dirs": r.stats.dirs,
@@ -110,11 +112,11 @@ pub fn report_json(r: &SnapshotReport) -> serde_json::Value {
         "new_trees": r.new_trees,
         "stored_bytes": r.stored_bytes,
         "seconds": r.seconds,
-        "skipped": r.skipped.iter().map(|s| json!({
-            "path": path_str(&s.path),
-            "reason": s.reason.name(),
-            "detail": s.detail,
-        })).collect::<Vec<_>>(),
+        "skipped": r.skipped.iter().map(|s| {
+            let mut o = json!({"reason": s.reason.name(), "detail": s.detail});
+            output::put_path(&mut o, "path", Some(&s.path));
+            o
+        }).collect::<Vec<_>>(),
     })
 }
 
@@ -129,7 +131,11 @@ fn print_human(ctx: &Ctx, r: &SnapshotReport) {
         Some(id) => paint(ctx.color, output::id_style(), &id.short()),
         None => "(dry run)".to_string(),
     };
-    let unchanged = if r.unchanged { ", unchanged" } else { "" };
+    let unchanged = match (r.unchanged, r.created) {
+        (true, false) => ", unchanged: nothing recorded",
+        (true, true) => ", unchanged",
+        _ => "",
+    };
     println!(
         "{id}  {} files, {}, {} new blobs, {} stored, {:.2} s{unchanged}",
         r.stats.files,

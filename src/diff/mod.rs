@@ -27,4 +27,4 @@ pub mod snapshots;
 pub mod tree;
 
 pub use snapshots::{Diff, DiffRequest, Rev, Totals, diff};
-pub use tree::{ChangeStatus, EntryState, FileChange, PathFilter};
+pub use tree::{ChangeStatus, EntryState, FileChange, PathFilter, SideJson};

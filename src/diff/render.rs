@@ -9,6 +9,7 @@ use std::io::{self, BufRead, Write};
 use super::quote::push_quoted;
 use super::text::{self, BINARY_PEEK_LEN, DiffOptions, LineDiff, LineTag};
 use super::types::{Change, EntryKind, Side};
+use crate::patch::binary::{self, GitBlobHasher, NULL_GIT_ID, git_blob_id};
 
 /// Options for [`write_patch`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -18,6 +19,10 @@ pub struct PatchOptions {
     /// Emit git's default ANSI colours (bold meta lines, cyan `@@`, red `-`,
     /// green `+`). Off by default, as for a pipe.
     pub color: bool,
+    /// Write binary changes as git's `GIT binary patch` (with git's full blob ids on the
+    /// `index` line, which `git apply` needs) instead of `Binary files .. differ`: what
+    /// `git diff --binary` does.
+    pub binary: bool,
 }
 
 /// What a rendered change amounts to, for `--stat`/`--numstat`.
@@ -89,19 +94,26 @@ pub fn write_patch(
 ) -> io::Result<FileStat> {
     let pal = Palette::new(opts.color);
     let mut out = Vec::new();
+    // git's full ids on the index line, for a binary change written as `GIT binary patch`.
+    let full = |content: &[u8]| opts.binary && text::is_binary(content);
+    let id = |content: &[u8]| git_blob_id(content);
     let stat = match *change {
         Change::Added { new } => {
-            added_header(&mut out, &pal, &new);
+            let f = full(new_content);
+            added_header(&mut out, &pal, &new, f.then(|| id(new_content)).as_deref());
             body(&mut out, &pal, opts, None, Some(&new), b"", new_content)
         }
         Change::Deleted { old } => {
-            deleted_header(&mut out, &pal, &old);
+            let f = full(old_content);
+            deleted_header(&mut out, &pal, &old, f.then(|| id(old_content)).as_deref());
             body(&mut out, &pal, opts, Some(&old), None, old_content, b"")
         }
         Change::Modified { old, new } if old.kind.is_type_change(new.kind) => {
-            deleted_header(&mut out, &pal, &old);
+            let f = full(old_content);
+            deleted_header(&mut out, &pal, &old, f.then(|| id(old_content)).as_deref());
             body(&mut out, &pal, opts, Some(&old), None, old_content, b"");
-            added_header(&mut out, &pal, &new);
+            let f = full(new_content);
+            added_header(&mut out, &pal, &new, f.then(|| id(new_content)).as_deref());
             body(&mut out, &pal, opts, None, Some(&new), b"", new_content);
             content_stat(old_content, new_content, &opts.diff)
         }
@@ -113,7 +125,10 @@ pub fn write_patch(
                 Change::Renamed { similarity, .. } => Some(similarity),
                 _ => None,
             };
-            pair_header(&mut out, &pal, &old, &new, similarity);
+            let f = full(old_content) || full(new_content);
+            let ids = f.then(|| (id(old_content), id(new_content)));
+            let ids = ids.as_ref().map(|(o, n)| (o.as_str(), n.as_str()));
+            pair_header(&mut out, &pal, &old, &new, similarity, ids);
             if old.id == new.id {
                 mode_only_stat(old_content)
             } else {
@@ -198,28 +213,54 @@ fn shown_id(side: &Side) -> String {
     }
 }
 
-fn added_header(out: &mut Vec<u8>, pal: &Palette, new: &Side) {
+/// The id an `index` line shows: git's full blob id when the content is given (a `GIT binary
+/// patch` needs it), else [`shown_id`].
+fn index_id(side: &Side, full: Option<&str>) -> String {
+    match full {
+        Some(id) => id.to_string(),
+        None => shown_id(side),
+    }
+}
+
+/// The missing side's id: git's full null id next to full ids.
+fn null_id(full: bool) -> &'static str {
+    if full { NULL_GIT_ID } else { NULL_ID }
+}
+
+/// `full`: git's id of the new content, when the index line shows git's full ids.
+fn added_header(out: &mut Vec<u8>, pal: &Palette, new: &Side, full: Option<&str>) {
     diff_git_line(out, pal, new.path, new.path);
     meta_line(
         out,
         pal,
         format!("new file mode {}", new.kind.git_mode()).as_bytes(),
     );
-    index_line(out, pal, NULL_ID, &shown_id(new), None);
+    let id = index_id(new, full);
+    index_line(out, pal, null_id(full.is_some()), &id, None);
 }
 
-fn deleted_header(out: &mut Vec<u8>, pal: &Palette, old: &Side) {
+/// `full`: git's id of the old content, when the index line shows git's full ids.
+fn deleted_header(out: &mut Vec<u8>, pal: &Palette, old: &Side, full: Option<&str>) {
     diff_git_line(out, pal, old.path, old.path);
     meta_line(
         out,
         pal,
         format!("deleted file mode {}", old.kind.git_mode()).as_bytes(),
     );
-    index_line(out, pal, &shown_id(old), NULL_ID, None);
+    let id = index_id(old, full);
+    index_line(out, pal, &id, null_id(full.is_some()), None);
 }
 
-/// Header of a change with both sides: modification or rename.
-fn pair_header(out: &mut Vec<u8>, pal: &Palette, old: &Side, new: &Side, similarity: Option<u8>) {
+/// Header of a change with both sides: modification or rename. `full`: git's ids of both
+/// contents, when the index line shows git's full ids.
+fn pair_header(
+    out: &mut Vec<u8>,
+    pal: &Palette,
+    old: &Side,
+    new: &Side,
+    similarity: Option<u8>,
+    full: Option<(&str, &str)>,
+) {
     diff_git_line(out, pal, old.path, new.path);
     if old.kind != new.kind {
         meta_line(
@@ -248,7 +289,11 @@ fn pair_header(out: &mut Vec<u8>, pal: &Palette, old: &Side, new: &Side, similar
     }
     if old.id != new.id {
         let mode = (old.kind == new.kind).then_some(old.kind);
-        index_line(out, pal, &shown_id(old), &shown_id(new), mode);
+        let (o, n) = (
+            index_id(old, full.map(|f| f.0)),
+            index_id(new, full.map(|f| f.1)),
+        );
+        index_line(out, pal, &o, &n, mode);
     }
 }
 
@@ -300,7 +345,14 @@ fn body(
     new_content: &[u8],
 ) -> FileStat {
     if text::is_binary(old_content) || text::is_binary(new_content) {
-        binary_line(out, old, new);
+        if opts.binary {
+            out.extend_from_slice(b"GIT binary patch\n");
+            // Writing into a Vec cannot fail.
+            let _ = binary::write_hunk(out, old_content, new_content);
+            let _ = binary::write_hunk(out, new_content, old_content);
+        } else {
+            binary_line(out, old, new);
+        }
         return FileStat {
             binary: true,
             old_size: old_content.len() as u64,
@@ -466,16 +518,47 @@ pub fn write_patch_streamed(
         }
     };
     let scan = scan(&mut *open()?)?;
+    // A `GIT binary patch` needs git's id of the content, whose header needs the length: one
+    // more read, only for binaries written that way.
+    let full = if scan.binary && opts.binary {
+        let mut h = GitBlobHasher::new(scan.bytes);
+        let mut r = open()?;
+        loop {
+            let buf = r.fill_buf()?;
+            if buf.is_empty() {
+                break;
+            }
+            h.update(buf);
+            let n = buf.len();
+            r.consume(n);
+        }
+        Some(h.finish())
+    } else {
+        None
+    };
     let mut head = Vec::new();
     match (old, new) {
-        (None, Some(n)) => added_header(&mut head, &pal, n),
-        (Some(o), _) => deleted_header(&mut head, &pal, o),
+        (None, Some(n)) => added_header(&mut head, &pal, n, full.as_deref()),
+        (Some(o), _) => deleted_header(&mut head, &pal, o, full.as_deref()),
         (None, None) => {}
     }
     let mut stat = FileStat::default();
-    if scan.binary {
+    if scan.binary && full.is_some() {
+        head.extend_from_slice(b"GIT binary patch\n");
+        w.write_all(&head)?;
+        let mut content = open()?;
+        if new.is_some() {
+            binary::write_literal_streamed(w, &mut content, scan.bytes)?;
+            binary::write_hunk(w, b"", b"")?;
+        } else {
+            binary::write_hunk(w, b"", b"")?;
+            binary::write_literal_streamed(w, &mut content, scan.bytes)?;
+        }
+    } else if scan.binary {
         binary_line(&mut head, old, new);
         w.write_all(&head)?;
+    }
+    if scan.binary {
         stat.binary = true;
         if new.is_some() {
             stat.new_size = scan.bytes;

@@ -28,6 +28,33 @@ pub struct EntryState {
     pub size: u64,
 }
 
+/// One side of a change as JSON shows it (`diff --json`, `status --json`, the run result): the
+/// blob id lets a caller fetch the content (`rewind cat`, the library's reader) without another
+/// diff.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct SideJson {
+    /// file, executable or symlink.
+    pub kind: &'static str,
+    /// git's mode, six octal digits.
+    pub mode: String,
+    /// The blob id, 64 hex digits.
+    pub id: String,
+    /// Bytes.
+    pub size: u64,
+}
+
+impl EntryState {
+    /// The JSON view.
+    pub fn json(&self) -> SideJson {
+        SideJson {
+            kind: self.kind.name(),
+            mode: format!("{:06o}", self.kind.git_mode()),
+            id: self.id.hex(),
+            size: self.size,
+        }
+    }
+}
+
 /// What happened to a path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ChangeStatus {

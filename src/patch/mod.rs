@@ -21,6 +21,7 @@
 //!   ([`linediff`]: its own Myers line diff with git's preprocessing (linediff.rs) plus git-like alignment of changes).
 
 pub mod apply;
+pub mod binary;
 mod linediff;
 pub mod merge;
 pub mod parse;

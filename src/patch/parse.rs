@@ -84,6 +84,14 @@ pub enum ParseError {
         /// The mode text.
         text: String,
     },
+    /// A `GIT binary patch` whose data does not decode.
+    #[error("line {line}: bad binary patch: {reason}")]
+    BadBinary {
+        /// The line of the hunk's `literal`/`delta` header.
+        line: usize,
+        /// What is wrong.
+        reason: String,
+    },
     /// A malformed git-quoted path or header line.
     #[error("line {line}: malformed path in {text:?}")]
     BadPath {
@@ -352,8 +360,21 @@ impl<'a> Parser<'a> {
             Some(b"GIT binary patch") => {
                 fp.binary = true;
                 self.pos += 1;
-                while self.peek().is_some_and(|l| !l.starts_with(b"diff --git ")) {
-                    self.pos += 1;
+                let bad = |line: usize, reason: String| ParseError::BadBinary { line, reason };
+                let n = self.line_no();
+                let (fwd, used) =
+                    super::binary::parse_hunk(&self.lines[self.pos..]).map_err(|e| bad(n, e))?;
+                self.pos += used;
+                fp.binary_forward = Some(fwd);
+                if self
+                    .peek()
+                    .is_some_and(|l| l.starts_with(b"literal ") || l.starts_with(b"delta "))
+                {
+                    let n = self.line_no();
+                    let (rev, used) = super::binary::parse_hunk(&self.lines[self.pos..])
+                        .map_err(|e| bad(n, e))?;
+                    self.pos += used;
+                    fp.binary_reverse = Some(rev);
                 }
             }
             _ => {}

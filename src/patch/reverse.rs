@@ -33,6 +33,8 @@ impl FilePatch {
             similarity: self.similarity,
             dissimilarity: self.dissimilarity,
             binary: self.binary,
+            binary_forward: self.binary_reverse.clone(),
+            binary_reverse: self.binary_forward.clone(),
             hunks: self.hunks.iter().map(Hunk::reverse).collect(),
         }
     }

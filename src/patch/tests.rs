@@ -254,12 +254,30 @@ fn empty_new_and_deleted_files() {
 fn binary_markers() {
     let set = parse(
         b"diff --git a/p.bin b/p.bin\nindex 1111111..2222222 100644\nBinary files a/p.bin and b/p.bin differ\n\
-          diff --git a/q b/q\nindex 1111111..2222222 100644\nGIT binary patch\nliteral 3\nKcmZ?wYy\n\nliteral 0\nKcmV+b\n\n\
+          diff --git a/q b/q\nindex 1111111..2222222 100644\nGIT binary patch\nliteral 0\nHcmV?d00001\n\nliteral 0\nHcmV?d00001\n\n\
           diff --git a/t b/t\n--- a/t\n+++ b/t\n@@ -1 +1 @@\n-a\n+b\n",
     );
     assert_eq!(set.files.len(), 3);
     assert!(set.files[0].binary && set.files[1].binary && !set.files[2].binary);
     assert_eq!(apply(b"", &set.files[0]), Err(ApplyError::Binary));
+    // git's own encoding of an empty side decodes.
+    let fwd = set.files[1].binary_forward.as_ref().map(|h| h.data.clone());
+    assert_eq!(fwd, Some(Vec::new()));
+    assert!(set.files[1].binary_reverse.is_some());
+}
+
+#[test]
+fn corrupt_binary_data_is_a_parse_error_naming_the_line() {
+    let err = PatchSet::parse(
+        b"diff --git a/q b/q\nindex 1111111..2222222 100644\nGIT binary patch\nliteral 3\nKcmZ?wYy\n\n",
+    );
+    assert!(
+        matches!(
+            err,
+            Err(crate::patch::ParseError::BadBinary { line: 4, .. })
+        ),
+        "{err:?}"
+    );
 }
 
 #[test]

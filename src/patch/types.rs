@@ -51,9 +51,13 @@ pub struct FilePatch {
     pub similarity: Option<u8>,
     /// `dissimilarity index N%` of a rewrite.
     pub dissimilarity: Option<u8>,
-    /// The change is binary (`Binary files .. differ` or `GIT binary patch`);
-    /// its content is not decoded and it cannot be applied here.
+    /// The change is binary (`Binary files .. differ` or `GIT binary patch`).
     pub binary: bool,
+    /// A `GIT binary patch`'s forward hunk (old -> new), decoded; `None` for a bare `Binary
+    /// files .. differ`, which carries no content.
+    pub binary_forward: Option<super::binary::BinaryHunk>,
+    /// Its reverse hunk (new -> old), when the patch has one (git always writes it).
+    pub binary_reverse: Option<super::binary::BinaryHunk>,
     /// Text hunks, in file order.
     pub hunks: Vec<Hunk>,
 }
@@ -76,6 +80,8 @@ impl FilePatch {
             similarity: None,
             dissimilarity: None,
             binary: false,
+            binary_forward: None,
+            binary_reverse: None,
             hunks: Vec::new(),
         }
     }

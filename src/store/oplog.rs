@@ -106,3 +106,84 @@ pub fn list(
     }
     Ok(out)
 }
+
+/// One row of the operation log as people read it (`op log`): one user action, with the
+/// bookkeeping rows recorded around it folded in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ActionRow {
+    /// The action's own record.
+    pub op: OpRecord,
+    /// Its kind without a target (`overlay-reject`, not `overlay-reject:3`).
+    pub kind: String,
+    /// What the kind named after a `:` (an overlay id), if anything.
+    pub target: Option<String>,
+    /// The ids of the bookkeeping rows folded into it: the `pre-KIND` and `post-KIND`
+    /// snapshots the same command recorded around the action.
+    pub folded: Vec<u64>,
+}
+
+/// Splits a stored kind into (kind, target): `overlay-reject:3` -> (`overlay-reject`, `3`).
+pub fn split_kind(kind: &str) -> (&str, Option<&str>) {
+    match kind.split_once(':') {
+        Some((k, t)) => (k, Some(t)),
+        None => (kind, None),
+    }
+}
+
+/// Folds stored rows (newest first) into user actions: a `pre-X`/`post-X` row that changed
+/// nothing joins the row of kind X recorded by the same command next to it. A bookkeeping row
+/// with no such action (the action failed) stays a row of its own. The stored log is unchanged.
+pub fn fold_actions(ops: Vec<OpRecord>) -> Vec<ActionRow> {
+    let mut rows: Vec<ActionRow> = ops
+        .into_iter()
+        .map(|op| {
+            let (k, t) = split_kind(&op.kind);
+            ActionRow {
+                kind: k.to_string(),
+                target: t.map(str::to_string),
+                folded: Vec::new(),
+                op,
+            }
+        })
+        .collect();
+    let bookkeeping_of = |r: &ActionRow| -> Option<String> {
+        let k = r.kind.as_str();
+        let base = k.strip_prefix("pre-").or_else(|| k.strip_prefix("post-"))?;
+        (!r.op.changed_workspace).then(|| base.to_string())
+    };
+    let mut start = 0;
+    while start < rows.len() {
+        // The rows one command recorded are adjacent and share the command line.
+        let mut end = start + 1;
+        while end < rows.len()
+            && rows[end].op.command == rows[start].op.command
+            && rows[end].op.workspace == rows[start].op.workspace
+        {
+            end += 1;
+        }
+        let mut absorbed = vec![false; end - start];
+        for i in start..end {
+            let Some(base) = bookkeeping_of(&rows[i]) else {
+                continue;
+            };
+            let action = (start..end)
+                .find(|&j| j != i && bookkeeping_of(&rows[j]).is_none() && rows[j].kind == base);
+            if let Some(j) = action {
+                let id = rows[i].op.id;
+                rows[j].folded.push(id);
+                absorbed[i - start] = true;
+            }
+        }
+        let group: Vec<ActionRow> = rows.drain(start..end).collect();
+        let kept: Vec<ActionRow> = group
+            .into_iter()
+            .zip(absorbed)
+            .filter(|(_, gone)| !gone)
+            .map(|(row, _)| row)
+            .collect();
+        let n = kept.len();
+        rows.splice(start..start, kept);
+        start += n;
+    }
+    rows
+}

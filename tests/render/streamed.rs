@@ -113,9 +113,9 @@ proptest! {
 
     /// No panics on arbitrary bytes, whatever the change shape.
     #[test]
-    fn never_panics(old in prop::collection::vec(any::<u8>(), 0..200), new in prop::collection::vec(any::<u8>(), 0..200), ctx in 0usize..5, color: bool) {
+    fn never_panics(old in prop::collection::vec(any::<u8>(), 0..200), new in prop::collection::vec(any::<u8>(), 0..200), ctx in 0usize..5, color: bool, binary: bool) {
         let mk = |p: &'static [u8], k, c: &[u8]| Side { path: p, kind: k, id: fake_id(c) };
-        let opts = PatchOptions { color, diff: rewind::diff::DiffOptions { context: ctx, ..Default::default() } };
+        let opts = PatchOptions { color, binary, diff: rewind::diff::DiffOptions { context: ctx, ..Default::default() } };
         for change in [
             Change::Modified { old: mk(b"a\x01", EntryKind::File, &old), new: mk(b"a\x01", EntryKind::Symlink, &new) },
             Change::Renamed { old: mk(b"x", EntryKind::File, &old), new: mk(b"y/\xff", EntryKind::Executable, &new), similarity: 250 },

@@ -1,0 +1,171 @@
+//! History queries over a workspace's snapshots: what `rewind log` lists and filters.
+//!
+//! A workspace's history is the order its states were reached (the `ws_log` table). A restore
+//! or undo that returns to a snapshot taken earlier appends that snapshot again. `log` lists
+//! each snapshot once, newest first by the time it was taken (a list that repeats ids and jumps
+//! back in time after a restore reads as a corrupt history), and marks a snapshot the workspace
+//! *returned to* as `restored`, so a reader can tell a snapshot being taken from a return to
+//! it. The returns themselves, with their times, are operations: `rewind op log` lists them.
+//!
+//! A path query (`log -- PATH`) compares each row with the row before it by looking
+//! the path up in both trees (a few tree reads per row, no full diff), and runs a rename-aware
+//! diff only where the path appears, to tell a rename (then older rows follow the old name, as
+//! `git log --follow` does) from an addition.
+
+use crate::diff::{ChangeStatus, DiffRequest, Rev, diff};
+use crate::error::Result;
+use crate::id::Id;
+use crate::store::snapshot::SnapshotRecord;
+use crate::store::tree::{Kind, TreeEntry};
+use crate::store::{Reader, Store};
+
+/// What to list.
+#[derive(Clone, Debug, Default)]
+pub struct LogQuery {
+    /// At most this many rows (after filtering).
+    pub limit: usize,
+    /// Only rows where this path (workspace-relative bytes) changed.
+    pub path: Option<Vec<u8>>,
+    /// Only snapshots carrying every one of these metadata pairs.
+    pub meta: Vec<(String, String)>,
+    /// Only snapshots whose `label` metadata is this (run's before/after labels).
+    pub label: Option<String>,
+    /// Only snapshots taken at or after this time (ns since the epoch).
+    pub since_ns: Option<i64>,
+    /// Only snapshots taken at or before this time.
+    pub until_ns: Option<i64>,
+}
+
+/// How the queried path changed in a row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PathChange {
+    /// The path in this snapshot (for a deletion, the path it had).
+    pub path: Vec<u8>,
+    /// The path before, for a rename.
+    pub old_path: Option<Vec<u8>>,
+    /// What happened.
+    pub status: ChangeStatus,
+}
+
+/// One row of the log.
+#[derive(Clone, Debug)]
+pub struct LogEntry {
+    /// The snapshot.
+    pub id: Id,
+    /// Its record.
+    pub record: SnapshotRecord,
+    /// The workspace returned to this snapshot after it was taken (a restore or undo).
+    pub restored: bool,
+    /// With a path query: how the path changed here.
+    pub change: Option<PathChange>,
+}
+
+/// The workspace `ws`'s history, newest first, filtered by `q`.
+pub fn log(store: &Store, reader: &Reader, ws: u64, q: &LogQuery) -> Result<Vec<LogEntry>> {
+    // A snapshot the history names more than once was returned to.
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut returned = rustc_hash::FxHashSet::default();
+    for id in reader.history(ws, usize::MAX)? {
+        if !seen.insert(id) {
+            returned.insert(id);
+        }
+    }
+    let rows = reader.snapshot_log(ws, usize::MAX)?;
+    let mut path = q.path.clone();
+    let mut out = Vec::new();
+    for (i, (id, record)) in rows.iter().enumerate() {
+        if out.len() >= q.limit {
+            break;
+        }
+        let (id, record) = (id, record.clone());
+        let change = match path.as_deref() {
+            Some(p) => {
+                let older = rows.get(i + 1).map(|r| &r.0);
+                let Some(change) = path_change(store, reader, &record, *id, older, p)? else {
+                    continue;
+                };
+                if let Some(old) = &change.old_path {
+                    path = Some(old.clone());
+                }
+                Some(change)
+            }
+            None => None,
+        };
+        if !matches(&record, q) {
+            continue;
+        }
+        out.push(LogEntry {
+            id: *id,
+            record,
+            restored: returned.contains(id),
+            change,
+        });
+    }
+    Ok(out)
+}
+
+fn matches(r: &SnapshotRecord, q: &LogQuery) -> bool {
+    q.meta
+        .iter()
+        .all(|(k, v)| r.meta.iter().any(|(rk, rv)| rk == k && rv == v))
+        && q.label
+            .as_deref()
+            .is_none_or(|l| r.meta("label") == Some(l))
+        && q.since_ns.is_none_or(|t| r.time_ns >= t)
+        && q.until_ns.is_none_or(|t| r.time_ns <= t)
+}
+
+/// How `path` changed from the `older` row to this one, if it did.
+fn path_change(
+    store: &Store,
+    reader: &Reader,
+    record: &SnapshotRecord,
+    id: Id,
+    older: Option<&Id>,
+    path: &[u8],
+) -> Result<Option<PathChange>> {
+    let now = reader.lookup(&record.root, path)?;
+    let before = match older {
+        Some(o) => reader.lookup(&reader.snapshot(o)?.root, path)?,
+        None => None,
+    };
+    let same = |a: &TreeEntry, b: &TreeEntry| a.kind == b.kind && a.id == b.id;
+    let status = match (&before, &now) {
+        (None, None) => return Ok(None),
+        (Some(b), Some(n)) if same(b, n) => return Ok(None),
+        (None, Some(_)) => ChangeStatus::Added,
+        (Some(_), None) => ChangeStatus::Deleted,
+        (Some(b), Some(n)) if (b.kind == Kind::Symlink) != (n.kind == Kind::Symlink) => {
+            ChangeStatus::TypeChanged
+        }
+        (Some(b), Some(n)) if b.id == n.id => ChangeStatus::ModeChanged,
+        (Some(_), Some(_)) => ChangeStatus::Modified,
+    };
+    let mut change = PathChange {
+        path: path.to_vec(),
+        old_path: None,
+        status,
+    };
+    if let (ChangeStatus::Added, Some(older)) = (status, older) {
+        // Appeared: moved here from elsewhere?
+        let d = diff(
+            store,
+            Rev::Snapshot(*older),
+            Rev::Snapshot(id),
+            None,
+            &DiffRequest {
+                renames: true,
+                paths: Vec::new(),
+            },
+        )?;
+        if let Some(c) = d
+            .changes
+            .iter()
+            .find(|c| c.path == path && c.status == ChangeStatus::Renamed)
+        {
+            change.status = ChangeStatus::Renamed;
+            change.old_path = c.old_path.clone();
+        }
+    }
+    Ok(Some(change))
+}
