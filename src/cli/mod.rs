@@ -94,6 +94,11 @@ impl Ctx {
                 create,
                 lock_timeout: self.lock_timeout,
                 on_wait: Some(on_wait),
+                on_notice: Some(Arc::new(move |what: &str| {
+                    if !quiet {
+                        eprintln!("rewind: {what} ...");
+                    }
+                })),
                 command: std::env::args().collect(),
             },
         )
