@@ -402,3 +402,182 @@ fn wait_for(p: &std::path::Path) {
     let _ = fs::File::open(p).and_then(|mut f| f.read_to_string(&mut s));
     panic!("{} never appeared", p.display());
 }
+
+mod property {
+    use super::*;
+    use proptest::prelude::*;
+
+    const FILES: [&str; 5] = ["a", "b", "d/c", "d/e", "d/sub/f"];
+
+    /// One shell step on the fixed set of paths; every step succeeds whatever exists.
+    fn step(op: u8, i: usize, j: usize, v: u8) -> String {
+        let (f, g) = (FILES[i], FILES[j]);
+        match op % 6 {
+            0 => format!("mkdir -p \"$(dirname {f})\" && printf 'v{v}\\n' > {f}"),
+            1 => format!("[ -f {f} ] && echo more{v} >> {f} || true"),
+            2 => format!("rm -f {f}"),
+            3 => format!("[ -f {f} ] && chmod +x {f} || true"),
+            4 if i == j => ":".to_string(),
+            4 => format!("[ -f {f} ] && mkdir -p \"$(dirname {g})\" && mv {f} {g} || true"),
+            _ => "rm -rf d/sub".to_string(),
+        }
+    }
+
+    fn script(ops: &[(u8, usize, usize, u8)]) -> String {
+        let mut s = String::from("set -e\n");
+        for &(op, i, j, v) in ops {
+            s.push_str(&step(op, i, j, v));
+            s.push('\n');
+        }
+        s
+    }
+
+    /// Every file with its mode and content, as seen from `sh` in the current directory.
+    const VIEW: &str = "find . \\( -type f -o -type l \\) | LC_ALL=C sort | while read -r f; do \
+        printf '%s %s\\n' \"$f\" \"$(stat -c %a \"$f\")\"; cat \"$f\"; done";
+
+    fn changed(before: &common::Listing, after: &common::Listing) -> Vec<String> {
+        let files = |l: &common::Listing| -> common::Listing {
+            l.iter()
+                .filter(|(_, v)| v.0 != 'd')
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect()
+        };
+        let (b, a) = (files(before), files(after));
+        let mut out: Vec<String> = b
+            .keys()
+            .chain(a.keys())
+            .filter(|k| b.get(*k) != a.get(*k))
+            .map(|k| String::from_utf8_lossy(k).into_owned())
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    fn op() -> impl Strategy<Value = (u8, usize, usize, u8)> {
+        (0u8..6, 0..FILES.len(), 0..FILES.len(), 0u8..4)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+        /// Random workspace edits after create and random edits in the overlay: the overlay
+        /// shows and diffs exactly what the same overlay script gives on a copy of the base.
+        #[test]
+        fn the_overlay_is_its_base_plus_its_own_script(
+            ws_ops in proptest::collection::vec(op(), 0..8),
+            ov_ops in proptest::collection::vec(op(), 1..8),
+        ) {
+            for backend in BACKENDS {
+                let env = Env::new();
+                env.write("a", b"a\n");
+                env.write("d/c", b"c\n");
+                env.write("d/sub/f", b"f\n");
+                env.ok(&["snapshot", "-q"]);
+                let base = list_disk(&env.ws);
+                let expected = env.tmp.path().join("expected");
+                common_sh(env.tmp.path(), &format!("cp -a {} {}", env.ws.display(), expected.display()));
+                let id = create(&env, backend, "prop");
+                common_sh(&env.ws, &script(&ws_ops));
+                let ov_script = script(&ov_ops);
+                env.ok(&["overlay", "run", &id, "--", "sh", "-c", &ov_script]);
+                common_sh(&expected, &ov_script);
+
+                let seen = env.ok(&["overlay", "run", &id, "--", "sh", "-c", VIEW]);
+                let out = Command::new("sh").args(["-c", VIEW]).current_dir(&expected).output().unwrap();
+                prop_assert_eq!(&seen, &String::from_utf8_lossy(&out.stdout).into_owned(), "{} view", backend);
+
+                let d = json(&env, &["overlay", "diff", &id, "--json"]);
+                let mut got: Vec<String> = d["files"].as_array().unwrap().iter()
+                    .flat_map(|f| [f["path"].as_str(), f["old_path"].as_str()])
+                    .flatten()
+                    .map(str::to_string)
+                    .collect();
+                got.sort();
+                got.dedup();
+                prop_assert_eq!(got, changed(&base, &list_disk(&expected)), "{} diff", backend);
+            }
+        }
+    }
+}
+
+/// One agent session, one overlay: `run --isolate --overlay NAME` creates it the first time
+/// and reuses it after; `overlay run ID --json` prints the same result as `run`.
+#[test]
+fn sessions_reuse_a_named_overlay_and_overlay_run_reports_like_run() {
+    let schema: Value = serde_json::from_str(
+        &fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/schemas/run-result.schema.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    for backend in BACKENDS {
+        let env = Env::new();
+        seed(&env);
+        let run = |args: &[&str]| -> Value {
+            let mut all = vec!["--json", "run", "--isolate", "--backend", backend];
+            all.extend_from_slice(args);
+            let v: Value = serde_json::from_str(&env.ok(&all)).unwrap();
+            let errors: Vec<String> = validator.iter_errors(&v).map(|e| e.to_string()).collect();
+            assert!(errors.is_empty(), "{errors:?}\n{v:#}");
+            v
+        };
+        let first = run(&[
+            "--overlay",
+            "s1",
+            "--accept",
+            "never",
+            "--",
+            "sh",
+            "-c",
+            "echo 1 > one",
+        ]);
+        let second = run(&[
+            "--overlay",
+            "s1",
+            "--accept",
+            "never",
+            "--",
+            "sh",
+            "-c",
+            "cat one > two",
+        ]);
+        assert_eq!(first["overlay"]["id"], second["overlay"]["id"]);
+        assert_eq!(second["diff"]["files_changed"], 1, "{second}");
+        assert_eq!(second["before"], first["after"], "the session goes on");
+        // --keep: accepted, and the overlay stays for the next command.
+        let third = run(&["--overlay", "s1", "--keep", "--", "true"]);
+        assert_eq!(third["overlay"]["accepted"], true);
+        assert_eq!(third["overlay"]["kept"], true);
+        assert_eq!(fs::read(env.path("two")).unwrap(), b"1\n");
+        let id = third["overlay"]["id"].as_u64().unwrap().to_string();
+        let v = json(
+            &env,
+            &[
+                "--json",
+                "overlay",
+                "run",
+                &id,
+                "--",
+                "sh",
+                "-c",
+                "echo 3 > three",
+            ],
+        );
+        let errors: Vec<String> = validator.iter_errors(&v).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{errors:?}\n{v:#}");
+        assert_eq!(v["backend"], format!("overlay-{backend}"));
+        assert_eq!(v["diff"]["files_changed"], 1);
+        assert_eq!(v["overlay"]["accepted"], false);
+        assert!(!env.path("three").exists());
+        // exec is run under another name, for file tools.
+        assert_eq!(
+            env.ok(&["overlay", "exec", &id, "--", "cat", "three"]),
+            "3\n"
+        );
+    }
+}
