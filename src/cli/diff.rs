@@ -149,10 +149,11 @@ pub fn diff(ctx: &Ctx, a: DiffArgs) -> CliResult {
         paths: ctx.workspace_paths(path_root.as_deref(), &a.paths)?,
     };
     let d = compute(&store, old, new, root.as_deref(), &req)?;
-    print(ctx, &d, &a, rev_json(old), rev_json(new), Vec::new())
+    print(ctx, &d, &a, rev_json(old), rev_json(new), Vec::new(), None)
 }
 
-/// Prints a diff in the format `a` asks for; `extra` adds keys to the JSON object.
+/// Prints a diff in the format `a` asks for; `extra` adds keys to the JSON object, and
+/// `per_file` a "hunks" key to each file's.
 pub fn print(
     ctx: &Ctx,
     d: &Diff,
@@ -160,6 +161,7 @@ pub fn print(
     old: Value,
     new: Value,
     extra: Vec<(&str, Value)>,
+    per_file: Option<&[Value]>,
 ) -> CliResult {
     let dopts = DiffOptions {
         context: a.context,
@@ -182,7 +184,14 @@ pub fn print(
             .changes
             .iter()
             .zip(&stats)
-            .map(|(c, s)| change_json(c, Some(s)))
+            .enumerate()
+            .map(|(i, (c, s))| {
+                let mut o = change_json(c, Some(s));
+                if let Some(h) = per_file.and_then(|p| p.get(i)) {
+                    o["hunks"] = h.clone();
+                }
+                o
+            })
             .collect();
         let mut v = json!({
             "old": old,

@@ -131,6 +131,10 @@ pub enum OverlayCommand {
         /// Accept changes to paths the workspace ignores too
         #[arg(long)]
         include_ignored: bool,
+        /// Only this hunk (an id from `overlay diff --json`; repeatable): the rest of its file
+        /// stays pending
+        #[arg(long = "hunk", value_name = "ID")]
+        hunks: Vec<String>,
         /// Only these paths
         #[arg(last = true, value_name = "PATH")]
         paths: Vec<String>,
@@ -139,6 +143,9 @@ pub enum OverlayCommand {
     Reject {
         /// Overlay id or name
         id: String,
+        /// Only this hunk (an id from `overlay diff --json`; repeatable)
+        #[arg(long = "hunk", value_name = "ID")]
+        hunks: Vec<String>,
         /// Only these paths
         #[arg(last = true, value_name = "PATH")]
         paths: Vec<String>,
@@ -286,6 +293,17 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
                 diff_timeout: 5.0,
                 paths: Vec::new(),
             };
+            // Per file, its hunks with their ids, for `accept`/`reject --hunk`.
+            let hunks: Option<Vec<Value>> = if ctx.json {
+                Some(
+                    ov::review_hunks(&store, &rec, &od.diff)?
+                        .into_iter()
+                        .map(|h| json!(h))
+                        .collect(),
+                )
+            } else {
+                None
+            };
             super::diff::print(
                 ctx,
                 &od.diff,
@@ -299,6 +317,7 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
                         json!(od.ignored.iter().map(|p| path_str(p)).collect::<Vec<_>>()),
                     ),
                 ],
+                hunks.as_deref(),
             )
         }
         OverlayCommand::Accept {
@@ -307,6 +326,7 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
             ours,
             theirs,
             include_ignored,
+            hunks,
             paths,
         } => {
             let store = ctx.open_store(false)?;
@@ -329,6 +349,7 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
                     paths,
                     policy,
                     include_ignored,
+                    hunks,
                 },
             )?;
             let code = if r.conflicts.is_empty() { 0 } else { 1 };
@@ -406,11 +427,11 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
             }
             Ok(code)
         }
-        OverlayCommand::Reject { id, paths } => {
+        OverlayCommand::Reject { id, hunks, paths } => {
             let store = ctx.open_store(false)?;
             let mut rec = ov::find(&store, &id)?;
             let paths = ctx.workspace_paths(Some(&rec.workspace_path()), &paths)?;
-            let r = ov::reject(&store, &mut rec, &paths)?;
+            let r = ov::reject(&store, &mut rec, &paths, &hunks)?;
             if ctx.json {
                 output::print_json(&json!({
                     "overlay": rec.id,

@@ -202,7 +202,7 @@ pub fn run_isolated(
     let mut reverted = Vec::new();
     if !violations.is_empty() && opts.on_violation == OnViolation::Revert {
         let paths = revert_paths(&violations);
-        super::reject(&store, &mut rec, &paths)?;
+        super::reject(&store, &mut rec, &paths, &[])?;
         reverted = paths.iter().map(|p| display(p)).collect();
     }
     let contract_ok = violations.is_empty() || !reverted.is_empty();
@@ -228,6 +228,7 @@ pub fn run_isolated(
                 paths: Vec::new(),
                 policy: ConflictPolicy::Skip,
                 include_ignored: false,
+                hunks: Vec::new(),
             },
         )?;
         result_overlay.accepted = true;

@@ -16,6 +16,7 @@
 //! pending until the overlay changes them again.
 
 pub mod copy;
+pub mod hunks;
 pub mod isolate;
 pub mod namespace;
 
@@ -25,7 +26,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::apply::{FileOutcome, request_key, write_with_op};
+use crate::apply::{FileOutcome, Planned, request_key, write_with_op};
 use crate::carry::{CarryLabels, Conflict, ConflictPolicy, plan_carry};
 use crate::diff::tree::FileChange;
 use crate::diff::{Diff, DiffRequest, Rev, diff};
@@ -101,6 +102,9 @@ pub struct OverlayRecord {
     /// wrote too: the overlay's version may hold the workspace's edit, so accept reports them
     /// as conflicts until taken with `--theirs`/`--ours` or rejected.
     pub raced: Vec<Vec<u8>>,
+    /// Single hunks accepted (path, hunk id, the accept operation): the rest of the file
+    /// stays pending. Like `settled_by`, an undone operation's hunks are pending again.
+    pub settled_hunks: Vec<(Vec<u8>, String, u64)>,
 }
 
 /// The record as stored before `settled_by` and `raced` existed (postcard is not
@@ -143,6 +147,7 @@ impl OverlayRecord {
             ignored: old.ignored,
             settled_by: Vec::new(),
             raced: Vec::new(),
+            settled_hunks: Vec::new(),
         })
     }
 
@@ -262,6 +267,7 @@ pub fn create(
         ignored: Vec::new(),
         settled_by: Vec::new(),
         raced: Vec::new(),
+        settled_hunks: Vec::new(),
     };
     txn.open_table(OVERLAYS)?
         .insert(id, rec.encode().as_slice())?;
@@ -636,11 +642,7 @@ fn pending_between(
             paths: Vec::new(),
         },
     )?;
-    let undone = if rec.settled_by.is_empty() {
-        Default::default()
-    } else {
-        crate::undo::undone_ops(store, &rec.workspace)?
-    };
+    let undone = undone_ops(store, rec)?;
     let void: rustc_hash::FxHashSet<&[u8]> = rec
         .settled_by
         .iter()
@@ -653,12 +655,89 @@ fn pending_between(
         .filter(|(p, _)| !void.contains(p.as_slice()))
         .map(|(p, id)| (p.as_slice(), *id))
         .collect();
-    let kept: Vec<FileChange> = std::mem::take(&mut d.changes)
+    let mut kept: Vec<FileChange> = std::mem::take(&mut d.changes)
         .into_iter()
         .filter(|c| settled.get(c.path.as_slice()) != Some(&c.new.map(|n| n.id)))
         .collect();
+    // A file whose every hunk was accepted one by one is settled too.
+    if !rec.settled_hunks.is_empty() {
+        let reader = store.reader()?;
+        let mut still = Vec::with_capacity(kept.len());
+        for c in kept {
+            let done = rec.settled_hunks.iter().any(|(p, _, _)| *p == c.path)
+                && review(&reader, rec, &c, &undone)?
+                    .is_some_and(|h| !h.is_empty() && h.iter().all(|h| !h.pending));
+            if !done {
+                still.push(c);
+            }
+        }
+        kept = still;
+    }
     d.changes = kept;
     Ok(d)
+}
+
+fn undone_ops(store: &Store, rec: &OverlayRecord) -> Result<std::collections::HashSet<u64>> {
+    if rec.settled_by.is_empty() && rec.settled_hunks.is_empty() {
+        return Ok(Default::default());
+    }
+    crate::undo::undone_ops(store, &rec.workspace)
+}
+
+/// The hunks of a pending change, marked pending or accepted; None when the change has no
+/// line hunks (a binary file, a symlink, a change of kind or mode only).
+fn review(
+    reader: &crate::store::Reader,
+    rec: &OverlayRecord,
+    c: &FileChange,
+    undone: &std::collections::HashSet<u64>,
+) -> Result<Option<Vec<hunks::ReviewHunk>>> {
+    let Some((old, new)) = texts(reader, c)? else {
+        return Ok(None);
+    };
+    let mut hs = hunks::file_hunks(&c.path, &old, &new);
+    for h in &mut hs {
+        h.pending = !rec
+            .settled_hunks
+            .iter()
+            .any(|(p, id, op)| *p == c.path && *id == h.id && !undone.contains(op));
+    }
+    Ok(Some(hs))
+}
+
+/// Both sides of a change as text, where it has line hunks (a missing side is empty).
+fn texts(reader: &crate::store::Reader, c: &FileChange) -> Result<Option<(Vec<u8>, Vec<u8>)>> {
+    use crate::store::tree::Kind;
+    let is_file = |e: &Option<crate::diff::EntryState>| {
+        e.is_none_or(|e| matches!(e.kind, Kind::File | Kind::Executable))
+    };
+    if !is_file(&c.old) || !is_file(&c.new) || c.old_path.is_some() {
+        return Ok(None);
+    }
+    let read = |e: &Option<crate::diff::EntryState>| match e {
+        Some(e) => reader.read_blob(&e.id),
+        None => Ok(Vec::new()),
+    };
+    let (old, new) = (read(&c.old)?, read(&c.new)?);
+    if crate::diff::is_binary(&old) || crate::diff::is_binary(&new) || old == new {
+        return Ok(None);
+    }
+    Ok(Some((old, new)))
+}
+
+/// Every pending change's hunks (None for a change without line hunks), in the order of
+/// `d.changes`: what `overlay diff --json` shows and `--hunk` picks from.
+pub fn review_hunks(
+    store: &Store,
+    rec: &OverlayRecord,
+    d: &Diff,
+) -> Result<Vec<Option<Vec<hunks::ReviewHunk>>>> {
+    let undone = undone_ops(store, rec)?;
+    let reader = store.reader()?;
+    d.changes
+        .iter()
+        .map(|c| review(&reader, rec, c, &undone))
+        .collect()
 }
 
 /// How to accept.
@@ -670,6 +749,9 @@ pub struct AcceptOptions {
     pub policy: ConflictPolicy,
     /// Accept changes to ignored paths too.
     pub include_ignored: bool,
+    /// Only these hunks (ids from [`review_hunks`]); empty for whole files. The rest of
+    /// their files stays pending.
+    pub hunks: Vec<String>,
 }
 
 /// What an accept did.
@@ -716,6 +798,19 @@ pub fn accept(
         .filter(|p| wanted(p))
         .collect();
     let ignored: Vec<Vec<u8>> = od.ignored.iter().filter(|p| wanted(p)).cloned().collect();
+    let (take, partial) = if opts.hunks.is_empty() {
+        (take, PartialAccept::default())
+    } else {
+        plan_hunks(
+            store,
+            rec,
+            &root,
+            &od.diff,
+            &wanted,
+            &opts.hunks,
+            opts.policy,
+        )?
+    };
     let new_ids: rustc_hash::FxHashMap<Vec<u8>, Option<Id>> = od
         .diff
         .changes
@@ -744,8 +839,18 @@ pub fn accept(
                 .collect();
         }
     }
-    if !take.is_empty() {
-        carry_onto(store, rec, &root, &take, &new_ids, opts.policy, &mut report)?;
+    if !take.is_empty() || !partial.hunks.is_empty() || !partial.conflicts.is_empty() {
+        let mut partial = partial;
+        partial.whole = take.clone();
+        carry_onto(
+            store,
+            rec,
+            &root,
+            partial,
+            &new_ids,
+            opts.policy,
+            &mut report,
+        )?;
     }
     if !kept_ours.is_empty() {
         settle(rec, &kept_ours, &new_ids, None);
@@ -779,32 +884,41 @@ fn carry_onto(
     store: &Store,
     rec: &mut OverlayRecord,
     root: &Path,
-    take: &[Vec<u8>],
+    mut partial: PartialAccept,
     new_ids: &rustc_hash::FxHashMap<Vec<u8>, Option<Id>>,
     policy: ConflictPolicy,
     report: &mut AcceptReport,
 ) -> Result<()> {
+    let take_owned = std::mem::take(&mut partial.whole);
+    let take = take_owned.as_slice();
     let state_id = rec.state.unwrap_or(rec.base);
-    let carried = plan_carry(
-        store,
-        root,
-        rec.base,
-        state_id,
-        take,
-        policy,
-        &CarryLabels {
-            ours: "workspace",
-            theirs: "overlay",
-        },
-    )?;
-    // The carry's path filter takes prefixes; keep exactly the pending paths.
-    let taken: rustc_hash::FxHashSet<&[u8]> = take.iter().map(Vec::as_slice).collect();
-    let planned: Vec<_> = carried
-        .planned
-        .into_iter()
-        .filter(|p| taken.contains(p.outcome.path.as_slice()))
-        .collect();
-    report.conflicts = carried.conflicts;
+    let mut planned: Vec<Planned> = Vec::new();
+    if !take.is_empty() {
+        let carried = plan_carry(
+            store,
+            root,
+            rec.base,
+            state_id,
+            take,
+            policy,
+            &CarryLabels {
+                ours: "workspace",
+                theirs: "overlay",
+            },
+        )?;
+        // The carry's path filter takes prefixes; keep exactly the pending paths.
+        let taken: rustc_hash::FxHashSet<&[u8]> = take.iter().map(Vec::as_slice).collect();
+        planned = carried
+            .planned
+            .into_iter()
+            .filter(|p| taken.contains(p.outcome.path.as_slice()))
+            .collect();
+        report.conflicts = carried.conflicts;
+    }
+    let partly: rustc_hash::FxHashSet<Vec<u8>> =
+        partial.hunks.iter().map(|(p, _)| p.clone()).collect();
+    planned.extend(partial.planned);
+    report.conflicts.extend(partial.conflicts);
     report.files = planned.iter().map(|p| p.outcome.clone()).collect();
     let conflicted: Vec<&[u8]> = report.conflicts.iter().map(|c| c.path.as_slice()).collect();
     let work: Vec<_> = planned
@@ -816,6 +930,7 @@ fn carry_onto(
         let id_bytes = rec.id.to_le_bytes();
         parts.push(&id_bytes);
         parts.extend(take.iter().map(Vec::as_slice));
+        parts.extend(partial.hunks.iter().map(|(_, h)| h.as_bytes()));
         let key = request_key(&parts);
         let done = write_with_op(store, root, "accept", key, &work, false)?;
         report.before = done.before;
@@ -823,7 +938,11 @@ fn carry_onto(
         report.op = Some(done.op);
     }
     let conflicted: rustc_hash::FxHashSet<&[u8]> = conflicted.into_iter().collect();
-    let written: Vec<Vec<u8>> = work.iter().map(|p| p.outcome.path.clone()).collect();
+    let written: Vec<Vec<u8>> = work
+        .iter()
+        .map(|p| p.outcome.path.clone())
+        .filter(|p| !partly.contains(p))
+        .collect();
     let rest: Vec<Vec<u8>> = take
         .iter()
         .filter(|p| !conflicted.contains(p.as_slice()))
@@ -834,7 +953,138 @@ fn carry_onto(
         // What this operation wrote stops being settled if it is undone.
         settle(rec, &written, new_ids, Some(op));
     }
+    let op = report.op.unwrap_or(0);
+    rec.settled_hunks.extend(
+        partial
+            .hunks
+            .into_iter()
+            .filter(|(p, _)| !conflicted.contains(p.as_slice()))
+            .map(|(p, h)| (p, h, op)),
+    );
     save(store, rec)
+}
+
+/// What an accept takes: whole files, and files merged from a selection of their hunks.
+#[derive(Default)]
+struct PartialAccept {
+    /// Paths accepted whole.
+    whole: Vec<Vec<u8>>,
+    planned: Vec<Planned>,
+    conflicts: Vec<Conflict>,
+    /// (path, hunk id) accepted.
+    hunks: Vec<(Vec<u8>, String)>,
+}
+
+/// Splits a hunk selection: files whose every pending hunk is selected are accepted whole
+/// (returned as paths); the others get the base plus their accepted and selected hunks,
+/// merged three ways onto the workspace's file.
+fn plan_hunks(
+    store: &Store,
+    rec: &OverlayRecord,
+    root: &Path,
+    d: &Diff,
+    wanted: &dyn Fn(&[u8]) -> bool,
+    ids: &[String],
+    policy: ConflictPolicy,
+) -> Result<(Vec<Vec<u8>>, PartialAccept)> {
+    let reviews = review_hunks(store, rec, d)?;
+    let mut unknown: rustc_hash::FxHashSet<&str> = ids.iter().map(String::as_str).collect();
+    let mut whole = Vec::new();
+    let mut part = PartialAccept::default();
+    let reader = store.reader()?;
+    for (c, hs) in d.changes.iter().zip(&reviews) {
+        let Some(hs) = hs.as_ref().filter(|_| wanted(&c.path)) else {
+            continue;
+        };
+        let chosen: Vec<&hunks::ReviewHunk> = hs
+            .iter()
+            .filter(|h| h.pending && ids.contains(&h.id))
+            .collect();
+        if chosen.is_empty() {
+            continue;
+        }
+        for h in &chosen {
+            unknown.remove(h.id.as_str());
+        }
+        if chosen.len() == hs.iter().filter(|h| h.pending).count() {
+            whole.push(c.path.clone());
+            continue;
+        }
+        let Some((old, new)) = texts(&reader, c)? else {
+            continue;
+        };
+        if rec.raced.contains(&c.path)
+            && !matches!(policy, ConflictPolicy::Theirs | ConflictPolicy::Ours)
+        {
+            part.conflicts.push(Conflict {
+                path: c.path.clone(),
+                why: "the workspace changed it while a command ran in the overlay: choose with --theirs or --ours".into(),
+                regions: 0,
+            });
+            continue;
+        }
+        let target = hunks::select(&old, &new, hs, &|id| {
+            ids.iter().any(|x| x == id) || hs.iter().any(|h| h.id == id && !h.pending)
+        });
+        let conflict = |why: &str, regions: usize| Conflict {
+            path: c.path.clone(),
+            why: why.into(),
+            regions,
+        };
+        let Some((kind, ours)) = crate::apply::read_current(root, &c.path)? else {
+            part.conflicts.push(conflict(
+                "deleted in the workspace; accept the whole file",
+                0,
+            ));
+            continue;
+        };
+        let labels = crate::patch::MergeLabels {
+            ours: "workspace".into(),
+            theirs: "overlay".into(),
+        };
+        let (bytes, merged_conflicts) = match crate::patch::merge3(&old, &ours, &target, labels) {
+            crate::patch::MergeOutcome::Clean(b) => (b, 0),
+            crate::patch::MergeOutcome::Conflict {
+                with_markers,
+                conflicts,
+            } => match policy {
+                ConflictPolicy::Markers => (with_markers, conflicts.len()),
+                ConflictPolicy::Theirs => (target.clone(), 0),
+                ConflictPolicy::Ours => (ours.clone(), 0),
+                _ => {
+                    part.conflicts.push(conflict(
+                        "changed on both sides and the changes conflict",
+                        conflicts.len(),
+                    ));
+                    continue;
+                }
+            },
+        };
+        part.hunks
+            .extend(chosen.iter().map(|h| (c.path.clone(), h.id.clone())));
+        if bytes == ours {
+            continue;
+        }
+        part.planned.push(Planned {
+            outcome: FileOutcome {
+                path: c.path.clone(),
+                old_path: None,
+                action: "modify",
+                hunks: Vec::new(),
+                merged: ours != old,
+                conflicts: merged_conflicts,
+            },
+            write: Some((c.path.clone(), kind, bytes)),
+            remove: Vec::new(),
+        });
+    }
+    if let Some(id) = unknown.into_iter().next() {
+        return Err(Error::Invalid(format!(
+            "no pending hunk '{id}' in overlay {} (ids are listed by `rewind overlay diff {} --json`)",
+            rec.id, rec.id
+        )));
+    }
+    Ok((whole, part))
 }
 
 /// Records `paths` as settled with the overlay's content, by operation `op` when an undoable
@@ -872,10 +1122,50 @@ pub struct RejectReport {
 
 /// Puts the base version of `paths` (all pending changes when empty) back inside the overlay:
 /// later commands there see the base. The workspace is not touched.
-pub fn reject(store: &Store, rec: &mut OverlayRecord, paths: &[Vec<u8>]) -> Result<RejectReport> {
+/// With `hunks`, only those hunks are taken out of their files (the rest stays pending).
+pub fn reject(
+    store: &Store,
+    rec: &mut OverlayRecord,
+    paths: &[Vec<u8>],
+    hunks: &[String],
+) -> Result<RejectReport> {
     let _run = run_lock(store, rec)?;
     let _lock = lock(store, rec)?;
     let od = diff_locked(store, rec, false)?;
+    let mut rewrites: Vec<(Vec<u8>, crate::store::tree::Kind, Vec<u8>)> = Vec::new();
+    let mut whole: Option<rustc_hash::FxHashSet<Vec<u8>>> = None;
+    if !hunks.is_empty() {
+        let reviews = review_hunks(store, rec, &od.diff)?;
+        let reader = store.reader()?;
+        let mut unknown: rustc_hash::FxHashSet<&str> = hunks.iter().map(String::as_str).collect();
+        let mut files = rustc_hash::FxHashSet::default();
+        for (c, hs) in od.diff.changes.iter().zip(&reviews) {
+            let Some(hs) = hs else { continue };
+            let picked = hs
+                .iter()
+                .filter(|h| h.pending && hunks.contains(&h.id))
+                .count();
+            if picked == 0 {
+                continue;
+            }
+            for h in hs.iter().filter(|h| h.pending) {
+                unknown.remove(h.id.as_str());
+            }
+            if picked == hs.iter().filter(|h| h.pending).count() && hs.iter().all(|h| h.pending) {
+                files.insert(c.path.clone());
+            } else if let (Some((old, new)), Some(n)) = (texts(&reader, c)?, c.new) {
+                let kept = hunks::select(&old, &new, hs, &|id| !hunks.iter().any(|x| x == id));
+                rewrites.push((c.path.clone(), n.kind, kept));
+            }
+        }
+        if let Some(id) = unknown.into_iter().next() {
+            return Err(Error::Invalid(format!(
+                "no pending hunk '{id}' in overlay {} (ids are listed by `rewind overlay diff {} --json`)",
+                rec.id, rec.id
+            )));
+        }
+        whole = Some(files);
+    }
     let chosen: Vec<FileChange> = od
         .diff
         .changes
@@ -886,15 +1176,23 @@ pub fn reject(store: &Store, rec: &mut OverlayRecord, paths: &[Vec<u8>]) -> Resu
                     .iter()
                     .any(|q| crate::diff::tree::is_under(&c.path, q))
         })
+        .filter(|c| whole.as_ref().is_none_or(|w| w.contains(&c.path)))
         .cloned()
         .collect();
     let before = od.state;
     drop(od);
-    if chosen.is_empty() {
+    if chosen.is_empty() && rewrites.is_empty() {
         return Ok(RejectReport::default());
     }
     let targets: Vec<Target> = chosen.iter().map(|c| (c.path.clone(), c.old)).collect();
     set_paths(store, rec, &targets)?;
+    for (path, kind, bytes) in &rewrites {
+        let p = match rec.backend {
+            Backend::Namespace => namespace::upper_path(store, rec, path)?,
+            Backend::Copy => crate::restore::checked_path(&copy::tree_dir(store, rec), path)?,
+        };
+        crate::restore::write_atomic(&p, *kind, &mut bytes.as_slice())?;
+    }
     let gone: rustc_hash::FxHashSet<&[u8]> = chosen.iter().map(|c| c.path.as_slice()).collect();
     if rec.raced.iter().any(|p| gone.contains(p.as_slice())) {
         rec.raced.retain(|p| !gone.contains(p.as_slice()));
@@ -912,7 +1210,11 @@ pub fn reject(store: &Store, rec: &mut OverlayRecord, paths: &[Vec<u8>]) -> Resu
         ),
     )?;
     Ok(RejectReport {
-        paths: chosen.into_iter().map(|c| c.path).collect(),
+        paths: chosen
+            .into_iter()
+            .map(|c| c.path)
+            .chain(rewrites.into_iter().map(|(p, _, _)| p))
+            .collect(),
         op: Some(op),
     })
 }

@@ -669,6 +669,12 @@ pub fn set_paths(store: &Store, rec: &OverlayRecord, targets: &[super::Target]) 
     Ok(())
 }
 
+/// Where the overlay's own version of `rel` is written (its parents made in the upper
+/// directory as needed).
+pub fn upper_path(store: &Store, rec: &OverlayRecord, rel: &[u8]) -> Result<PathBuf> {
+    checked_upper_path(&upper_dir(store, rec), rel)
+}
+
 /// `rel` below the upper directory, creating missing parent directories (never following a
 /// symlink: the upper directory is written by the overlay's command).
 fn checked_upper_path(upper: &Path, rel: &[u8]) -> Result<PathBuf> {
