@@ -184,3 +184,98 @@ fn rejecting_every_hunk_equals_rejecting_the_file() {
         assert_eq!(big_hunks(&env, &id), left, "{backend}");
     }
 }
+
+/// Drives `argv` on a real pseudo-terminal (python3's pty module), answering each `]? `
+/// prompt with the next of `answers`; returns (exit code, everything the terminal showed).
+fn on_terminal(argv: &[&std::ffi::OsStr], answers: &[&str]) -> (i32, String) {
+    const DRIVER: &str = r#"
+import os, pty, select, sys
+answers = sys.argv[1].split(",") if sys.argv[1] else []
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[2], sys.argv[2:])
+seen, pending, i = b"", b"", 0
+while True:
+    ready, _, _ = select.select([fd], [], [], 120)
+    if not ready:
+        break
+    try:
+        data = os.read(fd, 4096)
+    except OSError:
+        break
+    if not data:
+        break
+    seen += data
+    pending += data
+    while b"]? " in pending:
+        pending = pending.split(b"]? ", 1)[1]
+        os.write(fd, (answers[i] if i < len(answers) else "q").encode() + b"\n")
+        i += 1
+_, status = os.waitpid(pid, 0)
+sys.stdout.buffer.write(seen)
+sys.exit(os.waitstatus_to_exitcode(status))
+"#;
+    let out = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(DRIVER)
+        .arg(answers.join(","))
+        .args(argv)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("python3");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn accept_p_walks_the_hunks_on_a_terminal() {
+    for backend in BACKENDS {
+        let (env, id) = setup(backend);
+        let hunks = big_hunks(&env, &id);
+        let bin = std::ffi::OsString::from(env!("CARGO_BIN_EXE_rewind"));
+        let argv = |extra: &[&str]| -> Vec<std::ffi::OsString> {
+            let mut v = vec![
+                bin.clone(),
+                "--store".into(),
+                env.store.clone().into(),
+                "-C".into(),
+                env.ws.clone().into(),
+                "overlay".into(),
+                "accept".into(),
+                id.clone().into(),
+            ];
+            v.extend(extra.iter().map(std::ffi::OsString::from));
+            v
+        };
+        let args = argv(&["-p"]);
+        let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+        // big.txt: yes, no, help, split (refused), yes; new.txt: no.
+        let (code, screen) = on_terminal(&args, &["y", "n", "?", "s", "y", "n"]);
+        assert_eq!(code, 0, "{backend}: {screen}");
+        assert!(screen.contains("(1/3) Accept this hunk"), "{screen}");
+        assert!(screen.contains("+THREE"), "{screen}");
+        assert!(
+            screen.contains("a - accept this hunk and all later"),
+            "{screen}"
+        );
+        assert!(screen.contains("cannot split"), "{screen}");
+        let text = fs::read_to_string(env.path("big.txt")).unwrap();
+        assert!(
+            text.contains("THREE\n") && !text.contains("TWENTY"),
+            "{text}"
+        );
+        assert!(!text.contains("line 38\n"), "the third hunk: {text}");
+        assert!(!env.path("new.txt").exists());
+        assert_eq!(big_hunks(&env, &id), vec![hunks[1].clone()], "{backend}");
+        // q at once: nothing accepted.
+        let (code, screen) = on_terminal(&args, &["q"]);
+        assert_eq!(code, 0, "{screen}");
+        assert!(screen.contains("nothing accepted"), "{screen}");
+        // Without a terminal: a clear refusal.
+        let (code, err) = env.fails(&["overlay", "accept", &id, "-p"]);
+        assert_eq!(code, 2);
+        assert!(err.contains("--hunk"), "{err}");
+    }
+}

@@ -8,6 +8,7 @@
 mod apply;
 mod args;
 mod diff;
+mod hunk_prompt;
 mod inspect;
 mod maintain;
 mod output;

@@ -135,6 +135,9 @@ pub enum OverlayCommand {
         /// stays pending
         #[arg(long = "hunk", value_name = "ID")]
         hunks: Vec<String>,
+        /// Choose hunk by hunk on the terminal, like `git add -p`
+        #[arg(short = 'p', long = "patch", conflicts_with = "hunks")]
+        interactive: bool,
         /// Only these paths
         #[arg(last = true, value_name = "PATH")]
         paths: Vec<String>,
@@ -326,7 +329,8 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
             ours,
             theirs,
             include_ignored,
-            hunks,
+            mut hunks,
+            interactive,
             paths,
         } => {
             let store = ctx.open_store(false)?;
@@ -341,7 +345,13 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
             } else {
                 ConflictPolicy::Skip
             };
-            let paths = ctx.workspace_paths(Some(&root), &paths)?;
+            let mut paths = ctx.workspace_paths(Some(&root), &paths)?;
+            if interactive {
+                match super::hunk_prompt::choose(ctx, &store, &mut rec, &paths)? {
+                    Some((h, p)) => (hunks, paths) = (h, p),
+                    None => return Ok(0),
+                }
+            }
             let r = ov::accept(
                 &store,
                 &mut rec,

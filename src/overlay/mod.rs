@@ -750,7 +750,7 @@ pub struct AcceptOptions {
     /// Accept changes to ignored paths too.
     pub include_ignored: bool,
     /// Only these hunks (ids from [`review_hunks`]); empty for whole files. The rest of
-    /// their files stays pending.
+    /// their files stays pending. With hunks, `paths` are files taken whole besides.
     pub hunks: Vec<String>,
 }
 
@@ -798,18 +798,17 @@ pub fn accept(
         .filter(|p| wanted(p))
         .collect();
     let ignored: Vec<Vec<u8>> = od.ignored.iter().filter(|p| wanted(p)).cloned().collect();
+    // With hunks, `paths` name files taken whole besides them (what `accept -p` sends for
+    // changes without line hunks).
     let (take, partial) = if opts.hunks.is_empty() {
         (take, PartialAccept::default())
     } else {
-        plan_hunks(
-            store,
-            rec,
-            &root,
-            &od.diff,
-            &wanted,
-            &opts.hunks,
-            opts.policy,
-        )?
+        let (mut whole, part) = plan_hunks(store, rec, &root, &od.diff, &opts.hunks, opts.policy)?;
+        if !opts.paths.is_empty() {
+            let had: rustc_hash::FxHashSet<Vec<u8>> = whole.iter().cloned().collect();
+            whole.extend(take.into_iter().filter(|p| !had.contains(p)));
+        }
+        (whole, part)
     };
     let new_ids: rustc_hash::FxHashMap<Vec<u8>, Option<Id>> = od
         .diff
@@ -983,7 +982,6 @@ fn plan_hunks(
     rec: &OverlayRecord,
     root: &Path,
     d: &Diff,
-    wanted: &dyn Fn(&[u8]) -> bool,
     ids: &[String],
     policy: ConflictPolicy,
 ) -> Result<(Vec<Vec<u8>>, PartialAccept)> {
@@ -993,7 +991,7 @@ fn plan_hunks(
     let mut part = PartialAccept::default();
     let reader = store.reader()?;
     for (c, hs) in d.changes.iter().zip(&reviews) {
-        let Some(hs) = hs.as_ref().filter(|_| wanted(&c.path)) else {
+        let Some(hs) = hs.as_ref() else {
             continue;
         };
         let chosen: Vec<&hunks::ReviewHunk> = hs
