@@ -14,6 +14,7 @@ pub mod diff;
 pub mod error;
 pub mod forget;
 pub mod gc;
+pub mod hunks;
 pub mod id;
 pub mod overlay;
 pub mod patch;

@@ -2,6 +2,7 @@
 //! ids; `accept --hunk` and `reject --hunk` take single hunks, the rest staying pending.
 //! Accepting every hunk one by one equals accepting the file, rejecting every hunk equals
 //! rejecting the file, and an undo restores the workspace byte for byte. Both backends.
+//! The same selection for `revert A B --hunk` and `restore REV -p`.
 
 mod common;
 
@@ -257,7 +258,7 @@ fn accept_p_walks_the_hunks_on_a_terminal() {
         assert!(screen.contains("(1/3) Accept this hunk"), "{screen}");
         assert!(screen.contains("+THREE"), "{screen}");
         assert!(
-            screen.contains("a - accept this hunk and all later"),
+            screen.contains("a - take this hunk and all later"),
             "{screen}"
         );
         assert!(screen.contains("cannot split"), "{screen}");
@@ -272,10 +273,86 @@ fn accept_p_walks_the_hunks_on_a_terminal() {
         // q at once: nothing accepted.
         let (code, screen) = on_terminal(&args, &["q"]);
         assert_eq!(code, 0, "{screen}");
-        assert!(screen.contains("nothing accepted"), "{screen}");
+        assert!(screen.contains("nothing chosen"), "{screen}");
         // Without a terminal: a clear refusal.
         let (code, err) = env.fails(&["overlay", "accept", &id, "-p"]);
         assert_eq!(code, 2);
-        assert!(err.contains("--hunk"), "{err}");
+        assert!(err.contains("--hunk") && err.contains("terminal"), "{err}");
     }
+}
+
+#[test]
+fn revert_takes_single_hunks_of_a_range_and_keeps_later_work() {
+    let env = Env::new();
+    env.write("big.txt", base_text().as_bytes());
+    env.ok(&["snapshot", "-q", "--tag", "a"]);
+    env.ok(&["run", "--", "sh", "-c", EDIT]);
+    env.ok(&["snapshot", "-q", "--tag", "b"]);
+    let d = json(&env, &["diff", "a", "b", "--json", "--hunks"]);
+    let big = d["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == "big.txt")
+        .unwrap();
+    let ids: Vec<&str> = big["hunks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids.len(), 3, "{big}");
+    let later = fs::read_to_string(env.path("big.txt"))
+        .unwrap()
+        .replace("line 30\n", "later 30\n");
+    env.write("big.txt", later.as_bytes());
+    let before = list_disk(&env.ws);
+    env.ok(&["revert", "a", "b", "--hunk", ids[1]]);
+    assert_eq!(
+        fs::read_to_string(env.path("big.txt")).unwrap(),
+        later.replace("TWENTY\nextra\n", "line 20\n"),
+        "the middle hunk undone, the others and the later edit kept"
+    );
+    assert!(env.path("new.txt").exists());
+    env.ok(&["undo"]);
+    assert_eq!(list_disk(&env.ws), before, "undo restores byte for byte");
+    let (code, err) = env.fails(&["revert", "a", "b", "--hunk", "ffffffffffff"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no hunk 'ffffffffffff'"), "{err}");
+    let (code, err) = env.fails(&["--json", "diff", "a", "--hunks"]);
+    assert_eq!(code, 2, "{err}");
+}
+
+#[test]
+fn restore_p_brings_back_the_chosen_hunks_on_a_terminal() {
+    let env = Env::new();
+    env.write("big.txt", base_text().as_bytes());
+    env.ok(&["snapshot", "-q", "--tag", "s"]);
+    env.ok(&["run", "--", "sh", "-c", EDIT]);
+    let edited = fs::read_to_string(env.path("big.txt")).unwrap();
+    let argv: Vec<std::ffi::OsString> = vec![
+        env!("CARGO_BIN_EXE_rewind").into(),
+        "--store".into(),
+        env.store.clone().into(),
+        "-C".into(),
+        env.ws.clone().into(),
+        "restore".into(),
+        "s".into(),
+        "-p".into(),
+    ];
+    let args: Vec<&std::ffi::OsStr> = argv.iter().map(|a| a.as_os_str()).collect();
+    let (code, screen) = on_terminal(&args, &["y", "n", "n"]);
+    assert_eq!(code, 0, "{screen}");
+    assert!(screen.contains("(1/3) Restore this hunk"), "{screen}");
+    assert_eq!(
+        fs::read_to_string(env.path("big.txt")).unwrap(),
+        edited.replace("THREE\n", "line 3\n"),
+        "only the first hunk restored"
+    );
+    assert!(env.path("new.txt").exists(), "added files are left alone");
+    env.ok(&["undo"]);
+    assert_eq!(fs::read_to_string(env.path("big.txt")).unwrap(), edited);
+    let (code, err) = env.fails(&["restore", "s", "-p"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("terminal"), "{err}");
 }

@@ -149,7 +149,30 @@ pub fn diff(ctx: &Ctx, a: DiffArgs) -> CliResult {
         paths: ctx.workspace_paths(path_root.as_deref(), &a.paths)?,
     };
     let d = compute(&store, old, new, root.as_deref(), &req)?;
-    print(ctx, &d, &a, rev_json(old), rev_json(new), Vec::new(), None)
+    let hunks: Option<Vec<Value>> = match (a.hunks && ctx.json, old, new) {
+        (false, _, _) => None,
+        (true, Rev::Snapshot(_), Rev::Snapshot(_)) => Some(
+            crate::hunks::diff_hunks(&store.reader()?, &d.changes)?
+                .into_iter()
+                .map(|h| json!(h))
+                .collect(),
+        ),
+        _ => {
+            return Err(crate::Error::Invalid(
+                "--hunks needs two snapshots (for the workspace's own changes, `rewind restore REV -p`)".into(),
+            )
+            .into());
+        }
+    };
+    print(
+        ctx,
+        &d,
+        &a,
+        rev_json(old),
+        rev_json(new),
+        Vec::new(),
+        hunks.as_deref(),
+    )
 }
 
 /// Prints a diff in the format `a` asks for; `extra` adds keys to the JSON object, and

@@ -1,5 +1,5 @@
-//! `overlay accept -p`: the hunk-by-hunk walk on a terminal, like `git add -p`. Only the
-//! questions live here; the hunks and the accept are [`crate::overlay`]'s.
+//! `overlay accept -p` and `restore -p`: the hunk-by-hunk walk on a terminal, like
+//! `git add -p`. Only the questions live here; the hunks and the writes are the library's.
 
 use std::io::{BufRead, IsTerminal, Write};
 
@@ -10,11 +10,11 @@ use super::{CliError, Ctx};
 use crate::overlay::{self as ov, OverlayRecord};
 use crate::store::Store;
 
-const HELP: &str = "y - accept this hunk
-n - do not accept this hunk
-q - quit; accept what was chosen so far
-a - accept this hunk and all later hunks in the file
-d - do not accept this hunk nor any later hunk in the file
+const HELP: &str = "y - take this hunk
+n - do not take this hunk
+q - quit; take what was chosen so far
+a - take this hunk and all later hunks in the file
+d - do not take this hunk nor any later hunk in the file
 s - split the current hunk into smaller hunks
 ? - print help
 ";
@@ -23,6 +23,27 @@ s - split the current hunk into smaller hunks
 /// nothing was chosen.
 pub type Chosen = Option<(Vec<String>, Vec<Vec<u8>>)>;
 
+/// One file to ask about: its hunks, or None for a change taken whole (binary, symlink...).
+pub struct Item<'a> {
+    /// Workspace-relative path.
+    pub path: &'a [u8],
+    /// Its status ("modified", "added"...), shown for a change without hunks.
+    pub status: &'a str,
+    /// Its pending hunks.
+    pub hunks: Option<Vec<&'a crate::hunks::ReviewHunk>>,
+}
+
+/// Fails unless stdin and stdout are a terminal, saying what to use instead.
+pub fn need_terminal(instead: &str) -> Result<(), CliError> {
+    if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+        return Ok(());
+    }
+    Err(crate::Error::Invalid(format!(
+        "-p asks questions on a terminal; without one, {instead}"
+    ))
+    .into())
+}
+
 /// Walks the overlay's pending hunks (below `paths`, when given) asking about each one.
 pub fn choose(
     ctx: &Ctx,
@@ -30,30 +51,42 @@ pub fn choose(
     rec: &mut OverlayRecord,
     paths: &[Vec<u8>],
 ) -> Result<Chosen, CliError> {
-    if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
-        return Err(crate::Error::Invalid(format!(
-            "accept -p asks questions on a terminal; without one pick hunks with --hunk ID (ids from `rewind overlay diff {} --json`)",
-            rec.id
-        ))
-        .into());
-    }
+    need_terminal(&format!(
+        "pick hunks with --hunk ID (ids from `rewind overlay diff {} --json`)",
+        rec.id
+    ))?;
     let od = ov::overlay_diff(store, rec, false)?;
     let reviews = ov::review_hunks(store, rec, &od.diff)?;
+    let items: Vec<Item> = od
+        .diff
+        .changes
+        .iter()
+        .zip(&reviews)
+        .filter(|(c, _)| {
+            paths.is_empty()
+                || paths
+                    .iter()
+                    .any(|q| crate::diff::tree::is_under(&c.path, q))
+        })
+        .map(|(c, h)| Item {
+            path: &c.path,
+            status: c.status.name(),
+            hunks: h.as_ref().map(|h| h.iter().filter(|h| h.pending).collect()),
+        })
+        .collect();
+    walk(ctx, &items, "Accept")
+}
+
+/// Asks about every hunk of `items` ("Accept this hunk", with `verb`), like `git add -p`.
+pub fn walk(ctx: &Ctx, items: &[Item], verb: &str) -> Result<Chosen, CliError> {
     let mut ids = Vec::new();
     let mut whole = Vec::new();
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let mut out = std::io::stdout().lock();
     let color = ctx.color;
-    'files: for (c, hunks) in od.diff.changes.iter().zip(&reviews) {
-        if !paths.is_empty()
-            && !paths
-                .iter()
-                .any(|q| crate::diff::tree::is_under(&c.path, q))
-        {
-            continue;
-        }
-        let p = path_str(&c.path);
+    'files: for item in items {
+        let p = path_str(item.path);
         writeln!(
             out,
             "{}",
@@ -63,24 +96,22 @@ pub fn choose(
                 &format!("diff --git a/{p} b/{p}")
             )
         )?;
-        let pending: Vec<&ov::hunks::ReviewHunk> = match hunks {
-            Some(h) => h.iter().filter(|h| h.pending).collect(),
-            None => {
-                writeln!(out, "{} {p} (no line hunks)", c.status.name())?;
-                match ask(&mut input, &mut out, "Accept this change [y,n,q,?]? ")? {
-                    Answer::Yes | Answer::All => whole.push(c.path.clone()),
-                    Answer::Quit => break 'files,
-                    _ => {}
-                }
-                continue;
+        let Some(pending) = &item.hunks else {
+            writeln!(out, "{} {p} (no line hunks)", item.status)?;
+            let prompt = format!("{verb} this change [y,n,q,?]? ");
+            match ask(&mut input, &mut out, &prompt)? {
+                Answer::Yes | Answer::All => whole.push(item.path.to_vec()),
+                Answer::Quit => break 'files,
+                _ => {}
             }
+            continue;
         };
         let mut i = 0;
         while i < pending.len() {
             let h = pending[i];
             print_hunk(&mut out, h, color)?;
             let prompt = format!(
-                "({}/{}) Accept this hunk [y,n,q,a,d,s,?]? ",
+                "({}/{}) {verb} this hunk [y,n,q,a,d,s,?]? ",
                 i + 1,
                 pending.len()
             );
@@ -108,7 +139,7 @@ pub fn choose(
         }
     }
     if ids.is_empty() && whole.is_empty() {
-        writeln!(out, "nothing accepted")?;
+        writeln!(out, "nothing chosen")?;
         return Ok(None);
     }
     Ok(Some((ids, whole)))
@@ -150,7 +181,11 @@ fn ask(input: &mut dyn BufRead, out: &mut dyn Write, prompt: &str) -> Result<Ans
     }
 }
 
-fn print_hunk(out: &mut dyn Write, h: &ov::hunks::ReviewHunk, color: bool) -> std::io::Result<()> {
+fn print_hunk(
+    out: &mut dyn Write,
+    h: &crate::hunks::ReviewHunk,
+    color: bool,
+) -> std::io::Result<()> {
     let header = format!(
         "@@ -{},{} +{},{} @@",
         h.old_start, h.old_lines, h.new_start, h.new_lines

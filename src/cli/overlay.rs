@@ -294,6 +294,7 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
                 exit_code: false,
                 no_renames: false,
                 diff_timeout: 5.0,
+                hunks: true,
                 paths: Vec::new(),
             };
             // Per file, its hunks with their ids, for `accept`/`reject --hunk`.

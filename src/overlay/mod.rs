@@ -16,7 +16,6 @@
 //! pending until the overlay changes them again.
 
 pub mod copy;
-pub mod hunks;
 pub mod isolate;
 pub mod namespace;
 
@@ -31,6 +30,7 @@ use crate::carry::{CarryLabels, Conflict, ConflictPolicy, plan_carry};
 use crate::diff::tree::FileChange;
 use crate::diff::{Diff, DiffRequest, Rev, diff};
 use crate::error::{Error, IoContext, Result};
+use crate::hunks;
 use crate::id::Id;
 use crate::snapshot::{SnapshotOptions, snapshot};
 use crate::store::Store;
@@ -692,7 +692,7 @@ fn review(
     c: &FileChange,
     undone: &std::collections::HashSet<u64>,
 ) -> Result<Option<Vec<hunks::ReviewHunk>>> {
-    let Some((old, new)) = texts(reader, c)? else {
+    let Some((old, new)) = hunks::texts(reader, c)? else {
         return Ok(None);
     };
     let mut hs = hunks::file_hunks(&c.path, &old, &new);
@@ -703,26 +703,6 @@ fn review(
             .any(|(p, id, op)| *p == c.path && *id == h.id && !undone.contains(op));
     }
     Ok(Some(hs))
-}
-
-/// Both sides of a change as text, where it has line hunks (a missing side is empty).
-fn texts(reader: &crate::store::Reader, c: &FileChange) -> Result<Option<(Vec<u8>, Vec<u8>)>> {
-    use crate::store::tree::Kind;
-    let is_file = |e: &Option<crate::diff::EntryState>| {
-        e.is_none_or(|e| matches!(e.kind, Kind::File | Kind::Executable))
-    };
-    if !is_file(&c.old) || !is_file(&c.new) || c.old_path.is_some() {
-        return Ok(None);
-    }
-    let read = |e: &Option<crate::diff::EntryState>| match e {
-        Some(e) => reader.read_blob(&e.id),
-        None => Ok(Vec::new()),
-    };
-    let (old, new) = (read(&c.old)?, read(&c.new)?);
-    if crate::diff::is_binary(&old) || crate::diff::is_binary(&new) || old == new {
-        return Ok(None);
-    }
-    Ok(Some((old, new)))
 }
 
 /// Every pending change's hunks (None for a change without line hunks), in the order of
@@ -1008,7 +988,7 @@ fn plan_hunks(
             whole.push(c.path.clone());
             continue;
         }
-        let Some((old, new)) = texts(&reader, c)? else {
+        let Some((old, new)) = hunks::texts(&reader, c)? else {
             continue;
         };
         if rec.raced.contains(&c.path)
@@ -1024,57 +1004,23 @@ fn plan_hunks(
         let target = hunks::select(&old, &new, hs, &|id| {
             ids.iter().any(|x| x == id) || hs.iter().any(|h| h.id == id && !h.pending)
         });
-        let conflict = |why: &str, regions: usize| Conflict {
-            path: c.path.clone(),
-            why: why.into(),
-            regions,
-        };
-        let Some((kind, ours)) = crate::apply::read_current(root, &c.path)? else {
-            part.conflicts.push(conflict(
-                "deleted in the workspace; accept the whole file",
-                0,
-            ));
-            continue;
-        };
-        let labels = crate::patch::MergeLabels {
-            ours: "workspace".into(),
-            theirs: "overlay".into(),
-        };
-        let (bytes, merged_conflicts) = match crate::patch::merge3(&old, &ours, &target, labels) {
-            crate::patch::MergeOutcome::Clean(b) => (b, 0),
-            crate::patch::MergeOutcome::Conflict {
-                with_markers,
-                conflicts,
-            } => match policy {
-                ConflictPolicy::Markers => (with_markers, conflicts.len()),
-                ConflictPolicy::Theirs => (target.clone(), 0),
-                ConflictPolicy::Ours => (ours.clone(), 0),
-                _ => {
-                    part.conflicts.push(conflict(
-                        "changed on both sides and the changes conflict",
-                        conflicts.len(),
-                    ));
-                    continue;
-                }
-            },
-        };
+        match hunks::merge_onto(
+            root,
+            &c.path,
+            &old,
+            &target,
+            policy,
+            ("workspace", "overlay"),
+        )? {
+            hunks::Onto::Conflict(x) => {
+                part.conflicts.push(x);
+                continue;
+            }
+            hunks::Onto::Same => {}
+            hunks::Onto::Write(p) => part.planned.push(p),
+        }
         part.hunks
             .extend(chosen.iter().map(|h| (c.path.clone(), h.id.clone())));
-        if bytes == ours {
-            continue;
-        }
-        part.planned.push(Planned {
-            outcome: FileOutcome {
-                path: c.path.clone(),
-                old_path: None,
-                action: "modify",
-                hunks: Vec::new(),
-                merged: ours != old,
-                conflicts: merged_conflicts,
-            },
-            write: Some((c.path.clone(), kind, bytes)),
-            remove: Vec::new(),
-        });
     }
     if let Some(id) = unknown.into_iter().next() {
         return Err(Error::Invalid(format!(
@@ -1151,7 +1097,7 @@ pub fn reject(
             }
             if picked == hs.iter().filter(|h| h.pending).count() && hs.iter().all(|h| h.pending) {
                 files.insert(c.path.clone());
-            } else if let (Some((old, new)), Some(n)) = (texts(&reader, c)?, c.new) {
+            } else if let (Some((old, new)), Some(n)) = (hunks::texts(&reader, c)?, c.new) {
                 let kept = hunks::select(&old, &new, hs, &|id| !hunks.iter().any(|x| x == id));
                 rewrites.push((c.path.clone(), n.kind, kept));
             }
