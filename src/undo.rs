@@ -8,7 +8,6 @@ use std::collections::HashSet;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-use crate::diff::{DiffRequest, Rev, diff};
 use crate::error::{Error, Result};
 use crate::progress::Progress;
 use crate::restore::{OpInfo, RestoreOptions, RestoreReport, restore};
@@ -111,16 +110,7 @@ pub fn undo(
         ))
     })?;
     if let (Some(after), false) = (target_op.after, force) {
-        let d = diff(
-            store,
-            Rev::Snapshot(after),
-            Rev::Live,
-            Some(&root),
-            &DiffRequest {
-                renames: false,
-                paths: Vec::new(),
-            },
-        )?;
+        let d = crate::diff::live_changes(store, after, &root)?;
         // Paths the after snapshot passed over (vanished, unreadable, special) were kept by the
         // operation; their state now is no later change.
         let passed_over: Vec<Vec<u8>> = store

@@ -17,6 +17,16 @@ fn json(env: &Env, args: &[&str]) -> Value {
     serde_json::from_str(&env.ok(args)).expect("json")
 }
 
+/// The entry of `path` in a diff's JSON.
+fn file_of<'a>(d: &'a Value, path: &str) -> &'a Value {
+    d["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == path)
+        .unwrap_or_else(|| panic!("{path} not in {d}"))
+}
+
 fn base_text() -> String {
     (1..=40).map(|i| format!("line {i}\n")).collect()
 }
@@ -71,12 +81,7 @@ fn diff_json_lists_hunks_with_stable_ids_ranges_and_lines() {
     for backend in BACKENDS {
         let (env, id) = setup(backend);
         let d = json(&env, &["overlay", "diff", &id, "--json"]);
-        let big = d["files"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|f| f["path"] == "big.txt")
-            .unwrap();
+        let big = file_of(&d, "big.txt");
         let hunks = big["hunks"].as_array().unwrap();
         assert_eq!(hunks.len(), 3, "{backend}: {big}");
         assert_eq!(hunks[0]["old_start"], 1);
@@ -289,12 +294,7 @@ fn revert_takes_single_hunks_of_a_range_and_keeps_later_work() {
     env.ok(&["run", "--", "sh", "-c", EDIT]);
     env.ok(&["snapshot", "-q", "--tag", "b"]);
     let d = json(&env, &["diff", "a", "b", "--json", "--hunks"]);
-    let big = d["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["path"] == "big.txt")
-        .unwrap();
+    let big = file_of(&d, "big.txt");
     let ids: Vec<&str> = big["hunks"]
         .as_array()
         .unwrap()

@@ -79,15 +79,7 @@ fn workspace_edits_after_create_stay_out_of_the_overlay() {
             "{backend}: the user's edits are not the overlay's"
         );
         // The command edits a file the user also changed, and one the user left alone.
-        env.ok(&[
-            "overlay",
-            "run",
-            &id,
-            "--",
-            "sh",
-            "-c",
-            "echo agent >> mod.txt; echo four >> src/lib.txt",
-        ]);
+        sh_in(&env, &id, "echo agent >> mod.txt; echo four >> src/lib.txt");
         assert_eq!(
             pending_paths(&env, &id),
             vec!["mod.txt", "src/lib.txt"],
@@ -136,15 +128,7 @@ fn two_overlays_of_one_base_never_see_each_other() {
             fs::read(env.path("src/lib.txt")).unwrap(),
             b"one\ntwo [A]\nthree\n"
         );
-        env.ok(&[
-            "overlay",
-            "run",
-            &b,
-            "--",
-            "sh",
-            "-c",
-            "echo '// [B]' >> src/lib.txt",
-        ]);
+        sh_in(&env, &b, "echo '// [B]' >> src/lib.txt");
         let patch = env.ok(&["overlay", "diff", &b, "--patch"]);
         assert!(patch.contains("+// [B]"), "{backend}: {patch}");
         assert!(
@@ -171,15 +155,7 @@ fn an_undone_accept_can_be_accepted_again() {
         let env = Env::new();
         seed(&env);
         let id = create(&env, backend, "again");
-        env.ok(&[
-            "overlay",
-            "run",
-            &id,
-            "--",
-            "sh",
-            "-c",
-            "echo agent > mod.txt; rm gone.txt",
-        ]);
+        sh_in(&env, &id, "echo agent > mod.txt; rm gone.txt");
         env.ok(&["overlay", "accept", &id]);
         assert!(pending_paths(&env, &id).is_empty());
         env.ok(&["undo"]);
@@ -209,20 +185,7 @@ fn a_workspace_edit_during_a_run_to_a_path_the_command_touched_conflicts() {
         let env = Env::new();
         seed(&env);
         let id = create(&env, backend, "race");
-        let gate = env.tmp.path().join("gate");
-        let started = env.tmp.path().join("started");
-        let script = format!(
-            "touch {s}; while [ ! -e {g} ]; do sleep 0.02; done; echo four >> src/lib.txt",
-            s = started.display(),
-            g = gate.display()
-        );
-        let mut child = env
-            .cmd()
-            .args(["overlay", "run", &id, "--", "sh", "-c", &script])
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap();
-        wait_for(&started);
+        let (mut child, gate) = run_gated(&env, &id, "", "echo four >> src/lib.txt");
         env.write("src/lib.txt", b"one\nTWO\nthree\n");
         fs::write(&gate, b"").unwrap();
         assert!(child.wait().unwrap().success());
@@ -268,20 +231,7 @@ fn a_running_command_blocks_neither_list_nor_accept_past_the_lock_timeout() {
         let env = Env::new();
         seed(&env);
         let id = create(&env, backend, "busy");
-        let gate = env.tmp.path().join("gate");
-        let started = env.tmp.path().join("started");
-        let script = format!(
-            "echo agent > mod.txt; touch {s}; while [ ! -e {g} ]; do sleep 0.02; done",
-            s = started.display(),
-            g = gate.display()
-        );
-        let mut child = env
-            .cmd()
-            .args(["overlay", "run", &id, "--", "sh", "-c", &script])
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap();
-        wait_for(&started);
+        let (mut child, gate) = run_gated(&env, &id, "echo agent > mod.txt;", ":");
         let mut list = env.cmd();
         list.args(["overlay", "list", "--json"]);
         let listed: Value = serde_json::from_slice(&output_within(list, 120).stdout).unwrap();
@@ -363,6 +313,11 @@ fn run_isolate_revert_rejects_the_forbidden_paths_inside_the_overlay() {
     }
 }
 
+/// Runs `sh -c script` inside overlay `id`, asserting success.
+fn sh_in(env: &Env, id: &str, script: &str) -> String {
+    env.ok(&["overlay", "run", id, "--", "sh", "-c", script])
+}
+
 fn common_sh(dir: &std::path::Path, script: &str) {
     let st = Command::new("sh")
         .args(["-c", script])
@@ -388,6 +343,31 @@ fn output_within(mut cmd: Command, secs: u64) -> std::process::Output {
     }
     let _ = child.kill();
     panic!("{cmd:?} still waiting after {secs}s");
+}
+
+/// Starts `overlay run ID` of a script that runs `before`, says it started, waits for the
+/// returned gate file to exist, then runs `after`; returns once the script has started.
+fn run_gated(
+    env: &Env,
+    id: &str,
+    before: &str,
+    after: &str,
+) -> (std::process::Child, std::path::PathBuf) {
+    let gate = env.tmp.path().join("gate");
+    let started = env.tmp.path().join("started");
+    let script = format!(
+        "{before} touch {s}; while [ ! -e {g} ]; do sleep 0.02; done; {after}",
+        s = started.display(),
+        g = gate.display()
+    );
+    let child = env
+        .cmd()
+        .args(["overlay", "run", id, "--", "sh", "-c", &script])
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for(&started);
+    (child, gate)
 }
 
 /// Waits for a file a command creates (no timing assumption: it only polls).

@@ -28,7 +28,6 @@ use redb::ReadableTable;
 use rustc_hash::FxHashMap;
 
 use super::OverlayRecord;
-use crate::diff::{DiffRequest, Rev, diff};
 use crate::error::{Error, IoContext, Result};
 use crate::id::Id;
 use crate::restore::SnapshotIgnores;
@@ -132,16 +131,7 @@ pub type Pinned = FxHashMap<Vec<u8>, Option<(Kind, Id)>>;
 /// overlay's run lock (nothing has the layer mounted).
 pub fn refresh_pin(store: &Store, rec: &OverlayRecord) -> Result<Pinned> {
     let root = rec.workspace_path();
-    let d = diff(
-        store,
-        Rev::Snapshot(rec.base),
-        Rev::Live,
-        Some(&root),
-        &DiffRequest {
-            renames: false,
-            paths: Vec::new(),
-        },
-    )?;
+    let d = crate::diff::live_changes(store, rec.base, &root)?;
     let pinned: Pinned = d
         .changes
         .iter()
