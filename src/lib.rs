@@ -15,6 +15,7 @@ pub mod error;
 pub mod forget;
 pub mod gc;
 pub mod history;
+pub mod hunks;
 pub mod id;
 pub mod interrupt;
 pub mod overlay;

@@ -91,3 +91,65 @@ pub fn revert(
     report.op = Some(done.op);
     Ok(report)
 }
+
+/// Reverts single hunks of the change from `a` to `b` (ids from `rewind diff A B --json
+/// --hunks`): per file, B's version without those hunks is merged three ways onto the
+/// workspace's file (base B), so later edits are kept. One undoable operation; nothing is
+/// written unless every file merges (or `markers`), nor with `check`. Hunks of added or
+/// deleted files, binary files and renames are reverted by path instead.
+pub fn revert_hunks(
+    store: &Store,
+    root: &Path,
+    a: Id,
+    b: Id,
+    ids: &[String],
+    markers: bool,
+    check: bool,
+) -> Result<RevertReport> {
+    let root = crate::workspace::canonical(root, true)?;
+    let d = crate::diff::diff(
+        store,
+        crate::diff::Rev::Snapshot(a),
+        crate::diff::Rev::Snapshot(b),
+        None,
+        &crate::diff::DiffRequest {
+            renames: false,
+            paths: Vec::new(),
+        },
+    )?;
+    let reader = store.reader()?;
+    let all = crate::hunks::diff_hunks(&reader, &d.changes)?;
+    let modified = |c: &crate::diff::FileChange| c.old.is_some() && c.new.is_some();
+    crate::hunks::check_ids(
+        ids,
+        d.changes
+            .iter()
+            .zip(&all)
+            .filter(|(c, _)| modified(c))
+            .flat_map(|(_, h)| h.iter().flatten()),
+        &format!(
+            "the modified files of {}..{} (see `rewind diff A B --json --hunks`)",
+            a.short(),
+            b.short()
+        ),
+    )?;
+    let mut files = Vec::new();
+    for (c, hs) in d.changes.iter().zip(&all) {
+        let Some(hs) = hs.as_ref().filter(|_| modified(c)) else {
+            continue;
+        };
+        if !hs.iter().any(|h| ids.contains(&h.id)) {
+            continue;
+        }
+        let Some((old, new)) = crate::hunks::texts(&reader, c)? else {
+            continue;
+        };
+        let target = crate::hunks::select(&old, &new, hs, &|id| !ids.iter().any(|x| x == id));
+        files.push((c.path.clone(), new, target));
+    }
+    let flags = [u8::from(markers)];
+    let mut parts: Vec<&[u8]> = vec![b"revert-hunks", &a.0, &b.0, &flags];
+    parts.extend(ids.iter().map(|s| s.as_bytes()));
+    let key = request_key(&parts);
+    crate::hunks::write_selection(store, &root, "revert", key, files, markers, check)
+}

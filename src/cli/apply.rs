@@ -108,15 +108,12 @@ pub fn revert(ctx: &Ctx, a: RevertArgs) -> CliResult {
     let idb = super::inspect::resolve(ctx, &store, &reader, &a.b)?;
     drop(reader);
     let paths = ctx.workspace_paths(Some(&root), &a.paths)?;
-    let r = crate::revert::revert(
-        &store,
-        &root,
-        ida,
-        idb,
-        &paths,
-        a.conflict == ConflictMode::Markers,
-        a.dry_run,
-    )?;
+    let markers = a.conflict == ConflictMode::Markers;
+    let r = if a.hunks.is_empty() {
+        crate::revert::revert(&store, &root, ida, idb, &paths, markers, a.dry_run)?
+    } else {
+        crate::revert::revert_hunks(&store, &root, ida, idb, &a.hunks, markers, a.dry_run)?
+    };
     if ctx.json {
         output::print_json(&json!({
             "dry_run": a.dry_run,

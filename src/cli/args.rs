@@ -112,6 +112,9 @@ pub struct RevertArgs {
     /// What to do when a file changed since B and the revert conflicts with it
     #[arg(long, value_enum, default_value_t = ConflictMode::Fail)]
     pub conflict: ConflictMode,
+    /// Only this hunk of A..B (an id from `rewind diff A B --json --hunks`; repeatable)
+    #[arg(long = "hunk", value_name = "ID", conflicts_with = "paths")]
+    pub hunks: Vec<String>,
     /// Only these paths
     #[arg(last = true, value_name = "PATH")]
     pub paths: Vec<OsString>,
@@ -218,6 +221,10 @@ pub struct RestoreArgs {
     /// directory's files
     #[arg(long)]
     pub from_workspace: bool,
+    /// Choose hunk by hunk on the terminal which of the snapshot's lines to bring back (modified
+    /// files only), like `git checkout -p`
+    #[arg(short = 'p', long = "patch", conflicts_with = "dry_run")]
+    pub interactive: bool,
     /// Only these paths
     #[arg(last = true, value_name = "PATH")]
     pub paths: Vec<OsString>,
@@ -316,6 +323,10 @@ pub struct DiffArgs {
     /// Seconds allowed for diffing one file before it is shown as a whole replacement
     #[arg(long, default_value_t = 5.0, value_name = "SECS")]
     pub diff_timeout: f64,
+    /// With --json, between two snapshots: each file's hunks with their ids (for `revert
+    /// --hunk`)
+    #[arg(long)]
+    pub hunks: bool,
     /// Only these paths
     #[arg(last = true, value_name = "PATH")]
     pub paths: Vec<OsString>,

@@ -169,10 +169,34 @@ pub fn diff(ctx: &Ctx, a: DiffArgs) -> CliResult {
         paths: ctx.workspace_paths(path_root.as_deref(), &a.paths)?,
     };
     let d = compute(&store, old, new, root.as_deref(), &req)?;
-    print(ctx, &d, &a, rev_json(old), rev_json(new), Vec::new())
+    let hunks: Option<Vec<Value>> = match (a.hunks && ctx.json, old, new) {
+        (false, _, _) => None,
+        (true, Rev::Snapshot(_), Rev::Snapshot(_)) => Some(
+            crate::hunks::diff_hunks(&store.reader()?, &d.changes)?
+                .into_iter()
+                .map(|h| json!(h))
+                .collect(),
+        ),
+        _ => {
+            return Err(crate::Error::Invalid(
+                "--hunks needs two snapshots (for the workspace's own changes, `rewind restore REV -p`)".into(),
+            )
+            .into());
+        }
+    };
+    print(
+        ctx,
+        &d,
+        &a,
+        rev_json(old),
+        rev_json(new),
+        Vec::new(),
+        hunks.as_deref(),
+    )
 }
 
-/// Prints a diff in the format `a` asks for; `extra` adds keys to the JSON object.
+/// Prints a diff in the format `a` asks for; `extra` adds keys to the JSON object, and
+/// `per_file` a "hunks" key to each file's.
 pub fn print(
     ctx: &Ctx,
     d: &Diff,
@@ -180,6 +204,7 @@ pub fn print(
     old: Value,
     new: Value,
     extra: Vec<(&str, Value)>,
+    per_file: Option<&[Value]>,
 ) -> CliResult {
     let dopts = DiffOptions {
         context: a.context,
@@ -203,7 +228,14 @@ pub fn print(
             .changes
             .iter()
             .zip(&stats)
-            .map(|(c, s)| change_json(c, Some(s)))
+            .enumerate()
+            .map(|(i, (c, s))| {
+                let mut o = change_json(c, Some(s));
+                if let Some(h) = per_file.and_then(|p| p.get(i)) {
+                    o["hunks"] = h.clone();
+                }
+                o
+            })
             .collect();
         let mut v = json!({
             "old": old,

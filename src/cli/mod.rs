@@ -8,6 +8,7 @@
 mod apply;
 mod args;
 mod diff;
+mod hunk_prompt;
 mod inspect;
 mod maintain;
 mod output;
@@ -100,6 +101,11 @@ impl Ctx {
                 create,
                 lock_timeout: self.lock_timeout,
                 on_wait: Some(on_wait),
+                on_notice: Some(Arc::new(move |what: &str| {
+                    if !quiet {
+                        eprintln!("rewind: {what} ...");
+                    }
+                })),
                 command: std::env::args_os()
                     .map(|a| a.to_string_lossy().into_owned())
                     .collect(),

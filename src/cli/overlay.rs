@@ -81,7 +81,9 @@ pub enum OverlayCommand {
     },
     /// List overlays with their pending changes
     List,
-    /// Run a command inside an overlay (from the same relative directory)
+    /// Run a command inside an overlay (from the same relative directory); --json prints the
+    /// run result. `exec` is the same: the way to use file tools on a namespace overlay
+    #[command(visible_alias = "exec")]
     Run {
         /// Overlay id or name
         id: String,
@@ -129,6 +131,13 @@ pub enum OverlayCommand {
         /// Accept changes to paths the workspace ignores too
         #[arg(long)]
         include_ignored: bool,
+        /// Only this hunk (an id from `overlay diff --json`; repeatable): the rest of its file
+        /// stays pending
+        #[arg(long = "hunk", value_name = "ID")]
+        hunks: Vec<String>,
+        /// Choose hunk by hunk on the terminal, like `git add -p`
+        #[arg(short = 'p', long = "patch", conflicts_with = "hunks")]
+        interactive: bool,
         /// Only these paths
         #[arg(last = true, value_name = "PATH")]
         paths: Vec<OsString>,
@@ -137,6 +146,9 @@ pub enum OverlayCommand {
     Reject {
         /// Overlay id or name
         id: String,
+        /// Only this hunk (an id from `overlay diff --json`; repeatable)
+        #[arg(long = "hunk", value_name = "ID")]
+        hunks: Vec<String>,
         /// Only these paths
         #[arg(last = true, value_name = "PATH")]
         paths: Vec<OsString>,
@@ -196,25 +208,31 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
         OverlayCommand::List => {
             let store = ctx.open_store(false)?;
             let mut rows = Vec::new();
-            for mut rec in ov::list(&store)? {
-                let pending = ov::overlay_diff(&store, &mut rec, false)
-                    .map(|d| d.diff.changes.len() + d.ignored.len())
-                    .ok();
-                rows.push((rec, pending));
+            for rec in ov::list(&store)? {
+                let (pending, running) = ov::pending_now(&store, &rec);
+                rows.push((rec, pending, running));
             }
             if ctx.json {
-                let v: Vec<Value> = rows.iter().map(|(r, p)| record_json(r, *p)).collect();
+                let v: Vec<Value> = rows
+                    .iter()
+                    .map(|(r, p, running)| {
+                        let mut v = record_json(r, *p);
+                        v["running"] = json!(running);
+                        v
+                    })
+                    .collect();
                 output::print_json(&v)?;
             } else {
-                for (r, p) in &rows {
+                for (r, p, running) in &rows {
                     println!(
-                        "{:<4} {:<12} {:<9} {}  {}  {} pending  {}",
+                        "{:<4} {:<12} {:<9} {}  {}  {} pending{}  {}",
                         r.id,
                         r.name.as_deref().unwrap_or("-"),
                         r.backend.name(),
                         paint(ctx.color, output::id_style(), &r.base.short()),
                         format_time(r.created_ns),
                         p.map_or("?".into(), |n| n.to_string()),
+                        if *running { " (running)" } else { "" },
                         path_str(&r.workspace)
                     );
                 }
@@ -233,8 +251,8 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
                 ov::Backend::Copy => ov::copy::tree_dir(&store, &rec),
                 ov::Backend::Namespace => {
                     return Err(crate::Error::Invalid(format!(
-                        "overlay {} uses the namespace backend: its files are only visible inside it (`rewind overlay shell {}`)",
-                        rec.id, rec.id
+                        "overlay {} uses the namespace backend: its files are only visible inside it (`rewind overlay exec {} -- CMD`, or `rewind overlay shell {}`)",
+                        rec.id, rec.id, rec.id
                     ))
                     .into());
                 }
@@ -278,7 +296,19 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
                 exit_code: false,
                 no_renames: false,
                 diff_timeout: 5.0,
+                hunks: true,
                 paths: Vec::new(),
+            };
+            // Per file, its hunks with their ids, for `accept`/`reject --hunk`.
+            let hunks: Option<Vec<Value>> = if ctx.json {
+                Some(
+                    ov::review_hunks(&store, &rec, &od.diff)?
+                        .into_iter()
+                        .map(|h| json!(h))
+                        .collect(),
+                )
+            } else {
+                None
             };
             super::diff::print(
                 ctx,
@@ -293,6 +323,7 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
                         json!(od.ignored.iter().map(|p| path_str(p)).collect::<Vec<_>>()),
                     ),
                 ],
+                hunks.as_deref(),
             )
         }
         OverlayCommand::Accept {
@@ -301,6 +332,8 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
             ours,
             theirs,
             include_ignored,
+            mut hunks,
+            interactive,
             paths,
         } => {
             let store = ctx.open_store(false)?;
@@ -315,7 +348,13 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
             } else {
                 ConflictPolicy::Skip
             };
-            let paths = ctx.workspace_paths(Some(&root), &paths)?;
+            let mut paths = ctx.workspace_paths(Some(&root), &paths)?;
+            if interactive {
+                match super::hunk_prompt::choose(ctx, &store, &mut rec, &paths)? {
+                    Some((h, p)) => (hunks, paths) = (h, p),
+                    None => return Ok(0),
+                }
+            }
             let r = ov::accept(
                 &store,
                 &mut rec,
@@ -323,6 +362,7 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
                     paths,
                     policy,
                     include_ignored,
+                    hunks,
                 },
             )?;
             // Conflicts left pending or written as markers both exit 1, as `apply` does.
@@ -406,11 +446,11 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
             }
             Ok(code)
         }
-        OverlayCommand::Reject { id, paths } => {
+        OverlayCommand::Reject { id, hunks, paths } => {
             let store = ctx.open_store(false)?;
             let mut rec = ov::find(&store, &id)?;
             let paths = ctx.workspace_paths(Some(&rec.workspace_path()), &paths)?;
-            let r = ov::reject(&store, &mut rec, &paths)?;
+            let r = ov::reject(&store, &mut rec, &paths, &hunks)?;
             if ctx.json {
                 output::print_json(&json!({
                     "overlay": rec.id,
@@ -438,36 +478,40 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
     }
 }
 
-/// Runs a command in the overlay; exits with its code.
+/// Runs a command in the overlay (the run of `run --isolate`, on this overlay, accepting
+/// nothing); exits with its code. With --json, prints the run result.
 fn run_in(ctx: &Ctx, id: &str, argv: Vec<OsString>) -> CliResult {
-    let (lock, cmd) = {
+    let (key, root) = {
         let store = ctx.open_store(false)?;
         let rec = ov::find(&store, id)?;
-        let rel = ov::relative_cwd(&rec.workspace_path());
-        let lock = ov::lock(&store, &rec)?;
-        (lock, ov::command(&store, &rec, &argv, &rel)?)
-        // The store closes here: it is not held while the command runs.
+        (rec.id.to_string(), rec.workspace_path())
     };
     let opts = crate::run::RunOptions {
         command: argv,
         forward_signals: true,
+        isolate: Some(crate::overlay::isolate::Isolate {
+            overlay: Some(key),
+            existing: true,
+            accept: AcceptWhen::Never,
+            keep: true,
+            ..Default::default()
+        }),
         ..Default::default()
     };
-    let _guard = crate::run::signals::Guard::install()?;
-    let out = crate::run::run_prepared(cmd, &opts, &mut |_| {})?;
-    drop(lock);
-    if let Some(e) = &out.spawn_error {
+    let open = || ctx.open_store(false);
+    let r = crate::run::run(&open, &root, &opts, &mut |_| {})?;
+    if let Some(e) = &r.spawn_error {
         output::error_line(e, ctx.json);
     }
-    Ok(match (out.exit_code, out.signal) {
-        (_, Some(sig)) => 128 + sig,
-        (Some(c), _) => c,
-        _ => 0,
-    })
+    if ctx.json {
+        output::print_json(&r)?;
+    }
+    Ok(r.exit_code())
 }
 
 fn record_json(r: &OverlayRecord, pending: Option<usize>) -> Value {
     json!({
+        "running": false,
         "id": r.id,
         "name": r.name,
         "backend": r.backend.name(),

@@ -94,6 +94,9 @@ pub fn restore(ctx: &Ctx, a: RestoreArgs) -> CliResult {
     let reader = store.reader()?;
     let target = super::inspect::resolve(ctx, &store, &reader, &a.rev)?;
     drop(reader);
+    if a.interactive {
+        return restore_hunks(ctx, &store, &root, target, &a.paths);
+    }
     let opts = RestoreOptions {
         paths: ctx.workspace_paths(Some(&root), &a.paths)?,
         dry_run: a.dry_run,
@@ -104,6 +107,48 @@ pub fn restore(ctx: &Ctx, a: RestoreArgs) -> CliResult {
     let _interrupt = crate::interrupt::Guard::install()?;
     let r = crate::restore::restore(&store, &root, target, &opts, &OpInfo::default(), &bar)?;
     print_report(ctx, &r, a.dry_run, "restored")?;
+    Ok(0)
+}
+
+/// `rewind restore REV -p`: asks about each hunk of the modified files, then restores the
+/// chosen ones as one operation.
+fn restore_hunks(
+    ctx: &Ctx,
+    store: &crate::store::Store,
+    root: &std::path::Path,
+    target: crate::id::Id,
+    paths: &[String],
+) -> CliResult {
+    super::hunk_prompt::need_terminal("restore by path (`rewind restore REV -- PATH`)")?;
+    let paths = ctx.workspace_paths(Some(root), paths)?;
+    let review = crate::hunks::restore_review(store, root, target, &paths)?;
+    let items: Vec<super::hunk_prompt::Item> = review
+        .iter()
+        .map(|(p, h)| super::hunk_prompt::Item {
+            path: p,
+            status: "modified",
+            hunks: Some(h.iter().collect()),
+        })
+        .collect();
+    let Some((ids, _)) = super::hunk_prompt::walk(ctx, &items, "Restore")? else {
+        return Ok(0);
+    };
+    let r = crate::hunks::restore_hunks(store, root, target, &ids)?;
+    if ctx.json {
+        output::print_json(&json!({
+            "files": r.files.iter().map(|f| path_str(&f.path)).collect::<Vec<_>>(),
+            "before": r.before.map(|i| i.hex()),
+            "after": r.after.map(|i| i.hex()),
+            "op": r.op,
+        }))?;
+    } else if !ctx.quiet {
+        for f in &r.files {
+            println!("restored  {}", path_str(&f.path));
+        }
+        if let Some(op) = r.op {
+            println!("operation {op}; `rewind undo` takes it back");
+        }
+    }
     Ok(0)
 }
 

@@ -114,6 +114,13 @@ pub struct RunArgs {
     /// With --isolate: the overlay backend
     #[arg(long, value_enum, default_value_t = super::overlay::BackendArg::Auto, requires = "isolate")]
     pub backend: super::overlay::BackendArg,
+    /// With --isolate: run in this overlay (id or name), created under that name the first
+    /// time: one session, one overlay, across many commands
+    #[arg(long, value_name = "NAME", requires = "isolate")]
+    pub overlay: Option<String>,
+    /// With --isolate: keep the overlay after its changes are accepted
+    #[arg(long, requires = "isolate")]
+    pub keep: bool,
     /// The command and its arguments
     #[arg(last = true, required = true, value_name = "CMD")]
     pub command: Vec<OsString>,
@@ -283,6 +290,9 @@ fn run_inner(ctx: &Ctx, a: RunArgs) -> CliResult {
         isolate: a.isolate.then(|| crate::overlay::isolate::Isolate {
             backend: a.backend.into(),
             accept: a.accept.into(),
+            overlay: a.overlay.clone(),
+            existing: false,
+            keep: a.keep,
         }),
         ignore_globs: a.ignore,
         scratch: if a.scratch {

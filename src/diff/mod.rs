@@ -26,5 +26,5 @@ pub use types::{Change, EntryKind, Side};
 pub mod snapshots;
 pub mod tree;
 
-pub use snapshots::{Diff, DiffRequest, Rev, Totals, diff};
+pub use snapshots::{Diff, DiffRequest, Rev, Totals, diff, live_changes};
 pub use tree::{ChangeStatus, EntryState, FileChange, PathFilter, SideJson};

@@ -92,6 +92,21 @@ impl TreeSource for Trees<'_> {
     }
 }
 
+/// What the workspace at `root` changed since snapshot `from`, path by path (no rename
+/// pairing): a warm status.
+pub fn live_changes(store: &Store, from: Id, root: &Path) -> Result<Diff> {
+    diff(
+        store,
+        Rev::Snapshot(from),
+        Rev::Live,
+        Some(root),
+        &DiffRequest {
+            renames: false,
+            paths: Vec::new(),
+        },
+    )
+}
+
 /// Computes the diff from `a` to `b`. `workspace` is needed when either side is live.
 pub fn diff(
     store: &Store,

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::{AcceptOptions, BackendChoice, CreateOptions};
 use crate::carry::ConflictPolicy;
-use crate::contract::Checker;
+use crate::contract::{Checker, OnViolation, revert_paths};
 use crate::error::{Error, Result};
 use crate::run::{
     DiffReport, RESULT_VERSION, RetentionEntry, RunEvent, RunOptions, RunResult, report_diff,
@@ -32,12 +32,19 @@ pub enum AcceptWhen {
 }
 
 /// How to isolate a run.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Isolate {
-    /// The overlay backend.
+    /// The overlay backend (for an overlay this run creates).
     pub backend: BackendChoice,
     /// When to accept.
     pub accept: AcceptWhen,
+    /// Run in this overlay (id or name) instead of a new one: one agent session is one
+    /// overlay across many commands. A name not in use yet creates the overlay.
+    pub overlay: Option<String>,
+    /// With `overlay`: it must exist already (`overlay run ID`).
+    pub existing: bool,
+    /// Keep the overlay after a full accept (it is always kept when something is left).
+    pub keep: bool,
 }
 
 /// The overlay part of an isolated run's result.
@@ -67,7 +74,7 @@ pub fn run_isolated(
     events: &mut dyn FnMut(&RunEvent),
 ) -> Result<RunResult> {
     let t0 = Instant::now();
-    let iso = opts.isolate.unwrap_or_default();
+    let iso = opts.isolate.clone().unwrap_or_default();
     if opts.command.is_empty() {
         return Err(Error::Invalid("rewind run needs a command after --".into()));
     }
@@ -92,31 +99,58 @@ pub fn run_isolated(
         None
     };
 
-    // 1. The overlay (its base snapshot is the run's "before").
-    let (mut rec, fallback, lock, cmd) = {
+    // 1. The overlay (its base snapshot is the run's "before"), its run lock, the command.
+    let (mut rec, fallback, session, cmd) = {
         let store = open()?;
-        let created = super::create(
-            &store,
-            &root,
-            &CreateOptions {
-                backend: iso.backend,
-                ..CreateOptions::default()
+        let t_create = Instant::now();
+        let found = match &iso.overlay {
+            Some(key) => match super::find(&store, key) {
+                Ok(rec) => Some(rec),
+                Err(e) if iso.existing || key.parse::<u64>().is_ok() => return Err(e),
+                Err(_) => None,
             },
-            &crate::progress::NoProgress,
-        )?;
-        let rec = created.overlay;
-        let base = store.reader()?.snapshot(&rec.base)?;
+            None => None,
+        };
+        let (mut rec, fallback) = match found {
+            Some(rec) => {
+                if rec.workspace_path() != root {
+                    return Err(Error::Invalid(format!(
+                        "overlay {} belongs to workspace {}, not {}",
+                        rec.id,
+                        rec.workspace_path().display(),
+                        root.display()
+                    )));
+                }
+                (rec, None)
+            }
+            None => {
+                let created = super::create(
+                    &store,
+                    &root,
+                    &CreateOptions {
+                        backend: iso.backend,
+                        name: iso.overlay.clone(),
+                        ..CreateOptions::default()
+                    },
+                    &crate::progress::NoProgress,
+                )?;
+                (created.overlay, created.fallback)
+            }
+        };
+        let session = super::begin_run(&store, &mut rec)?;
+        let before = rec.state.unwrap_or(rec.base);
+        let before_rec = store.reader()?.snapshot(&before)?;
         events(&RunEvent::WorkspaceSnapshotTaken {
             label: "before".into(),
-            snapshot: rec.base.hex(),
-            files: base.stats.files,
-            bytes: base.stats.bytes,
-            seconds: created.seconds,
+            snapshot: before.hex(),
+            files: before_rec.stats.files,
+            bytes: before_rec.stats.bytes,
+            seconds: t_create.elapsed().as_secs_f64(),
         });
-        let lock = super::lock(&store, &rec)?;
         let cmd = super::command(&store, &rec, &opts.command, &rel_cwd)?;
-        (rec, created.fallback, lock, cmd)
+        (rec, fallback, session, cmd)
     };
+    let before = rec.state.unwrap_or(rec.base);
     if let Some(sig) = guard.as_ref().and_then(|g| g.interrupted()) {
         return Err(Error::Interrupted(sig));
     }
@@ -131,15 +165,11 @@ pub fn run_isolated(
         seconds: duration,
     });
     let success = outcome.exit_code == Some(0);
-    drop(lock);
 
     // 3. The overlay's state, the diff, the contract.
     let store = open()?;
     let t_state = Instant::now();
-    let after = {
-        let _lock = super::lock(&store, &rec)?;
-        super::state(&store, &mut rec)?
-    };
+    let after = super::finish_run(&store, &mut rec, session)?;
     let after_label = if success { "after" } else { "after_failure" };
     let state_rec = store.reader()?.snapshot(&after)?;
     events(&RunEvent::WorkspaceSnapshotTaken {
@@ -153,7 +183,7 @@ pub fn run_isolated(
         summary,
         patch,
         violations,
-    } = report_diff(&store, rec.base, after, opts, &checker, events)?;
+    } = report_diff(&store, before, after, opts, &checker, events)?;
     let op = oplog::record_alone(
         &store,
         OpRecord {
@@ -162,17 +192,24 @@ pub fn run_isolated(
                 &store,
                 "run-isolated",
                 rec.workspace.clone(),
-                Some(rec.base),
+                Some(before),
                 Some(after),
             )
         },
     )?;
 
-    // 4. Accept, or keep the overlay.
+    // 4. Revert violations inside the overlay; accept, or keep the overlay.
+    let mut reverted = Vec::new();
+    if !violations.is_empty() && opts.on_violation == OnViolation::Revert {
+        let paths = revert_paths(&violations);
+        super::reject(&store, &mut rec, &paths, &[])?;
+        reverted = paths.iter().map(|p| display(p)).collect();
+    }
+    let contract_ok = violations.is_empty() || !reverted.is_empty();
     let wanted = match iso.accept {
-        AcceptWhen::Always => true,
+        AcceptWhen::Always => opts.on_violation != OnViolation::Fail || violations.is_empty(),
         AcceptWhen::Never => false,
-        AcceptWhen::OnSuccess => success && violations.is_empty(),
+        AcceptWhen::OnSuccess => success && contract_ok,
     };
     let mut result_overlay = OverlayOutcome {
         id: rec.id,
@@ -191,6 +228,7 @@ pub fn run_isolated(
                 paths: Vec::new(),
                 policy: ConflictPolicy::Skip,
                 include_ignored: false,
+                hunks: Vec::new(),
             },
         )?;
         result_overlay.accepted = true;
@@ -202,7 +240,7 @@ pub fn run_isolated(
             .collect();
         // Ignored build outputs go with the overlay: `overlay accept --include-ignored` on a
         // kept overlay is the way to take them.
-        if accepted.conflicts.is_empty() {
+        if accepted.conflicts.is_empty() && !iso.keep {
             super::drop_overlay(&store, &rec)?;
             result_overlay.kept = false;
         }
@@ -218,7 +256,7 @@ pub fn run_isolated(
         workspace: root.display().to_string(),
         cwd: root.join(&rel_cwd).display().to_string(),
         command,
-        before: rec.base.hex(),
+        before: before.hex(),
         after: after.hex(),
         after_label,
         exit_code: outcome.exit_code,
@@ -234,7 +272,7 @@ pub fn run_isolated(
         patch_bytes: patch.2,
         violations: violation_entries(&violations),
         on_violation: opts.on_violation.name(),
-        reverted: Vec::new(),
+        reverted,
         rolled_back: false,
         skipped: Vec::new(),
         op,

@@ -25,11 +25,12 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::apply::{FileOutcome, request_key, write_with_op};
+use crate::apply::{FileOutcome, Planned, request_key, write_with_op};
 use crate::carry::{CarryLabels, Conflict, ConflictPolicy, plan_carry};
 use crate::diff::tree::FileChange;
 use crate::diff::{Diff, DiffRequest, Rev, diff};
 use crate::error::{Error, IoContext, Result};
+use crate::hunks;
 use crate::id::Id;
 use crate::snapshot::{SnapshotOptions, snapshot};
 use crate::store::Store;
@@ -93,15 +94,60 @@ pub struct OverlayRecord {
     /// (build outputs, dependencies), top-most paths only. They are not part of the state (no
     /// snapshot holds ignored files); accept copies them only with `include_ignored`.
     pub ignored: Vec<Vec<u8>>,
+    /// The accept operation that settled each accepted path (paths settled otherwise are not
+    /// listed). A settlement whose operation was undone (and not redone) no longer counts:
+    /// the change is pending again.
+    pub settled_by: Vec<(Vec<u8>, u64)>,
+    /// Paths the workspace changed while a command ran in the overlay and that the command
+    /// wrote too: the overlay's version may hold the workspace's edit, so accept reports them
+    /// as conflicts until taken with `--theirs`/`--ours` or rejected.
+    pub raced: Vec<Vec<u8>>,
+    /// Single hunks accepted (path, hunk id, the accept operation): the rest of the file
+    /// stays pending. Like `settled_by`, an undone operation's hunks are pending again.
+    pub settled_hunks: Vec<(Vec<u8>, String, u64)>,
+}
+
+/// The record as stored before `settled_by` and `raced` existed (postcard is not
+/// self-describing: a record is read as the newest layout, else as this one).
+#[derive(Deserialize)]
+struct OverlayRecordV1 {
+    id: u64,
+    name: Option<String>,
+    workspace: Vec<u8>,
+    backend: Backend,
+    base: Id,
+    created_ns: i64,
+    state: Option<Id>,
+    settled: Vec<(Vec<u8>, Option<Id>)>,
+    states: Vec<Id>,
+    ignored: Vec<Vec<u8>>,
 }
 
 impl OverlayRecord {
     /// Decodes a stored record.
     pub fn decode(id: u64, bytes: &[u8]) -> Result<OverlayRecord> {
-        postcard::from_bytes(bytes).map_err(|e| Error::Corrupt {
+        if let Ok(rec) = postcard::from_bytes::<OverlayRecord>(bytes) {
+            return Ok(rec);
+        }
+        let old: OverlayRecordV1 = postcard::from_bytes(bytes).map_err(|e| Error::Corrupt {
             kind: "overlay",
             id: id.to_string(),
             why: e.to_string(),
+        })?;
+        Ok(OverlayRecord {
+            id: old.id,
+            name: old.name,
+            workspace: old.workspace,
+            backend: old.backend,
+            base: old.base,
+            created_ns: old.created_ns,
+            state: old.state,
+            settled: old.settled,
+            states: old.states,
+            ignored: old.ignored,
+            settled_by: Vec::new(),
+            raced: Vec::new(),
+            settled_hunks: Vec::new(),
         })
     }
 
@@ -219,6 +265,9 @@ pub fn create(
         settled: Vec::new(),
         states: Vec::new(),
         ignored: Vec::new(),
+        settled_by: Vec::new(),
+        raced: Vec::new(),
+        settled_hunks: Vec::new(),
     };
     txn.open_table(OVERLAYS)?
         .insert(id, rec.encode().as_slice())?;
@@ -299,27 +348,122 @@ fn save(store: &Store, rec: &OverlayRecord) -> Result<()> {
     Ok(())
 }
 
-/// Holds an overlay's lock: one command, state computation, accept or reject at a time, so
-/// that overlayfs never sees its upper directory mounted twice.
+/// A held overlay lock (released when dropped).
 pub struct OverlayLock {
     _file: fs::File,
 }
 
-/// Takes the overlay's lock, waiting for another rewind process that holds it.
-pub fn lock(store: &Store, rec: &OverlayRecord) -> Result<OverlayLock> {
-    let path = rec.dir(store).join("lock");
-    let file = fs::OpenOptions::new()
+/// The two locks of an overlay, always taken in this order:
+/// - `run.lock`, held while a command runs in the overlay, and by what must not overlap one
+///   (accept, reject, the undo of a reject): overlayfs must never see its upper directory
+///   mounted twice, nor written from outside while mounted. Waiting for it says so and gives
+///   up after the store's lock timeout.
+/// - `lock`, held only for short bookkeeping (computing the state, refreshing the namespace
+///   backend's pinned layer, accept's write): never across a user command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LockKind {
+    Run,
+    State,
+}
+
+impl LockKind {
+    fn file(self) -> &'static str {
+        match self {
+            LockKind::Run => "run.lock",
+            LockKind::State => "lock",
+        }
+    }
+}
+
+fn open_lock_file(store: &Store, rec: &OverlayRecord, kind: LockKind) -> Result<fs::File> {
+    let path = rec.dir(store).join(kind.file());
+    fs::OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
         .open(&path)
-        .at(&path)?;
+        .at(&path)
+}
+
+fn try_flock(file: &fs::File) -> std::io::Result<bool> {
     use std::os::fd::AsRawFd;
-    // SAFETY: flock on a descriptor this function owns.
-    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
-        return Err(Error::io(&path, std::io::Error::last_os_error()));
+    // SAFETY: flock on a descriptor the caller owns.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+        return Ok(true);
     }
-    Ok(OverlayLock { _file: file })
+    let e = std::io::Error::last_os_error();
+    if e.raw_os_error() == Some(libc::EWOULDBLOCK) {
+        Ok(false)
+    } else {
+        Err(e)
+    }
+}
+
+fn take_lock(store: &Store, rec: &OverlayRecord, kind: LockKind) -> Result<OverlayLock> {
+    let file = open_lock_file(store, rec, kind)?;
+    let path = rec.dir(store).join(kind.file());
+    if try_flock(&file).map_err(|e| Error::io(&path, e))? {
+        return Ok(OverlayLock { _file: file });
+    }
+    let what = match kind {
+        LockKind::Run => format!(
+            "waiting for the command running in overlay {} to finish",
+            rec.id
+        ),
+        LockKind::State => format!(
+            "waiting for another rewind process using overlay {}",
+            rec.id
+        ),
+    };
+    store.notice(&what);
+    let timeout = store.lock_timeout();
+    let start = std::time::Instant::now();
+    let mut pause = std::time::Duration::from_millis(2);
+    loop {
+        std::thread::sleep(pause);
+        if try_flock(&file).map_err(|e| Error::io(&path, e))? {
+            return Ok(OverlayLock { _file: file });
+        }
+        if start.elapsed() >= timeout {
+            return Err(Error::Invalid(format!(
+                "gave up after {:.1}s {what} (--lock-timeout)",
+                timeout.as_secs_f64()
+            )));
+        }
+        pause = (pause * 2).min(std::time::Duration::from_millis(50));
+    }
+}
+
+/// Takes the overlay's short lock, then re-reads its record (another process may have
+/// changed it since the caller read it).
+pub fn lock(store: &Store, rec: &mut OverlayRecord) -> Result<OverlayLock> {
+    let held = take_lock(store, rec, LockKind::State)?;
+    reload(store, rec)?;
+    Ok(held)
+}
+
+/// Takes the overlay's run lock (see [`LockKind`]): what a command in the overlay holds
+/// while it runs, and what accept and reject wait for.
+pub fn run_lock(store: &Store, rec: &OverlayRecord) -> Result<OverlayLock> {
+    take_lock(store, rec, LockKind::Run)
+}
+
+/// Whether a command is running in the overlay now. Never waits.
+pub fn running(store: &Store, rec: &OverlayRecord) -> bool {
+    match open_lock_file(store, rec, LockKind::Run) {
+        // Taken and released at once: free means nobody runs.
+        Ok(f) => !try_flock(&f).unwrap_or(true),
+        Err(_) => false,
+    }
+}
+
+fn reload(store: &Store, rec: &mut OverlayRecord) -> Result<()> {
+    let bytes = store
+        .reader()?
+        .overlay_record(rec.id)?
+        .ok_or_else(|| Error::Invalid(format!("overlay {} was dropped meanwhile", rec.id)))?;
+    *rec = OverlayRecord::decode(rec.id, &bytes)?;
+    Ok(())
 }
 
 /// Computes the overlay's state snapshot (base plus its changes), stores it and returns its id.
@@ -345,6 +489,73 @@ pub fn state(store: &Store, rec: &mut OverlayRecord) -> Result<Id> {
     Ok(id)
 }
 
+/// A command about to run in an overlay: holds the run lock until [`finish_run`].
+pub struct RunSession {
+    _run: OverlayLock,
+    /// Namespace backend: the workspace's changed paths when the pinned layer was refreshed.
+    pinned: Option<namespace::Pinned>,
+}
+
+/// Gets an overlay ready for a command: takes its run lock (waiting with a notice while
+/// another command runs there) and, for the namespace backend, refreshes the pinned layer so
+/// the command sees the base snapshot.
+pub fn begin_run(store: &Store, rec: &mut OverlayRecord) -> Result<RunSession> {
+    let run = run_lock(store, rec)?;
+    let _lock = lock(store, rec)?;
+    let pinned = match rec.backend {
+        Backend::Namespace => Some(namespace::refresh_pin(store, rec)?),
+        Backend::Copy => None,
+    };
+    Ok(RunSession { _run: run, pinned })
+}
+
+/// After the command: computes the overlay's state and, for the namespace backend, marks as
+/// raced (see [`OverlayRecord::raced`]) the paths the overlay changed whose workspace content
+/// moved while the command ran. Releases the run lock.
+pub fn finish_run(store: &Store, rec: &mut OverlayRecord, session: RunSession) -> Result<Id> {
+    let _lock = lock(store, rec)?;
+    let id = state(store, rec)?;
+    if let Some(pinned) = &session.pinned {
+        let d = diff(
+            store,
+            Rev::Snapshot(rec.base),
+            Rev::Snapshot(id),
+            None,
+            &DiffRequest {
+                renames: false,
+                paths: Vec::new(),
+            },
+        )?;
+        let root = rec.workspace_path();
+        let known: rustc_hash::FxHashSet<Vec<u8>> = rec.raced.iter().cloned().collect();
+        let mut raced = Vec::new();
+        for c in d.changes.iter().filter(|c| !known.contains(&c.path)) {
+            let expected = match pinned.get(&c.path) {
+                Some(v) => *v,
+                None => c.old.map(|o| (o.kind, o.id)),
+            };
+            if workspace_entry(&root, &c.path) != Some(expected) {
+                raced.push(c.path.clone());
+            }
+        }
+        if !raced.is_empty() {
+            rec.raced.extend(raced);
+            save(store, rec)?;
+        }
+    }
+    drop(session);
+    Ok(id)
+}
+
+/// The kind and content id of a workspace path (Some(None): absent); None when it cannot be
+/// read as a file or symlink (a directory now, say).
+fn workspace_entry(root: &Path, rel: &[u8]) -> Option<Option<(crate::store::tree::Kind, Id)>> {
+    match crate::apply::read_current(root, rel) {
+        Ok(v) => Some(v.map(|(kind, bytes)| (kind, Id::of(&bytes)))),
+        Err(_) => None,
+    }
+}
+
 /// The overlay's changes against its base.
 pub struct OverlayDiff {
     /// The diff from the base to the state, reduced to pending changes.
@@ -356,15 +567,71 @@ pub struct OverlayDiff {
     pub state: Id,
 }
 
-/// Computes what the overlay changed that is still pending.
+/// Computes what the overlay changed that is still pending. Works while a command runs in
+/// the overlay (it reads the upper layer as it is at that moment).
 pub fn overlay_diff(store: &Store, rec: &mut OverlayRecord, renames: bool) -> Result<OverlayDiff> {
     let _lock = lock(store, rec)?;
     diff_locked(store, rec, renames)
 }
 
+/// What the overlay's last computed state holds that is pending, without computing a new
+/// state nor taking a lock: for listings, which must never wait.
+pub fn last_known_pending(store: &Store, rec: &OverlayRecord) -> Result<usize> {
+    let Some(state_id) = rec.state else {
+        return Ok(0);
+    };
+    let d = pending_between(store, rec, state_id, false)?;
+    Ok(d.changes.len() + rec.ignored.len())
+}
+
+/// The overlay's pending changes for a listing, and whether a command runs in it now. Never
+/// waits: while the overlay is busy, the count is the one of its last computed state. None
+/// when it could not be computed.
+pub fn pending_now(store: &Store, rec: &OverlayRecord) -> (Option<usize>, bool) {
+    let busy = running(store, rec);
+    let fresh = (!busy)
+        .then(|| try_state_lock(store, rec))
+        .flatten()
+        .and_then(|held| {
+            let mut rec = rec.clone();
+            reload(store, &mut rec).ok()?;
+            let n = diff_locked(store, &mut rec, false)
+                .map(|d| d.diff.changes.len() + d.ignored.len())
+                .ok();
+            drop(held);
+            n
+        });
+    let pending = fresh.or_else(|| last_known_pending(store, rec).ok());
+    (pending, busy)
+}
+
+fn try_state_lock(store: &Store, rec: &OverlayRecord) -> Option<OverlayLock> {
+    let file = open_lock_file(store, rec, LockKind::State).ok()?;
+    try_flock(&file)
+        .ok()
+        .filter(|got| *got)
+        .map(|_| OverlayLock { _file: file })
+}
+
 /// [`overlay_diff`] for a caller that holds the lock.
 fn diff_locked(store: &Store, rec: &mut OverlayRecord, renames: bool) -> Result<OverlayDiff> {
     let state_id = state(store, rec)?;
+    let d = pending_between(store, rec, state_id, renames)?;
+    Ok(OverlayDiff {
+        diff: d,
+        ignored: rec.ignored.clone(),
+        state: state_id,
+    })
+}
+
+/// The diff from the base to `state_id` without what is settled: accepted (by an accept
+/// still in effect) or chosen already, with this very content.
+fn pending_between(
+    store: &Store,
+    rec: &OverlayRecord,
+    state_id: Id,
+    renames: bool,
+) -> Result<Diff> {
     let mut d = diff(
         store,
         Rev::Snapshot(rec.base),
@@ -375,22 +642,82 @@ fn diff_locked(store: &Store, rec: &mut OverlayRecord, renames: bool) -> Result<
             paths: Vec::new(),
         },
     )?;
+    let undone = undone_ops(store, rec)?;
+    let void: rustc_hash::FxHashSet<&[u8]> = rec
+        .settled_by
+        .iter()
+        .filter(|(_, op)| undone.contains(op))
+        .map(|(p, _)| p.as_slice())
+        .collect();
     let settled: rustc_hash::FxHashMap<&[u8], Option<Id>> = rec
         .settled
         .iter()
+        .filter(|(p, _)| !void.contains(p.as_slice()))
         .map(|(p, id)| (p.as_slice(), *id))
         .collect();
-    // Settled with this very content: accepted or chosen already.
-    let kept: Vec<FileChange> = std::mem::take(&mut d.changes)
+    let mut kept: Vec<FileChange> = std::mem::take(&mut d.changes)
         .into_iter()
         .filter(|c| settled.get(c.path.as_slice()) != Some(&c.new.map(|n| n.id)))
         .collect();
+    // A file whose every hunk was accepted one by one is settled too.
+    if !rec.settled_hunks.is_empty() {
+        let reader = store.reader()?;
+        let mut still = Vec::with_capacity(kept.len());
+        for c in kept {
+            let done = rec.settled_hunks.iter().any(|(p, _, _)| *p == c.path)
+                && review(&reader, rec, &c, &undone)?
+                    .is_some_and(|h| !h.is_empty() && h.iter().all(|h| !h.pending));
+            if !done {
+                still.push(c);
+            }
+        }
+        kept = still;
+    }
     d.changes = kept;
-    Ok(OverlayDiff {
-        diff: d,
-        ignored: rec.ignored.clone(),
-        state: state_id,
-    })
+    Ok(d)
+}
+
+fn undone_ops(store: &Store, rec: &OverlayRecord) -> Result<std::collections::HashSet<u64>> {
+    if rec.settled_by.is_empty() && rec.settled_hunks.is_empty() {
+        return Ok(Default::default());
+    }
+    crate::undo::undone_ops(store, &rec.workspace)
+}
+
+/// The hunks of a pending change, marked pending or accepted; None when the change has no
+/// line hunks (a binary file, a symlink, a change of kind or mode only).
+fn review(
+    reader: &crate::store::Reader,
+    rec: &OverlayRecord,
+    c: &FileChange,
+    undone: &std::collections::HashSet<u64>,
+) -> Result<Option<Vec<hunks::ReviewHunk>>> {
+    let Some((old, new)) = hunks::texts(reader, c)? else {
+        return Ok(None);
+    };
+    let mut hs = hunks::file_hunks(&c.path, &old, &new);
+    for h in &mut hs {
+        h.pending = !rec
+            .settled_hunks
+            .iter()
+            .any(|(p, id, op)| *p == c.path && *id == h.id && !undone.contains(op));
+    }
+    Ok(Some(hs))
+}
+
+/// Every pending change's hunks (None for a change without line hunks), in the order of
+/// `d.changes`: what `overlay diff --json` shows and `--hunk` picks from.
+pub fn review_hunks(
+    store: &Store,
+    rec: &OverlayRecord,
+    d: &Diff,
+) -> Result<Vec<Option<Vec<hunks::ReviewHunk>>>> {
+    let undone = undone_ops(store, rec)?;
+    let reader = store.reader()?;
+    d.changes
+        .iter()
+        .map(|c| review(&reader, rec, c, &undone))
+        .collect()
 }
 
 /// How to accept.
@@ -402,6 +729,9 @@ pub struct AcceptOptions {
     pub policy: ConflictPolicy,
     /// Accept changes to ignored paths too.
     pub include_ignored: bool,
+    /// Only these hunks (ids from [`review_hunks`]); empty for whole files. The rest of
+    /// their files stays pending. With hunks, `paths` are files taken whole besides.
+    pub hunks: Vec<String>,
 }
 
 /// What an accept did.
@@ -433,6 +763,7 @@ pub fn accept(
     opts: &AcceptOptions,
 ) -> Result<AcceptReport> {
     let root = crate::workspace::canonical(&rec.workspace_path(), true)?;
+    let _run = run_lock(store, rec)?;
     let _lock = lock(store, rec)?;
     let od = diff_locked(store, rec, false)?;
     let wanted = |p: &[u8]| {
@@ -447,6 +778,18 @@ pub fn accept(
         .filter(|p| wanted(p))
         .collect();
     let ignored: Vec<Vec<u8>> = od.ignored.iter().filter(|p| wanted(p)).cloned().collect();
+    // With hunks, `paths` name files taken whole besides them (what `accept -p` sends for
+    // changes without line hunks).
+    let (take, partial) = if opts.hunks.is_empty() {
+        (take, PartialAccept::default())
+    } else {
+        let (mut whole, part) = plan_hunks(store, rec, &root, &od.diff, &opts.hunks, opts.policy)?;
+        if !opts.paths.is_empty() {
+            let had: rustc_hash::FxHashSet<Vec<u8>> = whole.iter().cloned().collect();
+            whole.extend(take.into_iter().filter(|p| !had.contains(p)));
+        }
+        (whole, part)
+    };
     let new_ids: rustc_hash::FxHashMap<Vec<u8>, Option<Id>> = od
         .diff
         .changes
@@ -454,8 +797,55 @@ pub fn accept(
         .map(|c| (c.path.clone(), c.new.map(|n| n.id)))
         .collect();
     drop(od);
-    if !take.is_empty() {
-        carry_onto(store, rec, &root, &take, &new_ids, opts.policy, &mut report)?;
+    // Paths the workspace changed while a command wrote them in the overlay: conflicts,
+    // unless the user chose a side.
+    let raced: rustc_hash::FxHashSet<Vec<u8>> = rec.raced.iter().cloned().collect();
+    let (raced_taken, mut take): (Vec<Vec<u8>>, Vec<Vec<u8>>) =
+        take.into_iter().partition(|p| raced.contains(p));
+    let mut raced_conflicts = Vec::new();
+    let mut kept_ours = Vec::new();
+    match opts.policy {
+        ConflictPolicy::Theirs => take.extend(raced_taken),
+        ConflictPolicy::Ours => kept_ours = raced_taken,
+        _ => {
+            raced_conflicts = raced_taken
+                .into_iter()
+                .map(|path| Conflict {
+                    path,
+                    why: "the workspace changed it while a command ran in the overlay, which may have read the workspace's version: choose with --theirs or --ours, or reject it".into(),
+                    regions: 0,
+                })
+                .collect();
+        }
+    }
+    if !take.is_empty() || !partial.hunks.is_empty() || !partial.conflicts.is_empty() {
+        let mut partial = partial;
+        partial.whole = take.clone();
+        carry_onto(
+            store,
+            rec,
+            &root,
+            partial,
+            &new_ids,
+            opts.policy,
+            &mut report,
+        )?;
+    }
+    if !kept_ours.is_empty() {
+        settle(rec, &kept_ours, &new_ids, None);
+    }
+    report.conflicts.extend(raced_conflicts);
+    let conflicted: rustc_hash::FxHashSet<&[u8]> =
+        report.conflicts.iter().map(|c| c.path.as_slice()).collect();
+    let resolved: rustc_hash::FxHashSet<&[u8]> = take
+        .iter()
+        .chain(&kept_ours)
+        .map(Vec::as_slice)
+        .filter(|p| !conflicted.contains(p))
+        .collect();
+    if rec.raced.iter().any(|p| resolved.contains(p.as_slice())) || !kept_ours.is_empty() {
+        rec.raced.retain(|p| !resolved.contains(p.as_slice()));
+        save(store, rec)?;
     }
     // After the tracked changes are written, so that a failed accept copies nothing.
     if opts.include_ignored && !ignored.is_empty() {
@@ -473,32 +863,41 @@ fn carry_onto(
     store: &Store,
     rec: &mut OverlayRecord,
     root: &Path,
-    take: &[Vec<u8>],
+    mut partial: PartialAccept,
     new_ids: &rustc_hash::FxHashMap<Vec<u8>, Option<Id>>,
     policy: ConflictPolicy,
     report: &mut AcceptReport,
 ) -> Result<()> {
+    let take_owned = std::mem::take(&mut partial.whole);
+    let take = take_owned.as_slice();
     let state_id = rec.state.unwrap_or(rec.base);
-    let carried = plan_carry(
-        store,
-        root,
-        rec.base,
-        state_id,
-        take,
-        policy,
-        &CarryLabels {
-            ours: "workspace",
-            theirs: "overlay",
-        },
-    )?;
-    // The carry's path filter takes prefixes; keep exactly the pending paths.
-    let taken: rustc_hash::FxHashSet<&[u8]> = take.iter().map(Vec::as_slice).collect();
-    let planned: Vec<_> = carried
-        .planned
-        .into_iter()
-        .filter(|p| taken.contains(p.outcome.path.as_slice()))
-        .collect();
-    report.conflicts = carried.conflicts;
+    let mut planned: Vec<Planned> = Vec::new();
+    if !take.is_empty() {
+        let carried = plan_carry(
+            store,
+            root,
+            rec.base,
+            state_id,
+            take,
+            policy,
+            &CarryLabels {
+                ours: "workspace",
+                theirs: "overlay",
+            },
+        )?;
+        // The carry's path filter takes prefixes; keep exactly the pending paths.
+        let taken: rustc_hash::FxHashSet<&[u8]> = take.iter().map(Vec::as_slice).collect();
+        planned = carried
+            .planned
+            .into_iter()
+            .filter(|p| taken.contains(p.outcome.path.as_slice()))
+            .collect();
+        report.conflicts = carried.conflicts;
+    }
+    let partly: rustc_hash::FxHashSet<Vec<u8>> =
+        partial.hunks.iter().map(|(p, _)| p.clone()).collect();
+    planned.extend(partial.planned);
+    report.conflicts.extend(partial.conflicts);
     report.files = planned.iter().map(|p| p.outcome.clone()).collect();
     let conflicted: Vec<&[u8]> = report.conflicts.iter().map(|c| c.path.as_slice()).collect();
     let work: Vec<_> = planned
@@ -510,6 +909,7 @@ fn carry_onto(
         let id_bytes = rec.id.to_le_bytes();
         parts.push(&id_bytes);
         parts.extend(take.iter().map(Vec::as_slice));
+        parts.extend(partial.hunks.iter().map(|(_, h)| h.as_bytes()));
         let key = request_key(&parts);
         let done = write_with_op(store, root, "accept", key, &work, false)?;
         report.before = done.before;
@@ -517,17 +917,142 @@ fn carry_onto(
         report.op = Some(done.op);
     }
     let conflicted: rustc_hash::FxHashSet<&[u8]> = conflicted.into_iter().collect();
-    let now_settled: Vec<(Vec<u8>, Option<Id>)> = take
+    let written: Vec<Vec<u8>> = work
+        .iter()
+        .map(|p| p.outcome.path.clone())
+        .filter(|p| !partly.contains(p))
+        .collect();
+    let rest: Vec<Vec<u8>> = take
         .iter()
         .filter(|p| !conflicted.contains(p.as_slice()))
+        .cloned()
+        .collect();
+    settle(rec, &rest, new_ids, None);
+    if let Some(op) = report.op {
+        // What this operation wrote stops being settled if it is undone.
+        settle(rec, &written, new_ids, Some(op));
+    }
+    let op = report.op.unwrap_or(0);
+    rec.settled_hunks.extend(
+        partial
+            .hunks
+            .into_iter()
+            .filter(|(p, _)| !conflicted.contains(p.as_slice()))
+            .map(|(p, h)| (p, h, op)),
+    );
+    save(store, rec)
+}
+
+/// What an accept takes: whole files, and files merged from a selection of their hunks.
+#[derive(Default)]
+struct PartialAccept {
+    /// Paths accepted whole.
+    whole: Vec<Vec<u8>>,
+    planned: Vec<Planned>,
+    conflicts: Vec<Conflict>,
+    /// (path, hunk id) accepted.
+    hunks: Vec<(Vec<u8>, String)>,
+}
+
+/// Splits a hunk selection: files whose every pending hunk is selected are accepted whole
+/// (returned as paths); the others get the base plus their accepted and selected hunks,
+/// merged three ways onto the workspace's file.
+fn plan_hunks(
+    store: &Store,
+    rec: &OverlayRecord,
+    root: &Path,
+    d: &Diff,
+    ids: &[String],
+    policy: ConflictPolicy,
+) -> Result<(Vec<Vec<u8>>, PartialAccept)> {
+    let reviews = review_hunks(store, rec, d)?;
+    let mut unknown: rustc_hash::FxHashSet<&str> = ids.iter().map(String::as_str).collect();
+    let mut whole = Vec::new();
+    let mut part = PartialAccept::default();
+    let reader = store.reader()?;
+    for (c, hs) in d.changes.iter().zip(&reviews) {
+        let Some(hs) = hs.as_ref() else {
+            continue;
+        };
+        let chosen: Vec<&hunks::ReviewHunk> = hs
+            .iter()
+            .filter(|h| h.pending && ids.contains(&h.id))
+            .collect();
+        if chosen.is_empty() {
+            continue;
+        }
+        for h in &chosen {
+            unknown.remove(h.id.as_str());
+        }
+        if chosen.len() == hs.iter().filter(|h| h.pending).count() {
+            whole.push(c.path.clone());
+            continue;
+        }
+        let Some((old, new)) = hunks::texts(&reader, c)? else {
+            continue;
+        };
+        if rec.raced.contains(&c.path)
+            && !matches!(policy, ConflictPolicy::Theirs | ConflictPolicy::Ours)
+        {
+            part.conflicts.push(Conflict {
+                path: c.path.clone(),
+                why: "the workspace changed it while a command ran in the overlay: choose with --theirs or --ours".into(),
+                regions: 0,
+            });
+            continue;
+        }
+        let target = hunks::select(&old, &new, hs, &|id| {
+            ids.iter().any(|x| x == id) || hs.iter().any(|h| h.id == id && !h.pending)
+        });
+        match hunks::merge_onto(
+            root,
+            &c.path,
+            &old,
+            &target,
+            policy,
+            ("workspace", "overlay"),
+        )? {
+            hunks::Onto::Conflict(x) => {
+                part.conflicts.push(x);
+                continue;
+            }
+            hunks::Onto::Same => {}
+            hunks::Onto::Write(p) => part.planned.push(p),
+        }
+        part.hunks
+            .extend(chosen.iter().map(|h| (c.path.clone(), h.id.clone())));
+    }
+    if let Some(id) = unknown.into_iter().next() {
+        return Err(Error::Invalid(format!(
+            "no pending hunk '{id}' in overlay {} (ids are listed by `rewind overlay diff {} --json`)",
+            rec.id, rec.id
+        )));
+    }
+    Ok((whole, part))
+}
+
+/// Records `paths` as settled with the overlay's content, by operation `op` when an undoable
+/// write settled them (the settlement lapses when that operation is undone).
+fn settle(
+    rec: &mut OverlayRecord,
+    paths: &[Vec<u8>],
+    new_ids: &rustc_hash::FxHashMap<Vec<u8>, Option<Id>>,
+    op: Option<u64>,
+) {
+    let now: Vec<(Vec<u8>, Option<Id>)> = paths
+        .iter()
         .filter_map(|p| new_ids.get(p).map(|id| (p.clone(), *id)))
         .collect();
-    let replaced: rustc_hash::FxHashSet<&[u8]> =
-        now_settled.iter().map(|(p, _)| p.as_slice()).collect();
+    let replaced: rustc_hash::FxHashSet<&[u8]> = now.iter().map(|(p, _)| p.as_slice()).collect();
     rec.settled
         .retain(|(q, _)| !replaced.contains(q.as_slice()));
-    rec.settled.extend(now_settled);
-    save(store, rec)
+    rec.settled_by
+        .retain(|(q, _)| !replaced.contains(q.as_slice()));
+    if let Some(op) = op {
+        rec.settled_by
+            .extend(now.iter().map(|(p, _)| (p.clone(), op)));
+    }
+    rec.settled.extend(now);
 }
 
 /// What a reject did.
@@ -541,9 +1066,50 @@ pub struct RejectReport {
 
 /// Puts the base version of `paths` (all pending changes when empty) back inside the overlay:
 /// later commands there see the base. The workspace is not touched.
-pub fn reject(store: &Store, rec: &mut OverlayRecord, paths: &[Vec<u8>]) -> Result<RejectReport> {
+/// With `hunks`, only those hunks are taken out of their files (the rest stays pending).
+pub fn reject(
+    store: &Store,
+    rec: &mut OverlayRecord,
+    paths: &[Vec<u8>],
+    hunks: &[String],
+) -> Result<RejectReport> {
+    let _run = run_lock(store, rec)?;
     let _lock = lock(store, rec)?;
     let od = diff_locked(store, rec, false)?;
+    let mut rewrites: Vec<(Vec<u8>, crate::store::tree::Kind, Vec<u8>)> = Vec::new();
+    let mut whole: Option<rustc_hash::FxHashSet<Vec<u8>>> = None;
+    if !hunks.is_empty() {
+        let reviews = review_hunks(store, rec, &od.diff)?;
+        let reader = store.reader()?;
+        let mut unknown: rustc_hash::FxHashSet<&str> = hunks.iter().map(String::as_str).collect();
+        let mut files = rustc_hash::FxHashSet::default();
+        for (c, hs) in od.diff.changes.iter().zip(&reviews) {
+            let Some(hs) = hs else { continue };
+            let picked = hs
+                .iter()
+                .filter(|h| h.pending && hunks.contains(&h.id))
+                .count();
+            if picked == 0 {
+                continue;
+            }
+            for h in hs.iter().filter(|h| h.pending) {
+                unknown.remove(h.id.as_str());
+            }
+            if picked == hs.iter().filter(|h| h.pending).count() && hs.iter().all(|h| h.pending) {
+                files.insert(c.path.clone());
+            } else if let (Some((old, new)), Some(n)) = (hunks::texts(&reader, c)?, c.new) {
+                let kept = hunks::select(&old, &new, hs, &|id| !hunks.iter().any(|x| x == id));
+                rewrites.push((c.path.clone(), n.kind, kept));
+            }
+        }
+        if let Some(id) = unknown.into_iter().next() {
+            return Err(Error::Invalid(format!(
+                "no pending hunk '{id}' in overlay {} (ids are listed by `rewind overlay diff {} --json`)",
+                rec.id, rec.id
+            )));
+        }
+        whole = Some(files);
+    }
     let chosen: Vec<FileChange> = od
         .diff
         .changes
@@ -554,15 +1120,28 @@ pub fn reject(store: &Store, rec: &mut OverlayRecord, paths: &[Vec<u8>]) -> Resu
                     .iter()
                     .any(|q| crate::diff::tree::is_under(&c.path, q))
         })
+        .filter(|c| whole.as_ref().is_none_or(|w| w.contains(&c.path)))
         .cloned()
         .collect();
     let before = od.state;
     drop(od);
-    if chosen.is_empty() {
+    if chosen.is_empty() && rewrites.is_empty() {
         return Ok(RejectReport::default());
     }
     let targets: Vec<Target> = chosen.iter().map(|c| (c.path.clone(), c.old)).collect();
     set_paths(store, rec, &targets)?;
+    for (path, kind, bytes) in &rewrites {
+        let p = match rec.backend {
+            Backend::Namespace => namespace::upper_path(store, rec, path)?,
+            Backend::Copy => crate::restore::checked_path(&copy::tree_dir(store, rec), path)?,
+        };
+        crate::restore::write_atomic(&p, *kind, &mut bytes.as_slice())?;
+    }
+    let gone: rustc_hash::FxHashSet<&[u8]> = chosen.iter().map(|c| c.path.as_slice()).collect();
+    if rec.raced.iter().any(|p| gone.contains(p.as_slice())) {
+        rec.raced.retain(|p| !gone.contains(p.as_slice()));
+        save(store, rec)?;
+    }
     let after = state(store, rec)?;
     let op = oplog::record_alone(
         store,
@@ -575,7 +1154,11 @@ pub fn reject(store: &Store, rec: &mut OverlayRecord, paths: &[Vec<u8>]) -> Resu
         ),
     )?;
     Ok(RejectReport {
-        paths: chosen.into_iter().map(|c| c.path).collect(),
+        paths: chosen
+            .into_iter()
+            .map(|c| c.path)
+            .chain(rewrites.into_iter().map(|(p, _, _)| p))
+            .collect(),
         op: Some(op),
     })
 }
@@ -607,7 +1190,8 @@ pub fn move_state(store: &Store, id: u64, from: Id, to: Id, force: bool) -> Resu
             "overlay {id} was dropped, so its reject cannot be taken back (`rewind undo OP` picks another operation)"
         ))
     })?;
-    let _lock = lock(store, &rec)?;
+    let _run = run_lock(store, &rec)?;
+    let _lock = lock(store, &mut rec)?;
     let now = state(store, &mut rec)?;
     let reader = store.reader()?;
     if reader.snapshot(&now)?.root != reader.snapshot(&from)?.root && !force {

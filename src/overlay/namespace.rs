@@ -78,6 +78,7 @@ fn probe_now(dir: &Path) -> std::result::Result<(), String> {
         lower: tmp.path().join("lower"),
         upper: tmp.path().join("upper"),
         work: tmp.path().join("work"),
+        pin: None,
     };
     for d in [&layers.lower, &layers.upper, &layers.work] {
         fs::create_dir(d).map_err(|e| format!("{}: {e}", d.display()))?;
@@ -101,15 +102,114 @@ fn probe_now(dir: &Path) -> std::result::Result<(), String> {
     result
 }
 
-/// The three directories of an overlayfs mount; the mount goes over `lower` itself.
+/// The directories of an overlayfs mount; the mount goes over `lower` itself.
 struct Layers {
     lower: PathBuf,
+    /// The pinned layer (see [`refresh_pin`]), between the upper directory and `lower`.
+    pin: Option<PathBuf>,
     upper: PathBuf,
     work: PathBuf,
 }
 
 fn upper_dir(store: &Store, rec: &OverlayRecord) -> PathBuf {
     rec.dir(store).join("upper")
+}
+
+fn pin_dir(store: &Store, rec: &OverlayRecord) -> PathBuf {
+    rec.dir(store).join("pin")
+}
+
+/// The workspace's content where it differs from the overlay's base (None: absent there),
+/// as seen when the pinned layer was refreshed.
+pub type Pinned = FxHashMap<Vec<u8>, Option<(Kind, Id)>>;
+
+/// Refreshes the pinned layer, the lower layer between the upper directory and the
+/// workspace: the base's version of every path the workspace changed since the base, and a
+/// whiteout over every top-most path the workspace added. Through it the command sees the
+/// base snapshot, not the live workspace. Costs a warm status of the workspace, plus writes
+/// only where the set of changed paths moved since the last refresh. The caller holds the
+/// overlay's run lock (nothing has the layer mounted).
+pub fn refresh_pin(store: &Store, rec: &OverlayRecord) -> Result<Pinned> {
+    let root = rec.workspace_path();
+    let d = crate::diff::live_changes(store, rec.base, &root)?;
+    let pinned: Pinned = d
+        .changes
+        .iter()
+        .map(|c| (c.path.clone(), c.new.map(|n| (n.kind, n.id))))
+        .collect();
+    // What the layer holds depends on the changed paths and the base's side only.
+    let mut key = blake3::Hasher::new();
+    for c in &d.changes {
+        key.update(&c.path);
+        key.update(&[0, c.new.is_some() as u8]);
+        if let Some(o) = c.old {
+            key.update(&[o.kind as u8]);
+            key.update(&o.id.0);
+        }
+    }
+    let key = key.finalize().to_hex().to_string();
+    let dir = pin_dir(store, rec);
+    let key_file = rec.dir(store).join("pin.key");
+    if dir.is_dir() && fs::read_to_string(&key_file).ok().as_deref() == Some(key.as_str()) {
+        return Ok(pinned);
+    }
+    let fresh = rec.dir(store).join("pin.new");
+    if fs::symlink_metadata(&fresh).is_ok() {
+        super::remove_tree(&fresh)?;
+    }
+    fs::create_dir(&fresh).at(&fresh)?;
+    let reader = store.reader()?;
+    let base_root = reader.snapshot(&rec.base)?.root;
+    for c in &d.changes {
+        if let Some(o) = c.old {
+            let p = checked_upper_path(&fresh, &c.path)?;
+            crate::restore::write_entry(&reader, &p, o.kind, &o.id)?;
+        }
+    }
+    let mut hidden = rustc_hash::FxHashSet::default();
+    for c in d.changes.iter().filter(|c| c.old.is_none()) {
+        // The top-most path the base lacks; none when a base file is pinned above it.
+        let mut q = Vec::new();
+        let mut top = None;
+        for comp in c.path.split(|&b| b == b'/') {
+            q = crate::util::child_path(&q, comp);
+            match reader.lookup(&base_root, &q)? {
+                None => {
+                    top = Some(q.clone());
+                    break;
+                }
+                Some(e) if e.kind != Kind::Dir => break,
+                Some(_) => {}
+            }
+        }
+        if let Some(t) = top
+            && hidden.insert(t.clone())
+        {
+            let p = checked_upper_path(&fresh, &t)?;
+            make_whiteout(&p)?;
+        }
+    }
+    if fs::symlink_metadata(&dir).is_ok() {
+        super::remove_tree(&dir)?;
+    }
+    fs::rename(&fresh, &dir).at(&dir)?;
+    fs::write(&key_file, key).at(&key_file)?;
+    Ok(pinned)
+}
+
+/// overlayfs's whiteout: a 0:0 character device, which Linux 5.8 and later let anyone make.
+fn make_whiteout(p: &Path) -> Result<()> {
+    let cpath = CString::new(p.as_os_str().as_bytes())
+        .map_err(|_| Error::Invalid("a path contains a NUL byte".into()))?;
+    // SAFETY: mknod of a 0:0 character device on a path this process owns.
+    if unsafe { libc::mknod(cpath.as_ptr(), libc::S_IFCHR, 0) } != 0 {
+        let e = io::Error::last_os_error();
+        return Err(Error::Invalid(format!(
+            "cannot hide a path the workspace added since the overlay's base ({}: {e}); the kernel must allow unprivileged whiteouts (Linux 5.8+), else use --backend copy",
+            p.display()
+        )));
+    }
+    Ok(())
 }
 
 /// Makes `cmd` run inside the overlay, starting at `rel_cwd` below the workspace.
@@ -131,6 +231,7 @@ pub fn enter(
     let layers = Layers {
         upper: dir.join("upper"),
         work: dir.join("work"),
+        pin: Some(dir.join("pin")),
         lower: lower.clone(),
     };
     let cwd = lower.join(rel_cwd);
@@ -162,6 +263,10 @@ fn prepare(cmd: &mut std::process::Command, layers: &Layers, cwd: &Path) -> Resu
     let uid_map = format!("{uid} {uid} 1");
     let gid_map = format!("{gid} {gid} 1");
     let mut opts = b"lowerdir=".to_vec();
+    if let Some(pin) = &layers.pin {
+        opts.extend(option_path(pin));
+        opts.push(b':');
+    }
     opts.extend(option_path(&layers.lower));
     opts.extend(b",upperdir=");
     opts.extend(option_path(&layers.upper));
@@ -547,23 +652,17 @@ pub fn set_paths(store: &Store, rec: &OverlayRecord, targets: &[super::Target]) 
                 let mut blob = reader.blob_reader(&e.id)?;
                 crate::restore::write_atomic(&p, e.kind, &mut blob)?;
             }
-            None => {
-                // A whiteout hides whatever the workspace has there now.
-                let cpath = CString::new(p.as_os_str().as_bytes())
-                    .map_err(|_| Error::Invalid("a path contains a NUL byte".into()))?;
-                // SAFETY: mknod of a 0:0 character device, overlayfs's whiteout.
-                if unsafe { libc::mknod(cpath.as_ptr(), libc::S_IFCHR, 0) } != 0 {
-                    let e = io::Error::last_os_error();
-                    // Without the right to make one, the workspace must not hold the path.
-                    let lower = join_rel(&rec.workspace_path(), path);
-                    if fs::symlink_metadata(&lower).is_ok() {
-                        return Err(Error::io(&p, e));
-                    }
-                }
-            }
+            // A whiteout hides whatever the lower layers have there.
+            None => make_whiteout(&p)?,
         }
     }
     Ok(())
+}
+
+/// Where the overlay's own version of `rel` is written (its parents made in the upper
+/// directory as needed).
+pub fn upper_path(store: &Store, rec: &OverlayRecord, rel: &[u8]) -> Result<PathBuf> {
+    checked_upper_path(&upper_dir(store, rec), rel)
 }
 
 /// `rel` below the upper directory, creating missing parent directories (never following a

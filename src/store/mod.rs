@@ -38,6 +38,9 @@ pub const DB_FILE: &str = "store.redb";
 /// redb's magic bytes, used to tell "not a database" apart from "a damaged database".
 const REDB_MAGIC: &[u8] = b"redb";
 
+/// A callback that tells the user, in a sentence, why a process waits.
+pub type Notice = Arc<dyn Fn(&str) + Send + Sync>;
+
 /// How to open a store.
 #[derive(Clone)]
 pub struct StoreOptions {
@@ -47,6 +50,8 @@ pub struct StoreOptions {
     pub lock_timeout: Duration,
     /// Called once when a writer has to wait for another process.
     pub on_wait: Option<Arc<dyn Fn() + Send + Sync>>,
+    /// Called with a sentence when something else has to wait (an overlay's lock, say).
+    pub on_notice: Option<Notice>,
     /// The command line recorded in the operation log for what this handle does.
     pub command: Vec<String>,
 }
@@ -57,6 +62,7 @@ impl Default for StoreOptions {
             create: true,
             lock_timeout: Duration::from_secs(600),
             on_wait: None,
+            on_notice: None,
             command: Vec::new(),
         }
     }
@@ -124,6 +130,18 @@ impl Store {
     /// The store directory.
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// How long a wait for another process may last.
+    pub fn lock_timeout(&self) -> Duration {
+        self.opts.lock_timeout
+    }
+
+    /// Tells the user (through [`StoreOptions::on_notice`]) why this process waits.
+    pub fn notice(&self, what: &str) {
+        if let Some(f) = &self.opts.on_notice {
+            f(what);
+        }
     }
 
     /// The command line recorded in operations.

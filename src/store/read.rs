@@ -72,6 +72,14 @@ impl Reader {
         Ok(out)
     }
 
+    /// One overlay's stored record, if it exists.
+    pub fn overlay_record(&self, id: u64) -> Result<Option<Vec<u8>>> {
+        let Some(t) = &self.overlays else {
+            return Ok(None);
+        };
+        Ok(t.get(id)?.map(|v| v.value().to_vec()))
+    }
+
     /// Operations, newest first, optionally for one workspace (canonical path bytes).
     pub fn ops(
         &self,

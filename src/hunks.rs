@@ -1,0 +1,406 @@
+//! Per-hunk review: a file change cut into the hunks of its unified diff (3 lines of
+//! context, as `git diff` cuts them), each with a stable id, and the content that results
+//! from taking only some of them.
+//!
+//! A hunk's id is a hash of the path, the hunk's position in the old file and its lines, so it
+//! stays the same across `overlay diff` calls while the overlay leaves that region alone, and
+//! two equal hunks at different places never share an id.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::apply::{FileOutcome, Planned};
+use crate::carry::{Conflict, ConflictPolicy};
+use crate::diff::FileChange;
+use crate::diff::text::{DiffOptions, LineTag, line_diff};
+use crate::error::Result;
+use crate::patch::{MergeLabels, MergeOutcome, merge3};
+use crate::store::Reader;
+use crate::store::tree::Kind;
+
+/// One hunk of a file's change.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ReviewHunk {
+    /// Stable id: 12 hex digits.
+    pub id: String,
+    /// First old line (1-based; 0 when the hunk covers no old line).
+    pub old_start: usize,
+    /// Old lines covered (context and removed).
+    pub old_lines: usize,
+    /// First new line (1-based; 0 when it covers no new line).
+    pub new_start: usize,
+    /// New lines covered (context and added).
+    pub new_lines: usize,
+    /// The lines, each prefixed with ' ', '-' or '+' (line ending kept, lossy UTF-8).
+    pub lines: Vec<String>,
+    /// Whether it is still pending (not accepted already).
+    pub pending: bool,
+    /// The old range covered, 0-based half-open, for [`select`].
+    #[serde(skip)]
+    old_range: (usize, usize),
+    /// The new range covered, 0-based half-open.
+    #[serde(skip)]
+    new_range: (usize, usize),
+}
+
+/// The hunks turning `old` into `new` for `path`.
+pub fn file_hunks(path: &[u8], old: &[u8], new: &[u8]) -> Vec<ReviewHunk> {
+    let d = line_diff(
+        old,
+        new,
+        &DiffOptions {
+            context: 3,
+            timeout: None,
+        },
+    );
+    d.hunks
+        .iter()
+        .map(|h| {
+            let mut lines = Vec::with_capacity(h.lines.len());
+            let mut key = blake3::Hasher::new();
+            key.update(path);
+            key.update(&[0]);
+            key.update(&(h.old_start as u64).to_le_bytes());
+            for &(tag, i) in &h.lines {
+                let (mark, text) = match tag {
+                    LineTag::Context => (' ', d.old_lines[i]),
+                    LineTag::Delete => ('-', d.old_lines[i]),
+                    LineTag::Insert => ('+', d.new_lines[i]),
+                };
+                key.update(&[mark as u8]);
+                key.update(text);
+                lines.push(format!("{mark}{}", String::from_utf8_lossy(text)));
+            }
+            let start = |s: usize, len: usize| if len == 0 { s } else { s + 1 };
+            ReviewHunk {
+                id: key.finalize().to_hex()[..12].to_string(),
+                old_start: start(h.old_start, h.old_len),
+                old_lines: h.old_len,
+                new_start: start(h.new_start, h.new_len),
+                new_lines: h.new_len,
+                lines,
+                pending: true,
+                old_range: (h.old_start, h.old_start + h.old_len),
+                new_range: (h.new_start, h.new_start + h.new_len),
+            }
+        })
+        .collect()
+}
+
+/// The content that takes from `new` exactly the hunks whose ids `take` accepts, and keeps
+/// `old` everywhere else. `hunks` must be [`file_hunks`] of the same `old` and `new`.
+pub fn select(
+    old: &[u8],
+    new: &[u8],
+    hunks: &[ReviewHunk],
+    take: &dyn Fn(&str) -> bool,
+) -> Vec<u8> {
+    let old_l: Vec<&[u8]> = old.split_inclusive(|&b| b == b'\n').collect();
+    let new_l: Vec<&[u8]> = new.split_inclusive(|&b| b == b'\n').collect();
+    let mut out = Vec::with_capacity(old.len().max(new.len()));
+    let mut at = 0;
+    for h in hunks {
+        for l in &old_l[at..h.old_range.0] {
+            out.extend_from_slice(l);
+        }
+        let side = if take(&h.id) {
+            &new_l[h.new_range.0..h.new_range.1]
+        } else {
+            &old_l[h.old_range.0..h.old_range.1]
+        };
+        for l in side {
+            out.extend_from_slice(l);
+        }
+        at = h.old_range.1;
+    }
+    for l in &old_l[at.min(old_l.len())..] {
+        out.extend_from_slice(l);
+    }
+    out
+}
+
+/// Both sides of a stored change as text, where it has line hunks (a missing side is empty):
+/// None for a symlink, a binary file, a rename or a change of mode only.
+pub fn texts(reader: &Reader, c: &FileChange) -> Result<Option<(Vec<u8>, Vec<u8>)>> {
+    let is_file = |e: &Option<crate::diff::EntryState>| {
+        e.is_none_or(|e| matches!(e.kind, Kind::File | Kind::Executable))
+    };
+    if !is_file(&c.old) || !is_file(&c.new) || c.old_path.is_some() {
+        return Ok(None);
+    }
+    let read = |e: &Option<crate::diff::EntryState>| match e {
+        Some(e) => reader.read_blob(&e.id),
+        None => Ok(Vec::new()),
+    };
+    let (old, new) = (read(&c.old)?, read(&c.new)?);
+    if crate::diff::is_binary(&old) || crate::diff::is_binary(&new) || old == new {
+        return Ok(None);
+    }
+    Ok(Some((old, new)))
+}
+
+/// The hunks of every change of a diff between two stored snapshots (None for a change
+/// without line hunks), in the diff's order.
+pub fn diff_hunks(reader: &Reader, changes: &[FileChange]) -> Result<Vec<Option<Vec<ReviewHunk>>>> {
+    changes
+        .iter()
+        .map(|c| Ok(texts(reader, c)?.map(|(o, n)| file_hunks(&c.path, &o, &n))))
+        .collect()
+}
+
+/// What writing a selection onto the workspace's file comes to.
+pub(crate) enum Onto {
+    /// A write to plan.
+    Write(Planned),
+    /// The workspace's file is that already.
+    Same,
+    /// It could not be merged (or the file is gone).
+    Conflict(Conflict),
+}
+
+/// Plans `target` (the file `assumed` with some hunks changed) onto the workspace's `path`:
+/// merged three ways (base `assumed`, ours the workspace's file, theirs `target`), so that a
+/// workspace that moved on keeps its own edits. `labels` name the two sides in markers.
+pub(crate) fn merge_onto(
+    root: &Path,
+    path: &[u8],
+    assumed: &[u8],
+    target: &[u8],
+    policy: ConflictPolicy,
+    labels: (&str, &str),
+) -> Result<Onto> {
+    let conflict = |why: &str, regions: usize| {
+        Onto::Conflict(Conflict {
+            path: path.to_vec(),
+            why: why.into(),
+            regions,
+        })
+    };
+    let Some((kind, ours)) = crate::apply::read_current(root, path)? else {
+        return Ok(conflict("deleted in the workspace; take the whole file", 0));
+    };
+    let merge_labels = MergeLabels {
+        ours: labels.0.into(),
+        theirs: labels.1.into(),
+    };
+    let (bytes, regions) = match merge3(assumed, &ours, target, merge_labels) {
+        MergeOutcome::Clean(b) => (b, 0),
+        MergeOutcome::Conflict {
+            with_markers,
+            conflicts,
+        } => match policy {
+            ConflictPolicy::Markers => (with_markers, conflicts.len()),
+            ConflictPolicy::Theirs => (target.to_vec(), 0),
+            ConflictPolicy::Ours => (ours.clone(), 0),
+            _ => {
+                return Ok(conflict(
+                    "changed on both sides and the changes conflict",
+                    conflicts.len(),
+                ));
+            }
+        },
+    };
+    if bytes == ours {
+        return Ok(Onto::Same);
+    }
+    Ok(Onto::Write(Planned {
+        outcome: FileOutcome {
+            path: path.to_vec(),
+            old_path: None,
+            action: "modify",
+            hunks: Vec::new(),
+            merged: ours != assumed,
+            conflicts: regions,
+        },
+        write: Some((path.to_vec(), kind, bytes)),
+        remove: Vec::new(),
+    }))
+}
+
+/// A hunk selection applied to the workspace: per file, `(path, assumed, target)` where
+/// `assumed` is the content the selection was made against and `target` that content with the
+/// chosen hunks changed; each is merged three ways onto the workspace's file and all are
+/// written as one undoable operation of `kind`. Nothing is written when a file conflicts
+/// (unless `markers`), nor with `check`.
+pub(crate) fn write_selection(
+    store: &crate::store::Store,
+    root: &Path,
+    kind: &str,
+    key: crate::id::Id,
+    files: Vec<(Vec<u8>, Vec<u8>, Vec<u8>)>,
+    markers: bool,
+    check: bool,
+) -> Result<crate::revert::RevertReport> {
+    let policy = if markers {
+        ConflictPolicy::Markers
+    } else {
+        ConflictPolicy::Fail
+    };
+    let mut work = Vec::new();
+    for (path, assumed, target) in files {
+        match merge_onto(root, &path, &assumed, &target, policy, ("workspace", kind))? {
+            Onto::Conflict(c) => return Err(crate::apply::fail(&c.path, c.why)),
+            Onto::Same => {}
+            Onto::Write(p) => work.push(p),
+        }
+    }
+    let mut report = crate::revert::RevertReport {
+        files: work.iter().map(|p| p.outcome.clone()).collect(),
+        ..Default::default()
+    };
+    if check || work.is_empty() {
+        return Ok(report);
+    }
+    let done = crate::apply::write_with_op(store, root, kind, key, &work, false)?;
+    report.before = done.before;
+    report.after = done.after;
+    report.op = Some(done.op);
+    Ok(report)
+}
+
+/// Fails naming the first id of `wanted` that no hunk in `hunks` has.
+pub(crate) fn check_ids<'a>(
+    wanted: &[String],
+    hunks: impl Iterator<Item = &'a ReviewHunk>,
+    where_: &str,
+) -> Result<()> {
+    let known: rustc_hash::FxHashSet<&str> = hunks.map(|h| h.id.as_str()).collect();
+    match wanted.iter().find(|w| !known.contains(w.as_str())) {
+        Some(id) => Err(crate::error::Error::Invalid(format!(
+            "no hunk '{id}' in {where_}"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// The workspace's modified text files against snapshot `rev` (below `paths`, if any), each
+/// with the hunks a restore of it would apply (old side: the file on disk now). What
+/// `restore -p` asks about; other changes (added, deleted, binary files) are restored by path.
+pub fn restore_review(
+    store: &crate::store::Store,
+    root: &Path,
+    rev: crate::id::Id,
+    paths: &[Vec<u8>],
+) -> Result<Vec<(Vec<u8>, Vec<ReviewHunk>)>> {
+    let d = crate::diff::diff(
+        store,
+        crate::diff::Rev::Live,
+        crate::diff::Rev::Snapshot(rev),
+        Some(root),
+        &crate::diff::DiffRequest {
+            renames: false,
+            paths: paths.to_vec(),
+        },
+    )?;
+    let reader = store.reader()?;
+    let mut out = Vec::new();
+    for c in &d.changes {
+        let (Some(o), Some(n)) = (c.old, c.new) else {
+            continue;
+        };
+        if !matches!(o.kind, Kind::File | Kind::Executable)
+            || !matches!(n.kind, Kind::File | Kind::Executable)
+        {
+            continue;
+        }
+        let Some((_, old)) = crate::apply::read_current(root, &c.path)? else {
+            continue;
+        };
+        let new = reader.read_blob(&n.id)?;
+        if crate::diff::is_binary(&old) || crate::diff::is_binary(&new) || old == new {
+            continue;
+        }
+        out.push((c.path.clone(), file_hunks(&c.path, &old, &new)));
+    }
+    Ok(out)
+}
+
+/// Restores single hunks from snapshot `rev` into the workspace (ids from
+/// [`restore_review`]), as one undoable operation.
+pub fn restore_hunks(
+    store: &crate::store::Store,
+    root: &Path,
+    rev: crate::id::Id,
+    ids: &[String],
+) -> Result<crate::revert::RevertReport> {
+    let root = crate::workspace::canonical(root, true)?;
+    let review = restore_review(store, &root, rev, &[])?;
+    check_ids(
+        ids,
+        review.iter().flat_map(|(_, h)| h.iter()),
+        "the workspace's changes against that snapshot (they moved since?)",
+    )?;
+    let reader = store.reader()?;
+    let rev_root = reader.snapshot(&rev)?.root;
+    let mut files = Vec::new();
+    for (path, hs) in &review {
+        if !hs.iter().any(|h| ids.contains(&h.id)) {
+            continue;
+        }
+        let Some((_, old)) = crate::apply::read_current(&root, path)? else {
+            continue;
+        };
+        let Some(e) = reader.lookup(&rev_root, path)? else {
+            continue;
+        };
+        let new = reader.read_blob(&e.id)?;
+        let target = select(&old, &new, hs, &|id| ids.iter().any(|x| x == id));
+        files.push((path.clone(), old, target));
+    }
+    let mut parts: Vec<&[u8]> = vec![b"restore-hunks", &rev.0];
+    parts.extend(ids.iter().map(|s| s.as_bytes()));
+    let key = crate::apply::request_key(&parts);
+    write_selection(store, &root, "restore", key, files, false, false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(n: usize, f: &dyn Fn(usize) -> String) -> Vec<u8> {
+        (1..=n).map(f).collect::<String>().into_bytes()
+    }
+
+    #[test]
+    fn taking_every_hunk_gives_new_and_none_gives_old() {
+        let old = text(40, &|i| format!("line {i}\n"));
+        let new = text(40, &|i| match i {
+            3 => "changed 3\n".into(),
+            20 => "changed 20\nadded\n".into(),
+            38 => String::new(),
+            _ => format!("line {i}\n"),
+        });
+        let hunks = file_hunks(b"f", &old, &new);
+        assert_eq!(hunks.len(), 3);
+        assert_eq!(select(&old, &new, &hunks, &|_| true), new);
+        assert_eq!(select(&old, &new, &hunks, &|_| false), old);
+        // One at a time, in any order, adds up to the whole.
+        let mid = select(&old, &new, &hunks, &|id| id == hunks[1].id);
+        assert!(String::from_utf8_lossy(&mid).contains("changed 20\nadded\n"));
+        assert!(String::from_utf8_lossy(&mid).contains("line 3\n"));
+        let ids: Vec<String> = hunks.iter().map(|h| h.id.clone()).collect();
+        assert_eq!(
+            file_hunks(b"f", &old, &new)
+                .iter()
+                .map(|h| h.id.clone())
+                .collect::<Vec<_>>(),
+            ids,
+            "ids are stable"
+        );
+        assert_ne!(
+            file_hunks(b"g", &old, &new)[0].id,
+            ids[0],
+            "the path is part of the id"
+        );
+    }
+
+    #[test]
+    fn a_file_without_a_final_newline_keeps_it_that_way() {
+        let old = b"a\nb\nc".to_vec();
+        let new = b"a\nB\nc".to_vec();
+        let hunks = file_hunks(b"f", &old, &new);
+        assert_eq!(select(&old, &new, &hunks, &|_| true), new);
+        assert_eq!(select(&old, &new, &hunks, &|_| false), old);
+    }
+}
