@@ -45,6 +45,16 @@ fn one_row_per_user_action() {
         .expect("a reject row");
     assert_eq!(rej["kind"], "overlay-reject", "no id in the kind: {rej}");
     assert_eq!(rej["target"], id.as_str(), "{rej}");
+    assert_eq!(
+        rej["changed_workspace"], false,
+        "only the overlay moved: {rej}"
+    );
+    e.ok(&["undo"]);
+    let top = &rows(&e, &[])[0];
+    assert_eq!(top["kind"], "undo", "{top}");
+    assert_eq!(top["changed_workspace"], false, "undoing a reject: {top}");
+    let run = r.iter().find(|o| o["kind"] == "run").unwrap();
+    assert_eq!(run["changed_workspace"], true, "{run}");
 
     // An accept is one row too (stored as the accept and its pre/post snapshots).
     let id = e

@@ -504,7 +504,7 @@ fn run_in(ctx: &Ctx, id: &str, argv: Vec<OsString>) -> CliResult {
         output::error_line(e, ctx.json);
     }
     if ctx.json {
-        output::print_json(&r)?;
+        output::print_json(&r.reported())?;
     }
     Ok(r.exit_code())
 }

@@ -117,7 +117,7 @@ fn restore_hunks(
     store: &crate::store::Store,
     root: &std::path::Path,
     target: crate::id::Id,
-    paths: &[String],
+    paths: &[std::ffi::OsString],
 ) -> CliResult {
     super::hunk_prompt::need_terminal("restore by path (`rewind restore REV -- PATH`)")?;
     let paths = ctx.workspace_paths(Some(root), paths)?;
@@ -182,6 +182,7 @@ pub fn op(ctx: &Ctx, a: OpArgs) -> CliResult {
                 kind: op.kind.clone(),
                 target: None,
                 folded: Vec::new(),
+                changed_workspace: op.changed_workspace,
                 op,
             })
             .collect()
@@ -205,7 +206,7 @@ pub fn op(ctx: &Ctx, a: OpArgs) -> CliResult {
                     "after": o.after.map(|i| i.hex()),
                     "command": o.command,
                     "reverses": o.reverses,
-                    "changed_workspace": o.changed_workspace,
+                    "changed_workspace": r.changed_workspace,
                 })
             })
             .collect();

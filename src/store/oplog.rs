@@ -120,7 +120,14 @@ pub struct ActionRow {
     /// The ids of the bookkeeping rows folded into it: the `pre-KIND` and `post-KIND`
     /// snapshots the same command recorded around the action.
     pub folded: Vec<u64>,
+    /// Whether the action changed files in the workspace. The stored flag also marks what
+    /// `undo` can take back, so it is set on an overlay reject (and on the undo or redo of
+    /// one) although those move only the overlay; this says what happened to the files.
+    pub changed_workspace: bool,
 }
+
+/// Kinds (without their target) whose operations move only an overlay, never the workspace.
+const OVERLAY_ONLY_KINDS: &[&str] = &["overlay-reject"];
 
 /// Splits a stored kind into (kind, target): `overlay-reject:3` -> (`overlay-reject`, `3`).
 pub fn split_kind(kind: &str) -> (&str, Option<&str>) {
@@ -134,6 +141,15 @@ pub fn split_kind(kind: &str) -> (&str, Option<&str>) {
 /// nothing joins the row of kind X recorded by the same command next to it. A bookkeeping row
 /// with no such action (the action failed) stays a row of its own. The stored log is unchanged.
 pub fn fold_actions(ops: Vec<OpRecord>) -> Vec<ActionRow> {
+    // Oldest first, so an undo or redo finds the operation it reverses already judged.
+    let mut overlay_only = rustc_hash::FxHashSet::default();
+    for op in ops.iter().rev() {
+        let only = OVERLAY_ONLY_KINDS.contains(&split_kind(&op.kind).0)
+            || op.reverses.is_some_and(|r| overlay_only.contains(&r));
+        if only {
+            overlay_only.insert(op.id);
+        }
+    }
     let mut rows: Vec<ActionRow> = ops
         .into_iter()
         .map(|op| {
@@ -142,6 +158,7 @@ pub fn fold_actions(ops: Vec<OpRecord>) -> Vec<ActionRow> {
                 kind: k.to_string(),
                 target: t.map(str::to_string),
                 folded: Vec::new(),
+                changed_workspace: op.changed_workspace && !overlay_only.contains(&op.id),
                 op,
             }
         })
