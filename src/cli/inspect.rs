@@ -49,11 +49,7 @@ fn snapshot_json(id: &Id, r: &SnapshotRecord, tags: &[String]) -> Value {
         "bytes": r.stats.bytes,
         "ignore_globs": r.scan.ignore_globs,
         "max_file_size": r.scan.max_file_size,
-        "skipped": r.skipped.iter().map(|s| {
-            let mut o = json!({"reason": s.reason.name(), "detail": s.detail});
-            output::put_path(&mut o, "path", Some(&s.path));
-            o
-        }).collect::<Vec<_>>(),
+        "skipped": r.skipped.iter().map(output::skipped_json).collect::<Vec<_>>(),
     })
 }
 
@@ -220,13 +216,7 @@ pub fn show(ctx: &Ctx, a: ShowArgs) -> CliResult {
         writeln!(out, "ignored   {}", r.scan.ignore_globs.join(" "))?;
     }
     for s in &r.skipped {
-        writeln!(
-            out,
-            "skipped   {} ({}: {})",
-            output::path_text(&s.path),
-            s.reason.name(),
-            s.detail
-        )?;
+        writeln!(out, "skipped   {}", output::skipped_text(s))?;
     }
     if !r.message.is_empty() {
         writeln!(out, "\n    {}", r.message)?;

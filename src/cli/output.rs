@@ -179,12 +179,14 @@ pub fn seconds(s: f64) -> std::time::Duration {
 
 /// A skipped path for people: `path (reason: detail)`.
 pub fn skipped_text(s: &crate::store::snapshot::Skipped) -> String {
-    format!("{} ({}: {})", path_str(&s.path), s.reason.name(), s.detail)
+    format!("{} ({}: {})", path_text(&s.path), s.reason.name(), s.detail)
 }
 
-/// A skipped path as JSON.
+/// A skipped path as JSON (with `path_bytes` when the name is not UTF-8).
 pub fn skipped_json(s: &crate::store::snapshot::Skipped) -> serde_json::Value {
-    serde_json::json!({"path": path_str(&s.path), "reason": s.reason.name(), "detail": s.detail})
+    let mut o = serde_json::json!({"reason": s.reason.name(), "detail": s.detail});
+    put_path(&mut o, "path", Some(&s.path));
+    o
 }
 
 /// `n` and a noun, plural unless `n` is 1: "1 file", "3 files".

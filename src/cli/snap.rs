@@ -112,11 +112,7 @@ pub fn report_json(r: &SnapshotReport) -> serde_json::Value {
         "new_trees": r.new_trees,
         "stored_bytes": r.stored_bytes,
         "seconds": r.seconds,
-        "skipped": r.skipped.iter().map(|s| {
-            let mut o = json!({"reason": s.reason.name(), "detail": s.detail});
-            output::put_path(&mut o, "path", Some(&s.path));
-            o
-        }).collect::<Vec<_>>(),
+        "skipped": r.skipped.iter().map(output::skipped_json).collect::<Vec<_>>(),
     })
 }
 
