@@ -18,6 +18,7 @@ pub mod id;
 pub mod overlay;
 pub mod patch;
 pub mod progress;
+pub mod remote;
 pub mod restore;
 pub mod revert;
 pub mod revision;
