@@ -223,7 +223,7 @@ pub enum Error {
     /// Another process holds the remote (a gc while pushing, or a push while collecting).
     #[error(
         "remote '{remote}' is busy: {holder}; try again when it has finished (a lock not \
-         refreshed for 30 minutes is taken to be a dead process's and ignored)"
+         refreshed for 30 minutes, or whose process on this host is gone, is ignored)"
     )]
     RemoteBusy {
         /// The remote's name.

@@ -38,6 +38,14 @@ pub enum RemoteCommand {
         /// Its name
         name: String,
     },
+    /// Delete snapshots (and tags pointing at them) from a remote; `gc --remote` frees their data
+    Forget {
+        /// The remote
+        name: String,
+        /// Snapshots or tags on the remote
+        #[arg(required = true)]
+        revs: Vec<String>,
+    },
 }
 
 /// `push`.
@@ -199,6 +207,27 @@ pub fn remote(ctx: &Ctx, a: RemoteArgs) -> CliResult {
                 println!("removed remote {name} (nothing on it was deleted)");
             }
         }
+        RemoteCommand::Forget { name, revs } => {
+            let remote = open(&store, &name)?;
+            let ids = revs
+                .iter()
+                .map(|r| remote.resolve(r))
+                .collect::<Result<Vec<_>, _>>()?;
+            let tags = remote::gc::forget(&remote, &ids)?;
+            if ctx.json {
+                output::print_json(&json!({
+                    "remote": name,
+                    "forgotten": ids.iter().map(|i| i.hex()).collect::<Vec<_>>(),
+                    "tags_removed": tags,
+                }))?;
+            } else if !ctx.quiet {
+                println!(
+                    "forgot {} snapshots on {name} ({} tags removed); `rewind gc --remote {name}` frees their data",
+                    ids.len(),
+                    tags.len()
+                );
+            }
+        }
     }
     Ok(0)
 }
@@ -241,7 +270,10 @@ pub fn push(ctx: &Ctx, a: PushArgs) -> CliResult {
     let quiet = ctx.quiet || ctx.json;
     let on_wait = |holder: &str| {
         if !quiet {
-            eprintln!("rewind: waiting for remote {}: {holder} ...", a.args.first().map(String::as_str).unwrap_or("remote"));
+            eprintln!(
+                "rewind: waiting for remote {}: {holder} ...",
+                a.args.first().map(String::as_str).unwrap_or("remote")
+            );
         }
     };
     let r = remote::push::push(&store, &remote, &opts, &bar, &on_wait)?;

@@ -117,7 +117,11 @@ fn mark(remote: &Remote, index: &RemoteIndex, problems: &mut Vec<Problem>) -> Re
 /// every snapshot record matches its id and everything it reaches is indexed (trees and chunk
 /// lists are downloaded and checked). With `full`, every pack is downloaded whole and every
 /// object in it checked against its id.
-pub fn verify(remote: &Remote, full: bool, progress: &dyn TransferProgress) -> Result<VerifyReport> {
+pub fn verify(
+    remote: &Remote,
+    full: bool,
+    progress: &dyn TransferProgress,
+) -> Result<VerifyReport> {
     remote.check_format(false)?;
     let mut r = VerifyReport::default();
     let mut index = RemoteIndex::default();
@@ -131,7 +135,10 @@ pub fn verify(remote: &Remote, full: bool, progress: &dyn TransferProgress) -> R
         match Index::decode(&pack, &bytes) {
             Ok(i) => {
                 for e in &i.entries {
-                    index.objects.entry(e.id).or_insert(super::Location { pack, entry: *e });
+                    index
+                        .objects
+                        .entry(e.id)
+                        .or_insert(super::Location { pack, entry: *e });
                 }
                 index.packs.insert(pack, i);
             }
@@ -147,7 +154,10 @@ pub fn verify(remote: &Remote, full: bool, progress: &dyn TransferProgress) -> R
         .filter_map(|(n, size)| Id::from_hex(&n).map(|id| (id, size)))
         .collect();
     r.packs = index.packs.len() as u64;
-    r.orphan_packs = packs.keys().filter(|p| !index.packs.contains_key(p)).count() as u64;
+    r.orphan_packs = packs
+        .keys()
+        .filter(|p| !index.packs.contains_key(p))
+        .count() as u64;
     for (id, i) in &index.packs {
         match packs.get(id) {
             None => r.problems.push(Problem {
@@ -183,7 +193,9 @@ pub fn verify(remote: &Remote, full: bool, progress: &dyn TransferProgress) -> R
             if !packs.contains_key(id) {
                 continue;
             }
-            let bytes = remote.get(&format!("packs/{}", id.hex()))?.unwrap_or_default();
+            let bytes = remote
+                .get(&format!("packs/{}", id.hex()))?
+                .unwrap_or_default();
             r.bytes_checked += bytes.len() as u64;
             if Id::of(&bytes) != *id {
                 r.problems.push(Problem {
@@ -312,4 +324,21 @@ pub fn gc(remote: &Remote, progress: &dyn TransferProgress) -> Result<GcReport> 
     r.requests = remote.requests() - requests0;
     r.seconds = t0.elapsed().as_secs_f64();
     Ok(r)
+}
+
+/// Deletes snapshot records from the remote, and the remote tags that point at them; their
+/// data stays until `gc --remote`. Returns the tags removed.
+pub fn forget(remote: &Remote, ids: &[Id]) -> Result<Vec<String>> {
+    remote.check_format(false)?;
+    let mut tags = Vec::new();
+    for (name, id) in remote.tags()? {
+        if ids.contains(&id) {
+            remote.delete(&format!("refs/{name}"))?;
+            tags.push(name);
+        }
+    }
+    for id in ids {
+        remote.delete(&format!("snapshots/{}", id.hex()))?;
+    }
+    Ok(tags)
 }

@@ -11,7 +11,8 @@
 //! that start together, the one that lists last sees the other. A push that sees a gc lock
 //! removes its own, waits and tries again; a gc that sees any other live lock removes its own
 //! and stops. A push refreshes its lock while it runs; a lock not refreshed for
-//! [`STALE_AFTER`] belongs to a process that died and is ignored (and removed by gc).
+//! [`STALE_AFTER`], or one whose holder on this host no longer exists, belongs to a process
+//! that died and is ignored (and removed by gc).
 
 use std::cell::Cell;
 use std::time::{Duration, Instant};
@@ -52,7 +53,12 @@ impl LockInfo {
         )
     }
 
+    /// Whether the holder is gone: on this host, a process that no longer exists (as restic
+    /// checks); anywhere, a lock not refreshed for [`STALE_AFTER`].
     fn stale(&self) -> bool {
+        if self.host == host() && self.pid != std::process::id() && !alive(self.pid) {
+            return true;
+        }
         let age = crate::util::now_ns().saturating_sub(self.time_ns);
         age > STALE_AFTER.as_nanos() as i64
     }
@@ -64,6 +70,15 @@ pub struct Lock<'r> {
     key: String,
     info: LockInfo,
     refreshed: Cell<Instant>,
+}
+
+fn alive(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    // SAFETY: signal 0 only checks that the process exists; nothing is sent.
+    let r = unsafe { libc::kill(pid, 0) };
+    r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
 fn host() -> String {
@@ -79,7 +94,8 @@ fn write(remote: &Remote, kind: &str) -> Result<(String, LockInfo)> {
         pid: std::process::id(),
         time_ns: crate::util::now_ns(),
     };
-    let nonce = crate::id::Id::of(format!("{} {} {:?}", info.pid, info.time_ns, Instant::now()).as_bytes());
+    let nonce =
+        crate::id::Id::of(format!("{} {} {:?}", info.pid, info.time_ns, Instant::now()).as_bytes());
     let key = format!("locks/{kind}-{}", &nonce.hex()[..16]);
     remote.put(&key, serde_json::to_vec(&info).unwrap_or_default())?;
     Ok((key, info))
@@ -104,16 +120,22 @@ fn others(remote: &Remote, own: &str) -> Result<Vec<(String, Option<LockInfo>)>>
 
 impl<'r> Lock<'r> {
     /// Takes a shared lock for a push, waiting up to `timeout` while a gc holds the remote.
-    pub fn shared(remote: &'r Remote, timeout: Duration, on_wait: &dyn Fn(&str)) -> Result<Lock<'r>> {
+    pub fn shared(
+        remote: &'r Remote,
+        timeout: Duration,
+        on_wait: &dyn Fn(&str),
+    ) -> Result<Lock<'r>> {
         let start = Instant::now();
         let mut told = false;
         loop {
             let (key, info) = write(remote, "push")?;
-            let blocker = others(remote, &key)?.into_iter().find_map(|(k, i)| match i {
-                Some(i) if i.kind == "push" || i.stale() => None,
-                Some(i) => Some(i.describe()),
-                None => Some(format!("an unreadable lock {k}")),
-            });
+            let blocker = others(remote, &key)?
+                .into_iter()
+                .find_map(|(k, i)| match i {
+                    Some(i) if i.kind == "push" || i.stale() => None,
+                    Some(i) => Some(i.describe()),
+                    None => Some(format!("an unreadable lock {k}")),
+                });
             let Some(blocker) = blocker else {
                 return Ok(Lock {
                     remote,

@@ -61,6 +61,9 @@ pub trait TransferProgress: Sync {
 pub struct NoTransferProgress;
 impl TransferProgress for NoTransferProgress {}
 
+/// Called for each object fetched: its entry, stored bytes and checked content.
+pub type OnObject<'a> = dyn FnMut(&Entry, &[u8], Vec<u8>) -> Result<()> + 'a;
+
 /// The marker's contents.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Marker {
@@ -132,9 +135,7 @@ impl Remote {
                 }
                 let mut b = object_store::aws::AmazonS3Builder::from_env();
                 for (k, v) in settings {
-                    let key = k
-                        .parse()
-                        .map_err(|e| bad(format!("setting {k}: {e}")))?;
+                    let key = k.parse().map_err(|e| bad(format!("setting {k}: {e}")))?;
                     b = b.with_config(key, *v);
                 }
                 let s3 = b
@@ -306,7 +307,10 @@ impl Remote {
             None => {
                 return Err(Error::Remote {
                     remote: self.name.clone(),
-                    why: format!("{} holds no rewind remote (nothing was pushed yet)", self.url),
+                    why: format!(
+                        "{} holds no rewind remote (nothing was pushed yet)",
+                        self.url
+                    ),
                 });
             }
         };
@@ -389,11 +393,13 @@ impl Remote {
             return Ok(None);
         };
         let hex = String::from_utf8_lossy(&bytes);
-        Id::from_hex(hex.trim()).map(Some).ok_or_else(|| Error::Corrupt {
-            kind: "remote tag",
-            id: name.to_string(),
-            why: "does not hold a snapshot id".into(),
-        })
+        Id::from_hex(hex.trim())
+            .map(Some)
+            .ok_or_else(|| Error::Corrupt {
+                kind: "remote tag",
+                id: name.to_string(),
+                why: "does not hold a snapshot id".into(),
+            })
     }
 
     /// Artifacts on the remote.
@@ -451,12 +457,7 @@ impl Remote {
     /// Reads `entries` (sorted or not) of one pack, coalescing near ranges into one request,
     /// and checks each against its id. Calls `each` with the entry, its stored bytes and its
     /// checked content.
-    pub fn fetch(
-        &self,
-        pack: &Id,
-        entries: &[Entry],
-        each: &mut dyn FnMut(&Entry, &[u8], Vec<u8>) -> Result<()>,
-    ) -> Result<()> {
+    pub fn fetch(&self, pack: &Id, entries: &[Entry], each: &mut OnObject<'_>) -> Result<()> {
         let mut sorted = entries.to_vec();
         sorted.sort_by_key(|e| e.offset);
         let key = format!("packs/{}", pack.hex());
@@ -477,13 +478,14 @@ impl Remote {
             let bytes = self.get_range(&key, start..end)?;
             for e in &sorted[i..j] {
                 let from = (e.offset - start) as usize;
-                let stored = bytes
-                    .get(from..from + e.len as usize)
-                    .ok_or_else(|| Error::Corrupt {
-                        kind: "remote pack",
-                        id: pack.hex(),
-                        why: "shorter than its index says".into(),
-                    })?;
+                let stored =
+                    bytes
+                        .get(from..from + e.len as usize)
+                        .ok_or_else(|| Error::Corrupt {
+                            kind: "remote pack",
+                            id: pack.hex(),
+                            why: "shorter than its index says".into(),
+                        })?;
                 let content = pack::check(e, pack, stored)?;
                 each(e, stored, content)?;
             }

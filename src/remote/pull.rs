@@ -64,7 +64,11 @@ pub struct PullReport {
 fn locate(index: &RemoteIndex, remote: &Remote, kind: &'static str, id: &Id) -> Result<Location> {
     index.objects.get(id).copied().ok_or_else(|| Error::Remote {
         remote: remote.name.clone(),
-        why: format!("{kind} {} is in no pack on the remote (run `rewind verify --remote {}`)", id.hex(), remote.name),
+        why: format!(
+            "{kind} {} is in no pack on the remote (run `rewind verify --remote {}`)",
+            id.hex(),
+            remote.name
+        ),
     })
 }
 
@@ -197,7 +201,10 @@ pub fn pull(
             return Err(Error::Corrupt {
                 kind: "blob",
                 id: id.hex(),
-                why: format!("on remote {}: its chunks do not add up to its id", remote.name),
+                why: format!(
+                    "on remote {}: its chunks do not add up to its id",
+                    remote.name
+                ),
             });
         }
     }
