@@ -203,6 +203,13 @@ impl Remote {
     }
 }
 
+/// The workspace's latest snapshot id (full hex).
+fn head(e: &Env) -> String {
+    let log: serde_json::Value =
+        serde_json::from_str(&e.ok(&["log", "-n", "1", "--json"])).expect("log json");
+    log[0]["id"].as_str().expect("id").to_string()
+}
+
 /// A workspace with what a round trip must keep: nested dirs, an executable, a symlink, a
 /// non-UTF-8 name, an empty file, and a file large enough to be chunked.
 fn fill(ws: &Path, seed: u64) {
@@ -254,10 +261,7 @@ fn round_trip(r: &Remote, e: &Env) {
     assert_eq!(pulled["tags_set"], serde_json::json!(["v1"]), "{pulled}");
     let latest = e.tmp.path().join("latest");
     std::fs::create_dir(&latest).unwrap();
-    let head = e.ok(&["log", "-n", "1", "--json"]);
-    let head: serde_json::Value = serde_json::from_str(&head).unwrap();
-    let head = head[0]["id"].as_str().unwrap().to_string();
-    r.ok(&c_store, &latest, &["restore", &head]);
+    r.ok(&c_store, &latest, &["restore", &head(e)]);
     assert_eq!(list_disk(&latest), list_disk(&e.ws));
     r.ok(&c_store, &latest, &["verify", "--full"]);
     let v = r.json(
@@ -344,15 +348,10 @@ fn two_pushers(r: &Remote) {
     let v = r.json(&c.store, &c.ws, &["verify", "--remote", "origin", "--full"]);
     assert_eq!(v["ok"], true, "{v}");
     for e in [&a, &b] {
-        let head: serde_json::Value =
-            serde_json::from_str(&e.ok(&["log", "-n", "1", "--json"])).unwrap();
-        let dest = c.tmp.path().join(head[0]["short_id"].as_str().unwrap());
+        let head = head(e);
+        let dest = c.tmp.path().join(&head[..12]);
         std::fs::create_dir(&dest).unwrap();
-        r.ok(
-            &c.store,
-            &dest,
-            &["restore", head[0]["id"].as_str().unwrap()],
-        );
+        r.ok(&c.store, &dest, &["restore", &head]);
         assert_eq!(list_disk(&dest), list_disk(&e.ws));
     }
 }
@@ -421,13 +420,8 @@ fn killed_push_then_completed() {
     r.ok(&c.store, &c.ws, &["pull", "-q"]);
     let dest = c.tmp.path().join("dest");
     std::fs::create_dir(&dest).unwrap();
-    let head: serde_json::Value =
-        serde_json::from_str(&e.ok(&["log", "-n", "1", "--json"])).unwrap();
-    r.ok(
-        &c.store,
-        &dest,
-        &["restore", head[0]["id"].as_str().unwrap()],
-    );
+    let head = head(&e);
+    r.ok(&c.store, &dest, &["restore", &head]);
     assert_eq!(list_disk(&dest), list_disk(&e.ws));
     // The interrupted pushes' leftovers go with gc.
     let g = r.json(&c.store, &c.ws, &["gc", "--remote", "origin"]);
@@ -505,15 +499,10 @@ fn gc_frees_forgotten_snapshots() {
     let b = Env::new();
     r.ok(&b.store, &b.ws, &["remote", "add", "origin", &r.url]);
     r.ok(&b.store, &b.ws, &["pull", "-q"]);
-    let head: serde_json::Value =
-        serde_json::from_str(&e.ok(&["log", "-n", "1", "--json"])).unwrap();
+    let head = head(&e);
     let dest = b.tmp.path().join("dest");
     std::fs::create_dir(&dest).unwrap();
-    r.ok(
-        &b.store,
-        &dest,
-        &["restore", head[0]["id"].as_str().unwrap()],
-    );
+    r.ok(&b.store, &dest, &["restore", &head]);
     assert_eq!(list_disk(&dest), list_disk(&e.ws));
 }
 
@@ -529,9 +518,7 @@ fn gc_racing_push(r: &Remote) {
     for i in 0..6u64 {
         e.write("changing.bin", &noise(500 + i, 1_500_000));
         e.ok(&["snapshot", "-q"]);
-        let head: serde_json::Value =
-            serde_json::from_str(&e.ok(&["log", "-n", "1", "--json"])).unwrap();
-        let id = head[0]["id"].as_str().unwrap().to_string();
+        let id = head(&e);
         // Forget the previous snapshot so gc has something to delete while the push runs.
         if let Some(prev) = pushed.last() {
             r.ok(&e.store, &e.ws, &["remote", "forget", "origin", prev]);
