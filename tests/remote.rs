@@ -514,14 +514,15 @@ fn gc_racing_push(r: &Remote) {
     fill(&e.ws, 30);
     e.ok(&["snapshot", "-q"]);
     r.ok(&e.store, &e.ws, &["push", "-q"]);
-    let mut pushed: Vec<String> = Vec::new();
+    // (snapshot, round) of every push that got through and is still on the remote.
+    let mut pushed: Vec<(String, u64)> = Vec::new();
     for i in 0..6u64 {
         e.write("changing.bin", &noise(500 + i, 1_500_000));
         e.ok(&["snapshot", "-q"]);
         let id = head(&e);
         // Forget the previous snapshot so gc has something to delete while the push runs.
-        if let Some(prev) = pushed.last() {
-            r.ok(&e.store, &e.ws, &["remote", "forget", "origin", prev]);
+        if let Some((prev, _)) = pushed.pop() {
+            r.ok(&e.store, &e.ws, &["remote", "forget", "origin", &prev]);
         }
         let (push, gc) = std::thread::scope(|s| {
             let p = s.spawn(|| r.run(&e.store, &e.ws, &["push", "--lock-timeout", "0"]));
@@ -535,17 +536,32 @@ fn gc_racing_push(r: &Remote) {
             }
         }
         if push.status.success() {
-            pushed.push(id);
+            pushed.push((id, i));
         }
     }
-    assert!(!pushed.is_empty(), "no push got through in 6 rounds");
     let v = r.json(&e.store, &e.ws, &["verify", "--remote", "origin", "--full"]);
     assert_eq!(v["ok"], true, "{v}");
-    let last = pushed.last().unwrap();
+    // Whatever got through is whole: restored from the remote into an empty store.
+    for (id, i) in &pushed {
+        let b = Env::new();
+        let dest = b.tmp.path().join("dest");
+        std::fs::create_dir(&dest).unwrap();
+        r.ok(&b.store, &dest, &["restore", "--remote", &r.url, id]);
+        assert_eq!(
+            std::fs::read(dest.join("changing.bin")).unwrap(),
+            noise(500 + i, 1_500_000)
+        );
+        assert_eq!(
+            std::fs::read(dest.join("big.bin")).unwrap(),
+            std::fs::read(e.path("big.bin")).unwrap()
+        );
+    }
+    // And the remote takes the latest once nothing races.
+    r.ok(&e.store, &e.ws, &["push", "-q"]);
     let b = Env::new();
     let dest = b.tmp.path().join("dest");
     std::fs::create_dir(&dest).unwrap();
-    r.ok(&b.store, &dest, &["restore", "--remote", &r.url, last]);
+    r.ok(&b.store, &dest, &["restore", "--remote", &r.url, &head(&e)]);
     assert_eq!(list_disk(&dest), list_disk(&e.ws));
 }
 

@@ -2,7 +2,8 @@
 //! speaks its protocol, or a directory through `file://`).
 //!
 //! The rest of rewind is synchronous; object_store is async, so a [`Remote`] owns a small
-//! current-thread tokio runtime and every call here blocks on it. The remote's layout, its
+//! tokio runtime (two workers) and every call here blocks on it; only pack uploads and ranged
+//! reads run several at a time. The remote's layout, its
 //! invariants and the object-store guarantees it relies on are in ARCHITECTURE.md
 //! ("Remotes"); in short:
 //!
@@ -24,7 +25,7 @@ use std::ops::Range;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use futures::TryStreamExt;
+use futures::{StreamExt, TryStreamExt};
 use object_store::path::Path as ObjPath;
 use object_store::{ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload};
 use serde::{Deserialize, Serialize};
@@ -45,7 +46,10 @@ pub const PACK_TARGET: usize = 32 << 20;
 /// Ranges of one pack closer than this are fetched in one request.
 const COALESCE_GAP: u64 = 1 << 20;
 /// A coalesced fetch grows no larger than this.
-const FETCH_MAX: u64 = 64 << 20;
+const FETCH_MAX: u64 = 32 << 20;
+/// Requests in flight at once in a transfer: enough to hide a round trip and keep a server
+/// busy, few enough that memory stays at a few packs.
+pub const PARALLEL: usize = 4;
 
 /// Progress of a transfer, in bytes and objects. The library only calls these hooks.
 pub trait TransferProgress: Sync {
@@ -148,7 +152,9 @@ impl Remote {
                     "{url}: unsupported URL (expected s3://BUCKET[/PREFIX] or file:///PATH)"
                 )));
             };
-        let rt = tokio::runtime::Builder::new_current_thread()
+        // Two workers: uploads run while this thread builds the next pack.
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
             .enable_all()
             .build()
             .map_err(|e| Error::io("<tokio runtime>", e))?;
@@ -454,46 +460,110 @@ impl Remote {
         })
     }
 
-    /// Reads `entries` (sorted or not) of one pack, coalescing near ranges into one request,
-    /// and checks each against its id. Calls `each` with the entry, its stored bytes and its
-    /// checked content.
+    /// Reads `entries` (sorted or not) of one pack and checks each; see [`Remote::fetch_many`].
     pub fn fetch(&self, pack: &Id, entries: &[Entry], each: &mut OnObject<'_>) -> Result<()> {
-        let mut sorted = entries.to_vec();
-        sorted.sort_by_key(|e| e.offset);
-        let key = format!("packs/{}", pack.hex());
-        let mut i = 0;
-        while i < sorted.len() {
-            let start = sorted[i].offset;
-            let mut end = start + u64::from(sorted[i].len);
-            let mut j = i + 1;
-            while j < sorted.len() {
-                let e = &sorted[j];
-                let e_end = e.offset + u64::from(e.len);
-                if e.offset > end + COALESCE_GAP || e_end - start > FETCH_MAX {
-                    break;
+        self.fetch_many(vec![(*pack, entries.to_vec())], each)
+    }
+
+    /// Reads the entries of several packs, coalescing near ranges of a pack into one request
+    /// and keeping [`PARALLEL`] requests in flight, and checks each object against its id.
+    /// Calls `each` with the entry, its stored bytes and its checked content.
+    pub fn fetch_many(&self, jobs: Vec<(Id, Vec<Entry>)>, each: &mut OnObject<'_>) -> Result<()> {
+        // (pack, byte range, the entries inside it)
+        let mut reads: Vec<(Id, Range<u64>, Vec<Entry>)> = Vec::new();
+        for (pack, mut entries) in jobs {
+            entries.sort_by_key(|e| e.offset);
+            let mut i = 0;
+            while i < entries.len() {
+                let start = entries[i].offset;
+                let mut end = start + u64::from(entries[i].len);
+                let mut j = i + 1;
+                while j < entries.len() {
+                    let e = &entries[j];
+                    let e_end = e.offset + u64::from(e.len);
+                    if e.offset > end + COALESCE_GAP || e_end - start > FETCH_MAX {
+                        break;
+                    }
+                    end = end.max(e_end);
+                    j += 1;
                 }
-                end = end.max(e_end);
-                j += 1;
+                reads.push((pack, start..end, entries[i..j].to_vec()));
+                i = j;
             }
-            let bytes = self.get_range(&key, start..end)?;
-            for e in &sorted[i..j] {
-                let from = (e.offset - start) as usize;
-                let stored =
-                    bytes
-                        .get(from..from + e.len as usize)
-                        .ok_or_else(|| Error::Corrupt {
-                            kind: "remote pack",
-                            id: pack.hex(),
-                            why: "shorter than its index says".into(),
-                        })?;
-                let content = pack::check(e, pack, stored)?;
-                each(e, stored, content)?;
-            }
-            i = j;
         }
-        Ok(())
+        let store = &self.store;
+        let paths: Vec<ObjPath> = reads
+            .iter()
+            .map(|(p, _, _)| self.path(&format!("packs/{}", p.hex())))
+            .collect();
+        self.rt.block_on(async {
+            let mut results = futures::stream::iter(reads.iter().zip(&paths))
+                .map(|((_, range, _), path)| store.get_range(path, range.clone()))
+                .buffered(PARALLEL);
+            let mut k = 0;
+            while let Some(got) = results.next().await {
+                let (pack, range, entries) = &reads[k];
+                k += 1;
+                let bytes =
+                    got.map_err(|e| self.err("reading", &format!("packs/{}", pack.hex()), e))?;
+                self.count(0, bytes.len() as u64);
+                for e in entries {
+                    let from = (e.offset - range.start) as usize;
+                    let stored =
+                        bytes
+                            .get(from..from + e.len as usize)
+                            .ok_or_else(|| Error::Corrupt {
+                                kind: "remote pack",
+                                id: pack.hex(),
+                                why: "shorter than its index says".into(),
+                            })?;
+                    let content = pack::check(e, pack, stored)?;
+                    each(e, stored, content)?;
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// Starts uploading a pack and then its index (in that order: the index is what makes the
+    /// pack's objects visible); [`Remote::wait`] returns its result.
+    pub fn upload_pack(&self, bytes: Vec<u8>, index: &Index) -> Upload {
+        let name = index.pack.hex();
+        let store = Arc::clone(&self.store);
+        let pack_path = self.path(&format!("packs/{name}"));
+        let index_path = self.path(&format!("index/{name}"));
+        let index_bytes = index.encode();
+        self.count(bytes.len() as u64, 0);
+        self.count(index_bytes.len() as u64, 0);
+        let handle = self.rt.spawn(async move {
+            store
+                .put(&pack_path, PutPayload::from(bytes))
+                .await
+                .map_err(|e| (format!("packs/{name}"), e))?;
+            store
+                .put(&index_path, PutPayload::from(index_bytes))
+                .await
+                .map_err(|e| (format!("index/{name}"), e))?;
+            Ok(())
+        });
+        Upload(handle)
+    }
+
+    /// Waits for an upload.
+    pub fn wait(&self, up: Upload) -> Result<()> {
+        match self.rt.block_on(up.0) {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err((key, e))) => Err(self.err("writing", &key, e)),
+            Err(e) => Err(Error::Remote {
+                remote: self.name.clone(),
+                why: format!("upload task failed: {e}"),
+            }),
+        }
     }
 }
+
+/// A pack upload in flight.
+pub struct Upload(tokio::task::JoinHandle<std::result::Result<(), (String, object_store::Error)>>);
 
 /// The object name of an artifact key: hex, so any key is a valid, flat object name.
 pub fn artifact_object(key: &str) -> String {

@@ -125,19 +125,17 @@ pub fn pull(
                 locs.push(locate(&index, remote, "tree", &id)?);
             }
         }
-        for (pack, entries) in by_pack(locs) {
-            remote.fetch(&pack, &entries, &mut |e, _, content| {
-                let tree = Tree::decode(&e.id, &content)?;
-                for te in tree.entries {
-                    match te.kind {
-                        Kind::Dir => frontier.push(te.id),
-                        _ => blobs.push(te.id),
-                    }
+        remote.fetch_many(by_pack(locs), &mut |e, _, content| {
+            let tree = Tree::decode(&e.id, &content)?;
+            for te in tree.entries {
+                match te.kind {
+                    Kind::Dir => frontier.push(te.id),
+                    _ => blobs.push(te.id),
                 }
-                trees.push((e.id, content));
-                Ok(())
-            })?;
-        }
+            }
+            trees.push((e.id, content));
+            Ok(())
+        })?;
     }
 
     // 3. Which blobs and chunks are missing; chunk lists first, to learn their chunks.
@@ -155,19 +153,17 @@ pub fn pull(
         }
     }
     let mut chunked: Vec<(Id, Vec<u8>, Vec<blob::ChunkRef>)> = Vec::new();
-    for (pack, entries) in by_pack(lists) {
-        remote.fetch(&pack, &entries, &mut |e, _, content| {
-            if let BlobRecord::Chunked { chunks, .. } = blob::decode_blob(&e.id, &content)? {
-                for c in &chunks {
-                    if seen.insert(c.id) && !reader.has_chunk(&c.id)? {
-                        whole.push(locate(&index, remote, "chunk", &c.id)?);
-                    }
+    remote.fetch_many(by_pack(lists), &mut |e, _, content| {
+        if let BlobRecord::Chunked { chunks, .. } = blob::decode_blob(&e.id, &content)? {
+            for c in &chunks {
+                if seen.insert(c.id) && !reader.has_chunk(&c.id)? {
+                    whole.push(locate(&index, remote, "chunk", &c.id)?);
                 }
-                chunked.push((e.id, content, chunks));
             }
-            Ok(())
-        })?;
-    }
+            chunked.push((e.id, content, chunks));
+        }
+        Ok(())
+    })?;
     drop(reader);
 
     // 4. The data, in batches.
@@ -175,18 +171,16 @@ pub fn pull(
     progress.start("pull", total, whole.len() as u64);
     let mut batch: Vec<(Entry, Vec<u8>)> = Vec::new();
     let mut batch_bytes = 0usize;
-    for (pack, entries) in by_pack(whole) {
-        remote.fetch(&pack, &entries, &mut |e, stored, _| {
-            batch_bytes += stored.len();
-            batch.push((*e, stored.to_vec()));
-            progress.advance(stored.len() as u64, 1);
-            if batch_bytes >= BATCH_BYTES {
-                commit_data(store, &mut batch, &mut report)?;
-                batch_bytes = 0;
-            }
-            Ok(())
-        })?;
-    }
+    remote.fetch_many(by_pack(whole), &mut |e, stored, _| {
+        batch_bytes += stored.len();
+        batch.push((*e, stored.to_vec()));
+        progress.advance(stored.len() as u64, 1);
+        if batch_bytes >= BATCH_BYTES {
+            commit_data(store, &mut batch, &mut report)?;
+            batch_bytes = 0;
+        }
+        Ok(())
+    })?;
     commit_data(store, &mut batch, &mut report)?;
     progress.finish();
 

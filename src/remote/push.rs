@@ -217,6 +217,7 @@ pub fn push(
 
     let total: u64 = data.iter().chain(&trees).map(Item::stored_len).sum();
     progress.start("push", total, (data.len() + trees.len()) as u64);
+    let mut inflight: std::collections::VecDeque<super::Upload> = Default::default();
     for group in [&data, &trees] {
         let mut pack = PackBuilder::default();
         for item in group {
@@ -229,13 +230,17 @@ pub fn push(
             progress.advance(stored.len() as u64, 1);
             report.objects += 1;
             if pack.len() >= PACK_TARGET {
-                upload(remote, &mut pack, &mut report)?;
+                upload(remote, &mut pack, &mut inflight, &mut report)?;
                 lock.refresh()?;
             }
         }
         if !pack.is_empty() {
-            upload(remote, &mut pack, &mut report)?;
+            upload(remote, &mut pack, &mut inflight, &mut report)?;
         }
+    }
+    // Every pack and index is up before any record that reaches them is written.
+    while let Some(up) = inflight.pop_front() {
+        remote.wait(up)?;
     }
     progress.finish();
     for (id, raw) in records {
@@ -258,12 +263,19 @@ pub fn push(
     Ok(report)
 }
 
-fn upload(remote: &Remote, pack: &mut PackBuilder, report: &mut PushReport) -> Result<()> {
+fn upload(
+    remote: &Remote,
+    pack: &mut PackBuilder,
+    inflight: &mut std::collections::VecDeque<super::Upload>,
+    report: &mut PushReport,
+) -> Result<()> {
+    while inflight.len() >= super::PARALLEL {
+        if let Some(up) = inflight.pop_front() {
+            remote.wait(up)?;
+        }
+    }
     let (bytes, index) = pack.take();
-    let name = index.pack.hex();
-    remote.put(&format!("packs/{name}"), bytes)?;
-    // Only now is the pack's content visible to anyone: the index is what lists it.
-    remote.put(&format!("index/{name}"), index.encode())?;
+    inflight.push_back(remote.upload_pack(bytes, &index));
     report.packs += 1;
     Ok(())
 }
