@@ -604,3 +604,29 @@ fn bad_remote_input_is_refused_clearly() {
     e.ok(&["remote", "rm", "origin"]);
     assert_eq!(e.ok(&["remote", "ls"]), "");
 }
+
+/// Artifacts travel with --artifacts, content and key intact (a large one is chunked).
+#[test]
+fn artifacts_push_and_pull() {
+    let e = Env::new();
+    let r = Remote::file(e.tmp.path());
+    e.write("a.txt", b"a\n");
+    e.ok(&["snapshot", "-q"]);
+    let big = e.tmp.path().join("build.log");
+    std::fs::write(&big, noise(77, 6 << 20)).unwrap();
+    e.ok(&["artifact", "put", "run/1 build.log", big.to_str().unwrap()]);
+    r.ok(&e.store, &e.ws, &["remote", "add", "origin", &r.url]);
+    let p = r.json(&e.store, &e.ws, &["push", "--artifacts"]);
+    assert_eq!(p["artifacts_sent"], 1, "{p}");
+    let b = Env::new();
+    r.ok(&b.store, &b.ws, &["remote", "add", "origin", &r.url]);
+    let pulled = r.json(&b.store, &b.ws, &["pull", "--artifacts"]);
+    assert_eq!(pulled["artifacts_received"], 1, "{pulled}");
+    let out = b
+        .cmd()
+        .args(["artifact", "get", "run/1 build.log"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(out.stdout, noise(77, 6 << 20));
+}
