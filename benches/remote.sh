@@ -80,7 +80,9 @@ run_rewind() { # $1 = label, $2 = URL, $3 = bucket or empty
 			exit 1
 		fi
 		# 15 changed files, then the second push.
-		find "$WS" -name '*.c' -type f | sort | head -15 | while read -r f; do echo "/* changed $i */" >>"$f"; done
+		local changed
+		mapfile -t changed < <(find "$WS" -name '*.c' -type f | sort | head -15)
+		for f in "${changed[@]}"; do echo "/* changed $i */" >>"$f"; done
 		"$R" --store "$SCRATCH/store" -C "$WS" snapshot -q >/dev/null
 		echo "+ rewind push bench   (after 15 changed files)"
 		push2+=("$(secs "$R" --store "$SCRATCH/store" -C "$WS" --json push bench)")
