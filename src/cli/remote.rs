@@ -51,7 +51,7 @@ pub enum RemoteCommand {
 /// `push`.
 #[derive(Args, Debug)]
 pub struct PushArgs {
-    /// The remote [default: the only one, else "origin"], then the snapshots to push
+    /// The remote (a name or a URL) [default: the only one, else "origin"], then the snapshots to push
     /// [default: the workspace's latest]
     #[arg(value_name = "NAME|REV")]
     pub args: Vec<String>,
@@ -72,7 +72,7 @@ pub struct PushArgs {
 /// `pull`.
 #[derive(Args, Debug)]
 pub struct PullArgs {
-    /// The remote [default: the only one, else "origin"], then the snapshots or tags to pull
+    /// The remote (a name or a URL) [default: the only one, else "origin"], then the snapshots or tags to pull
     /// [default: every snapshot and tag on the remote]
     #[arg(value_name = "NAME|REV")]
     pub args: Vec<String>,
@@ -138,7 +138,9 @@ impl TransferProgress for TransferBar {
 fn pick(store: &Store, args: &[String]) -> Result<(Remote, Vec<String>), Error> {
     let remotes = config::list(store.dir())?;
     let (name, revs) = match args.first() {
-        Some(first) if remotes.contains_key(first) => (first.clone(), args[1..].to_vec()),
+        Some(first) if remotes.contains_key(first) || first.contains("://") => {
+            (first.clone(), args[1..].to_vec())
+        }
         _ => {
             let name = if remotes.len() == 1 {
                 remotes.keys().next().cloned().unwrap_or_default()

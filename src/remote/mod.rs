@@ -28,6 +28,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use futures::{StreamExt, TryStreamExt};
 use object_store::path::Path as ObjPath;
 use object_store::{ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -507,17 +508,24 @@ impl Remote {
                 let bytes =
                     got.map_err(|e| self.err("reading", &format!("packs/{}", pack.hex()), e))?;
                 self.count(0, bytes.len() as u64);
-                for e in entries {
-                    let from = (e.offset - range.start) as usize;
-                    let stored =
-                        bytes
-                            .get(from..from + e.len as usize)
-                            .ok_or_else(|| Error::Corrupt {
+                // Checking (decompress and hash) is the CPU cost of a pull: on the rayon pool,
+                // while the next ranges download.
+                let checked: Vec<Result<(&[u8], Vec<u8>)>> = entries
+                    .par_iter()
+                    .map(|e| {
+                        let from = (e.offset - range.start) as usize;
+                        let stored = bytes.get(from..from + e.len as usize).ok_or_else(|| {
+                            Error::Corrupt {
                                 kind: "remote pack",
                                 id: pack.hex(),
                                 why: "shorter than its index says".into(),
-                            })?;
-                    let content = pack::check(e, pack, stored)?;
+                            }
+                        })?;
+                        Ok((stored, pack::check(e, pack, stored)?))
+                    })
+                    .collect();
+                for (e, c) in entries.iter().zip(checked) {
+                    let (stored, content) = c?;
                     each(e, stored, content)?;
                 }
             }
