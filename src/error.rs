@@ -230,6 +230,27 @@ pub enum Error {
     /// `--strict` turned warnings (unreadable files, files that vanished) into an error.
     #[error("snapshot aborted (--strict): {0}")]
     Strict(String),
+
+    /// A remote could not be reached, read or written, or holds something unexpected.
+    #[error("remote '{remote}': {why}")]
+    Remote {
+        /// The remote's name.
+        remote: String,
+        /// What went wrong, naming the object.
+        why: String,
+    },
+
+    /// Another process holds the remote (a gc while pushing, or a push while collecting).
+    #[error(
+        "remote '{remote}' is busy: {holder}; try again when it has finished (a lock not \
+         refreshed for 30 minutes, or whose process on this host is gone, is ignored)"
+    )]
+    RemoteBusy {
+        /// The remote's name.
+        remote: String,
+        /// Who holds it.
+        holder: String,
+    },
 }
 
 impl Error {

@@ -21,6 +21,7 @@ pub mod interrupt;
 pub mod overlay;
 pub mod patch;
 pub mod progress;
+pub mod remote;
 pub mod restore;
 pub mod revert;
 pub mod revision;

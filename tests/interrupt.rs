@@ -94,6 +94,18 @@ fn a_writer_waiting_for_the_store_says_who_it_waits_for_once_and_honours_the_tim
     assert!(err.contains("timed out"), "{err}");
 }
 
+/// `--lock-timeout 0` refuses to wait for another process; it does not make an uncontended
+/// open fail (the open itself takes a few milliseconds).
+#[test]
+fn a_zero_lock_timeout_still_opens_a_store_nobody_holds() {
+    let env = Env::new();
+    env.write("a.txt", b"a\n");
+    for _ in 0..5 {
+        env.ok(&["--lock-timeout", "0", "snapshot", "-q"]);
+        env.ok(&["--lock-timeout", "0", "log"]);
+    }
+}
+
 #[test]
 fn an_interrupted_restore_says_how_to_finish_and_undo_takes_it_back() {
     let env = Env::new();

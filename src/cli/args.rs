@@ -97,6 +97,12 @@ pub enum Command {
     Scratch(super::run::ScratchArgs),
     /// Isolated workspaces: run commands in an overlay, then accept or reject their changes
     Overlay(super::overlay::OverlayArgs),
+    /// Remotes on object storage (S3 or a directory): add, ls, rm
+    Remote(super::remote::RemoteArgs),
+    /// Send snapshots (and tags, artifacts) to a remote: only what it lacks
+    Push(super::remote::PushArgs),
+    /// Bring snapshots (and tags, artifacts) from a remote: only what the store lacks
+    Pull(super::remote::PullArgs),
 }
 
 /// `revert`.
@@ -154,6 +160,9 @@ pub struct GcArgs {
     /// Show what would be deleted; change nothing
     #[arg(long, short = 'n')]
     pub dry_run: bool,
+    /// Collect on this remote instead: delete what no remote snapshot reaches
+    #[arg(long, value_name = "NAME", conflicts_with = "dry_run")]
+    pub remote: Option<String>,
 }
 
 /// `verify`.
@@ -162,6 +171,9 @@ pub struct VerifyArgs {
     /// Also re-read every blob, chunk, tree and snapshot and check its hash
     #[arg(long)]
     pub full: bool,
+    /// Check this remote instead (--full: download every pack and check every object)
+    #[arg(long, value_name = "NAME")]
+    pub remote: Option<String>,
 }
 
 /// `--conflict`.
@@ -210,6 +222,9 @@ pub struct ApplyArgs {
 pub struct RestoreArgs {
     /// The snapshot to restore
     pub rev: String,
+    /// Take REV from this remote, pulling what the store lacks (the store is created if need be)
+    #[arg(long, value_name = "NAME")]
+    pub remote: Option<String>,
     /// Print the plan, change nothing
     #[arg(long)]
     pub dry_run: bool,

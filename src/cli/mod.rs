@@ -14,6 +14,7 @@ mod maintain;
 mod output;
 mod overlay;
 mod progress;
+mod remote;
 mod restore;
 mod run;
 mod snap;
@@ -256,9 +257,15 @@ pub fn main() -> i32 {
         Command::Undo(a) => restore::undo(&ctx, a.op, a.force, false),
         Command::Redo(a) => restore::undo(&ctx, None, a.force, true),
         Command::Forget(a) => maintain::forget(&ctx, a),
-        Command::Gc(a) => maintain::gc(&ctx, a),
+        Command::Gc(a) => match a.remote {
+            Some(name) => remote::gc(&ctx, &name),
+            None => maintain::gc(&ctx, a),
+        },
         Command::Stats => inspect::stats(&ctx),
-        Command::Verify(a) => inspect::verify(&ctx, a.full),
+        Command::Verify(a) => match a.remote {
+            Some(name) => remote::verify(&ctx, &name, a.full),
+            None => inspect::verify(&ctx, a.full),
+        },
         Command::Apply(a) => apply::apply(&ctx, a),
         Command::Revert(a) => apply::revert(&ctx, a),
         Command::Run(a) => run::run(&ctx, a),
@@ -266,6 +273,9 @@ pub fn main() -> i32 {
         Command::Artifact(a) => run::artifact(&ctx, a),
         Command::Scratch(a) => run::scratch(&ctx, a),
         Command::Overlay(a) => overlay::overlay(&ctx, a),
+        Command::Remote(a) => remote::remote(&ctx, a),
+        Command::Push(a) => remote::push(&ctx, a),
+        Command::Pull(a) => remote::pull(&ctx, a),
     };
     match result {
         Ok(code) => code,

@@ -89,11 +89,12 @@ fn print_report(ctx: &Ctx, r: &RestoreReport, dry_run: bool, verb: &str) -> std:
 
 /// `rewind restore`.
 pub fn restore(ctx: &Ctx, a: RestoreArgs) -> CliResult {
-    let store = ctx.open_store(false)?;
+    let store = ctx.open_store(a.remote.is_some())?;
     let root = ctx.workspace_root(&store)?;
-    let reader = store.reader()?;
-    let target = super::inspect::resolve(ctx, &store, &reader, &a.rev)?;
-    drop(reader);
+    let target = match &a.remote {
+        Some(name) => super::remote::pull_for_restore(ctx, &store, name, &a.rev)?,
+        None => super::inspect::resolve(ctx, &store, &store.reader()?, &a.rev)?,
+    };
     if a.interactive {
         return restore_hunks(ctx, &store, &root, target, &a.paths);
     }

@@ -489,7 +489,10 @@ fn open_waiting(dir: &Path, file: &Path, opts: &StoreOptions) -> Result<Handle> 
             let _ = tx.send(open_db(&f));
         })
         .map_err(|e| Error::io(file, e))?;
-    let quick = Duration::from_millis(200).min(opts.lock_timeout);
+    // An uncontended open takes milliseconds but never no time at all, so the first 200 ms are
+    // not a wait, whatever the timeout: `--lock-timeout 0` means "do not wait for another
+    // process", not "fail every open".
+    let quick = Duration::from_millis(200);
     match rx.recv_timeout(quick) {
         Ok(r) => return r,
         Err(crossbeam_channel::RecvTimeoutError::Timeout) => {}

@@ -313,7 +313,7 @@ impl Reader {
     }
 
     /// Copies the stored bytes at `span` out of the segment log.
-    fn read_span(&self, kind: &'static str, id: &Id, span: &Span) -> Result<Vec<u8>> {
+    pub(crate) fn read_span(&self, kind: &'static str, id: &Id, span: &Span) -> Result<Vec<u8>> {
         blob::read_span(&self.segments, kind, id, span)
     }
 

@@ -1,0 +1,591 @@
+//! Remotes: snapshots, trees, blobs and artifacts shared through object storage (S3 and what
+//! speaks its protocol, or a directory through `file://`).
+//!
+//! The rest of rewind is synchronous; object_store is async, so a [`Remote`] owns a small
+//! tokio runtime (two workers) and every call here blocks on it; only pack uploads and ranged
+//! reads run several at a time. The remote's layout, its
+//! invariants and the object-store guarantees it relies on are in ARCHITECTURE.md
+//! ("Remotes"); in short:
+//!
+//! - packs (`packs/<id>`) and their indexes (`index/<id>`) are immutable and named by hash;
+//!   a pack is uploaded before its index, and an index before any snapshot reaching it;
+//! - snapshot records (`snapshots/<id>`) are written last, so a snapshot on the remote is
+//!   complete; refs (`refs/<tag>`) and artifacts (`artifacts/<hex key>`) after that;
+//! - pushes hold a shared lock file, gc an exclusive one (`locks/`), see [`lock`].
+
+pub mod config;
+pub mod gc;
+pub mod lock;
+pub mod pack;
+pub mod pull;
+pub mod push;
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use futures::{StreamExt, TryStreamExt};
+use object_store::path::Path as ObjPath;
+use object_store::{ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::id::Id;
+use pack::{Entry, Index};
+
+pub use config::RemoteConfig;
+
+/// The remote format this build reads and writes (recorded in `rewind-remote`).
+pub const FORMAT: u32 = 1;
+/// The marker object naming the format.
+pub const MARKER: &str = "rewind-remote";
+/// A pack is closed once it holds this many bytes: large enough that the Linux tree is a few
+/// dozen uploads, small enough that one failed upload costs little and memory stays bounded.
+pub const PACK_TARGET: usize = 32 << 20;
+/// Ranges of one pack closer than this are fetched in one request.
+const COALESCE_GAP: u64 = 1 << 20;
+/// A coalesced fetch grows no larger than this.
+const FETCH_MAX: u64 = 32 << 20;
+/// Requests in flight at once in a transfer: enough to hide a round trip and keep a server
+/// busy, few enough that memory stays at a few packs.
+pub const PARALLEL: usize = 4;
+
+/// Progress of a transfer, in bytes and objects. The library only calls these hooks.
+pub trait TransferProgress: Sync {
+    /// A phase starts with this much to move.
+    fn start(&self, _phase: &str, _bytes: u64, _objects: u64) {}
+    /// More was moved.
+    fn advance(&self, _bytes: u64, _objects: u64) {}
+    /// The phase is over.
+    fn finish(&self) {}
+}
+
+/// Reports nothing.
+pub struct NoTransferProgress;
+impl TransferProgress for NoTransferProgress {}
+
+/// Called for each object fetched: its entry, stored bytes and checked content.
+pub type OnObject<'a> = dyn FnMut(&Entry, &[u8], Vec<u8>) -> Result<()> + 'a;
+
+/// The marker's contents.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Marker {
+    /// The remote format version.
+    pub format: u32,
+    /// When the remote was first written, ns since the epoch.
+    pub created_ns: i64,
+}
+
+/// An open remote.
+pub struct Remote {
+    /// Its name in this store.
+    pub name: String,
+    /// Its URL.
+    pub url: String,
+    store: Arc<dyn ObjectStore>,
+    prefix: String,
+    rt: tokio::runtime::Runtime,
+    requests: AtomicU64,
+    bytes_up: AtomicU64,
+    bytes_down: AtomicU64,
+}
+
+/// Where an object lives on the remote.
+#[derive(Clone, Copy, Debug)]
+pub struct Location {
+    /// The pack.
+    pub pack: Id,
+    /// The entry in it.
+    pub entry: Entry,
+}
+
+/// Every index on the remote, loaded.
+#[derive(Default)]
+pub struct RemoteIndex {
+    /// Each pack's index, by pack id.
+    pub packs: HashMap<Id, Index>,
+    /// Where each object is (the first pack listed when two pushes stored it twice).
+    pub objects: HashMap<Id, Location>,
+}
+
+impl Remote {
+    /// Opens the remote at `url` (`s3://bucket/prefix` or `file:///path`). Credentials, region
+    /// and endpoint come from the environment object_store reads (`AWS_*`).
+    pub fn open(name: &str, url: &str) -> Result<Remote> {
+        Remote::open_with(name, url, &[])
+    }
+
+    /// [`Remote::open`] with object_store settings (`aws_endpoint`, `aws_access_key_id`, ...)
+    /// given here rather than in the environment; they take precedence over it.
+    pub fn open_with(name: &str, url: &str, settings: &[(&str, &str)]) -> Result<Remote> {
+        let bad = |why: String| Error::Remote {
+            remote: name.to_string(),
+            why,
+        };
+        let (store, prefix): (Arc<dyn ObjectStore>, String) =
+            if let Some(path) = url.strip_prefix("file://") {
+                if !path.starts_with('/') {
+                    return Err(bad(format!("{url}: a file:// URL needs an absolute path")));
+                }
+                std::fs::create_dir_all(path).map_err(|e| Error::io(path, e))?;
+                let fs = object_store::local::LocalFileSystem::new_with_prefix(path)
+                    .map_err(|e| bad(format!("{url}: {e}")))?;
+                (Arc::new(fs), String::new())
+            } else if let Some(rest) = url.strip_prefix("s3://") {
+                let (bucket, prefix) = rest.split_once('/').unwrap_or((rest, ""));
+                if bucket.is_empty() {
+                    return Err(bad(format!("{url}: no bucket named")));
+                }
+                let mut b = object_store::aws::AmazonS3Builder::from_env();
+                for (k, v) in settings {
+                    let key = k.parse().map_err(|e| bad(format!("setting {k}: {e}")))?;
+                    b = b.with_config(key, *v);
+                }
+                let s3 = b
+                    .with_bucket_name(bucket)
+                    .build()
+                    .map_err(|e| bad(format!("{url}: {e}")))?;
+                (Arc::new(s3), prefix.trim_matches('/').to_string())
+            } else {
+                return Err(bad(format!(
+                    "{url}: unsupported URL (expected s3://BUCKET[/PREFIX] or file:///PATH)"
+                )));
+            };
+        // Two workers: uploads run while this thread builds the next pack.
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .map_err(|e| Error::io("<tokio runtime>", e))?;
+        Ok(Remote {
+            name: name.to_string(),
+            url: url.to_string(),
+            store,
+            prefix,
+            rt,
+            requests: AtomicU64::new(0),
+            bytes_up: AtomicU64::new(0),
+            bytes_down: AtomicU64::new(0),
+        })
+    }
+
+    /// Requests sent so far (a listing counts one per page of 1,000 names).
+    pub fn requests(&self) -> u64 {
+        self.requests.load(Ordering::Relaxed)
+    }
+
+    /// Bytes uploaded and downloaded so far.
+    pub fn bytes(&self) -> (u64, u64) {
+        (
+            self.bytes_up.load(Ordering::Relaxed),
+            self.bytes_down.load(Ordering::Relaxed),
+        )
+    }
+
+    fn path(&self, key: &str) -> ObjPath {
+        if self.prefix.is_empty() {
+            ObjPath::from(key)
+        } else {
+            ObjPath::from(format!("{}/{key}", self.prefix))
+        }
+    }
+
+    fn err(&self, op: &str, key: &str, e: object_store::Error) -> Error {
+        Error::Remote {
+            remote: self.name.clone(),
+            why: format!("{op} {key}: {e}"),
+        }
+    }
+
+    fn count(&self, up: u64, down: u64) {
+        self.requests.fetch_add(1, Ordering::Relaxed);
+        self.bytes_up.fetch_add(up, Ordering::Relaxed);
+        self.bytes_down.fetch_add(down, Ordering::Relaxed);
+    }
+
+    /// Writes `key`, replacing what is there.
+    pub fn put(&self, key: &str, bytes: Vec<u8>) -> Result<()> {
+        self.count(bytes.len() as u64, 0);
+        self.rt
+            .block_on(self.store.put(&self.path(key), PutPayload::from(bytes)))
+            .map_err(|e| self.err("writing", key, e))?;
+        Ok(())
+    }
+
+    /// Writes `key` only if it does not exist (a conditional put); false when it existed.
+    pub fn put_if_absent(&self, key: &str, bytes: Vec<u8>) -> Result<bool> {
+        self.count(bytes.len() as u64, 0);
+        let opts = PutOptions {
+            mode: PutMode::Create,
+            ..PutOptions::default()
+        };
+        match self.rt.block_on(
+            self.store
+                .put_opts(&self.path(key), PutPayload::from(bytes), opts),
+        ) {
+            Ok(_) => Ok(true),
+            Err(object_store::Error::AlreadyExists { .. }) => Ok(false),
+            Err(e) => Err(self.err("writing", key, e)),
+        }
+    }
+
+    /// Reads `key`; None when it does not exist.
+    pub fn get(&self, key: &str) -> Result<Option<Vec<u8>>> {
+        let path = self.path(key);
+        let got = self.rt.block_on(async {
+            let r = self.store.get(&path).await?;
+            r.bytes().await
+        });
+        match got {
+            Ok(b) => {
+                self.count(0, b.len() as u64);
+                Ok(Some(b.to_vec()))
+            }
+            Err(object_store::Error::NotFound { .. }) => {
+                self.count(0, 0);
+                Ok(None)
+            }
+            Err(e) => Err(self.err("reading", key, e)),
+        }
+    }
+
+    /// Reads a byte range of `key`.
+    pub fn get_range(&self, key: &str, range: Range<u64>) -> Result<Vec<u8>> {
+        let got = self
+            .rt
+            .block_on(self.store.get_range(&self.path(key), range))
+            .map_err(|e| self.err("reading", key, e))?;
+        self.count(0, got.len() as u64);
+        Ok(got.to_vec())
+    }
+
+    /// Deletes `key` (a missing key is not an error).
+    pub fn delete(&self, key: &str) -> Result<()> {
+        self.count(0, 0);
+        match self.rt.block_on(self.store.delete(&self.path(key))) {
+            Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+            Err(e) => Err(self.err("deleting", key, e)),
+        }
+    }
+
+    /// The names (relative to `dir`) and sizes of the objects under `dir`.
+    pub fn list(&self, dir: &str) -> Result<Vec<(String, u64)>> {
+        let base = self.path(dir);
+        let items: Vec<object_store::ObjectMeta> = self
+            .rt
+            .block_on(self.store.list(Some(&base)).try_collect())
+            .map_err(|e| self.err("listing", dir, e))?;
+        for _ in 0..items.len() / 1000 + 1 {
+            self.count(0, 0);
+        }
+        let mut out = Vec::with_capacity(items.len());
+        for m in items {
+            let full = m.location.as_ref();
+            let Some(name) = full
+                .strip_prefix(base.as_ref())
+                .map(|n| n.trim_start_matches('/'))
+            else {
+                continue;
+            };
+            if !name.is_empty() {
+                out.push((name.to_string(), m.size));
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    /// Checks the marker, writing it (put-if-absent) when `create` and the remote is new.
+    pub fn check_format(&self, create: bool) -> Result<()> {
+        let marker = match self.get(MARKER)? {
+            Some(m) => m,
+            None if create => {
+                let m = Marker {
+                    format: FORMAT,
+                    created_ns: crate::util::now_ns(),
+                };
+                let bytes = serde_json::to_vec_pretty(&m).unwrap_or_default();
+                // Two first pushes at once: one creates it, both go on with its content.
+                self.put_if_absent(MARKER, bytes)?;
+                self.get(MARKER)?.unwrap_or_default()
+            }
+            None => {
+                return Err(Error::Remote {
+                    remote: self.name.clone(),
+                    why: format!(
+                        "{} holds no rewind remote (nothing was pushed yet)",
+                        self.url
+                    ),
+                });
+            }
+        };
+        let m: Marker = serde_json::from_slice(&marker).map_err(|e| Error::Remote {
+            remote: self.name.clone(),
+            why: format!("{MARKER} does not decode: {e}"),
+        })?;
+        if m.format != FORMAT {
+            return Err(Error::Remote {
+                remote: self.name.clone(),
+                why: format!(
+                    "remote format {} but this rewind reads format {FORMAT}",
+                    m.format
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// Loads every pack index. An index that fails its checksum is an error: what it lists
+    /// cannot be trusted, and `verify --remote` names it.
+    pub fn load_index(&self) -> Result<RemoteIndex> {
+        let mut out = RemoteIndex::default();
+        for (name, _) in self.list("index")? {
+            let Some(pack) = Id::from_hex(&name) else {
+                continue;
+            };
+            let Some(bytes) = self.get(&format!("index/{name}"))? else {
+                continue; // deleted by a gc since the listing
+            };
+            let index = Index::decode(&pack, &bytes)?;
+            for e in &index.entries {
+                out.objects
+                    .entry(e.id)
+                    .or_insert(Location { pack, entry: *e });
+            }
+            out.packs.insert(pack, index);
+        }
+        Ok(out)
+    }
+
+    /// Snapshot ids on the remote.
+    pub fn snapshot_ids(&self) -> Result<Vec<Id>> {
+        Ok(self
+            .list("snapshots")?
+            .into_iter()
+            .filter_map(|(n, _)| Id::from_hex(&n))
+            .collect())
+    }
+
+    /// A snapshot record, checked against its id.
+    pub fn snapshot(&self, id: &Id) -> Result<Option<crate::store::snapshot::SnapshotRecord>> {
+        let Some(bytes) = self.get(&format!("snapshots/{}", id.hex()))? else {
+            return Ok(None);
+        };
+        if Id::of(&bytes) != *id {
+            return Err(Error::Corrupt {
+                kind: "snapshot",
+                id: id.hex(),
+                why: format!("on remote {}: the record does not match its id", self.name),
+            });
+        }
+        crate::store::snapshot::SnapshotRecord::decode(id, &bytes).map(Some)
+    }
+
+    /// Tags on the remote.
+    pub fn tags(&self) -> Result<Vec<(String, Id)>> {
+        let mut out = Vec::new();
+        for (name, _) in self.list("refs")? {
+            if let Some(id) = self.tag(&name)? {
+                out.push((name, id));
+            }
+        }
+        Ok(out)
+    }
+
+    /// One tag.
+    pub fn tag(&self, name: &str) -> Result<Option<Id>> {
+        let Some(bytes) = self.get(&format!("refs/{name}"))? else {
+            return Ok(None);
+        };
+        let hex = String::from_utf8_lossy(&bytes);
+        Id::from_hex(hex.trim())
+            .map(Some)
+            .ok_or_else(|| Error::Corrupt {
+                kind: "remote tag",
+                id: name.to_string(),
+                why: "does not hold a snapshot id".into(),
+            })
+    }
+
+    /// Artifacts on the remote.
+    pub fn artifacts(&self) -> Result<Vec<(String, crate::store::artifact::ArtifactRecord)>> {
+        let mut out = Vec::new();
+        for (name, _) in self.list("artifacts")? {
+            let Some(key) = artifact_key(&name) else {
+                continue;
+            };
+            if let Some(bytes) = self.get(&format!("artifacts/{name}"))? {
+                out.push((
+                    key.clone(),
+                    crate::store::artifact::ArtifactRecord::decode(&key, &bytes)?,
+                ));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Resolves a revision against the remote: a tag, a full id, or a unique prefix of 4+
+    /// hex digits of a snapshot on the remote.
+    pub fn resolve(&self, rev: &str) -> Result<Id> {
+        if crate::revision::validate_tag(rev).is_ok()
+            && let Some(id) = self.tag(rev)?
+        {
+            return Ok(id);
+        }
+        if let Some(id) = Id::from_hex(rev) {
+            return Ok(id);
+        }
+        let lower = rev.to_ascii_lowercase();
+        if lower.len() >= 4 && lower.chars().all(|c| c.is_ascii_hexdigit()) {
+            let hits: Vec<Id> = self
+                .snapshot_ids()?
+                .into_iter()
+                .filter(|id| id.hex().starts_with(&lower))
+                .collect();
+            match hits.len() {
+                1 => return Ok(hits[0]),
+                0 => {}
+                _ => {
+                    return Err(Error::AmbiguousRevision {
+                        prefix: rev.to_string(),
+                        candidates: hits.iter().take(5).map(|i| i.short()).collect(),
+                    });
+                }
+            }
+        }
+        Err(Error::Remote {
+            remote: self.name.clone(),
+            why: format!("no snapshot or tag '{rev}' on the remote"),
+        })
+    }
+
+    /// Reads `entries` (sorted or not) of one pack and checks each; see [`Remote::fetch_many`].
+    pub fn fetch(&self, pack: &Id, entries: &[Entry], each: &mut OnObject<'_>) -> Result<()> {
+        self.fetch_many(vec![(*pack, entries.to_vec())], each)
+    }
+
+    /// Reads the entries of several packs, coalescing near ranges of a pack into one request
+    /// and keeping [`PARALLEL`] requests in flight, and checks each object against its id.
+    /// Calls `each` with the entry, its stored bytes and its checked content.
+    pub fn fetch_many(&self, jobs: Vec<(Id, Vec<Entry>)>, each: &mut OnObject<'_>) -> Result<()> {
+        // (pack, byte range, the entries inside it)
+        let mut reads: Vec<(Id, Range<u64>, Vec<Entry>)> = Vec::new();
+        for (pack, mut entries) in jobs {
+            entries.sort_by_key(|e| e.offset);
+            let mut i = 0;
+            while i < entries.len() {
+                let start = entries[i].offset;
+                let mut end = start + u64::from(entries[i].len);
+                let mut j = i + 1;
+                while j < entries.len() {
+                    let e = &entries[j];
+                    let e_end = e.offset + u64::from(e.len);
+                    if e.offset > end + COALESCE_GAP || e_end - start > FETCH_MAX {
+                        break;
+                    }
+                    end = end.max(e_end);
+                    j += 1;
+                }
+                reads.push((pack, start..end, entries[i..j].to_vec()));
+                i = j;
+            }
+        }
+        let store = &self.store;
+        let paths: Vec<ObjPath> = reads
+            .iter()
+            .map(|(p, _, _)| self.path(&format!("packs/{}", p.hex())))
+            .collect();
+        self.rt.block_on(async {
+            let mut results = futures::stream::iter(reads.iter().zip(&paths))
+                .map(|((_, range, _), path)| store.get_range(path, range.clone()))
+                .buffered(PARALLEL);
+            let mut k = 0;
+            while let Some(got) = results.next().await {
+                let (pack, range, entries) = &reads[k];
+                k += 1;
+                let bytes =
+                    got.map_err(|e| self.err("reading", &format!("packs/{}", pack.hex()), e))?;
+                self.count(0, bytes.len() as u64);
+                // Checking (decompress and hash) is the CPU cost of a pull: on the rayon pool,
+                // while the next ranges download.
+                let checked: Vec<Result<(&[u8], Vec<u8>)>> = entries
+                    .par_iter()
+                    .map(|e| {
+                        let from = (e.offset - range.start) as usize;
+                        let stored = bytes.get(from..from + e.len as usize).ok_or_else(|| {
+                            Error::Corrupt {
+                                kind: "remote pack",
+                                id: pack.hex(),
+                                why: "shorter than its index says".into(),
+                            }
+                        })?;
+                        Ok((stored, pack::check(e, pack, stored)?))
+                    })
+                    .collect();
+                for (e, c) in entries.iter().zip(checked) {
+                    let (stored, content) = c?;
+                    each(e, stored, content)?;
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// Starts uploading a pack and then its index (in that order: the index is what makes the
+    /// pack's objects visible); [`Remote::wait`] returns its result.
+    pub fn upload_pack(&self, bytes: Vec<u8>, index: &Index) -> Upload {
+        let name = index.pack.hex();
+        let store = Arc::clone(&self.store);
+        let pack_path = self.path(&format!("packs/{name}"));
+        let index_path = self.path(&format!("index/{name}"));
+        let index_bytes = index.encode();
+        self.count(bytes.len() as u64, 0);
+        self.count(index_bytes.len() as u64, 0);
+        let handle = self.rt.spawn(async move {
+            store
+                .put(&pack_path, PutPayload::from(bytes))
+                .await
+                .map_err(|e| (format!("packs/{name}"), e))?;
+            store
+                .put(&index_path, PutPayload::from(index_bytes))
+                .await
+                .map_err(|e| (format!("index/{name}"), e))?;
+            Ok(())
+        });
+        Upload(handle)
+    }
+
+    /// Waits for an upload.
+    pub fn wait(&self, up: Upload) -> Result<()> {
+        match self.rt.block_on(up.0) {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err((key, e))) => Err(self.err("writing", &key, e)),
+            Err(e) => Err(Error::Remote {
+                remote: self.name.clone(),
+                why: format!("upload task failed: {e}"),
+            }),
+        }
+    }
+}
+
+/// A pack upload in flight.
+pub struct Upload(tokio::task::JoinHandle<std::result::Result<(), (String, object_store::Error)>>);
+
+/// The object name of an artifact key: hex, so any key is a valid, flat object name.
+pub fn artifact_object(key: &str) -> String {
+    key.bytes().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The key an artifact object name stands for.
+pub fn artifact_key(name: &str) -> Option<String> {
+    if !name.len().is_multiple_of(2) {
+        return None;
+    }
+    let bytes: Option<Vec<u8>> = (0..name.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(name.get(i..i + 2)?, 16).ok())
+        .collect();
+    String::from_utf8(bytes?).ok()
+}

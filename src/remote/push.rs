@@ -1,0 +1,306 @@
+//! Push: send snapshots, tags and artifacts with only the objects the remote lacks.
+//!
+//! Order, so that a push killed anywhere leaves a readable remote and the next push completes
+//! it: data packs, then tree packs, each pack before its index; then snapshot records; then
+//! artifacts and tags. An object counts as on the remote only when an index lists it, so a
+//! pack without its index is never relied on (gc removes it), and a snapshot record is only
+//! written once every object it reaches is indexed.
+
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+use super::lock::Lock;
+use super::pack::{ObjKind, PackBuilder};
+use super::{PACK_TARGET, Remote, TransferProgress};
+use crate::error::{Error, Result};
+use crate::id::Id;
+use crate::store::artifact::ArtifactRecord;
+use crate::store::blob::{self, BlobRecord};
+use crate::store::tree::Kind;
+use crate::store::{Reader, Store};
+
+/// What to push.
+#[derive(Clone, Debug, Default)]
+pub struct PushOptions {
+    /// Snapshots, with everything they reach.
+    pub snapshots: Vec<Id>,
+    /// Tags to set on the remote (name, snapshot); their snapshots must be in `snapshots`.
+    pub tags: Vec<(String, Id)>,
+    /// Artifacts to send, with their content.
+    pub artifacts: Vec<(String, ArtifactRecord)>,
+    /// Move remote tags that point elsewhere (without it they are reported and left alone).
+    pub force: bool,
+    /// How long to wait while a gc holds the remote.
+    pub lock_timeout: Duration,
+}
+
+/// What a push did.
+#[derive(Clone, Debug, Default)]
+pub struct PushReport {
+    /// Snapshot records written.
+    pub snapshots_sent: u64,
+    /// Snapshots the remote had already.
+    pub snapshots_present: u64,
+    /// Packs uploaded.
+    pub packs: u64,
+    /// Objects (blobs, chunks, trees) uploaded.
+    pub objects: u64,
+    /// Objects the remote had already.
+    pub objects_present: u64,
+    /// Bytes uploaded (packs, indexes, records).
+    pub bytes_sent: u64,
+    /// Tags set.
+    pub tags_sent: Vec<String>,
+    /// Tags left alone because the remote's points elsewhere (pass force).
+    pub tags_refused: Vec<(String, Id)>,
+    /// Artifacts written.
+    pub artifacts_sent: u64,
+    /// Requests made.
+    pub requests: u64,
+    /// Wall time.
+    pub seconds: f64,
+}
+
+/// One object to send.
+struct Item {
+    kind: ObjKind,
+    id: Id,
+    zstd: bool,
+    size: u64,
+    span: Option<blob::Span>,
+    inline: Option<Vec<u8>>,
+}
+
+impl Item {
+    fn stored_len(&self) -> u64 {
+        self.span
+            .map(|s| u64::from(s.len))
+            .or(self.inline.as_ref().map(|b| b.len() as u64))
+            .unwrap_or(0)
+    }
+}
+
+/// Collects what the remote lacks, in send order: data first, then trees.
+fn plan(
+    reader: &Reader,
+    roots: &[Id],
+    extra_blobs: &[Id],
+    have: &HashSet<Id>,
+    report: &mut PushReport,
+) -> Result<(Vec<Item>, Vec<Item>)> {
+    let mut seen: HashSet<Id> = HashSet::new();
+    let mut data = Vec::new();
+    let mut trees = Vec::new();
+    let mut blobs: Vec<Id> = extra_blobs.to_vec();
+    let mut stack: Vec<Id> = roots.to_vec();
+    // Every tree is walked (local reads are cheap), so a tree that reached the remote without
+    // its subtrees (two interleaved pushes) can never leave them missing.
+    while let Some(id) = stack.pop() {
+        if !seen.insert(id) {
+            continue;
+        }
+        let tree = reader.tree(&id)?;
+        if have.contains(&id) {
+            report.objects_present += 1;
+        } else {
+            let raw = tree.encode();
+            let payload = blob::encode_payload(&raw, 3);
+            trees.push(Item {
+                kind: ObjKind::Tree,
+                id,
+                zstd: payload.zstd,
+                size: raw.len() as u64,
+                span: None,
+                inline: Some(payload.bytes),
+            });
+        }
+        for e in &tree.entries {
+            match e.kind {
+                Kind::Dir => stack.push(e.id),
+                _ => blobs.push(e.id),
+            }
+        }
+    }
+    for id in blobs {
+        if !seen.insert(id) {
+            continue;
+        }
+        if have.contains(&id) {
+            report.objects_present += 1;
+            continue;
+        }
+        let rec = reader.blob_record(&id)?.ok_or_else(|| Error::Missing {
+            kind: "blob",
+            id: id.hex(),
+        })?;
+        match rec {
+            BlobRecord::Whole { size, zstd, span } => data.push(Item {
+                kind: ObjKind::Blob,
+                id,
+                zstd,
+                size,
+                span: Some(span),
+                inline: None,
+            }),
+            BlobRecord::Chunked { size, chunks } => {
+                for c in &chunks {
+                    if !seen.insert(c.id) {
+                        continue;
+                    }
+                    if have.contains(&c.id) {
+                        report.objects_present += 1;
+                        continue;
+                    }
+                    let cr = reader.chunk_record(&c.id)?.ok_or_else(|| Error::Missing {
+                        kind: "chunk",
+                        id: c.id.hex(),
+                    })?;
+                    data.push(Item {
+                        kind: ObjKind::Chunk,
+                        id: c.id,
+                        zstd: cr.zstd,
+                        size: u64::from(cr.len),
+                        span: Some(cr.span),
+                        inline: None,
+                    });
+                }
+                data.push(Item {
+                    kind: ObjKind::ChunkedBlob,
+                    id,
+                    zstd: false,
+                    size,
+                    span: None,
+                    inline: Some(blob::encode_chunked(size, &chunks)),
+                });
+            }
+        }
+    }
+    Ok((data, trees))
+}
+
+/// Sends `opts` to `remote`.
+pub fn push(
+    store: &Store,
+    remote: &Remote,
+    opts: &PushOptions,
+    progress: &dyn TransferProgress,
+    on_wait: &dyn Fn(&str),
+) -> Result<PushReport> {
+    let t0 = Instant::now();
+    let requests0 = remote.requests();
+    let up0 = remote.bytes().0;
+    let mut report = PushReport::default();
+    remote.check_format(true)?;
+    let lock = Lock::shared(remote, opts.lock_timeout, on_wait)?;
+    // Read under the lock: no gc can delete what this listing shows until the lock is gone.
+    let on_remote: HashSet<Id> = remote.snapshot_ids()?.into_iter().collect();
+    let index = remote.load_index()?;
+    let have: HashSet<Id> = index.objects.keys().copied().collect();
+    let reader = store.reader()?;
+
+    let mut roots = Vec::new();
+    let mut records = Vec::new();
+    for id in &opts.snapshots {
+        if on_remote.contains(id) {
+            report.snapshots_present += 1;
+            continue;
+        }
+        let raw = reader.snapshot_raw(id)?.ok_or_else(|| Error::Missing {
+            kind: "snapshot",
+            id: id.hex(),
+        })?;
+        roots.push(reader.snapshot(id)?.root);
+        records.push((*id, raw));
+    }
+    let artifact_blobs: Vec<Id> = opts.artifacts.iter().map(|(_, r)| r.blob).collect();
+    let (data, trees) = plan(&reader, &roots, &artifact_blobs, &have, &mut report)?;
+
+    let total: u64 = data.iter().chain(&trees).map(Item::stored_len).sum();
+    progress.start("push", total, (data.len() + trees.len()) as u64);
+    let mut inflight: std::collections::VecDeque<super::Upload> = Default::default();
+    for group in [&data, &trees] {
+        let mut pack = PackBuilder::default();
+        for item in group {
+            let stored = match (&item.inline, &item.span) {
+                (Some(b), _) => b.clone(),
+                (None, Some(span)) => reader.read_span(item.kind.name(), &item.id, span)?,
+                (None, None) => Vec::new(),
+            };
+            pack.add(item.kind, item.id, item.zstd, item.size, &stored);
+            progress.advance(stored.len() as u64, 1);
+            report.objects += 1;
+            if pack.len() >= PACK_TARGET {
+                upload(remote, &mut pack, &mut inflight, &mut report)?;
+                lock.refresh()?;
+            }
+        }
+        if !pack.is_empty() {
+            upload(remote, &mut pack, &mut inflight, &mut report)?;
+        }
+    }
+    // Every pack and index is up before any record that reaches them is written.
+    while let Some(up) = inflight.pop_front() {
+        remote.wait(up)?;
+    }
+    progress.finish();
+    for (id, raw) in records {
+        remote.put(&format!("snapshots/{}", id.hex()), raw)?;
+        report.snapshots_sent += 1;
+    }
+    for (key, rec) in &opts.artifacts {
+        let name = format!("artifacts/{}", super::artifact_object(key));
+        let bytes = postcard::to_stdvec(rec).unwrap_or_default();
+        remote.put(&name, bytes)?;
+        report.artifacts_sent += 1;
+    }
+    for (name, id) in &opts.tags {
+        push_tag(remote, name, id, opts.force, &mut report)?;
+    }
+    drop(lock);
+    report.requests = remote.requests() - requests0;
+    report.bytes_sent = remote.bytes().0 - up0;
+    report.seconds = t0.elapsed().as_secs_f64();
+    Ok(report)
+}
+
+fn upload(
+    remote: &Remote,
+    pack: &mut PackBuilder,
+    inflight: &mut std::collections::VecDeque<super::Upload>,
+    report: &mut PushReport,
+) -> Result<()> {
+    while inflight.len() >= super::PARALLEL {
+        if let Some(up) = inflight.pop_front() {
+            remote.wait(up)?;
+        }
+    }
+    let (bytes, index) = pack.take();
+    inflight.push_back(remote.upload_pack(bytes, &index));
+    report.packs += 1;
+    Ok(())
+}
+
+/// Sets a remote tag: created with put-if-absent, moved only with `force`.
+fn push_tag(
+    remote: &Remote,
+    name: &str,
+    id: &Id,
+    force: bool,
+    report: &mut PushReport,
+) -> Result<()> {
+    let key = format!("refs/{name}");
+    let value = id.hex().into_bytes();
+    if remote.put_if_absent(&key, value.clone())? {
+        report.tags_sent.push(name.to_string());
+        return Ok(());
+    }
+    match remote.tag(name)? {
+        Some(old) if old == *id => {}
+        Some(old) if !force => report.tags_refused.push((name.to_string(), old)),
+        _ => {
+            remote.put(&key, value)?;
+            report.tags_sent.push(name.to_string());
+        }
+    }
+    Ok(())
+}
