@@ -126,10 +126,13 @@ pub fn file_hunks(path: &[u8], old: &[u8], new: &[u8]) -> Vec<ReviewHunk> {
 const CONTEXT: usize = 3;
 
 /// Cuts a hunk of `path` at the unchanged lines between its runs of changes, like `s` in
-/// `git add -p`: one part per run, each shown with up to three lines of context either side
-/// (the lines between two runs are context of both). Each part swaps only the lines it owns
-/// (its run and the context before it; the last one the context after it too), so taking
-/// every part equals taking the hunk. A hunk with a single run comes back alone.
+/// `git add -p`: one part per run. A part is shown as the diff of that change alone would
+/// show it: up to three lines of context either side, taken from the file with the other
+/// parts not applied (a neighbouring run shows as its old lines), so its id is the id its
+/// change gets on its own and a part accepted stays accepted when its neighbour is rejected.
+/// For [`select`] a part owns only its run and the context before it (the last one the
+/// context after it too), so taking every part equals taking the hunk. A hunk with a single
+/// run comes back alone.
 pub fn split(path: &[u8], h: &ReviewHunk) -> Vec<ReviewHunk> {
     let changed = |i: usize| h.raw[i].0 != b' ';
     // Runs of changed lines, as [start, end) indices into the hunk's lines.
@@ -157,21 +160,33 @@ pub fn split(path: &[u8], h: &ReviewHunk) -> Vec<ReviewHunk> {
     runs.iter()
         .enumerate()
         .map(|(k, &(start, end))| {
-            let prev_end = if k == 0 { 0 } else { runs[k - 1].1 };
-            let next_start = if k == last {
-                h.raw.len()
-            } else {
-                runs[k + 1].0
-            };
-            let show = (
-                start.saturating_sub(CONTEXT).max(prev_end),
-                (end + CONTEXT).min(next_start),
+            // The hunk's lines with only run k applied, each with its old line number.
+            let mut alone: Vec<(u8, &[u8], usize)> = Vec::with_capacity(h.raw.len());
+            let (mut from, mut to) = (0, 0);
+            for (i, (mark, text)) in h.raw.iter().enumerate() {
+                if i == start {
+                    from = alone.len();
+                }
+                let mine = (start..end).contains(&i);
+                match *mark {
+                    b'+' if !mine => continue,
+                    b'-' if !mine => alone.push((b' ', text, at[i].0)),
+                    m => alone.push((m, text, at[i].0)),
+                }
+                if i + 1 == end {
+                    to = alone.len();
+                }
+            }
+            let show = &alone[from.saturating_sub(CONTEXT)..(to + CONTEXT).min(alone.len())];
+            let old_at = show.first().map_or(at[start].0, |l| l.2);
+            let own = (
+                if k == 0 { 0 } else { runs[k - 1].1 },
+                if k == last { h.raw.len() } else { end },
             );
-            let own = (prev_end, if k == last { h.raw.len() } else { end });
             make(
                 path,
-                at[show.0],
-                h.raw[show.0..show.1].to_vec(),
+                (old_at, old_at - h.old_range.0 + h.new_range.0),
+                show.iter().map(|(m, t, _)| (*m, t.to_vec())).collect(),
                 (at[own.0].0, at[own.1].0),
                 (at[own.0].1, at[own.1].1),
             )
@@ -551,12 +566,29 @@ mod tests {
         ];
         for (p, want) in parts.iter().zip(&alone) {
             assert_eq!(&select(&old, &new, &parts, &|id| id == p.id), want);
-            // A part's id is the id the same change gets on its own (when its context is
-            // full), so a part accepted stays accepted when its neighbours are rejected.
+            // A part's id is the id the same change gets on its own, so a part accepted
+            // stays accepted when its neighbours are rejected.
             let own = file_hunks(b"f", &old, want);
             assert_eq!(own.len(), 1);
             let shown = |h: &ReviewHunk| (h.id.clone(), h.old_start, h.lines.clone());
             assert_eq!(shown(&own[0]), shown(p));
+        }
+        // Runs one line apart: a part shows its neighbour's old lines as context, as the
+        // diff of its change alone does, and has that diff's id.
+        let close = edit(&[(10, "TEN\n"), (12, "TWELVE\n")]);
+        let near = split(b"f", &file_hunks(b"f", &old, &close)[0]);
+        assert_eq!(near.len(), 2);
+        assert!(
+            near[1].lines.contains(&" line 10\n".to_string()),
+            "{:?}",
+            near[1]
+        );
+        for (p, want) in near
+            .iter()
+            .zip([edit(&[(10, "TEN\n")]), edit(&[(12, "TWELVE\n")])])
+        {
+            assert_eq!(p.id, file_hunks(b"f", &old, &want)[0].id);
+            assert_eq!(select(&old, &close, &near, &|id| id == p.id), want);
         }
         // refine resolves a part's id against the whole hunk, keeping `pending`.
         let mut done = hunks[0].clone();

@@ -38,9 +38,9 @@ fn setup(backend: &str) -> (Env, String) {
     setup_with(backend, EDIT)
 }
 
-/// Two changes three lines apart (one hunk that `s` splits in two) and one far off.
+/// Two changes one line apart (one hunk that `s` splits in two) and one far off.
 const SPLIT_EDIT: &str =
-    "sed -i -e 's/^line 10$/TEN/' -e 's/^line 14$/FOURTEEN/' -e 's/^line 30$/THIRTY/' big.txt";
+    "sed -i -e 's/^line 10$/TEN/' -e 's/^line 12$/TWELVE/' -e 's/^line 30$/THIRTY/' big.txt";
 
 fn setup_with(backend: &str, edit: &str) -> (Env, String) {
     let env = Env::new();
@@ -327,7 +327,7 @@ fn split_parts_are_accepted_and_rejected_like_whole_hunks() {
         let whole_bytes = fs::read(whole_env.path("big.txt")).unwrap();
         assert_eq!(
             whole_bytes,
-            with(&[("line 10", "TEN"), ("line 14", "FOURTEEN")]).into_bytes()
+            with(&[("line 10", "TEN"), ("line 12", "TWELVE")]).into_bytes()
         );
 
         // Split the first hunk, take its first part only; the far hunk cannot be split.
@@ -345,7 +345,7 @@ fn split_parts_are_accepted_and_rejected_like_whole_hunks() {
             "{backend}: only the first part"
         );
         // The second part is pending under its own stable id, beside the far hunk.
-        let part = hunk_with(&env, &id, "+FOURTEEN\n");
+        let part = hunk_with(&env, &id, "+TWELVE\n");
         let part_id = part["id"].as_str().unwrap().to_string();
         assert!(!whole.contains(&part_id), "{part}");
         assert!(
@@ -386,7 +386,7 @@ fn split_parts_are_accepted_and_rejected_like_whole_hunks() {
         // A part rejected inside the overlay: the part taken earlier stays accepted.
         let (env, id) = setup_with(backend, SPLIT_EDIT);
         on_terminal_args(&env, &args, &["s", "y", "n", "n"]);
-        let part_id = hunk_with(&env, &id, "+FOURTEEN\n")["id"]
+        let part_id = hunk_with(&env, &id, "+TWELVE\n")["id"]
             .as_str()
             .unwrap()
             .to_string();
@@ -420,7 +420,7 @@ fn restore_p_splits_a_hunk() {
     assert!(screen.contains("Split into 2 hunks"), "{screen}");
     assert_eq!(
         fs::read_to_string(env.path("big.txt")).unwrap(),
-        edited.replace("FOURTEEN\n", "line 14\n"),
+        edited.replace("TWELVE\n", "line 12\n"),
         "only the second part restored"
     );
     env.ok(&["undo"]);
