@@ -36,12 +36,57 @@ pub struct ReviewHunk {
     pub lines: Vec<String>,
     /// Whether it is still pending (not accepted already).
     pub pending: bool,
-    /// The old range covered, 0-based half-open, for [`select`].
+    /// The old range [`select`] swaps, 0-based half-open. For a whole hunk the lines it
+    /// covers; for a part of a split hunk only the lines it owns, so that parts never overlap.
     #[serde(skip)]
     old_range: (usize, usize),
-    /// The new range covered, 0-based half-open.
+    /// The new range [`select`] swaps, as `old_range`.
     #[serde(skip)]
     new_range: (usize, usize),
+    /// The lines as bytes, each with its mark: what [`split`] cuts and ids hash.
+    #[serde(skip)]
+    raw: Vec<(u8, Vec<u8>)>,
+}
+
+/// Builds a hunk of `path` from its lines (mark, text) starting at 0-based `old_at`/`new_at`,
+/// swapping `old_range`/`new_range`. The id hashes the path, the old position and the lines:
+/// the same change cut the same way gets the same id, whether it came from a diff or a split.
+fn make(
+    path: &[u8],
+    (old_at, new_at): (usize, usize),
+    raw: Vec<(u8, Vec<u8>)>,
+    old_range: (usize, usize),
+    new_range: (usize, usize),
+) -> ReviewHunk {
+    let mut key = blake3::Hasher::new();
+    key.update(path);
+    key.update(&[0]);
+    key.update(&(old_at as u64).to_le_bytes());
+    let mut lines = Vec::with_capacity(raw.len());
+    for (mark, text) in &raw {
+        key.update(&[*mark]);
+        key.update(text);
+        lines.push(format!(
+            "{}{}",
+            *mark as char,
+            String::from_utf8_lossy(text)
+        ));
+    }
+    let old_len = raw.iter().filter(|(m, _)| *m != b'+').count();
+    let new_len = raw.iter().filter(|(m, _)| *m != b'-').count();
+    let start = |s: usize, len: usize| if len == 0 { s } else { s + 1 };
+    ReviewHunk {
+        id: key.finalize().to_hex()[..12].to_string(),
+        old_start: start(old_at, old_len),
+        old_lines: old_len,
+        new_start: start(new_at, new_len),
+        new_lines: new_len,
+        lines,
+        pending: true,
+        old_range,
+        new_range,
+        raw,
+    }
 }
 
 /// The hunks turning `old` into `new` for `path`.
@@ -50,46 +95,127 @@ pub fn file_hunks(path: &[u8], old: &[u8], new: &[u8]) -> Vec<ReviewHunk> {
         old,
         new,
         &DiffOptions {
-            context: 3,
+            context: CONTEXT,
             timeout: None,
         },
     );
     d.hunks
         .iter()
         .map(|h| {
-            let mut lines = Vec::with_capacity(h.lines.len());
-            let mut key = blake3::Hasher::new();
-            key.update(path);
-            key.update(&[0]);
-            key.update(&(h.old_start as u64).to_le_bytes());
-            for &(tag, i) in &h.lines {
-                let (mark, text) = match tag {
-                    LineTag::Context => (' ', d.old_lines[i]),
-                    LineTag::Delete => ('-', d.old_lines[i]),
-                    LineTag::Insert => ('+', d.new_lines[i]),
-                };
-                key.update(&[mark as u8]);
-                key.update(text);
-                lines.push(format!("{mark}{}", String::from_utf8_lossy(text)));
-            }
-            let start = |s: usize, len: usize| if len == 0 { s } else { s + 1 };
-            ReviewHunk {
-                id: key.finalize().to_hex()[..12].to_string(),
-                old_start: start(h.old_start, h.old_len),
-                old_lines: h.old_len,
-                new_start: start(h.new_start, h.new_len),
-                new_lines: h.new_len,
-                lines,
-                pending: true,
-                old_range: (h.old_start, h.old_start + h.old_len),
-                new_range: (h.new_start, h.new_start + h.new_len),
-            }
+            let raw = h
+                .lines
+                .iter()
+                .map(|&(tag, i)| match tag {
+                    LineTag::Context => (b' ', d.old_lines[i].to_vec()),
+                    LineTag::Delete => (b'-', d.old_lines[i].to_vec()),
+                    LineTag::Insert => (b'+', d.new_lines[i].to_vec()),
+                })
+                .collect();
+            make(
+                path,
+                (h.old_start, h.new_start),
+                raw,
+                (h.old_start, h.old_start + h.old_len),
+                (h.new_start, h.new_start + h.new_len),
+            )
         })
         .collect()
 }
 
+/// Lines of context around a change, as `git diff` gives.
+const CONTEXT: usize = 3;
+
+/// Cuts a hunk of `path` at the unchanged lines between its runs of changes, like `s` in
+/// `git add -p`: one part per run. A part is shown as the diff of that change alone would
+/// show it: up to three lines of context either side, taken from the file with the other
+/// parts not applied (a neighbouring run shows as its old lines), so its id is the id its
+/// change gets on its own and a part accepted stays accepted when its neighbour is rejected.
+/// For [`select`] a part owns only its run and the context before it (the last one the
+/// context after it too), so taking every part equals taking the hunk. A hunk with a single
+/// run comes back alone.
+pub fn split(path: &[u8], h: &ReviewHunk) -> Vec<ReviewHunk> {
+    let changed = |i: usize| h.raw[i].0 != b' ';
+    // Runs of changed lines, as [start, end) indices into the hunk's lines.
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for i in 0..h.raw.len() {
+        match runs.last_mut() {
+            Some(r) if changed(i) && r.1 == i => r.1 = i + 1,
+            _ if changed(i) => runs.push((i, i + 1)),
+            _ => {}
+        }
+    }
+    if runs.len() < 2 {
+        return vec![h.clone()];
+    }
+    // Old and new line numbers at each index (and one past the end).
+    let mut at = Vec::with_capacity(h.raw.len() + 1);
+    let (mut o, mut n) = (h.old_range.0, h.new_range.0);
+    for (mark, _) in &h.raw {
+        at.push((o, n));
+        o += usize::from(*mark != b'+');
+        n += usize::from(*mark != b'-');
+    }
+    at.push((o, n));
+    let last = runs.len() - 1;
+    runs.iter()
+        .enumerate()
+        .map(|(k, &(start, end))| {
+            // The hunk's lines with only run k applied, each with its old line number.
+            let mut alone: Vec<(u8, &[u8], usize)> = Vec::with_capacity(h.raw.len());
+            let (mut from, mut to) = (0, 0);
+            for (i, (mark, text)) in h.raw.iter().enumerate() {
+                if i == start {
+                    from = alone.len();
+                }
+                let mine = (start..end).contains(&i);
+                match *mark {
+                    b'+' if !mine => continue,
+                    b'-' if !mine => alone.push((b' ', text, at[i].0)),
+                    m => alone.push((m, text, at[i].0)),
+                }
+                if i + 1 == end {
+                    to = alone.len();
+                }
+            }
+            let show = &alone[from.saturating_sub(CONTEXT)..(to + CONTEXT).min(alone.len())];
+            let old_at = show.first().map_or(at[start].0, |l| l.2);
+            let own = (
+                if k == 0 { 0 } else { runs[k - 1].1 },
+                if k == last { h.raw.len() } else { end },
+            );
+            make(
+                path,
+                (old_at, old_at - h.old_range.0 + h.new_range.0),
+                show.iter().map(|(m, t, _)| (*m, t.to_vec())).collect(),
+                (at[own.0].0, at[own.1].0),
+                (at[own.0].1, at[own.1].1),
+            )
+        })
+        .collect()
+}
+
+/// `hs` with every hunk that has a part `wanted` accepts replaced by its parts ([`split`]),
+/// which inherit its `pending`: how ids of parts (from `s` in `-p`) are resolved against the
+/// whole hunks a diff gives. Parts cannot be split again, so this is idempotent.
+pub fn refine(path: &[u8], hs: Vec<ReviewHunk>, wanted: &dyn Fn(&str) -> bool) -> Vec<ReviewHunk> {
+    let mut out = Vec::with_capacity(hs.len());
+    for h in hs {
+        let parts = split(path, &h);
+        if parts.len() > 1 && parts.iter().any(|p| wanted(&p.id)) {
+            out.extend(parts.into_iter().map(|p| ReviewHunk {
+                pending: h.pending,
+                ..p
+            }));
+        } else {
+            out.push(h);
+        }
+    }
+    out
+}
+
 /// The content that takes from `new` exactly the hunks whose ids `take` accepts, and keeps
-/// `old` everywhere else. `hunks` must be [`file_hunks`] of the same `old` and `new`.
+/// `old` everywhere else. `hunks` must be [`file_hunks`] of the same `old` and `new` (some of
+/// them possibly replaced by their parts, [`refine`]).
 pub fn select(
     old: &[u8],
     new: &[u8],
@@ -325,7 +451,14 @@ pub fn restore_hunks(
     ids: &[String],
 ) -> Result<crate::revert::RevertReport> {
     let root = crate::workspace::canonical(root, true)?;
-    let review = restore_review(store, &root, rev, &[])?;
+    let wanted = |id: &str| ids.iter().any(|x| x == id);
+    let review: Vec<_> = restore_review(store, &root, rev, &[])?
+        .into_iter()
+        .map(|(p, hs)| {
+            let hs = refine(&p, hs, &wanted);
+            (p, hs)
+        })
+        .collect();
     check_ids(
         ids,
         review.iter().flat_map(|(_, h)| h.iter()),
@@ -393,6 +526,88 @@ mod tests {
             ids[0],
             "the path is part of the id"
         );
+    }
+
+    #[test]
+    fn split_cuts_at_context_and_its_parts_add_up_to_the_hunk() {
+        let old = text(30, &|i| format!("line {i}\n"));
+        let edit = |pairs: &[(usize, &str)]| {
+            text(30, &|i| match pairs.iter().find(|(n, _)| *n == i) {
+                Some((_, s)) => s.to_string(),
+                None => format!("line {i}\n"),
+            })
+        };
+        // Three runs (a change, an insertion, a deletion) two and four lines apart: one hunk.
+        let new = edit(&[(10, "TEN\n"), (13, "line 13\nadded\n"), (18, "")]);
+        let hunks = file_hunks(b"f", &old, &new);
+        assert_eq!(hunks.len(), 1);
+        let parts = split(b"f", &hunks[0]);
+        assert_eq!(parts.len(), 3);
+        assert_eq!(parts[0].lines[3], "-line 10\n");
+        assert_eq!(parts[0].lines.last().unwrap(), " line 13\n");
+        assert_eq!((parts[1].old_start, parts[1].old_lines), (11, 6));
+        assert_eq!((parts[1].new_start, parts[1].new_lines), (11, 7));
+        assert_eq!(
+            parts[2].lines[0], " line 15\n",
+            "up to three lines of context"
+        );
+        assert!(
+            parts.iter().all(|p| split(b"f", p) == vec![p.clone()]),
+            "parts do not split"
+        );
+        assert_eq!(split(b"f", &parts[1]), vec![parts[1].clone()]);
+        // Every part taken is the whole hunk; none is nothing; each alone is its change alone.
+        assert_eq!(select(&old, &new, &parts, &|_| true), new);
+        assert_eq!(select(&old, &new, &parts, &|_| false), old);
+        let alone = [
+            edit(&[(10, "TEN\n")]),
+            edit(&[(13, "line 13\nadded\n")]),
+            edit(&[(18, "")]),
+        ];
+        for (p, want) in parts.iter().zip(&alone) {
+            assert_eq!(&select(&old, &new, &parts, &|id| id == p.id), want);
+            // A part's id is the id the same change gets on its own, so a part accepted
+            // stays accepted when its neighbours are rejected.
+            let own = file_hunks(b"f", &old, want);
+            assert_eq!(own.len(), 1);
+            let shown = |h: &ReviewHunk| (h.id.clone(), h.old_start, h.lines.clone());
+            assert_eq!(shown(&own[0]), shown(p));
+        }
+        // Runs one line apart: a part shows its neighbour's old lines as context, as the
+        // diff of its change alone does, and has that diff's id.
+        let close = edit(&[(10, "TEN\n"), (12, "TWELVE\n")]);
+        let near = split(b"f", &file_hunks(b"f", &old, &close)[0]);
+        assert_eq!(near.len(), 2);
+        assert!(
+            near[1].lines.contains(&" line 10\n".to_string()),
+            "{:?}",
+            near[1]
+        );
+        for (p, want) in near
+            .iter()
+            .zip([edit(&[(10, "TEN\n")]), edit(&[(12, "TWELVE\n")])])
+        {
+            assert_eq!(p.id, file_hunks(b"f", &old, &want)[0].id);
+            assert_eq!(select(&old, &close, &near, &|id| id == p.id), want);
+        }
+        // refine resolves a part's id against the whole hunk, keeping `pending`.
+        let mut done = hunks[0].clone();
+        done.pending = false;
+        assert_eq!(
+            refine(b"f", vec![done.clone()], &|_| false),
+            vec![done.clone()]
+        );
+        let r = refine(b"f", vec![done], &|id| id == parts[2].id);
+        assert_eq!(r.len(), 3);
+        assert!(r.iter().all(|p| !p.pending));
+        assert_eq!(
+            refine(b"f", r.clone(), &|id| id == parts[2].id),
+            r,
+            "idempotent"
+        );
+        // One run: nothing to split.
+        let one = file_hunks(b"f", &old, &edit(&[(10, "TEN\n"), (11, "ELEVEN\n")]));
+        assert_eq!(split(b"f", &one[0]), one);
     }
 
     #[test]

@@ -118,7 +118,12 @@ pub fn revert_hunks(
         },
     )?;
     let reader = store.reader()?;
-    let all = crate::hunks::diff_hunks(&reader, &d.changes)?;
+    let wanted = |id: &str| ids.iter().any(|x| x == id);
+    let all: Vec<_> = crate::hunks::diff_hunks(&reader, &d.changes)?
+        .into_iter()
+        .zip(&d.changes)
+        .map(|(h, c)| h.map(|h| crate::hunks::refine(&c.path, h, &wanted)))
+        .collect();
     let modified = |c: &crate::diff::FileChange| c.old.is_some() && c.new.is_some();
     crate::hunks::check_ids(
         ids,

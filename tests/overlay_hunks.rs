@@ -35,6 +35,14 @@ fn base_text() -> String {
 const EDIT: &str = "sed -i -e 's/^line 3$/THREE/' -e 's/^line 20$/TWENTY\\nextra/' -e '/^line 38$/d' big.txt; echo new > new.txt";
 
 fn setup(backend: &str) -> (Env, String) {
+    setup_with(backend, EDIT)
+}
+
+/// Two changes one line apart (one hunk that `s` splits in two) and one far off.
+const SPLIT_EDIT: &str =
+    "sed -i -e 's/^line 10$/TEN/' -e 's/^line 12$/TWELVE/' -e 's/^line 30$/THIRTY/' big.txt";
+
+fn setup_with(backend: &str, edit: &str) -> (Env, String) {
     let env = Env::new();
     env.write("big.txt", base_text().as_bytes());
     env.ok(&["snapshot", "-q"]);
@@ -42,7 +50,7 @@ fn setup(backend: &str) -> (Env, String) {
         .ok(&["overlay", "create", "--backend", backend])
         .trim()
         .to_string();
-    env.ok(&["overlay", "run", &id, "--", "sh", "-c", EDIT]);
+    env.ok(&["overlay", "run", &id, "--", "sh", "-c", edit]);
     (env, id)
 }
 
@@ -240,25 +248,9 @@ fn accept_p_walks_the_hunks_on_a_terminal() {
     for backend in BACKENDS {
         let (env, id) = setup(backend);
         let hunks = big_hunks(&env, &id);
-        let bin = std::ffi::OsString::from(env!("CARGO_BIN_EXE_rewind"));
-        let argv = |extra: &[&str]| -> Vec<std::ffi::OsString> {
-            let mut v = vec![
-                bin.clone(),
-                "--store".into(),
-                env.store.clone().into(),
-                "-C".into(),
-                env.ws.clone().into(),
-                "overlay".into(),
-                "accept".into(),
-                id.clone().into(),
-            ];
-            v.extend(extra.iter().map(std::ffi::OsString::from));
-            v
-        };
-        let args = argv(&["-p"]);
-        let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+        let args = ["overlay", "accept", id.as_str(), "-p"];
         // big.txt: yes, no, help, split (refused), yes; new.txt: no.
-        let (code, screen) = on_terminal(&args, &["y", "n", "?", "s", "y", "n"]);
+        let (code, screen) = on_terminal_args(&env, &args, &["y", "n", "?", "s", "y", "n"]);
         assert_eq!(code, 0, "{backend}: {screen}");
         assert!(screen.contains("(1/3) Accept this hunk"), "{screen}");
         assert!(screen.contains("+THREE"), "{screen}");
@@ -266,6 +258,7 @@ fn accept_p_walks_the_hunks_on_a_terminal() {
             screen.contains("a - take this hunk and all later"),
             "{screen}"
         );
+        assert!(screen.contains("s - split the current hunk"), "{screen}");
         assert!(screen.contains("cannot split"), "{screen}");
         let text = fs::read_to_string(env.path("big.txt")).unwrap();
         assert!(
@@ -276,7 +269,7 @@ fn accept_p_walks_the_hunks_on_a_terminal() {
         assert!(!env.path("new.txt").exists());
         assert_eq!(big_hunks(&env, &id), vec![hunks[1].clone()], "{backend}");
         // q at once: nothing accepted.
-        let (code, screen) = on_terminal(&args, &["q"]);
+        let (code, screen) = on_terminal_args(&env, &args, &["q"]);
         assert_eq!(code, 0, "{screen}");
         assert!(screen.contains("nothing chosen"), "{screen}");
         // Without a terminal: a clear refusal.
@@ -284,6 +277,154 @@ fn accept_p_walks_the_hunks_on_a_terminal() {
         assert_eq!(code, 2);
         assert!(err.contains("--hunk") && err.contains("terminal"), "{err}");
     }
+}
+
+/// `rewind --store S -C WS ARGS...` as arguments for [`on_terminal`].
+fn argv_of(env: &Env, args: &[&str]) -> Vec<std::ffi::OsString> {
+    let mut v: Vec<std::ffi::OsString> = vec![
+        env!("CARGO_BIN_EXE_rewind").into(),
+        "--store".into(),
+        env.store.clone().into(),
+        "-C".into(),
+        env.ws.clone().into(),
+    ];
+    v.extend(args.iter().map(std::ffi::OsString::from));
+    v
+}
+
+fn on_terminal_args(env: &Env, args: &[&str], answers: &[&str]) -> (i32, String) {
+    let argv = argv_of(env, args);
+    let argv: Vec<&std::ffi::OsStr> = argv.iter().map(|a| a.as_os_str()).collect();
+    on_terminal(&argv, answers)
+}
+
+/// The pending hunk of big.txt whose lines contain `line`.
+fn hunk_with(env: &Env, id: &str, line: &str) -> Value {
+    let d = json(env, &["overlay", "diff", id, "--json"]);
+    file_of(&d, "big.txt")["hunks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["pending"] == true && h["lines"].as_array().unwrap().contains(&line.into()))
+        .unwrap_or_else(|| panic!("no pending hunk with {line:?} in {d}"))
+        .clone()
+}
+
+#[test]
+fn split_parts_are_accepted_and_rejected_like_whole_hunks() {
+    let base = base_text();
+    let with = |pairs: &[(&str, &str)]| {
+        pairs.iter().fold(base.clone(), |t, (a, b)| {
+            t.replace(&format!("{a}\n"), &format!("{b}\n"))
+        })
+    };
+    for backend in BACKENDS {
+        // The whole first hunk accepted: what its parts must add up to.
+        let (whole_env, whole_id) = setup_with(backend, SPLIT_EDIT);
+        let whole = big_hunks(&whole_env, &whole_id);
+        assert_eq!(whole.len(), 2, "{backend}: two hunks before any split");
+        whole_env.ok(&["overlay", "accept", &whole_id, "--hunk", &whole[0]]);
+        let whole_bytes = fs::read(whole_env.path("big.txt")).unwrap();
+        assert_eq!(
+            whole_bytes,
+            with(&[("line 10", "TEN"), ("line 12", "TWELVE")]).into_bytes()
+        );
+
+        // Split the first hunk, take its first part only; the far hunk cannot be split.
+        let (env, id) = setup_with(backend, SPLIT_EDIT);
+        let args = ["overlay", "accept", id.as_str(), "-p"];
+        let (code, screen) = on_terminal_args(&env, &args, &["s", "y", "n", "s", "n"]);
+        assert_eq!(code, 0, "{backend}: {screen}");
+        assert!(screen.contains("Split into 2 hunks"), "{screen}");
+        assert!(screen.contains("(1/3) Accept this hunk"), "{screen}");
+        assert!(screen.contains("(3/3) Accept this hunk"), "{screen}");
+        assert!(screen.contains("cannot split"), "{screen}");
+        assert_eq!(
+            fs::read_to_string(env.path("big.txt")).unwrap(),
+            with(&[("line 10", "TEN")]),
+            "{backend}: only the first part"
+        );
+        // The second part is pending under its own stable id, beside the far hunk.
+        let part = hunk_with(&env, &id, "+TWELVE\n");
+        let part_id = part["id"].as_str().unwrap().to_string();
+        assert!(!whole.contains(&part_id), "{part}");
+        assert!(
+            !part["lines"].as_array().unwrap().contains(&"+TEN\n".into()),
+            "{part}"
+        );
+        assert_eq!(
+            big_hunks(&env, &id),
+            vec![part_id.clone(), whole[1].clone()]
+        );
+        assert_eq!(
+            big_hunks(&env, &id),
+            vec![part_id.clone(), whole[1].clone()],
+            "stable"
+        );
+        // Accepting the other part equals accepting the whole hunk.
+        env.ok(&["overlay", "accept", &id, "--hunk", &part_id]);
+        assert_eq!(
+            fs::read(env.path("big.txt")).unwrap(),
+            whole_bytes,
+            "{backend}"
+        );
+        assert_eq!(big_hunks(&env, &id), vec![whole[1].clone()]);
+        // Undo goes back part by part, byte for byte.
+        env.ok(&["undo"]);
+        assert_eq!(
+            fs::read_to_string(env.path("big.txt")).unwrap(),
+            with(&[("line 10", "TEN")])
+        );
+        assert_eq!(
+            big_hunks(&env, &id),
+            vec![part_id.clone(), whole[1].clone()]
+        );
+        env.ok(&["undo"]);
+        assert_eq!(fs::read_to_string(env.path("big.txt")).unwrap(), base);
+        assert_eq!(big_hunks(&env, &id), whole, "{backend}: all pending again");
+
+        // A part rejected inside the overlay: the part taken earlier stays accepted.
+        let (env, id) = setup_with(backend, SPLIT_EDIT);
+        on_terminal_args(&env, &args, &["s", "y", "n", "n"]);
+        let part_id = hunk_with(&env, &id, "+TWELVE\n")["id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        env.ok(&["overlay", "reject", &id, "--hunk", &part_id]);
+        assert_eq!(big_hunks(&env, &id), vec![whole[1].clone()], "{backend}");
+        env.ok(&["overlay", "accept", &id]);
+        assert_eq!(
+            fs::read_to_string(env.path("big.txt")).unwrap(),
+            with(&[("line 10", "TEN"), ("line 30", "THIRTY")]),
+            "{backend}"
+        );
+    }
+}
+
+/// A workspace snapshotted as `s` then changed by `edit`; `restore s -p` answered with
+/// `answers`. Returns the env, the edited big.txt, the exit code and the screen.
+fn restore_p(edit: &str, answers: &[&str]) -> (Env, String, i32, String) {
+    let env = Env::new();
+    env.write("big.txt", base_text().as_bytes());
+    env.ok(&["snapshot", "-q", "--tag", "s"]);
+    env.ok(&["run", "--", "sh", "-c", edit]);
+    let edited = fs::read_to_string(env.path("big.txt")).unwrap();
+    let (code, screen) = on_terminal_args(&env, &["restore", "s", "-p"], answers);
+    (env, edited, code, screen)
+}
+
+#[test]
+fn restore_p_splits_a_hunk() {
+    let (env, edited, code, screen) = restore_p(SPLIT_EDIT, &["s", "n", "y", "n"]);
+    assert_eq!(code, 0, "{screen}");
+    assert!(screen.contains("Split into 2 hunks"), "{screen}");
+    assert_eq!(
+        fs::read_to_string(env.path("big.txt")).unwrap(),
+        edited.replace("TWELVE\n", "line 12\n"),
+        "only the second part restored"
+    );
+    env.ok(&["undo"]);
+    assert_eq!(fs::read_to_string(env.path("big.txt")).unwrap(), edited);
 }
 
 #[test]
@@ -325,23 +466,7 @@ fn revert_takes_single_hunks_of_a_range_and_keeps_later_work() {
 
 #[test]
 fn restore_p_brings_back_the_chosen_hunks_on_a_terminal() {
-    let env = Env::new();
-    env.write("big.txt", base_text().as_bytes());
-    env.ok(&["snapshot", "-q", "--tag", "s"]);
-    env.ok(&["run", "--", "sh", "-c", EDIT]);
-    let edited = fs::read_to_string(env.path("big.txt")).unwrap();
-    let argv: Vec<std::ffi::OsString> = vec![
-        env!("CARGO_BIN_EXE_rewind").into(),
-        "--store".into(),
-        env.store.clone().into(),
-        "-C".into(),
-        env.ws.clone().into(),
-        "restore".into(),
-        "s".into(),
-        "-p".into(),
-    ];
-    let args: Vec<&std::ffi::OsStr> = argv.iter().map(|a| a.as_os_str()).collect();
-    let (code, screen) = on_terminal(&args, &["y", "n", "n"]);
+    let (env, edited, code, screen) = restore_p(EDIT, &["y", "n", "n"]);
     assert_eq!(code, 0, "{screen}");
     assert!(screen.contains("(1/3) Restore this hunk"), "{screen}");
     assert_eq!(

@@ -106,9 +106,12 @@ pub fn walk(ctx: &Ctx, items: &[Item], verb: &str) -> Result<Chosen, CliError> {
             }
             continue;
         };
+        // Owned, since `s` replaces a hunk with its parts.
+        let mut pending: Vec<crate::hunks::ReviewHunk> =
+            pending.iter().map(|h| (*h).clone()).collect();
         let mut i = 0;
         while i < pending.len() {
-            let h = pending[i];
+            let h = &pending[i];
             print_hunk(&mut out, h, color)?;
             let prompt = format!(
                 "({}/{}) {verb} this hunk [y,n,q,a,d,s,?]? ",
@@ -125,9 +128,13 @@ pub fn walk(ctx: &Ctx, items: &[Item], verb: &str) -> Result<Chosen, CliError> {
                 }
                 Answer::Done => break,
                 Answer::Split => {
-                    // Hunks are cut with three lines of context and merged as git merges
-                    // them; rewind cannot yet cut one finer.
-                    writeln!(out, "Sorry, cannot split this hunk")?;
+                    let parts = crate::hunks::split(item.path, h);
+                    if parts.len() < 2 {
+                        writeln!(out, "Sorry, cannot split this hunk")?;
+                    } else {
+                        writeln!(out, "Split into {} hunks.", parts.len())?;
+                        pending.splice(i..=i, parts);
+                    }
                     continue;
                 }
                 Answer::Help => {

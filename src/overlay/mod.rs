@@ -695,12 +695,15 @@ fn review(
     let Some((old, new)) = hunks::texts(reader, c)? else {
         return Ok(None);
     };
-    let mut hs = hunks::file_hunks(&c.path, &old, &new);
-    for h in &mut hs {
-        h.pending = !rec
-            .settled_hunks
+    let settled = |id: &str| {
+        rec.settled_hunks
             .iter()
-            .any(|(p, id, op)| *p == c.path && *id == h.id && !undone.contains(op));
+            .any(|(p, x, op)| *p == c.path && x == id && !undone.contains(op))
+    };
+    // A hunk some of whose parts were accepted is shown as its parts.
+    let mut hs = hunks::refine(&c.path, hunks::file_hunks(&c.path, &old, &new), &settled);
+    for h in &mut hs {
+        h.pending = !settled(&h.id);
     }
     Ok(Some(hs))
 }
@@ -970,10 +973,11 @@ fn plan_hunks(
     let mut whole = Vec::new();
     let mut part = PartialAccept::default();
     let reader = store.reader()?;
-    for (c, hs) in d.changes.iter().zip(&reviews) {
-        let Some(hs) = hs.as_ref() else {
+    for (c, hs) in d.changes.iter().zip(reviews) {
+        let Some(hs) = hs else {
             continue;
         };
+        let hs = &hunks::refine(&c.path, hs, &|id| ids.iter().any(|x| x == id));
         let chosen: Vec<&hunks::ReviewHunk> = hs
             .iter()
             .filter(|h| h.pending && ids.contains(&h.id))
@@ -1083,8 +1087,9 @@ pub fn reject(
         let reader = store.reader()?;
         let mut unknown: rustc_hash::FxHashSet<&str> = hunks.iter().map(String::as_str).collect();
         let mut files = rustc_hash::FxHashSet::default();
-        for (c, hs) in od.diff.changes.iter().zip(&reviews) {
+        for (c, hs) in od.diff.changes.iter().zip(reviews) {
             let Some(hs) = hs else { continue };
+            let hs = &hunks::refine(&c.path, hs, &|id| hunks.iter().any(|x| x == id));
             let picked = hs
                 .iter()
                 .filter(|h| h.pending && hunks.contains(&h.id))
