@@ -158,15 +158,47 @@ fn overlay_accept_and_reject_take_a_non_utf8_name() {
         .to_string();
     let script = "printf new > \"$(printf 'src/caf\\351')\"; echo new > other.txt";
     e.ok(&["overlay", "run", &id, "--", "sh", "-c", script]);
-    ok(&e, &[s("overlay"), s("accept"), s(&id), s("--"), name]);
+    let accepted: Value = serde_json::from_slice(&ok(
+        &e,
+        &[
+            s("--json"),
+            s("overlay"),
+            s("accept"),
+            s(&id),
+            s("--"),
+            name,
+        ],
+    ))
+    .unwrap();
+    assert_eq!(json_path(&accepted["files"][0]), NAME, "{accepted}");
     assert_eq!(fs::read(e.ws.join(name)).unwrap(), b"new");
     assert_eq!(fs::read(e.path("other.txt")).unwrap(), b"base\n");
     let id2 = e
         .ok(&["overlay", "create", "--backend", "copy"])
         .trim()
         .to_string();
-    e.ok(&["overlay", "run", &id2, "--", "sh", "-c", script]);
-    ok(&e, &[s("overlay"), s("reject"), s(&id2), s("--"), name]);
+    // The workspace holds "new" now (and the overlay's base may too): change it again.
+    let script2 = "printf newer > \"$(printf 'src/caf\\351')\"; echo newer > other.txt";
+    e.ok(&["overlay", "run", &id2, "--", "sh", "-c", script2]);
+    let rejected: Value = serde_json::from_slice(&ok(
+        &e,
+        &[
+            s("--json"),
+            s("overlay"),
+            s("reject"),
+            s(&id2),
+            s("--"),
+            name,
+        ],
+    ))
+    .unwrap();
+    // A list of bare paths carries the bytes in a twin list (null where a name is UTF-8).
+    use base64::Engine;
+    let b = rejected["rejected_bytes"][0]
+        .as_str()
+        .unwrap_or_else(|| panic!("rejected_bytes: {rejected}"));
+    let bytes = base64::engine::general_purpose::STANDARD.decode(b).unwrap();
+    assert_eq!(bytes, NAME, "{rejected}");
     let names = e.ok(&["overlay", "diff", &id2, "--name-status"]);
     assert_eq!(names, "M\tother.txt\n");
 }

@@ -276,11 +276,7 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
             if !ctx.json && !ctx.quiet && !od.ignored.is_empty() {
                 output::warn(&format!(
                     "ignored paths written in the overlay, not shown (copy them with accept --include-ignored): {}",
-                    od.ignored
-                        .iter()
-                        .map(|p| path_str(p))
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    output::paths_text(od.ignored.iter().map(Vec::as_slice))
                 ));
             }
             let args = DiffArgs {
@@ -310,19 +306,24 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
             } else {
                 None
             };
+            let mut ignored = json!({});
+            output::put_paths(
+                &mut ignored,
+                "ignored",
+                od.ignored.iter().map(Vec::as_slice),
+            );
+            let mut extra = vec![("overlay", json!(rec.id))];
+            extra.push(("ignored", ignored["ignored"].take()));
+            if let Some(b) = ignored.get_mut("ignored_bytes") {
+                extra.push(("ignored_bytes", b.take()));
+            }
             super::diff::print(
                 ctx,
                 &od.diff,
                 &args,
                 json!(rec.base.hex()),
                 json!(od.state.hex()),
-                vec![
-                    ("overlay", json!(rec.id)),
-                    (
-                        "ignored",
-                        json!(od.ignored.iter().map(|p| path_str(p)).collect::<Vec<_>>()),
-                    ),
-                ],
+                extra,
                 hunks.as_deref(),
             )
         }
@@ -373,26 +374,34 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
                 1
             };
             if ctx.json {
-                output::print_json(&json!({
+                let mut o = json!({
                     "overlay": rec.id,
-                    "files": r.files.iter().filter(|f| f.action != "conflict").map(|f| json!({
-                        "path": path_str(&f.path),
-                        "action": f.action,
-                        "merged": f.merged,
-                        "conflict_markers": f.conflicts,
-                    })).collect::<Vec<_>>(),
-                    "conflicts": r.conflicts.iter().map(|c| json!({
-                        "path": path_str(&c.path),
-                        "why": c.why,
-                        "regions": c.regions,
-                    })).collect::<Vec<_>>(),
-                    "ignored": r.ignored.iter().map(|p| path_str(p)).collect::<Vec<_>>(),
-                    "ignored_copied": r.ignored_copied.iter().map(|p| path_str(p)).collect::<Vec<_>>(),
+                    "files": r.files.iter().filter(|f| f.action != "conflict").map(|f| {
+                        let mut o = json!({
+                            "action": f.action,
+                            "merged": f.merged,
+                            "conflict_markers": f.conflicts,
+                        });
+                        output::put_path(&mut o, "path", Some(&f.path));
+                        o
+                    }).collect::<Vec<_>>(),
+                    "conflicts": r.conflicts.iter().map(|c| {
+                        let mut o = json!({"why": c.why, "regions": c.regions});
+                        output::put_path(&mut o, "path", Some(&c.path));
+                        o
+                    }).collect::<Vec<_>>(),
                     "ignored_files": r.ignored_files,
                     "before": r.before.map(|i| i.hex()),
                     "after": r.after.map(|i| i.hex()),
                     "op": r.op,
-                }))?;
+                });
+                output::put_paths(&mut o, "ignored", r.ignored.iter().map(Vec::as_slice));
+                output::put_paths(
+                    &mut o,
+                    "ignored_copied",
+                    r.ignored_copied.iter().map(Vec::as_slice),
+                );
+                output::print_json(&o)?;
                 return Ok(code);
             }
             if !ctx.quiet {
@@ -402,13 +411,13 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
                     } else {
                         String::new()
                     };
-                    println!("{:<9} {}{note}", f.action, path_str(&f.path));
+                    println!("{:<9} {}{note}", f.action, output::path_text(&f.path));
                 }
                 for c in &r.conflicts {
                     println!(
                         "{} {}: {}",
                         paint(ctx.color, output::bold(), "conflict "),
-                        path_str(&c.path),
+                        output::path_text(&c.path),
                         c.why
                     );
                 }
@@ -416,22 +425,14 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
                     output::warn(&format!(
                         "{} ignored path(s) left in the overlay (use --include-ignored): {}",
                         r.ignored.len(),
-                        r.ignored
-                            .iter()
-                            .map(|p| path_str(p))
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                        output::paths_text(r.ignored.iter().map(Vec::as_slice))
                     ));
                 }
                 if !r.ignored_copied.is_empty() {
                     eprintln!(
                         "rewind: copied {} ignored file(s) into the workspace ({}); no snapshot holds ignored files, so `undo` leaves them",
                         r.ignored_files,
-                        r.ignored_copied
-                            .iter()
-                            .map(|p| path_str(p))
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                        output::paths_text(r.ignored_copied.iter().map(Vec::as_slice))
                     );
                 }
                 if let Some(op) = r.op {
@@ -452,14 +453,12 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
             let paths = ctx.workspace_paths(Some(&rec.workspace_path()), &paths)?;
             let r = ov::reject(&store, &mut rec, &paths, &hunks)?;
             if ctx.json {
-                output::print_json(&json!({
-                    "overlay": rec.id,
-                    "rejected": r.paths.iter().map(|p| path_str(p)).collect::<Vec<_>>(),
-                    "op": r.op,
-                }))?;
+                let mut o = json!({"overlay": rec.id, "op": r.op});
+                output::put_paths(&mut o, "rejected", r.paths.iter().map(Vec::as_slice));
+                output::print_json(&o)?;
             } else if !ctx.quiet {
                 for p in &r.paths {
-                    println!("rejected  {}", path_str(p));
+                    println!("rejected  {}", output::path_text(p));
                 }
             }
             Ok(0)

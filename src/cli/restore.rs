@@ -33,20 +33,21 @@ pub fn report_json(r: &RestoreReport, dry_run: bool) -> Value {
             o
         })
         .collect();
-    json!({
+    let mut o = json!({
         "workspace": r.workspace.display().to_string(),
         "target": r.target.hex(),
         "dry_run": dry_run,
         "before": r.before.map(|i| i.hex()),
         "after": r.after.map(|i| i.hex()),
         "plan": plan,
-        "kept": r.kept.iter().map(|p| path_str(p)).collect::<Vec<_>>(),
         "written": r.written,
         "bytes_written": r.bytes_written,
         "deleted": r.deleted,
         "op": r.op,
         "seconds": r.seconds,
-    })
+    });
+    output::put_paths(&mut o, "kept", r.kept.iter().map(Vec::as_slice));
+    o
 }
 
 fn print_report(ctx: &Ctx, r: &RestoreReport, dry_run: bool, verb: &str) -> std::io::Result<()> {
@@ -136,15 +137,16 @@ fn restore_hunks(
     };
     let r = crate::hunks::restore_hunks(store, root, target, &ids)?;
     if ctx.json {
-        output::print_json(&json!({
-            "files": r.files.iter().map(|f| path_str(&f.path)).collect::<Vec<_>>(),
+        let mut o = json!({
             "before": r.before.map(|i| i.hex()),
             "after": r.after.map(|i| i.hex()),
             "op": r.op,
-        }))?;
+        });
+        output::put_paths(&mut o, "files", r.files.iter().map(|f| f.path.as_slice()));
+        output::print_json(&o)?;
     } else if !ctx.quiet {
         for f in &r.files {
-            println!("restored  {}", path_str(&f.path));
+            println!("restored  {}", output::path_text(&f.path));
         }
         if let Some(op) = r.op {
             println!("operation {op}; `rewind undo` takes it back");

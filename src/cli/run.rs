@@ -499,7 +499,12 @@ pub fn check(ctx: &Ctx, a: CheckArgs) -> CliResult {
         }
     } else {
         for v in &r.violations {
-            writeln!(out, "{:<20} {}", v.reason.name(), path_str(&v.path),)?;
+            writeln!(
+                out,
+                "{:<20} {}",
+                v.reason.name(),
+                output::path_text(&v.path)
+            )?;
         }
         if !r.reverted.is_empty() && !ctx.quiet {
             writeln!(
