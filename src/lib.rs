@@ -7,7 +7,6 @@
 pub mod apply;
 pub mod artifact;
 pub mod carry;
-pub mod cli;
 pub mod config;
 pub mod contract;
 pub mod diff;

@@ -905,7 +905,7 @@ pub fn check(
 }
 
 /// Signal handling for the duration of a run (see the module docs).
-pub(crate) mod signals {
+pub mod signals {
     use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering};
 
     use crate::error::{Error, Result};
