@@ -12,6 +12,7 @@ pub mod contract;
 pub mod diff;
 pub mod error;
 pub mod forget;
+pub mod fs;
 pub mod gc;
 pub mod history;
 pub mod hunks;
@@ -31,7 +32,7 @@ pub mod snapshot;
 pub mod stats;
 pub mod store;
 pub mod undo;
-pub mod util;
+
 pub mod verify;
 pub mod workspace;
 

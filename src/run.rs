@@ -26,6 +26,8 @@
 //! a third stops rewind at once. The store is safe either way: every write is a redb
 //! transaction that either committed or never happened.
 
+pub mod isolate;
+
 use std::ffi::OsString;
 use std::io::{self, Read, Seek, Write};
 use std::os::unix::ffi::OsStrExt;
@@ -40,13 +42,13 @@ use crate::contract::{Checker, Contract, OnViolation, Violation, revert_paths};
 use crate::diff::text::DiffOptions;
 use crate::diff::{Diff, DiffRequest, PatchOptions, Rev, SideJson, diff};
 use crate::error::{Error, Result};
+use crate::fs::{display, path_bytes};
 use crate::id::Id;
 use crate::progress::NoProgress;
 use crate::restore::{OpInfo, RestoreOptions, restore};
 use crate::snapshot::{SnapshotOptions, SnapshotReport, snapshot};
 use crate::store::Store;
 use crate::store::oplog::{self, OpRecord};
-use crate::util::{display, path_bytes};
 
 /// Version of the result object's layout (`schemas/run-result.schema.json`).
 pub const RESULT_VERSION: u32 = 1;
@@ -85,7 +87,7 @@ pub struct RunOptions {
     /// that manages signals itself leaves this off).
     pub forward_signals: bool,
     /// Run in an overlay instead of the workspace (`run --isolate`).
-    pub isolate: Option<crate::overlay::isolate::Isolate>,
+    pub isolate: Option<isolate::Isolate>,
     /// Extra gitignore-style globs both snapshots leave out (`run --ignore`).
     pub ignore_globs: Vec<String>,
     /// A scratch directory the command finds in `REWIND_SCRATCH` (see [`crate::scratch`]).
@@ -280,7 +282,7 @@ pub struct RunResult {
     /// What the store's run retention did afterwards.
     pub retention: RetentionEntry,
     /// For `run --isolate`: the overlay and whether its changes were accepted.
-    pub overlay: Option<crate::overlay::isolate::OverlayOutcome>,
+    pub overlay: Option<isolate::OverlayOutcome>,
 }
 
 /// The run retention's outcome (see [`crate::forget::after_run`]). It never fails the run:
@@ -365,7 +367,7 @@ pub fn run(
         return Err(Error::Invalid("rewind run needs a command after --".into()));
     }
     if opts.isolate.is_some() {
-        return crate::overlay::isolate::run_isolated(open, root, opts, events);
+        return isolate::run_isolated(open, root, opts, events);
     }
     let checker = Checker::new(&opts.contract)?;
     let root = crate::workspace::canonical(root, false)?;

@@ -122,7 +122,7 @@ pub fn path_text(p: &[u8]) -> String {
 /// bytes in base64 (standard alphabet, padded), so a caller never loses a name.
 pub fn put_path(o: &mut serde_json::Value, key: &str, p: Option<&[u8]>) {
     o[key] = p.map(path_str).into();
-    if let Some(b) = p.and_then(rewind::util::path_bytes) {
+    if let Some(b) = p.and_then(rewind::fs::path_bytes) {
         o[format!("{key}_bytes")] = b.into();
     }
 }
@@ -203,7 +203,7 @@ pub fn put_paths<'a>(
 ) {
     let paths: Vec<&[u8]> = paths.into_iter().collect();
     o[key] = paths.iter().map(|p| path_str(p)).collect::<Vec<_>>().into();
-    let bytes: Vec<Option<String>> = paths.iter().map(|p| rewind::util::path_bytes(p)).collect();
+    let bytes: Vec<Option<String>> = paths.iter().map(|p| rewind::fs::path_bytes(p)).collect();
     if bytes.iter().any(Option::is_some) {
         o[format!("{key}_bytes")] = bytes.into();
     }

@@ -9,8 +9,8 @@ use super::args::DiffArgs;
 use super::output::{self, format_time, paint, path_str};
 use super::{CliResult, Ctx};
 use rewind::carry::ConflictPolicy;
-use rewind::overlay::isolate::AcceptWhen;
 use rewind::overlay::{self as ov, AcceptOptions, BackendChoice, CreateOptions, OverlayRecord};
+use rewind::run::isolate::AcceptWhen;
 
 /// `--backend`.
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
@@ -492,7 +492,7 @@ fn run_in(ctx: &Ctx, id: &str, argv: Vec<OsString>) -> CliResult {
     let opts = rewind::run::RunOptions {
         command: argv,
         forward_signals: true,
-        isolate: Some(rewind::overlay::isolate::Isolate {
+        isolate: Some(rewind::run::isolate::Isolate {
             overlay: Some(key),
             existing: true,
             accept: AcceptWhen::Never,

@@ -287,7 +287,7 @@ fn run_inner(ctx: &Ctx, a: RunArgs) -> CliResult {
         on_violation,
         diff_timeout: super::output::seconds(a.diff_timeout.max(0.001)),
         forward_signals: true,
-        isolate: a.isolate.then(|| rewind::overlay::isolate::Isolate {
+        isolate: a.isolate.then(|| rewind::run::isolate::Isolate {
             backend: a.backend.into(),
             accept: a.accept.into(),
             overlay: a.overlay.clone(),

@@ -16,12 +16,12 @@ use super::text::{DiffOptions, is_binary, line_diff};
 use super::tree::{ChangeStatus, EntryState, FileChange, PathFilter, TreeSource, compare};
 use super::types::{Change, EntryKind, Side};
 use crate::error::{Error, IoContext, Result};
+use crate::fs::join_rel;
 use crate::id::Id;
 use crate::progress::NoProgress;
 use crate::snapshot::{SnapshotOptions, SnapshotReport, snapshot};
 use crate::store::tree::{Kind, Tree};
 use crate::store::{Reader, Store};
-use crate::util::join_rel;
 
 /// Added or deleted files at least this large are streamed into patches, never held whole.
 const STREAM_THRESHOLD: u64 = 16 << 20;

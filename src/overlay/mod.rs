@@ -16,7 +16,7 @@
 //! pending until the overlay changes them again.
 
 pub mod copy;
-pub mod isolate;
+
 pub mod namespace;
 
 use std::fs;
@@ -260,7 +260,7 @@ pub fn create(
         workspace: root.as_os_str().as_bytes().to_vec(),
         backend,
         base,
-        created_ns: crate::util::now_ns(),
+        created_ns: crate::fs::now_ns(),
         state: None,
         settled: Vec::new(),
         states: Vec::new(),
@@ -681,7 +681,7 @@ fn undone_ops(store: &Store, rec: &OverlayRecord) -> Result<std::collections::Ha
     if rec.settled_by.is_empty() && rec.settled_hunks.is_empty() {
         return Ok(Default::default());
     }
-    crate::undo::undone_ops(store, &rec.workspace)
+    crate::store::oplog::undone_ops(store, &rec.workspace)
 }
 
 /// The hunks of a pending change, marked pending or accepted; None when the change has no
@@ -1138,9 +1138,9 @@ pub fn reject(
     for (path, kind, bytes) in &rewrites {
         let p = match rec.backend {
             Backend::Namespace => namespace::upper_path(store, rec, path)?,
-            Backend::Copy => crate::restore::checked_path(&copy::tree_dir(store, rec), path)?,
+            Backend::Copy => crate::fs::checked_path(&copy::tree_dir(store, rec), path)?,
         };
-        crate::restore::write_atomic(&p, *kind, &mut bytes.as_slice())?;
+        crate::fs::write_atomic(&p, *kind, &mut bytes.as_slice())?;
     }
     let gone: rustc_hash::FxHashSet<&[u8]> = chosen.iter().map(|c| c.path.as_slice()).collect();
     if rec.raced.iter().any(|p| gone.contains(p.as_slice())) {

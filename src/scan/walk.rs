@@ -23,10 +23,7 @@ use crate::store::tree::Kind;
 
 /// Directory names that are never entered.
 pub const NEVER_ENTER: [&[u8]; 3] = [b".git", b".jj", b".hg"];
-/// The prefix of rewind's own temporary files (a file is written beside its target, then
-/// renamed over it). A process killed in between leaves one behind; snapshots never take them,
-/// and the walk lists them so that the next command writing into the workspace removes them.
-pub const TEMP_PREFIX: &str = ".rewind-tmp-";
+pub use crate::fs::TEMP_PREFIX;
 /// The per-workspace ignore file rewind reads besides .gitignore and .ignore.
 pub const IGNORE_FILE: &str = ".rewindignore";
 
@@ -226,7 +223,7 @@ impl ParallelVisitor for Visitor<'_> {
             });
             return WalkState::Continue;
         }
-        let (dir, name) = crate::util::split_parent(&rel);
+        let (dir, name) = crate::fs::split_parent(&rel);
         if name.starts_with(TEMP_PREFIX.as_bytes()) {
             self.out.temps.push(rel);
             return WalkState::Continue;

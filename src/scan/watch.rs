@@ -31,8 +31,8 @@ use std::path::Path;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::diff::tree::is_under;
-use crate::util::{child_path, join_rel};
+use crate::fs::is_under;
+use crate::fs::{child_path, join_rel};
 
 /// An inotify instance watching a set of workspace directories.
 pub struct Watcher {

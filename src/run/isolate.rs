@@ -7,17 +7,17 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use super::{AcceptOptions, BackendChoice, CreateOptions};
 use crate::carry::ConflictPolicy;
 use crate::contract::{Checker, OnViolation, revert_paths};
 use crate::error::{Error, Result};
+use crate::fs::display;
+use crate::overlay::{AcceptOptions, BackendChoice, CreateOptions};
 use crate::run::{
     DiffReport, RESULT_VERSION, RetentionEntry, RunEvent, RunOptions, RunResult, report_diff,
     run_prepared, signals, violation_entries,
 };
 use crate::store::Store;
 use crate::store::oplog::{self, OpRecord};
-use crate::util::display;
 
 /// When an isolated run's changes are accepted onto the workspace.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -86,7 +86,7 @@ pub fn run_isolated(
             .ok()
             .and_then(|d| d.strip_prefix(&root).ok().map(Path::to_path_buf))
             .unwrap_or_default(),
-        None => super::relative_cwd(&root),
+        None => crate::overlay::relative_cwd(&root),
     };
     let command: Vec<String> = opts
         .command
@@ -104,7 +104,7 @@ pub fn run_isolated(
         let store = open()?;
         let t_create = Instant::now();
         let found = match &iso.overlay {
-            Some(key) => match super::find(&store, key) {
+            Some(key) => match crate::overlay::find(&store, key) {
                 Ok(rec) => Some(rec),
                 Err(e) if iso.existing || key.parse::<u64>().is_ok() => return Err(e),
                 Err(_) => None,
@@ -124,7 +124,7 @@ pub fn run_isolated(
                 (rec, None)
             }
             None => {
-                let created = super::create(
+                let created = crate::overlay::create(
                     &store,
                     &root,
                     &CreateOptions {
@@ -137,7 +137,7 @@ pub fn run_isolated(
                 (created.overlay, created.fallback)
             }
         };
-        let session = super::begin_run(&store, &mut rec)?;
+        let session = crate::overlay::begin_run(&store, &mut rec)?;
         let before = rec.state.unwrap_or(rec.base);
         let before_rec = store.reader()?.snapshot(&before)?;
         events(&RunEvent::WorkspaceSnapshotTaken {
@@ -147,7 +147,7 @@ pub fn run_isolated(
             bytes: before_rec.stats.bytes,
             seconds: t_create.elapsed().as_secs_f64(),
         });
-        let cmd = super::command(&store, &rec, &opts.command, &rel_cwd)?;
+        let cmd = crate::overlay::command(&store, &rec, &opts.command, &rel_cwd)?;
         (rec, fallback, session, cmd)
     };
     let before = rec.state.unwrap_or(rec.base);
@@ -169,7 +169,7 @@ pub fn run_isolated(
     // 3. The overlay's state, the diff, the contract.
     let store = open()?;
     let t_state = Instant::now();
-    let after = super::finish_run(&store, &mut rec, session)?;
+    let after = crate::overlay::finish_run(&store, &mut rec, session)?;
     let after_label = if success { "after" } else { "after_failure" };
     let state_rec = store.reader()?.snapshot(&after)?;
     events(&RunEvent::WorkspaceSnapshotTaken {
@@ -202,7 +202,7 @@ pub fn run_isolated(
     let mut reverted = Vec::new();
     if !violations.is_empty() && opts.on_violation == OnViolation::Revert {
         let paths = revert_paths(&violations);
-        super::reject(&store, &mut rec, &paths, &[])?;
+        crate::overlay::reject(&store, &mut rec, &paths, &[])?;
         reverted = paths.iter().map(|p| display(p)).collect();
     }
     let contract_ok = violations.is_empty() || !reverted.is_empty();
@@ -221,7 +221,7 @@ pub fn run_isolated(
         kept: true,
     };
     if wanted {
-        let accepted = super::accept(
+        let accepted = crate::overlay::accept(
             &store,
             &mut rec,
             &AcceptOptions {
@@ -241,7 +241,7 @@ pub fn run_isolated(
         // Ignored build outputs go with the overlay: `overlay accept --include-ignored` on a
         // kept overlay is the way to take them.
         if accepted.conflicts.is_empty() && !iso.keep {
-            super::drop_overlay(&store, &rec)?;
+            crate::overlay::drop_overlay(&store, &rec)?;
             result_overlay.kept = false;
         }
     }
@@ -250,8 +250,8 @@ pub fn run_isolated(
     Ok(RunResult {
         version: RESULT_VERSION,
         backend: match rec.backend {
-            super::Backend::Namespace => "overlay-namespace",
-            super::Backend::Copy => "overlay-copy",
+            crate::overlay::Backend::Namespace => "overlay-namespace",
+            crate::overlay::Backend::Copy => "overlay-copy",
         },
         workspace: root.display().to_string(),
         cwd: root.join(&rel_cwd).display().to_string(),

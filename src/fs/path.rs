@@ -1,16 +1,9 @@
-//! Small helpers shared by several modules.
+//! Workspace-relative paths: raw bytes, '/'-separated, never absolute, the form tree entries
+//! and the oplog store them in.
 
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-
-/// Now, in nanoseconds since the Unix epoch.
-pub fn now_ns() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as i64)
-        .unwrap_or(0)
-}
 
 /// A workspace-relative path (raw bytes, '/'-separated) as a filesystem path under `root`.
 pub fn join_rel(root: &Path, rel: &[u8]) -> PathBuf {
@@ -45,6 +38,13 @@ pub fn child_path(parent: &[u8], name: &[u8]) -> Vec<u8> {
 /// A relative path for display (lossy for non-UTF-8 bytes).
 pub fn display(rel: &[u8]) -> String {
     String::from_utf8_lossy(rel).into_owned()
+}
+
+/// `path` equals `prefix` or lies below it.
+pub fn is_under(path: &[u8], prefix: &[u8]) -> bool {
+    prefix.is_empty()
+        || path == prefix
+        || (path.starts_with(prefix) && path.get(prefix.len()) == Some(&b'/'))
 }
 
 /// The exact bytes of a path that is not UTF-8, in base64 (standard alphabet, padded): what
