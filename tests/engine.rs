@@ -4,5 +4,6 @@
 
 #[path = "support/git.rs"]
 mod git;
+mod layers;
 mod patch;
 mod render;
