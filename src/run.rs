@@ -88,6 +88,9 @@ pub struct RunOptions {
     pub forward_signals: bool,
     /// Run in an overlay instead of the workspace (`run --isolate`).
     pub isolate: Option<isolate::Isolate>,
+    /// Do not watch the workspace with inotify while the command runs: the after snapshot
+    /// then lstats every file (the CLI sets it from `REWIND_NO_WATCH`, for measurements).
+    pub no_watch: bool,
     /// Extra gitignore-style globs both snapshots leave out (`run --ignore`).
     pub ignore_globs: Vec<String>,
     /// A scratch directory the command finds in `REWIND_SCRATCH` (see [`crate::scratch`]).
@@ -109,6 +112,7 @@ impl Default for RunOptions {
             diff_timeout: Duration::from_secs(5),
             forward_signals: false,
             isolate: None,
+            no_watch: false,
             ignore_globs: Vec::new(),
             scratch: None,
         }
@@ -412,7 +416,7 @@ pub fn run(
     // the after snapshot needs no lstat where nothing happened (see `scan::watch`).
     let (before, watcher, linked_dirs) = {
         let store = open()?;
-        let watcher = if std::env::var_os("REWIND_NO_WATCH").is_some() {
+        let watcher = if opts.no_watch {
             None
         } else {
             let reader = store.reader()?;

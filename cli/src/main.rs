@@ -85,7 +85,10 @@ impl Ctx {
     pub fn open_store(&self, create: bool) -> Result<Store, Error> {
         let dir = match &self.store_dir {
             Some(d) => d.clone(),
-            None => rewind::store::default_dir()?,
+            None => match std::env::var_os("REWIND_STORE").filter(|v| !v.is_empty()) {
+                Some(dir) => PathBuf::from(dir),
+                None => rewind::store::default_dir()?,
+            },
         };
         let dir_shown = dir.display().to_string();
         let quiet = self.quiet;
@@ -236,6 +239,11 @@ fn run_cli() -> i32 {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
     };
+    rewind::interrupt::set_test_interrupt_after(
+        std::env::var("REWIND_TEST_INTERRUPT_AFTER")
+            .ok()
+            .and_then(|v| v.parse().ok()),
+    );
     let color = output::stdout_color(cli.color);
     let ctx = Ctx {
         store_dir: cli.store.clone(),

@@ -224,3 +224,10 @@ pub fn base64(data: &[u8]) -> String {
     use base64::Engine;
     base64::engine::general_purpose::STANDARD.encode(data)
 }
+
+/// `REWIND_OVERLAY_PROBE=fail` treats the namespace backend as unavailable (tests of the
+/// fallback; machines where the probe itself misbehaves): the reason given to the library.
+pub fn namespace_refused() -> Option<String> {
+    (std::env::var("REWIND_OVERLAY_PROBE").as_deref() == Ok("fail"))
+        .then(|| "REWIND_OVERLAY_PROBE=fail".to_string())
+}

@@ -188,6 +188,7 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
                     name,
                     backend: backend.into(),
                     with_ignored,
+                    namespace_refused: output::namespace_refused(),
                 },
                 &bar,
             )?;
@@ -499,6 +500,7 @@ fn run_in(ctx: &Ctx, id: &str, argv: Vec<OsString>) -> CliResult {
             keep: true,
             ..Default::default()
         }),
+        no_watch: std::env::var_os("REWIND_NO_WATCH").is_some(),
         ..Default::default()
     };
     let open = || ctx.open_store(false);

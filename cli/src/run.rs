@@ -293,7 +293,9 @@ fn run_inner(ctx: &Ctx, a: RunArgs) -> CliResult {
             overlay: a.overlay.clone(),
             existing: false,
             keep: a.keep,
+            namespace_refused: output::namespace_refused(),
         }),
+        no_watch: std::env::var_os("REWIND_NO_WATCH").is_some(),
         ignore_globs: a.ignore,
         scratch: if a.scratch {
             Some(rewind::scratch::create(&ctx.open_store(true)?)?)

@@ -182,6 +182,9 @@ pub struct CreateOptions {
     pub backend: BackendChoice,
     /// Copy backend: ignored paths (gitignore-style globs) to copy in as well.
     pub with_ignored: Vec<String>,
+    /// Treat the namespace backend as unavailable, for this reason (`auto` falls back to copy
+    /// saying it; the CLI sets it from `REWIND_OVERLAY_PROBE=fail`).
+    pub namespace_refused: Option<String>,
 }
 
 /// What `create` did.
@@ -216,15 +219,17 @@ pub fn create(
     }
     let (backend, fallback) = match opts.backend {
         BackendChoice::Copy => (Backend::Copy, None),
-        BackendChoice::Namespace => match namespace::probe(store) {
-            Ok(()) => (Backend::Namespace, None),
-            Err(why) => {
-                return Err(Error::Invalid(format!(
-                    "the namespace backend is unavailable here: {why} (use --backend copy)"
-                )));
+        BackendChoice::Namespace => {
+            match namespace::probe(store, opts.namespace_refused.as_deref()) {
+                Ok(()) => (Backend::Namespace, None),
+                Err(why) => {
+                    return Err(Error::Invalid(format!(
+                        "the namespace backend is unavailable here: {why} (use --backend copy)"
+                    )));
+                }
             }
-        },
-        BackendChoice::Auto => match namespace::probe(store) {
+        }
+        BackendChoice::Auto => match namespace::probe(store, opts.namespace_refused.as_deref()) {
             Ok(()) => (Backend::Namespace, None),
             Err(why) => (Backend::Copy, Some(why)),
         },

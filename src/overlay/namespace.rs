@@ -38,15 +38,13 @@ use crate::store::snapshot::{SnapshotRecord, TreeStats};
 use crate::store::tables::{OVERLAYS, SNAPSHOTS, TREES};
 use crate::store::tree::{Kind, Tree, TreeEntry};
 
-/// Set to `fail` to make the probe fail (tests of the fallback; machines where the probe
-/// itself misbehaves).
-pub const PROBE_ENV: &str = "REWIND_OVERLAY_PROBE";
-
 /// Whether the namespace backend works here. The answer is kept in the store's overlays
-/// directory, so the probe (a namespace and a mount) runs once per store.
-pub fn probe(store: &Store) -> std::result::Result<(), String> {
-    if std::env::var(PROBE_ENV).as_deref() == Ok("fail") {
-        return Err(format!("{PROBE_ENV}=fail"));
+/// directory, so the probe (a namespace and a mount) runs once per store. `refused` (the
+/// caller's reason to treat the backend as unavailable: tests of the fallback, machines where
+/// the probe itself misbehaves) answers without probing.
+pub fn probe(store: &Store, refused: Option<&str>) -> std::result::Result<(), String> {
+    if let Some(why) = refused {
+        return Err(why.to_string());
     }
     let dir = super::overlays_dir(store);
     let cached = dir.join("namespace-probe");

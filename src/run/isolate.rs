@@ -45,6 +45,8 @@ pub struct Isolate {
     pub existing: bool,
     /// Keep the overlay after a full accept (it is always kept when something is left).
     pub keep: bool,
+    /// For an overlay this run creates: [`crate::overlay::CreateOptions::namespace_refused`].
+    pub namespace_refused: Option<String>,
 }
 
 /// The overlay part of an isolated run's result.
@@ -130,6 +132,7 @@ pub fn run_isolated(
                     &CreateOptions {
                         backend: iso.backend,
                         name: iso.overlay.clone(),
+                        namespace_refused: iso.namespace_refused.clone(),
                         ..CreateOptions::default()
                     },
                     &crate::progress::NoProgress,

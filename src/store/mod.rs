@@ -93,11 +93,9 @@ impl Handle {
     }
 }
 
-/// The default store directory: `$REWIND_STORE`, else the per-user data directory.
+/// The per-user default store directory (`~/.local/share/rewind`). The CLI prefers
+/// `$REWIND_STORE`; the library reads no environment variable of its own.
 pub fn default_dir() -> Result<PathBuf> {
-    if let Some(dir) = std::env::var_os("REWIND_STORE").filter(|v| !v.is_empty()) {
-        return Ok(PathBuf::from(dir));
-    }
     dirs::data_dir().map(|d| d.join("rewind")).ok_or_else(|| {
         Error::Invalid(
             "cannot find a per-user data directory: set REWIND_STORE or pass --store DIR".into(),
