@@ -994,6 +994,7 @@ pub mod signals {
     }
 
     impl Guard {
+        /// Installs the run's handlers for SIGINT and SIGTERM.
         pub fn install() -> Result<Guard> {
             if INSTALLED.swap(true, Ordering::SeqCst) {
                 return Err(Error::Invalid(

@@ -221,9 +221,7 @@ pub fn flip_last_segment_byte(store: &Path, back: usize) {
         .expect("open the store's database");
     let txn = db.begin_write().expect("write transaction");
     {
-        let mut segs = txn
-            .open_table(rewind::store::tables::SEGMENTS)
-            .expect("segments");
+        let mut segs = txn.open_table(tables::SEGMENTS).expect("segments");
         let (last, mut bytes) = {
             let (k, v) = segs.last().expect("read").expect("a segment");
             (k.value(), v.value().to_vec())
@@ -300,4 +298,14 @@ fn kernel_forbids_user_namespaces() -> Option<String> {
         return Some("kernel.apparmor_restrict_unprivileged_userns is 1".into());
     }
     None
+}
+
+/// The few store tables tests damage on purpose, declared as src/store/tables.rs declares them
+/// (the library keeps its raw table definitions private).
+pub mod tables {
+    use redb::TableDefinition;
+
+    pub const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
+    pub const SEGMENTS: TableDefinition<u64, &[u8]> = TableDefinition::new("segments");
+    pub const TREES: TableDefinition<[u8; 32], &[u8]> = TableDefinition::new("trees");
 }

@@ -595,7 +595,7 @@ fn unknown_schema_version_is_refused() {
             .create(env.store.join("store.redb"))
             .unwrap();
         let txn = db.begin_write().unwrap();
-        txn.open_table(rewind::store::tables::META)
+        txn.open_table(crate::common::tables::META)
             .unwrap()
             .insert("schema", 99u32.to_le_bytes().as_slice())
             .unwrap();

@@ -3,9 +3,9 @@
 
 use crate::common;
 
+use crate::common::tables::TREES;
 use common::*;
 use redb::ReadableDatabase;
-use rewind::store::tables::TREES;
 
 fn db(env: &Env) -> redb::Database {
     redb::Database::builder()

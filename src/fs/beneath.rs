@@ -40,6 +40,7 @@ pub struct SafeDirs<'a> {
 }
 
 impl<'a> SafeDirs<'a> {
+    /// Checks paths below `root`; nothing verified yet.
     pub fn new(root: &'a Path) -> Self {
         SafeDirs {
             root,

@@ -11,7 +11,7 @@ pub mod oplog;
 pub mod pending;
 pub mod read;
 pub mod snapshot;
-pub mod tables;
+pub(crate) mod tables;
 pub mod tags;
 pub mod tree;
 
