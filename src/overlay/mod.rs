@@ -390,17 +390,13 @@ fn open_lock_file(store: &Store, rec: &OverlayRecord, kind: LockKind) -> Result<
         .at(&path)
 }
 
+/// An exclusive lock without waiting (std's `File::try_lock` is `flock(LOCK_EX | LOCK_NB)` on
+/// Linux): Ok(false) when another open file description holds it.
 fn try_flock(file: &fs::File) -> std::io::Result<bool> {
-    use std::os::fd::AsRawFd;
-    // SAFETY: flock on a descriptor the caller owns.
-    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
-        return Ok(true);
-    }
-    let e = std::io::Error::last_os_error();
-    if e.raw_os_error() == Some(libc::EWOULDBLOCK) {
-        Ok(false)
-    } else {
-        Err(e)
+    match file.try_lock() {
+        Ok(()) => Ok(true),
+        Err(fs::TryLockError::WouldBlock) => Ok(false),
+        Err(fs::TryLockError::Error(e)) => Err(e),
     }
 }
 
