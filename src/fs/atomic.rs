@@ -58,9 +58,11 @@ pub fn write_atomic(p: &Path, kind: Kind, data: &mut dyn io::Read) -> Result<()>
         .ok()
         .filter(|m| m.is_file())
         .map(|m| m.permissions().mode());
-    // A new file asks for 0666; the umask decides what it gets, and the execute bits follow.
+    // A new file asks for 0666 (0777 for an executable); the umask decides what it gets, and
+    // the execute bits follow the read bits it kept.
     let asked = match old_mode {
         Some(m) => exec_mode(m, exec),
+        None if exec => 0o777,
         None => 0o666,
     };
     let mut tmp = tempfile::Builder::new()
@@ -76,7 +78,7 @@ pub fn write_atomic(p: &Path, kind: Kind, data: &mut dyn io::Read) -> Result<()>
     let got = tmp.as_file().metadata().at(p)?.permissions().mode() & 0o7777;
     let mode = match old_mode {
         Some(_) => asked,
-        None => exec_mode(got, exec),
+        None => exec_mode(got & 0o666, exec),
     };
     if got != mode {
         tmp.as_file()
@@ -85,4 +87,42 @@ pub fn write_atomic(p: &Path, kind: Kind, data: &mut dyn io::Read) -> Result<()>
     }
     tmp.persist(p).map_err(|e| Error::io(p, e.error))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The process umask, read without changing it (Linux 4.7+).
+    fn umask() -> u32 {
+        let status = fs::read_to_string("/proc/self/status").expect("/proc/self/status");
+        let line = status
+            .lines()
+            .find_map(|l| l.strip_prefix("Umask:"))
+            .expect("a Umask line");
+        u32::from_str_radix(line.trim(), 8).expect("octal")
+    }
+
+    fn mode(p: &Path) -> u32 {
+        fs::symlink_metadata(p).unwrap().permissions().mode() & 0o7777
+    }
+
+    #[test]
+    fn modes_follow_the_umask_for_new_files_and_the_old_bits_otherwise() {
+        let dir = tempfile::tempdir().unwrap();
+        let want = 0o666 & !umask();
+        let f = dir.path().join("f");
+        write_atomic(&f, Kind::File, &mut &b"x"[..]).unwrap();
+        assert_eq!(mode(&f), want);
+        let x = dir.path().join("x");
+        write_atomic(&x, Kind::Executable, &mut &b"x"[..]).unwrap();
+        assert_eq!(mode(&x), exec_mode(want, true));
+        // A replaced file keeps its bits; only the execute bits follow the kind.
+        fs::set_permissions(&f, fs::Permissions::from_mode(0o640)).unwrap();
+        write_atomic(&f, Kind::Executable, &mut &b"y"[..]).unwrap();
+        assert_eq!(mode(&f), 0o750);
+        assert_eq!(fs::read(&f).unwrap(), b"y");
+        write_atomic(&f, Kind::File, &mut &b"z"[..]).unwrap();
+        assert_eq!(mode(&f), 0o640);
+    }
 }
