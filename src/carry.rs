@@ -16,7 +16,7 @@
 use std::path::Path;
 
 use crate::apply::{FileOutcome, Planned, fail, read_current};
-use crate::diff::{DiffRequest, Rev, diff};
+use crate::compare::{DiffRequest, Rev, diff};
 use crate::error::Result;
 use crate::id::Id;
 use crate::patch::{MergeLabels, MergeOutcome, merge3};

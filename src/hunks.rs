@@ -422,12 +422,12 @@ pub fn restore_review(
     rev: crate::id::Id,
     paths: &[Vec<u8>],
 ) -> Result<Vec<(Vec<u8>, Vec<ReviewHunk>)>> {
-    let d = crate::diff::diff(
+    let d = crate::compare::diff(
         store,
-        crate::diff::Rev::Live,
-        crate::diff::Rev::Snapshot(rev),
+        crate::compare::Rev::Live,
+        crate::compare::Rev::Snapshot(rev),
         Some(root),
-        &crate::diff::DiffRequest {
+        &crate::compare::DiffRequest {
             renames: false,
             paths: paths.to_vec(),
         },

@@ -114,6 +114,7 @@
 pub mod apply;
 pub mod artifact;
 pub mod carry;
+pub mod compare;
 pub mod config;
 pub mod contract;
 pub mod diff;
@@ -142,7 +143,8 @@ pub mod undo;
 pub mod verify;
 pub mod workspace;
 
-pub use diff::{Diff, DiffRequest, FileChange, Rev, diff};
+pub use compare::{Diff, DiffRequest, Rev, diff};
+pub use diff::FileChange;
 pub use error::{Error, Result};
 pub use id::Id;
 pub use overlay::{AcceptOptions, BackendChoice, CreateOptions};

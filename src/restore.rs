@@ -23,7 +23,7 @@ use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use rayon::prelude::*;
 
-use crate::diff::snapshots::Trees;
+use crate::compare::Trees;
 use crate::diff::tree::{ChangeStatus, FileChange, PathFilter, compare_with_dirs};
 use crate::error::{Error, IoContext, Result};
 use crate::fs::{SafeDirs, checked_path, exec_mode, lstat_beneath, split_parent, write_atomic};

@@ -94,12 +94,12 @@ pub fn revert_hunks(
     check: bool,
 ) -> Result<RevertReport> {
     let root = crate::workspace::canonical(root, true)?;
-    let d = crate::diff::diff(
+    let d = crate::compare::diff(
         store,
-        crate::diff::Rev::Snapshot(a),
-        crate::diff::Rev::Snapshot(b),
+        crate::compare::Rev::Snapshot(a),
+        crate::compare::Rev::Snapshot(b),
         None,
-        &crate::diff::DiffRequest {
+        &crate::compare::DiffRequest {
             renames: false,
             paths: Vec::new(),
         },

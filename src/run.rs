@@ -38,9 +38,10 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use crate::compare::{Diff, DiffRequest, Rev, diff};
 use crate::contract::{Checker, Contract, OnViolation, Violation, revert_paths};
 use crate::diff::text::DiffOptions;
-use crate::diff::{Diff, DiffRequest, PatchOptions, Rev, SideJson, diff};
+use crate::diff::{PatchOptions, SideJson};
 use crate::error::{Error, Result};
 use crate::fs::{display, path_bytes};
 use crate::id::Id;

@@ -107,7 +107,7 @@ pub fn undo(
     }
     drop(reader);
     if let (Some(after), false) = (target_op.after, force) {
-        let d = crate::diff::live_changes(store, after, &root)?;
+        let d = crate::compare::live_changes(store, after, &root)?;
         // Paths the after snapshot passed over (vanished, unreadable, special) were kept by the
         // operation; their state now is no later change.
         let passed_over: Vec<Vec<u8>> = store

@@ -8,10 +8,11 @@ use serde_json::{Value, json};
 use super::args::{DiffArgs, StatusArgs};
 use super::output::{self, paint, path_text};
 use super::{CliResult, Ctx};
+use rewind::compare::{Diff, DiffRequest, Rev, diff as compute};
 use rewind::diff::render::FileStat;
 use rewind::diff::stat::{self, BinarySizes, StatEntry, Status};
 use rewind::diff::text::DiffOptions;
-use rewind::diff::{ChangeStatus, Diff, DiffRequest, FileChange, Rev, diff as compute};
+use rewind::diff::{ChangeStatus, FileChange};
 use rewind::store::Store;
 use rewind::{Error, revision};
 

@@ -27,8 +27,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::apply::{FileOutcome, Planned, request_key, write_with_op};
 use crate::carry::{CarryLabels, Conflict, ConflictPolicy, plan_carry};
+use crate::compare::{Diff, DiffRequest, Rev, diff};
 use crate::diff::tree::FileChange;
-use crate::diff::{Diff, DiffRequest, Rev, diff};
 use crate::error::{Error, IoContext, Result};
 use crate::hunks;
 use crate::id::Id;

@@ -129,7 +129,7 @@ pub type Pinned = FxHashMap<Vec<u8>, Option<(Kind, Id)>>;
 /// overlay's run lock (nothing has the layer mounted).
 pub fn refresh_pin(store: &Store, rec: &OverlayRecord) -> Result<Pinned> {
     let root = rec.workspace_path();
-    let d = crate::diff::live_changes(store, rec.base, &root)?;
+    let d = crate::compare::live_changes(store, rec.base, &root)?;
     let pinned: Pinned = d
         .changes
         .iter()

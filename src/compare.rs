@@ -11,10 +11,10 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use super::render::{FileStat, PatchOptions, write_patch, write_patch_streamed};
-use super::text::{DiffOptions, is_binary, line_diff};
-use super::tree::{ChangeStatus, EntryState, FileChange, PathFilter, TreeSource, compare};
-use super::types::{Change, EntryKind, Side};
+use crate::diff::render::{FileStat, PatchOptions, write_patch, write_patch_streamed};
+use crate::diff::text::{DiffOptions, is_binary, line_diff};
+use crate::diff::tree::{ChangeStatus, EntryState, FileChange, PathFilter, TreeSource, compare};
+use crate::diff::{Change, EntryKind, Side};
 use crate::error::{Error, IoContext, Result};
 use crate::fs::join_rel;
 use crate::id::Id;
