@@ -13,19 +13,19 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 use crate::error::{Error, IoContext, Result};
+use crate::fs::{checked_path, write_atomic};
+use crate::fs::{display, join_rel};
 use crate::id::Id;
 use crate::patch::{
     ApplyError, ApplyOptions, FilePatch, HunkReport, MergeLabels, MergeOutcome, PatchSet,
     apply_hunks, merge3,
 };
 use crate::progress::NoProgress;
-use crate::restore::{checked_path, write_atomic};
 use crate::snapshot::{SnapshotOptions, snapshot};
 use crate::store::Store;
 use crate::store::oplog::{self, OpRecord};
 use crate::store::pending::PendingWrite;
 use crate::store::tree::Kind;
-use crate::util::{display, join_rel};
 
 /// How to apply.
 #[derive(Clone, Debug)]
@@ -393,7 +393,7 @@ pub(crate) fn write_with_op(
             .iter()
             .flat_map(|p| p.write.iter().map(|w| &w.0).chain(p.remove.iter()))
         {
-            let existing = crate::restore::lstat_beneath(root, rel);
+            let existing = crate::fs::lstat_beneath(root, rel);
             let unseen = existing.as_ref().is_some_and(|m| !m.is_dir())
                 && reader.lookup(&tree, rel)?.is_none();
             if unseen || (existing.is_none() && ignores.excluded(rel, false)) {
@@ -415,7 +415,7 @@ pub(crate) fn write_with_op(
             kind: kind.to_string(),
             key,
             before,
-            started_ns: crate::util::now_ns(),
+            started_ns: crate::fs::now_ns(),
             writes: plan.iter().filter_map(|p| p.write.clone()).collect(),
             removes: plan.iter().flat_map(|p| p.remove.iter().cloned()).collect(),
         },
@@ -850,11 +850,11 @@ fn write_plan(root: &Path, plan: &[Planned]) -> Result<()> {
 
 /// Removes directories left empty by a deletion, up to (not including) the root, as git does.
 fn remove_empty_parents(root: &Path, rel: &[u8]) {
-    let mut dir = crate::util::split_parent(rel).0;
+    let mut dir = crate::fs::split_parent(rel).0;
     while !dir.is_empty() {
         if fs::remove_dir(join_rel(root, dir)).is_err() {
             break;
         }
-        dir = crate::util::split_parent(dir).0;
+        dir = crate::fs::split_parent(dir).0;
     }
 }

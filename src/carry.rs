@@ -16,7 +16,7 @@
 use std::path::Path;
 
 use crate::apply::{FileOutcome, Planned, fail, read_current};
-use crate::diff::{DiffRequest, Rev, diff};
+use crate::compare::{DiffRequest, Rev, diff};
 use crate::error::Result;
 use crate::id::Id;
 use crate::patch::{MergeLabels, MergeOutcome, merge3};
@@ -251,7 +251,7 @@ fn plan_rename(
             src.to_vec(),
             format!(
                 "moved to {} on the other side, but gone from the workspace: cannot follow the rename",
-                crate::util::display(dst)
+                crate::fs::display(dst)
             ),
         )));
     };
@@ -260,7 +260,7 @@ fn plan_rename(
             dst.to_vec(),
             format!(
                 "{} moves here, but the workspace has a file here already",
-                crate::util::display(src)
+                crate::fs::display(src)
             ),
         )));
     }

@@ -148,7 +148,7 @@ pub fn forget(store: &Store, opts: &ForgetOptions) -> Result<ForgetReport> {
                 )));
             }
         } else {
-            let now = crate::util::now_ns();
+            let now = crate::fs::now_ns();
             let mut keep: rustc_hash::FxHashSet<Id> = rustc_hash::FxHashSet::default();
             let mut judged_ids: rustc_hash::FxHashSet<Id> = rustc_hash::FxHashSet::default();
             for history in by_ws.values() {

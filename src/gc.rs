@@ -34,7 +34,7 @@ use crate::store::blob::{self, BlobRecord, SEGMENT_SIZE, SegmentWriter, Span};
 use crate::store::snapshot::SnapshotRecord;
 use crate::store::tables::*;
 use crate::store::tree::{Kind, Tree};
-use crate::store::{Store, read_counter, write_counter};
+use crate::store::{Store, epoch_in, read_counter, write_counter};
 
 /// How to collect.
 #[derive(Clone, Debug)]
@@ -92,12 +92,6 @@ pub struct GcReport {
     pub compact_skipped: Option<String>,
     /// Wall time.
     pub seconds: f64,
-}
-
-/// The gc epoch as a write transaction sees it; a writer compares it with its read view's
-/// [`crate::store::Reader::gc_epoch`] before committing references it did not store itself.
-pub(crate) fn epoch_in(txn: &WriteTransaction) -> Result<u64> {
-    read_counter(txn, "gc_epoch")
 }
 
 /// Collects garbage in `store`.

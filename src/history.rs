@@ -12,7 +12,8 @@
 //! diff only where the path appears, to tell a rename (then older rows follow the old name, as
 //! `git log --follow` does) from an addition.
 
-use crate::diff::{ChangeStatus, DiffRequest, Rev, diff};
+use crate::compare::{DiffRequest, Rev, diff};
+use crate::diff::ChangeStatus;
 use crate::error::Result;
 use crate::id::Id;
 use crate::store::snapshot::SnapshotRecord;

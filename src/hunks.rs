@@ -344,6 +344,19 @@ pub(crate) fn merge_onto(
     }))
 }
 
+/// What a revert (or a hunk selection written to the workspace) did.
+#[derive(Clone, Debug, Default)]
+pub struct RevertReport {
+    /// Per path: what was done ("restore", "delete", "merge", "unchanged").
+    pub files: Vec<FileOutcome>,
+    /// The snapshot taken before writing.
+    pub before: Option<crate::id::Id>,
+    /// The snapshot taken after.
+    pub after: Option<crate::id::Id>,
+    /// The operation recorded (None when there was nothing to do or with `check`).
+    pub op: Option<u64>,
+}
+
 /// A hunk selection applied to the workspace: per file, `(path, assumed, target)` where
 /// `assumed` is the content the selection was made against and `target` that content with the
 /// chosen hunks changed; each is merged three ways onto the workspace's file and all are
@@ -357,7 +370,7 @@ pub(crate) fn write_selection(
     files: Vec<(Vec<u8>, Vec<u8>, Vec<u8>)>,
     markers: bool,
     check: bool,
-) -> Result<crate::revert::RevertReport> {
+) -> Result<RevertReport> {
     let policy = if markers {
         ConflictPolicy::Markers
     } else {
@@ -371,7 +384,7 @@ pub(crate) fn write_selection(
             Onto::Write(p) => work.push(p),
         }
     }
-    let mut report = crate::revert::RevertReport {
+    let mut report = RevertReport {
         files: work.iter().map(|p| p.outcome.clone()).collect(),
         ..Default::default()
     };
@@ -409,12 +422,12 @@ pub fn restore_review(
     rev: crate::id::Id,
     paths: &[Vec<u8>],
 ) -> Result<Vec<(Vec<u8>, Vec<ReviewHunk>)>> {
-    let d = crate::diff::diff(
+    let d = crate::compare::diff(
         store,
-        crate::diff::Rev::Live,
-        crate::diff::Rev::Snapshot(rev),
+        crate::compare::Rev::Live,
+        crate::compare::Rev::Snapshot(rev),
         Some(root),
-        &crate::diff::DiffRequest {
+        &crate::compare::DiffRequest {
             renames: false,
             paths: paths.to_vec(),
         },
@@ -449,7 +462,7 @@ pub fn restore_hunks(
     root: &Path,
     rev: crate::id::Id,
     ids: &[String],
-) -> Result<crate::revert::RevertReport> {
+) -> Result<RevertReport> {
     let root = crate::workspace::canonical(root, true)?;
     let wanted = |id: &str| ids.iter().any(|x| x == id);
     let review: Vec<_> = restore_review(store, &root, rev, &[])?

@@ -76,13 +76,20 @@ impl Drop for Guard {
     }
 }
 
-/// For tests: `REWIND_TEST_INTERRUPT_AFTER=N` makes the process send itself SIGINT after the
-/// Nth file a restore writes, so an interruption part way is reproducible. Read once.
+/// 0 = off; else the Nth file after which a restore interrupts itself.
+static TEST_INTERRUPT_AFTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// For tests of an interruption part way: makes the process send itself SIGINT after the Nth
+/// file a restore writes (`None` or 0: never). The CLI sets it from
+/// `REWIND_TEST_INTERRUPT_AFTER`; a host program has no reason to call it.
+pub fn set_test_interrupt_after(n: Option<u64>) {
+    TEST_INTERRUPT_AFTER.store(n.unwrap_or(0), std::sync::atomic::Ordering::Relaxed);
+}
+
+/// What [`set_test_interrupt_after`] set.
 pub(crate) fn test_interrupt_after() -> Option<u64> {
-    static AFTER: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
-    *AFTER.get_or_init(|| {
-        std::env::var("REWIND_TEST_INTERRUPT_AFTER")
-            .ok()
-            .and_then(|v| v.parse().ok())
-    })
+    match TEST_INTERRUPT_AFTER.load(std::sync::atomic::Ordering::Relaxed) {
+        0 => None,
+        n => Some(n),
+    }
 }

@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 use std::fs;
-use std::io::{self, Write};
+use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -23,9 +23,10 @@ use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use rayon::prelude::*;
 
-use crate::diff::snapshots::Trees;
+use crate::compare::Trees;
 use crate::diff::tree::{ChangeStatus, FileChange, PathFilter, compare_with_dirs};
 use crate::error::{Error, IoContext, Result};
+use crate::fs::{SafeDirs, checked_path, exec_mode, lstat_beneath, split_parent, write_atomic};
 use crate::id::Id;
 use crate::progress::{NoProgress, Progress};
 use crate::scan::walk::IGNORE_FILE;
@@ -34,7 +35,6 @@ use crate::store::oplog::{self, OpRecord};
 use crate::store::snapshot::SnapshotRecord;
 use crate::store::tree::Kind;
 use crate::store::{Reader, Store};
-use crate::util::{join_rel, split_parent};
 
 /// How to restore.
 #[derive(Clone, Debug, Default)]
@@ -198,7 +198,7 @@ pub fn restore(
             Some(m) => !(m.is_dir() && c.new.is_some_and(|n| n.kind == Kind::Dir)),
             None => false,
         })
-        .map(|c| crate::util::display(&c.path))
+        .map(|c| crate::fs::display(&c.path))
         .collect();
     if !unsaved.is_empty() && !opts.force {
         return Err(Error::Invalid(format!(
@@ -299,7 +299,7 @@ pub fn restore(
     if opts.paths.is_empty() {
         // The workspace's latest snapshot is now the target.
         let ws = crate::store::register_in(&txn, &root)?;
-        append_log(&txn, ws, after)?;
+        crate::store::append_log(&txn, ws, after)?;
     }
     report.op = Some(oplog::record(
         &txn,
@@ -348,7 +348,7 @@ fn check_origin(
     Err(Error::Invalid(format!(
         "snapshot {} belongs to workspace {}, not to {here}; restoring it would replace these files with another project's (pass --from-workspace to do it anyway, or -C DIR to restore into its own workspace)",
         target.short(),
-        crate::util::display(&rec.workspace),
+        crate::fs::display(&rec.workspace),
     )))
 }
 
@@ -366,7 +366,7 @@ fn check_paths(
             continue;
         }
         if reader.lookup(&rec.root, p)?.is_none() && lstat_beneath(root, p).is_none() {
-            unmatched.push(crate::util::display(p));
+            unmatched.push(crate::fs::display(p));
         }
     }
     if unmatched.is_empty() {
@@ -376,21 +376,6 @@ fn check_paths(
         "path(s) did not match anything in the snapshot or the workspace: {}",
         unmatched.join(", ")
     )))
-}
-
-pub(crate) fn append_log(
-    txn: &redb::WriteTransaction,
-    mut ws: crate::store::snapshot::WorkspaceRecord,
-    id: Id,
-) -> Result<()> {
-    use crate::store::tables::{WORKSPACES, WS_LOG};
-    txn.open_table(WS_LOG)?.insert((ws.id, ws.next_seq), id.0)?;
-    ws.next_seq += 1;
-    txn.open_table(WORKSPACES)?.insert(
-        ws.path.as_slice(),
-        postcard::to_stdvec(&ws).unwrap_or_default().as_slice(),
-    )?;
-    Ok(())
 }
 
 /// The target snapshot's view of what it did not look for: its ignore files (read from its own
@@ -571,7 +556,6 @@ fn execute(
     {
         safe.make_dir(&c.path)?;
     }
-    umask(); // read it before any worker thread creates files
     let files: Vec<&FileChange> = plan
         .iter()
         .filter(|c| c.new.is_some_and(|n| n.kind != Kind::Dir))
@@ -622,136 +606,6 @@ fn execute(
     Ok(done)
 }
 
-/// The lstat of `rel` below `root` if every parent is a real directory (a symlinked parent
-/// means the entry is not really there: the restore replaces that parent).
-pub(crate) fn lstat_beneath(root: &Path, rel: &[u8]) -> Option<fs::Metadata> {
-    let (parent, _) = split_parent(rel);
-    let mut dir = root.to_path_buf();
-    if !parent.is_empty() {
-        for comp in parent.split(|&b| b == b'/') {
-            dir.push(std::ffi::OsStr::from_bytes(comp));
-            if !fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
-                return None;
-            }
-        }
-    }
-    fs::symlink_metadata(join_rel(root, rel)).ok()
-}
-
-/// The absolute path of `rel`, after checking that every parent below the root is a real
-/// directory (never a symlink), creating missing ones.
-pub(crate) fn checked_path(root: &Path, rel: &[u8]) -> Result<PathBuf> {
-    SafeDirs::new(root).path(rel)
-}
-
-/// Checks paths below a root for [`checked_path`], remembering the directories it has already
-/// verified or created: a restore of a large tree would otherwise lstat every parent of every
-/// file (300,000 calls for the Linux tree). Only valid while nothing else removes directories.
-pub(crate) struct SafeDirs<'a> {
-    root: &'a Path,
-    verified: std::sync::Mutex<rustc_hash::FxHashSet<Vec<u8>>>,
-}
-
-impl<'a> SafeDirs<'a> {
-    pub(crate) fn new(root: &'a Path) -> Self {
-        SafeDirs {
-            root,
-            verified: std::sync::Mutex::new(rustc_hash::FxHashSet::default()),
-        }
-    }
-
-    /// Records that `rel` is a real directory (one this restore just created).
-    pub(crate) fn mark(&self, rel: &[u8]) {
-        self.verified
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(rel.to_vec());
-    }
-
-    /// Makes `rel` a real directory (replacing a file or symlink standing there), its parents
-    /// checked, and remembers it as verified.
-    pub(crate) fn make_dir(&self, rel: &[u8]) -> Result<PathBuf> {
-        let p = self.path(rel)?;
-        match fs::symlink_metadata(&p) {
-            Ok(m) if m.is_dir() => {}
-            Ok(_) => {
-                fs::remove_file(&p).at(&p)?;
-                fs::create_dir(&p).at(&p)?;
-            }
-            Err(_) => fs::create_dir(&p).at(&p)?,
-        }
-        self.mark(rel);
-        Ok(p)
-    }
-
-    /// The absolute path of `rel`, its parents checked (or created) as real directories.
-    pub(crate) fn path(&self, rel: &[u8]) -> Result<PathBuf> {
-        if rel.is_empty()
-            || rel
-                .split(|&b| b == b'/')
-                .any(|c| c.is_empty() || c == b"." || c == b"..")
-        {
-            return Err(Error::Invalid(format!(
-                "refusing to restore the unsafe path '{}'",
-                crate::util::display(rel)
-            )));
-        }
-        let (parent, _) = split_parent(rel);
-        if parent.is_empty()
-            || self
-                .verified
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .contains(parent)
-        {
-            return Ok(join_rel(self.root, rel));
-        }
-        let mut end = 0;
-        for comp in parent.split(|&b| b == b'/') {
-            end += comp.len();
-            let prefix = &parent[..end];
-            end += 1;
-            if self
-                .verified
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .contains(prefix)
-            {
-                continue;
-            }
-            let dir = join_rel(self.root, prefix);
-            match fs::symlink_metadata(&dir) {
-                Ok(m) if m.is_dir() => {}
-                Ok(_) => {
-                    return Err(Error::Invalid(format!(
-                        "refusing to write below {}: it is not a directory (a symlink?) in the workspace",
-                        dir.display()
-                    )));
-                }
-                Err(e) if e.kind() == io::ErrorKind::NotFound => match fs::create_dir(&dir) {
-                    Ok(()) => {}
-                    // Another worker created it meanwhile; check what stands there now.
-                    Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-                        if !fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
-                            return Err(Error::Invalid(format!(
-                                "refusing to write below {}: not a directory",
-                                dir.display()
-                            )));
-                        }
-                    }
-                    Err(e) => return Err(Error::io(&dir, e)),
-                },
-                Err(e) => return Err(Error::io(&dir, e)),
-            }
-            self.verified
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .insert(prefix.to_vec());
-        }
-        Ok(join_rel(self.root, rel))
-    }
-}
-
 fn set_exec_in_place(p: &Path, exec: bool) -> Result<()> {
     let m = fs::symlink_metadata(p).at(p)?;
     if !m.is_file() {
@@ -767,75 +621,8 @@ fn set_exec_in_place(p: &Path, exec: bool) -> Result<()> {
     .at(p)
 }
 
-/// Turns the execute bits on (where the matching read bit is set) or off, keeping the rest.
-fn exec_mode(mode: u32, exec: bool) -> u32 {
-    let perm = mode & 0o7777;
-    if exec {
-        perm | ((perm & 0o444) >> 2)
-    } else {
-        perm & !0o111
-    }
-}
-
 /// Writes a stored blob as a file or symlink at `p`.
 pub(crate) fn write_entry(reader: &Reader, p: &Path, kind: Kind, id: &Id) -> Result<()> {
     let mut blob = reader.blob_reader(id)?;
     write_atomic(p, kind, &mut blob)
-}
-
-/// Writes a file or symlink (whose target is `data`) through a temporary sibling renamed over
-/// `p`, so `p` is at every moment either the old or the new content. A replaced file keeps its
-/// permission bits except the execute bits, which follow `kind`.
-pub(crate) fn write_atomic(p: &Path, kind: Kind, data: &mut dyn io::Read) -> Result<()> {
-    let dir = p
-        .parent()
-        .ok_or_else(|| Error::Invalid(format!("{} has no parent", p.display())))?;
-    if kind == Kind::Symlink {
-        let mut target = Vec::new();
-        data.read_to_end(&mut target).map_err(|e| Error::io(p, e))?;
-        let tmp = tempfile::Builder::new()
-            .prefix(crate::scan::walk::TEMP_PREFIX)
-            .make_in(dir, |tmp| {
-                std::os::unix::fs::symlink(std::ffi::OsStr::from_bytes(&target), tmp)
-            })
-            .at(dir)?;
-        let tmp_path = tmp.path().to_path_buf();
-        fs::rename(&tmp_path, p).at(p)?;
-        std::mem::forget(tmp);
-        return Ok(());
-    }
-    let old_mode = fs::symlink_metadata(p)
-        .ok()
-        .filter(|m| m.is_file())
-        .map(|m| m.permissions().mode());
-    let mode = match old_mode {
-        Some(m) => exec_mode(m, kind == Kind::Executable),
-        None => exec_mode(0o666 & !umask(), kind == Kind::Executable),
-    };
-    // Created with its final mode; only bits the umask would clear need a chmod afterwards.
-    let mut tmp = tempfile::Builder::new()
-        .prefix(crate::scan::walk::TEMP_PREFIX)
-        .permissions(fs::Permissions::from_mode(mode & 0o777))
-        .tempfile_in(dir)
-        .at(dir)?;
-    {
-        let mut w = io::BufWriter::with_capacity(1 << 16, tmp.as_file_mut());
-        io::copy(data, &mut w).map_err(|e| Error::io(p, e))?;
-        w.flush().at(p)?;
-    }
-    if mode & umask() != 0 || mode & 0o7000 != 0 {
-        fs::set_permissions(tmp.path(), fs::Permissions::from_mode(mode)).at(p)?;
-    }
-    tmp.persist(p).map_err(|e| Error::io(p, e.error))?;
-    Ok(())
-}
-
-fn umask() -> u32 {
-    static UMASK: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-    *UMASK.get_or_init(|| {
-        // umask can only be read by setting it; do it once, before any thread writes files.
-        let old = unsafe { libc::umask(0o022) };
-        unsafe { libc::umask(old) };
-        old as u32
-    })
 }

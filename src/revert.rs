@@ -10,26 +10,13 @@
 
 use std::path::Path;
 
-use crate::apply::{
-    FileOutcome, Planned, fail, request_key, resume_pending, resumed_outcomes, write_with_op,
-};
+use crate::apply::{Planned, fail, request_key, resume_pending, resumed_outcomes, write_with_op};
 use crate::carry::{CarryLabels, ConflictPolicy, plan_carry_with};
 use crate::error::Result;
 use crate::id::Id;
 use crate::store::Store;
 
-/// What a revert did.
-#[derive(Clone, Debug, Default)]
-pub struct RevertReport {
-    /// Per path: what was done ("restore", "delete", "merge", "unchanged").
-    pub files: Vec<FileOutcome>,
-    /// The snapshot taken before writing.
-    pub before: Option<Id>,
-    /// The snapshot taken after.
-    pub after: Option<Id>,
-    /// The operation recorded (None when there was nothing to do or with `check`).
-    pub op: Option<u64>,
-}
+pub use crate::hunks::RevertReport;
 
 /// Reverts the changes from `a` to `b` in the workspace at `root`, limited to `paths` if any.
 pub fn revert(
@@ -107,12 +94,12 @@ pub fn revert_hunks(
     check: bool,
 ) -> Result<RevertReport> {
     let root = crate::workspace::canonical(root, true)?;
-    let d = crate::diff::diff(
+    let d = crate::compare::diff(
         store,
-        crate::diff::Rev::Snapshot(a),
-        crate::diff::Rev::Snapshot(b),
+        crate::compare::Rev::Snapshot(a),
+        crate::compare::Rev::Snapshot(b),
         None,
-        &crate::diff::DiffRequest {
+        &crate::compare::DiffRequest {
             renames: false,
             paths: Vec::new(),
         },

@@ -9,27 +9,7 @@ use crate::error::{Error, Result};
 use crate::id::Id;
 use crate::store::Reader;
 
-/// The shortest hex prefix accepted as a snapshot id.
-pub const MIN_PREFIX: usize = 4;
-
-/// Checks that a tag name is usable: not empty, not a revision syntax, no whitespace or
-/// control characters, at most 200 bytes.
-pub fn validate_tag(name: &str) -> Result<()> {
-    let bad = name.is_empty()
-        || name.len() > 200
-        || name.starts_with('@')
-        || name.starts_with('-')
-        || name == "live"
-        || name.chars().any(|c| c.is_whitespace() || c.is_control())
-        // It would hide the snapshots whose ids start with it.
-        || (name.len() >= MIN_PREFIX && name.chars().all(|c| c.is_ascii_hexdigit()));
-    if bad {
-        return Err(Error::Invalid(format!(
-            "invalid tag name '{name}': use 1-200 characters, no spaces or control characters, not starting with '@' or '-', not 'live', and not only hex digits"
-        )));
-    }
-    Ok(())
-}
+pub use crate::store::tags::{MIN_PREFIX, validate_tag};
 
 /// Resolves `rev` to a snapshot id. `workspace` is needed for `@` forms.
 pub fn resolve(reader: &Reader, rev: &str, workspace: Option<&Path>) -> Result<Id> {

@@ -26,6 +26,8 @@
 //! a third stops rewind at once. The store is safe either way: every write is a redb
 //! transaction that either committed or never happened.
 
+pub mod isolate;
+
 use std::ffi::OsString;
 use std::io::{self, Read, Seek, Write};
 use std::os::unix::ffi::OsStrExt;
@@ -36,17 +38,18 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use crate::compare::{Diff, DiffRequest, Rev, diff};
 use crate::contract::{Checker, Contract, OnViolation, Violation, revert_paths};
 use crate::diff::text::DiffOptions;
-use crate::diff::{Diff, DiffRequest, PatchOptions, Rev, SideJson, diff};
+use crate::diff::{PatchOptions, SideJson};
 use crate::error::{Error, Result};
+use crate::fs::{display, path_bytes};
 use crate::id::Id;
 use crate::progress::NoProgress;
 use crate::restore::{OpInfo, RestoreOptions, restore};
 use crate::snapshot::{SnapshotOptions, SnapshotReport, snapshot};
 use crate::store::Store;
 use crate::store::oplog::{self, OpRecord};
-use crate::util::{display, path_bytes};
 
 /// Version of the result object's layout (`schemas/run-result.schema.json`).
 pub const RESULT_VERSION: u32 = 1;
@@ -85,7 +88,10 @@ pub struct RunOptions {
     /// that manages signals itself leaves this off).
     pub forward_signals: bool,
     /// Run in an overlay instead of the workspace (`run --isolate`).
-    pub isolate: Option<crate::overlay::isolate::Isolate>,
+    pub isolate: Option<isolate::Isolate>,
+    /// Do not watch the workspace with inotify while the command runs: the after snapshot
+    /// then lstats every file (the CLI sets it from `REWIND_NO_WATCH`, for measurements).
+    pub no_watch: bool,
     /// Extra gitignore-style globs both snapshots leave out (`run --ignore`).
     pub ignore_globs: Vec<String>,
     /// A scratch directory the command finds in `REWIND_SCRATCH` (see [`crate::scratch`]).
@@ -107,6 +113,7 @@ impl Default for RunOptions {
             diff_timeout: Duration::from_secs(5),
             forward_signals: false,
             isolate: None,
+            no_watch: false,
             ignore_globs: Vec::new(),
             scratch: None,
         }
@@ -280,7 +287,7 @@ pub struct RunResult {
     /// What the store's run retention did afterwards.
     pub retention: RetentionEntry,
     /// For `run --isolate`: the overlay and whether its changes were accepted.
-    pub overlay: Option<crate::overlay::isolate::OverlayOutcome>,
+    pub overlay: Option<isolate::OverlayOutcome>,
 }
 
 /// The run retention's outcome (see [`crate::forget::after_run`]). It never fails the run:
@@ -365,7 +372,7 @@ pub fn run(
         return Err(Error::Invalid("rewind run needs a command after --".into()));
     }
     if opts.isolate.is_some() {
-        return crate::overlay::isolate::run_isolated(open, root, opts, events);
+        return isolate::run_isolated(open, root, opts, events);
     }
     let checker = Checker::new(&opts.contract)?;
     let root = crate::workspace::canonical(root, false)?;
@@ -410,7 +417,7 @@ pub fn run(
     // the after snapshot needs no lstat where nothing happened (see `scan::watch`).
     let (before, watcher, linked_dirs) = {
         let store = open()?;
-        let watcher = if std::env::var_os("REWIND_NO_WATCH").is_some() {
+        let watcher = if opts.no_watch {
             None
         } else {
             let reader = store.reader()?;
@@ -905,7 +912,7 @@ pub fn check(
 }
 
 /// Signal handling for the duration of a run (see the module docs).
-pub(crate) mod signals {
+pub mod signals {
     use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering};
 
     use crate::error::{Error, Result};
@@ -988,6 +995,7 @@ pub(crate) mod signals {
     }
 
     impl Guard {
+        /// Installs the run's handlers for SIGINT and SIGTERM.
         pub fn install() -> Result<Guard> {
             if INSTALLED.swap(true, Ordering::SeqCst) {
                 return Err(Error::Invalid(

@@ -22,6 +22,7 @@ use rayon::prelude::*;
 use redb::{ReadableTable, WriteTransaction};
 
 use crate::error::{Error, IoContext, Result};
+use crate::fs::{join_rel, split_parent};
 use crate::id::Id;
 use crate::progress::Progress;
 use crate::scan::statcache::{CacheEntry, DirCache, Stat, StatCache, is_racy};
@@ -31,7 +32,6 @@ use crate::store::snapshot::{ScanSettings, SkipReason, Skipped, SnapshotRecord, 
 use crate::store::tables::*;
 use crate::store::tree::{Kind, Tree, TreeEntry};
 use crate::store::{Reader, Store, register_in};
-use crate::util::{join_rel, split_parent};
 
 /// How to take a snapshot.
 #[derive(Clone, Debug)]
@@ -144,13 +144,13 @@ pub struct SnapshotOutcome {
 /// prefix are removed, and never through a symlinked parent.
 pub fn remove_stale_temps(root: &Path, temps: &[Vec<u8>]) -> Result<()> {
     for rel in temps {
-        let Some(meta) = crate::restore::lstat_beneath(root, rel) else {
+        let Some(meta) = crate::fs::lstat_beneath(root, rel) else {
             continue;
         };
         if meta.is_dir() {
             continue;
         }
-        let p = crate::util::join_rel(root, rel);
+        let p = crate::fs::join_rel(root, rel);
         match std::fs::remove_file(&p) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
@@ -437,7 +437,7 @@ fn snapshot_once(
     {
         return Err(Error::Strict(format!(
             "{}: {} ({})",
-            crate::util::display(&s.path),
+            crate::fs::display(&s.path),
             s.reason.name(),
             s.detail
         )));
@@ -493,7 +493,7 @@ fn snapshot_once(
         workspace: root.as_os_str().as_bytes().to_vec(),
         workspace_id: 0,
         root: built.root,
-        time_ns: crate::util::now_ns(),
+        time_ns: crate::fs::now_ns(),
         parent: None,
         message: opts.message.clone(),
         meta: opts.meta.clone(),
@@ -515,7 +515,7 @@ fn snapshot_once(
             }
         }
         drop(trees);
-        if crate::gc::epoch_in(&txn)? != epoch {
+        if crate::store::epoch_in(&txn)? != epoch {
             check_still_stored(&txn, &built)?;
         }
         let ws = register_in(&txn, &root)?;
@@ -551,7 +551,7 @@ fn snapshot_once(
                 let bytes = record.encode();
                 let id = Id::of(&bytes);
                 txn.open_table(SNAPSHOTS)?.insert(id.0, bytes.as_slice())?;
-                crate::restore::append_log(&txn, ws.clone(), id)?;
+                crate::store::append_log(&txn, ws.clone(), id)?;
                 id
             }
         };
@@ -676,7 +676,7 @@ fn fs_clock_ns(store_dir: &Path, root: &Path) -> i64 {
     {
         return Stat::from_metadata(&meta).mtime_ns;
     }
-    crate::util::now_ns() - 2_000_000_000
+    crate::fs::now_ns() - 2_000_000_000
 }
 
 /// Owns the lazily-begun write transaction and counts what it stored.

@@ -67,29 +67,7 @@ pub fn pick(store: &Store, root: &Path, redo: bool, op: Option<u64>) -> Result<O
     }))
 }
 
-/// The operations of workspace `ws` (canonical path bytes) that are undone now: undone, and
-/// that undo not taken back by a redo since.
-pub fn undone_ops(store: &Store, ws: &[u8]) -> Result<HashSet<u64>> {
-    let ops = store.reader()?.ops(Some(ws), usize::MAX)?;
-    let mut target_of_undo = std::collections::HashMap::new();
-    let mut undone = HashSet::new();
-    // Oldest first: each undo or redo flips the state of the operation it is about.
-    for o in ops.iter().rev() {
-        match (o.kind.as_str(), o.reverses) {
-            ("undo", Some(target)) => {
-                target_of_undo.insert(o.id, target);
-                undone.insert(target);
-            }
-            ("redo", Some(undo)) => {
-                if let Some(target) = target_of_undo.get(&undo) {
-                    undone.remove(target);
-                }
-            }
-            _ => {}
-        }
-    }
-    Ok(undone)
-}
+pub use crate::store::oplog::undone_ops;
 
 /// Undoes (or with `redo`, redoes) an operation.
 pub fn undo(
@@ -129,7 +107,7 @@ pub fn undo(
     }
     drop(reader);
     if let (Some(after), false) = (target_op.after, force) {
-        let d = crate::diff::live_changes(store, after, &root)?;
+        let d = crate::compare::live_changes(store, after, &root)?;
         // Paths the after snapshot passed over (vanished, unreadable, special) were kept by the
         // operation; their state now is no later change.
         let passed_over: Vec<Vec<u8>> = store
@@ -152,7 +130,7 @@ pub fn undo(
         if !changed.is_empty() {
             let paths: Vec<String> = changed
                 .iter()
-                .map(|c| crate::util::display(&c.path))
+                .map(|c| crate::fs::display(&c.path))
                 .collect();
             return Err(Error::Invalid(format!(
                 "refusing to {} operation {}: these paths changed since it ran (pass --force to overwrite them): {}",

@@ -13,12 +13,12 @@ use redb::ReadableTable;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::error::{Error, Result};
+use crate::fs::{child_path, display};
 use crate::id::Id;
 use crate::progress::Progress;
 use crate::store::blob::{BlobRecord, SEGMENT_SIZE, Span};
 use crate::store::tree::{Kind, Tree};
 use crate::store::{Reader, Store};
-use crate::util::{child_path, display};
 
 /// One thing wrong with the store.
 #[derive(Clone, Debug, PartialEq, Eq)]

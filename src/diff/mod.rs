@@ -23,8 +23,6 @@ pub use stat::{BinarySizes, StatEntry, Status, write_name_status, write_numstat,
 pub use text::{DiffOptions, LineDiff, is_binary, line_diff};
 pub use types::{Change, EntryKind, Side};
 
-pub mod snapshots;
 pub mod tree;
 
-pub use snapshots::{Diff, DiffRequest, Rev, Totals, diff, live_changes};
 pub use tree::{ChangeStatus, EntryState, FileChange, PathFilter, SideJson};

@@ -7,9 +7,9 @@
 use std::collections::HashMap;
 
 use crate::error::Result;
+use crate::fs::child_path;
 use crate::id::Id;
 use crate::store::tree::{Kind, Tree};
-use crate::util::child_path;
 
 /// Where trees come from: the store, plus trees a dry run computed but did not store.
 pub trait TreeSource {
@@ -150,12 +150,7 @@ impl PathFilter {
     }
 }
 
-/// `path` equals `prefix` or lies below it.
-pub fn is_under(path: &[u8], prefix: &[u8]) -> bool {
-    prefix.is_empty()
-        || path == prefix
-        || (path.starts_with(prefix) && path.get(prefix.len()) == Some(&b'/'))
-}
+pub use crate::fs::is_under;
 
 /// Like [`compare`], without rename pairing, and also listing directories that exist on one
 /// side only (as `Added`/`Deleted` with kind `Dir`): what a restore needs to create empty
@@ -335,10 +330,10 @@ fn pair_renames(changes: &mut Vec<FileChange>) {
         if cands.is_empty() {
             continue;
         }
-        let base = crate::util::split_parent(&c.path).1;
+        let base = crate::fs::split_parent(&c.path).1;
         let pick = cands
             .iter()
-            .position(|&d| crate::util::split_parent(&changes[d].path).1 == base)
+            .position(|&d| crate::fs::split_parent(&changes[d].path).1 == base)
             .unwrap_or(0);
         let d = cands.remove(pick);
         consumed[d] = true;

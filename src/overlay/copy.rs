@@ -18,6 +18,7 @@ use rayon::prelude::*;
 
 use super::OverlayRecord;
 use crate::error::{Error, IoContext, Result};
+use crate::fs::{join_rel, split_parent};
 use crate::id::Id;
 use crate::progress::{NoProgress, Progress};
 use crate::scan::StatCache;
@@ -26,7 +27,6 @@ use crate::scan::walk::NEVER_ENTER;
 use crate::snapshot::{SnapshotOptions, snapshot};
 use crate::store::Store;
 use crate::store::tree::Kind;
-use crate::util::{join_rel, split_parent};
 
 /// The overlay's directory tree.
 pub fn tree_dir(store: &Store, rec: &OverlayRecord) -> PathBuf {
@@ -211,7 +211,7 @@ pub fn set_paths(store: &Store, rec: &OverlayRecord, targets: &[super::Target]) 
     let dir = tree_dir(store, rec);
     let reader = store.reader()?;
     for (path, want) in targets {
-        let p = crate::restore::checked_path(&dir, path)?;
+        let p = crate::fs::checked_path(&dir, path)?;
         match fs::symlink_metadata(&p) {
             Ok(m) if m.is_dir() => super::remove_tree(&p)?,
             Ok(_) => fs::remove_file(&p).at(&p)?,

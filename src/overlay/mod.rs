@@ -16,7 +16,7 @@
 //! pending until the overlay changes them again.
 
 pub mod copy;
-pub mod isolate;
+
 pub mod namespace;
 
 use std::fs;
@@ -27,8 +27,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::apply::{FileOutcome, Planned, request_key, write_with_op};
 use crate::carry::{CarryLabels, Conflict, ConflictPolicy, plan_carry};
+use crate::compare::{Diff, DiffRequest, Rev, diff};
 use crate::diff::tree::FileChange;
-use crate::diff::{Diff, DiffRequest, Rev, diff};
 use crate::error::{Error, IoContext, Result};
 use crate::hunks;
 use crate::id::Id;
@@ -182,6 +182,9 @@ pub struct CreateOptions {
     pub backend: BackendChoice,
     /// Copy backend: ignored paths (gitignore-style globs) to copy in as well.
     pub with_ignored: Vec<String>,
+    /// Treat the namespace backend as unavailable, for this reason (`auto` falls back to copy
+    /// saying it; the CLI sets it from `REWIND_OVERLAY_PROBE=fail`).
+    pub namespace_refused: Option<String>,
 }
 
 /// What `create` did.
@@ -216,15 +219,17 @@ pub fn create(
     }
     let (backend, fallback) = match opts.backend {
         BackendChoice::Copy => (Backend::Copy, None),
-        BackendChoice::Namespace => match namespace::probe(store) {
-            Ok(()) => (Backend::Namespace, None),
-            Err(why) => {
-                return Err(Error::Invalid(format!(
-                    "the namespace backend is unavailable here: {why} (use --backend copy)"
-                )));
+        BackendChoice::Namespace => {
+            match namespace::probe(store, opts.namespace_refused.as_deref()) {
+                Ok(()) => (Backend::Namespace, None),
+                Err(why) => {
+                    return Err(Error::Invalid(format!(
+                        "the namespace backend is unavailable here: {why} (use --backend copy)"
+                    )));
+                }
             }
-        },
-        BackendChoice::Auto => match namespace::probe(store) {
+        }
+        BackendChoice::Auto => match namespace::probe(store, opts.namespace_refused.as_deref()) {
             Ok(()) => (Backend::Namespace, None),
             Err(why) => (Backend::Copy, Some(why)),
         },
@@ -260,7 +265,7 @@ pub fn create(
         workspace: root.as_os_str().as_bytes().to_vec(),
         backend,
         base,
-        created_ns: crate::util::now_ns(),
+        created_ns: crate::fs::now_ns(),
         state: None,
         settled: Vec::new(),
         states: Vec::new(),
@@ -385,17 +390,13 @@ fn open_lock_file(store: &Store, rec: &OverlayRecord, kind: LockKind) -> Result<
         .at(&path)
 }
 
+/// An exclusive lock without waiting (std's `File::try_lock` is `flock(LOCK_EX | LOCK_NB)` on
+/// Linux): Ok(false) when another open file description holds it.
 fn try_flock(file: &fs::File) -> std::io::Result<bool> {
-    use std::os::fd::AsRawFd;
-    // SAFETY: flock on a descriptor the caller owns.
-    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
-        return Ok(true);
-    }
-    let e = std::io::Error::last_os_error();
-    if e.raw_os_error() == Some(libc::EWOULDBLOCK) {
-        Ok(false)
-    } else {
-        Err(e)
+    match file.try_lock() {
+        Ok(()) => Ok(true),
+        Err(fs::TryLockError::WouldBlock) => Ok(false),
+        Err(fs::TryLockError::Error(e)) => Err(e),
     }
 }
 
@@ -681,7 +682,7 @@ fn undone_ops(store: &Store, rec: &OverlayRecord) -> Result<std::collections::Ha
     if rec.settled_by.is_empty() && rec.settled_hunks.is_empty() {
         return Ok(Default::default());
     }
-    crate::undo::undone_ops(store, &rec.workspace)
+    crate::store::oplog::undone_ops(store, &rec.workspace)
 }
 
 /// The hunks of a pending change, marked pending or accepted; None when the change has no
@@ -1138,9 +1139,9 @@ pub fn reject(
     for (path, kind, bytes) in &rewrites {
         let p = match rec.backend {
             Backend::Namespace => namespace::upper_path(store, rec, path)?,
-            Backend::Copy => crate::restore::checked_path(&copy::tree_dir(store, rec), path)?,
+            Backend::Copy => crate::fs::checked_path(&copy::tree_dir(store, rec), path)?,
         };
-        crate::restore::write_atomic(&p, *kind, &mut bytes.as_slice())?;
+        crate::fs::write_atomic(&p, *kind, &mut bytes.as_slice())?;
     }
     let gone: rustc_hash::FxHashSet<&[u8]> = chosen.iter().map(|c| c.path.as_slice()).collect();
     if rec.raced.iter().any(|p| gone.contains(p.as_slice())) {

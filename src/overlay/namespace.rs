@@ -29,6 +29,7 @@ use rustc_hash::FxHashMap;
 
 use super::OverlayRecord;
 use crate::error::{Error, IoContext, Result};
+use crate::fs::join_rel;
 use crate::id::Id;
 use crate::restore::SnapshotIgnores;
 use crate::scan::walk::{NEVER_ENTER, TEMP_PREFIX};
@@ -36,17 +37,14 @@ use crate::store::Store;
 use crate::store::snapshot::{SnapshotRecord, TreeStats};
 use crate::store::tables::{OVERLAYS, SNAPSHOTS, TREES};
 use crate::store::tree::{Kind, Tree, TreeEntry};
-use crate::util::join_rel;
-
-/// Set to `fail` to make the probe fail (tests of the fallback; machines where the probe
-/// itself misbehaves).
-pub const PROBE_ENV: &str = "REWIND_OVERLAY_PROBE";
 
 /// Whether the namespace backend works here. The answer is kept in the store's overlays
-/// directory, so the probe (a namespace and a mount) runs once per store.
-pub fn probe(store: &Store) -> std::result::Result<(), String> {
-    if std::env::var(PROBE_ENV).as_deref() == Ok("fail") {
-        return Err(format!("{PROBE_ENV}=fail"));
+/// directory, so the probe (a namespace and a mount) runs once per store. `refused` (the
+/// caller's reason to treat the backend as unavailable: tests of the fallback, machines where
+/// the probe itself misbehaves) answers without probing.
+pub fn probe(store: &Store, refused: Option<&str>) -> std::result::Result<(), String> {
+    if let Some(why) = refused {
+        return Err(why.to_string());
     }
     let dir = super::overlays_dir(store);
     let cached = dir.join("namespace-probe");
@@ -131,7 +129,7 @@ pub type Pinned = FxHashMap<Vec<u8>, Option<(Kind, Id)>>;
 /// overlay's run lock (nothing has the layer mounted).
 pub fn refresh_pin(store: &Store, rec: &OverlayRecord) -> Result<Pinned> {
     let root = rec.workspace_path();
-    let d = crate::diff::live_changes(store, rec.base, &root)?;
+    let d = crate::compare::live_changes(store, rec.base, &root)?;
     let pinned: Pinned = d
         .changes
         .iter()
@@ -172,7 +170,7 @@ pub fn refresh_pin(store: &Store, rec: &OverlayRecord) -> Result<Pinned> {
         let mut q = Vec::new();
         let mut top = None;
         for comp in c.path.split(|&b| b == b'/') {
-            q = crate::util::child_path(&q, comp);
+            q = crate::fs::child_path(&q, comp);
             match reader.lookup(&base_root, &q)? {
                 None => {
                     top = Some(q.clone());
@@ -378,7 +376,7 @@ fn scan_upper(upper: &Path, ignores: &mut SnapshotIgnores) -> Result<Upper> {
             let name = e.file_name().as_bytes().to_vec();
             let meta = e.metadata().at(e.path())?;
             let ft = meta.file_type();
-            let child = crate::util::child_path(&rel, &name);
+            let child = crate::fs::child_path(&rel, &name);
             if ignores.excluded(&child, ft.is_dir()) {
                 if !ft.is_char_device() && !NEVER_ENTER.contains(&name.as_slice()) {
                     out.ignored.push(child);
@@ -478,7 +476,7 @@ pub fn state(store: &Store, rec: &OverlayRecord) -> Result<(Id, Vec<Vec<u8>>)> {
         workspace: base.workspace.clone(),
         workspace_id: base.workspace_id,
         root,
-        time_ns: crate::util::now_ns(),
+        time_ns: crate::fs::now_ns(),
         parent: Some(rec.base),
         message: format!("overlay {} state", rec.id),
         meta: vec![
@@ -579,7 +577,7 @@ impl Editor<'_> {
         let ups = self.upper.dirs.get(rel).cloned().unwrap_or_default();
         for (name, up) in ups {
             let old = entries.remove(&name);
-            let child = crate::util::child_path(rel, &name);
+            let child = crate::fs::child_path(rel, &name);
             let new = match up {
                 UpperEntry::Whiteout => None,
                 UpperEntry::Blob(i, kind) => {
@@ -650,7 +648,7 @@ pub fn set_paths(store: &Store, rec: &OverlayRecord, targets: &[super::Target]) 
         match want {
             Some(e) => {
                 let mut blob = reader.blob_reader(&e.id)?;
-                crate::restore::write_atomic(&p, e.kind, &mut blob)?;
+                crate::fs::write_atomic(&p, e.kind, &mut blob)?;
             }
             // A whiteout hides whatever the lower layers have there.
             None => make_whiteout(&p)?,
@@ -668,7 +666,7 @@ pub fn upper_path(store: &Store, rec: &OverlayRecord, rel: &[u8]) -> Result<Path
 /// `rel` below the upper directory, creating missing parent directories (never following a
 /// symlink: the upper directory is written by the overlay's command).
 fn checked_upper_path(upper: &Path, rel: &[u8]) -> Result<PathBuf> {
-    let (parent, _) = crate::util::split_parent(rel);
+    let (parent, _) = crate::fs::split_parent(rel);
     let mut dir = upper.to_path_buf();
     if !parent.is_empty() {
         for comp in parent.split(|&b| b == b'/') {
@@ -698,7 +696,7 @@ pub fn copy_ignored(
     paths: &[Vec<u8>],
 ) -> Result<u64> {
     let upper = upper_dir(store, rec);
-    let safe = crate::restore::SafeDirs::new(root);
+    let safe = crate::fs::SafeDirs::new(root);
     let mut copied = 0;
     let mut stack: Vec<Vec<u8>> = paths.to_vec();
     while let Some(rel) = stack.pop() {
@@ -711,7 +709,7 @@ pub fn copy_ignored(
             safe.make_dir(&rel)?;
             for e in fs::read_dir(&src).at(&src)? {
                 let e = e.at(&src)?;
-                stack.push(crate::util::child_path(&rel, e.file_name().as_bytes()));
+                stack.push(crate::fs::child_path(&rel, e.file_name().as_bytes()));
             }
         } else if ft.is_file() || ft.is_symlink() {
             let dest = safe.path(&rel)?;
@@ -721,7 +719,7 @@ pub fn copy_ignored(
             if ft.is_symlink() {
                 let target = fs::read_link(&src).at(&src)?;
                 let mut bytes = target.as_os_str().as_bytes();
-                crate::restore::write_atomic(&dest, Kind::Symlink, &mut bytes)?;
+                crate::fs::write_atomic(&dest, Kind::Symlink, &mut bytes)?;
             } else {
                 let kind = if meta.permissions().mode() & 0o100 != 0 {
                     Kind::Executable
@@ -729,7 +727,7 @@ pub fn copy_ignored(
                     Kind::File
                 };
                 let mut f = fs::File::open(&src).at(&src)?;
-                crate::restore::write_atomic(&dest, kind, &mut f)?;
+                crate::fs::write_atomic(&dest, kind, &mut f)?;
             }
             copied += 1;
         }

@@ -304,7 +304,7 @@ impl Remote {
             None if create => {
                 let m = Marker {
                     format: FORMAT,
-                    created_ns: crate::util::now_ns(),
+                    created_ns: crate::fs::now_ns(),
                 };
                 let bytes = serde_json::to_vec_pretty(&m).unwrap_or_default();
                 // Two first pushes at once: one creates it, both go on with its content.

@@ -206,7 +206,7 @@ pub fn pull(
 
     // 6. Everything that references the data, in one transaction.
     let txn = store.begin_write()?;
-    if crate::gc::epoch_in(&txn)? != epoch {
+    if crate::store::epoch_in(&txn)? != epoch {
         return Err(Error::ConcurrentGc("pull"));
     }
     {

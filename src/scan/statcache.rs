@@ -45,13 +45,15 @@ impl Stat {
     }
 
     /// Extracts the stat fields from a raw `struct stat`.
-    pub fn from_raw(st: &libc::stat) -> Stat {
+    pub fn from_raw(st: &rustix::fs::Stat) -> Stat {
+        // The field types differ between targets (and rustix backends); the values fit.
+        #[allow(clippy::unnecessary_cast)]
         Stat {
-            mtime_ns: st.st_mtime * 1_000_000_000 + st.st_mtime_nsec,
-            ctime_ns: st.st_ctime * 1_000_000_000 + st.st_ctime_nsec,
+            mtime_ns: st.st_mtime as i64 * 1_000_000_000 + st.st_mtime_nsec as i64,
+            ctime_ns: st.st_ctime as i64 * 1_000_000_000 + st.st_ctime_nsec as i64,
             size: st.st_size as u64,
-            ino: st.st_ino,
-            mode: st.st_mode,
+            ino: st.st_ino as u64,
+            mode: st.st_mode as u32,
         }
     }
 

@@ -23,10 +23,7 @@ use crate::store::tree::Kind;
 
 /// Directory names that are never entered.
 pub const NEVER_ENTER: [&[u8]; 3] = [b".git", b".jj", b".hg"];
-/// The prefix of rewind's own temporary files (a file is written beside its target, then
-/// renamed over it). A process killed in between leaves one behind; snapshots never take them,
-/// and the walk lists them so that the next command writing into the workspace removes them.
-pub const TEMP_PREFIX: &str = ".rewind-tmp-";
+pub use crate::fs::TEMP_PREFIX;
 /// The per-workspace ignore file rewind reads besides .gitignore and .ignore.
 pub const IGNORE_FILE: &str = ".rewindignore";
 
@@ -226,7 +223,7 @@ impl ParallelVisitor for Visitor<'_> {
             });
             return WalkState::Continue;
         }
-        let (dir, name) = crate::util::split_parent(&rel);
+        let (dir, name) = crate::fs::split_parent(&rel);
         if name.starts_with(TEMP_PREFIX.as_bytes()) {
             self.out.temps.push(rel);
             return WalkState::Continue;
@@ -310,36 +307,20 @@ impl ParallelVisitor for Visitor<'_> {
 
 /// Opens a directory for `fstatat`, never through a symlink.
 fn open_dir(dir: &Path) -> Option<std::os::fd::OwnedFd> {
-    use std::os::fd::FromRawFd;
-    let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
-    // SAFETY: open with a valid C string; the descriptor is owned from here on.
-    let fd = unsafe {
-        libc::open(
-            c.as_ptr(),
-            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
-        )
-    };
-    // SAFETY: a descriptor open() just returned, owned by nobody else.
-    (fd >= 0).then(|| unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) })
+    use rustix::fs::{Mode, OFlags};
+    rustix::fs::open(
+        dir,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .ok()
 }
 
 /// `lstat` of `name` in the open directory `dir`; None on any error (the caller falls back to
 /// a path lstat, which reports the error properly).
-fn lstat_at(dir: &std::os::fd::OwnedFd, name: &[u8]) -> Option<libc::stat> {
-    use std::os::fd::AsRawFd;
-    let c = std::ffi::CString::new(name).ok()?;
-    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
-    // SAFETY: fstatat fills `st` on success, which is the only case it is read.
-    let rc = unsafe {
-        libc::fstatat(
-            dir.as_raw_fd(),
-            c.as_ptr(),
-            st.as_mut_ptr(),
-            libc::AT_SYMLINK_NOFOLLOW,
-        )
-    };
-    // SAFETY: rc == 0 means the kernel wrote the whole struct.
-    (rc == 0).then(|| unsafe { st.assume_init() })
+fn lstat_at(dir: &std::os::fd::OwnedFd, name: &[u8]) -> Option<rustix::fs::Stat> {
+    let name = std::ffi::OsStr::from_bytes(name);
+    rustix::fs::statat(dir, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW).ok()
 }
 
 fn error_path(err: &ignore::Error) -> Option<&Path> {

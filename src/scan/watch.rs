@@ -24,15 +24,16 @@
 //! Racy cache entries (modified within the clock tick of the snapshot) are never trusted this
 //! way: they are stat'ed and hashed as always.
 
-use std::ffi::CString;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::os::unix::ffi::OsStrExt;
+use std::os::fd::OwnedFd;
 use std::path::Path;
+
+use rustix::fs::inotify;
+use rustix::io::Errno;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::diff::tree::is_under;
-use crate::util::{child_path, join_rel};
+use crate::fs::is_under;
+use crate::fs::{child_path, join_rel};
 
 /// An inotify instance watching a set of workspace directories.
 pub struct Watcher {
@@ -66,24 +67,16 @@ impl Watcher {
     /// available or a watch cannot be added for want of watches: then nothing can be trusted.
     /// A directory that no longer exists is simply not watched (and so never trusted).
     pub fn start<'a>(root: &Path, dirs: impl IntoIterator<Item = &'a [u8]>) -> Option<Watcher> {
-        // SAFETY: inotify_init1 takes flags only; a negative result is an error.
-        let raw = unsafe { libc::inotify_init1(libc::IN_NONBLOCK | libc::IN_CLOEXEC) };
-        if raw < 0 {
-            return None;
-        }
-        // SAFETY: `raw` is a new descriptor that nothing else owns.
-        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+        let fd =
+            inotify::init(inotify::CreateFlags::NONBLOCK | inotify::CreateFlags::CLOEXEC).ok()?;
+        let mask = inotify::WatchFlags::from_bits_retain(MASK);
         let mut map = FxHashMap::default();
         for d in dirs {
-            let path = CString::new(join_rel(root, d).as_os_str().as_bytes()).ok()?;
-            // SAFETY: `path` is a valid NUL-terminated string for the duration of the call.
-            let wd = unsafe { libc::inotify_add_watch(fd.as_raw_fd(), path.as_ptr(), MASK) };
-            if wd < 0 {
-                match std::io::Error::last_os_error().raw_os_error() {
-                    Some(libc::ENOENT | libc::ENOTDIR | libc::EACCES) => continue,
-                    _ => return None,
-                }
-            }
+            let wd = match inotify::add_watch(&fd, join_rel(root, d), mask) {
+                Ok(wd) => wd,
+                Err(Errno::NOENT | Errno::NOTDIR | Errno::ACCESS) => continue,
+                Err(_) => return None,
+            };
             map.insert(wd, d.to_vec());
         }
         Some(Watcher { fd, dirs: map })
@@ -97,29 +90,13 @@ impl Watcher {
         };
         let mut buf = vec![0u8; 64 << 10];
         loop {
-            // SAFETY: reading into a buffer we own, of the length we pass.
-            let n = unsafe {
-                libc::read(
-                    self.fd.as_raw_fd(),
-                    buf.as_mut_ptr().cast::<libc::c_void>(),
-                    buf.len(),
-                )
+            let n = match rustix::io::read(&self.fd, &mut buf[..]) {
+                Ok(0) | Err(Errno::AGAIN) => break,
+                Ok(n) => n,
+                Err(Errno::INTR) => continue,
+                Err(_) => return None,
             };
-            if n < 0 {
-                let e = std::io::Error::last_os_error();
-                if e.kind() == std::io::ErrorKind::WouldBlock {
-                    break;
-                }
-                if e.kind() == std::io::ErrorKind::Interrupted {
-                    continue;
-                }
-                return None;
-            }
-            if n == 0 {
-                break;
-            }
             let mut at = 0usize;
-            let n = n as usize;
             const HEAD: usize = std::mem::size_of::<libc::inotify_event>();
             while at + HEAD <= n {
                 let field = |i: usize| {

@@ -155,7 +155,7 @@ pub fn put(
     let record = ArtifactRecord {
         blob: id,
         size,
-        created_ns: crate::util::now_ns(),
+        created_ns: crate::fs::now_ns(),
         meta,
     };
     let replaced = w.finish(key, &record, force)?;
@@ -278,7 +278,7 @@ impl<'s> Writer<'s> {
         self.flush(&txn)?;
         // A small artifact is stored whole in this transaction; a large one's chunks were
         // committed in batches or found stored, and a gc since may have deleted them.
-        if crate::gc::epoch_in(&txn)? != self.epoch
+        if crate::store::epoch_in(&txn)? != self.epoch
             && let Some((id, rec)) = &self.chunked
             && let blob::BlobRecord::Chunked { chunks, .. } = blob::decode_blob(id, rec)?
         {

@@ -11,7 +11,8 @@ pub mod oplog;
 pub mod pending;
 pub mod read;
 pub mod snapshot;
-pub mod tables;
+pub(crate) mod tables;
+pub mod tags;
 pub mod tree;
 
 use std::fs;
@@ -92,11 +93,9 @@ impl Handle {
     }
 }
 
-/// The default store directory: `$REWIND_STORE`, else the per-user data directory.
+/// The per-user default store directory (`~/.local/share/rewind`). The CLI prefers
+/// `$REWIND_STORE`; the library reads no environment variable of its own.
 pub fn default_dir() -> Result<PathBuf> {
-    if let Some(dir) = std::env::var_os("REWIND_STORE").filter(|v| !v.is_empty()) {
-        return Ok(PathBuf::from(dir));
-    }
     dirs::data_dir().map(|d| d.join("rewind")).ok_or_else(|| {
         Error::Invalid(
             "cannot find a per-user data directory: set REWIND_STORE or pass --store DIR".into(),
@@ -266,7 +265,7 @@ impl Store {
 
     /// Points tag `name` at `snapshot`, replacing an existing tag only with `force`.
     pub fn set_tag(&self, name: &str, snapshot: &crate::Id, force: bool) -> Result<()> {
-        crate::revision::validate_tag(name)?;
+        tags::validate_tag(name)?;
         let txn = self.begin_write()?;
         {
             let snaps = txn.open_table(SNAPSHOTS)?;
@@ -335,7 +334,7 @@ pub(crate) fn register_in(txn: &WriteTransaction, root: &Path) -> Result<Workspa
     let ws = WorkspaceRecord {
         id: next,
         path: key.to_vec(),
-        created_ns: crate::util::now_ns(),
+        created_ns: crate::fs::now_ns(),
         next_seq: 0,
     };
     table.insert(key, postcard::to_stdvec(&ws).unwrap_or_default().as_slice())?;
@@ -411,7 +410,7 @@ fn create_store(dir: &Path, file: &Path) -> Result<()> {
         {
             let mut meta = txn.open_table(META)?;
             meta.insert("schema", SCHEMA_VERSION.to_le_bytes().as_slice())?;
-            let now = crate::util::now_ns();
+            let now = crate::fs::now_ns();
             let store_id = blake3::hash(format!("{now} {}", std::process::id()).as_bytes());
             meta.insert("store_id", store_id.as_bytes().as_slice())?;
             meta.insert("created_ns", now.to_le_bytes().as_slice())?;
@@ -559,4 +558,25 @@ fn open_db(file: &Path) -> Result<Handle> {
             why: "damaged: the database header does not decode".into(),
         }),
     }
+}
+
+/// The gc epoch as a write transaction sees it; a writer compares it with its read view's
+/// [`Reader::gc_epoch`] before committing references it did not store itself.
+pub(crate) fn epoch_in(txn: &WriteTransaction) -> Result<u64> {
+    read_counter(txn, "gc_epoch")
+}
+
+/// Appends snapshot `id` to workspace `ws`'s log (its `@~N` history) inside `txn`.
+pub(crate) fn append_log(
+    txn: &redb::WriteTransaction,
+    mut ws: WorkspaceRecord,
+    id: crate::Id,
+) -> Result<()> {
+    txn.open_table(WS_LOG)?.insert((ws.id, ws.next_seq), id.0)?;
+    ws.next_seq += 1;
+    txn.open_table(WORKSPACES)?.insert(
+        ws.path.as_slice(),
+        postcard::to_stdvec(&ws).unwrap_or_default().as_slice(),
+    )?;
+    Ok(())
 }

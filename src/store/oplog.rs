@@ -43,7 +43,7 @@ impl OpRecord {
     ) -> OpRecord {
         OpRecord {
             id: 0,
-            time_ns: crate::util::now_ns(),
+            time_ns: crate::fs::now_ns(),
             kind: kind.into(),
             workspace,
             before,
@@ -203,4 +203,31 @@ pub fn fold_actions(ops: Vec<OpRecord>) -> Vec<ActionRow> {
         start += n;
     }
     rows
+}
+
+/// The operations of workspace `ws` (canonical path bytes) that are undone now: undone, and
+/// that undo not taken back by a redo since.
+pub fn undone_ops(
+    store: &super::Store,
+    ws: &[u8],
+) -> crate::error::Result<std::collections::HashSet<u64>> {
+    let ops = store.reader()?.ops(Some(ws), usize::MAX)?;
+    let mut target_of_undo = std::collections::HashMap::new();
+    let mut undone = std::collections::HashSet::new();
+    // Oldest first: each undo or redo flips the state of the operation it is about.
+    for o in ops.iter().rev() {
+        match (o.kind.as_str(), o.reverses) {
+            ("undo", Some(target)) => {
+                target_of_undo.insert(o.id, target);
+                undone.insert(target);
+            }
+            ("redo", Some(undo)) => {
+                if let Some(target) = target_of_undo.get(&undo) {
+                    undone.remove(target);
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(undone)
 }

@@ -7,14 +7,10 @@ use std::process::Command;
 
 use proptest::prelude::*;
 
-/// A `git` command isolated from the user's and system configuration.
+/// The shared isolated `git` (tests/support/git.rs), with C locale messages.
 pub fn git(dir: &Path) -> Command {
-    let mut cmd = Command::new("git");
-    cmd.current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("HOME", dir)
-        .env("LC_ALL", "C");
+    let mut cmd = crate::git::git(dir);
+    cmd.env("LC_ALL", "C");
     cmd
 }
 

@@ -2,7 +2,7 @@
 //! parsed and applied by our code, forward and reversed, and must reproduce
 //! the files exactly.
 
-use crate::common::{edit, edits, git_diff, gnu_diff, join, lines};
+use super::common::{edit, edits, git_diff, gnu_diff, join, lines};
 use proptest::prelude::*;
 use rewind::patch::{ApplyOptions, LineKind, PatchSet, apply_hunks};
 

@@ -1,7 +1,7 @@
 //! `merge3` against the real `git merge-file -p ours base theirs`: same
 //! verdict on every random triple, byte-identical clean results.
 
-use crate::common::{edit, edits, git_merge_file, join, lines};
+use super::common::{edit, edits, git_merge_file, join, lines};
 use proptest::prelude::*;
 use rewind::patch::{MergeLabels, MergeOutcome, merge3};
 
@@ -44,7 +44,7 @@ fn check(base: &[u8], ours: &[u8], theirs: &[u8]) -> Result<(), TestCaseError> {
 }
 
 /// One random edit (delete 0-2 lines, insert 0-2) applied to a copy.
-fn one_edit() -> impl Strategy<Value = Vec<crate::common::Edit>> {
+fn one_edit() -> impl Strategy<Value = Vec<super::common::Edit>> {
     edits()
         .prop_filter("one edit", |e| !e.is_empty())
         .prop_map(|mut e| {

@@ -4,7 +4,7 @@
 
 use std::process::Command;
 
-use crate::common::{fake_id, git, run};
+use super::common::{fake_id, git, run};
 use proptest::prelude::*;
 use rewind::diff::{Change, EntryKind, PatchOptions, Side, write_patch};
 

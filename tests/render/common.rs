@@ -37,20 +37,8 @@ pub fn fake_id(content: &[u8]) -> [u8; 32] {
     id
 }
 
-/// `git` with a clean, deterministic configuration.
-pub fn git(dir: &Path) -> Command {
-    let mut c = Command::new("git");
-    c.current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("HOME", dir)
-        .env_remove("COLUMNS")
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@t")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@t");
-    c
-}
+/// `git` with a clean, deterministic configuration (the shared helper, tests/support/git.rs).
+pub use crate::git::git;
 
 pub fn run(c: &mut Command) -> Vec<u8> {
     let out = c.output().expect("spawn");

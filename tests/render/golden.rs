@@ -1,7 +1,7 @@
 //! Golden comparisons: our patch versus `git diff --cached` in a scratch
 //! repository, line by line except the index-line hashes.
 
-use crate::common::{Entry, e, fake_id, git_diff, mask_index};
+use super::common::{Entry, e, fake_id, git_diff, mask_index};
 use rewind::diff::EntryKind::{Executable, File, Symlink};
 use rewind::diff::{Change, PatchOptions, Side, write_patch};
 

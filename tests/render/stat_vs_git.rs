@@ -1,7 +1,7 @@
 //! `--stat`, `--numstat`, `--name-status` versus real git on a mixed change
 //! set, with statistics taken from `write_patch` itself.
 
-use crate::common::{Entry, e, fake_id, git_diff};
+use super::common::{Entry, e, fake_id, git_diff};
 use rewind::diff::EntryKind::{Executable, File, Symlink};
 use rewind::diff::{
     BinarySizes, Change, PatchOptions, Side, StatEntry, Status, write_name_status, write_numstat,

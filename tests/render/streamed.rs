@@ -2,7 +2,7 @@
 
 use std::io::{self, BufRead, BufReader};
 
-use crate::common::fake_id;
+use super::common::fake_id;
 use proptest::prelude::*;
 use rewind::diff::{Change, EntryKind, PatchOptions, Side, write_patch, write_patch_streamed};
 

@@ -1,0 +1,177 @@
+//! `apply`.
+
+use std::io::Read;
+
+use serde_json::{Value, json};
+
+use super::args::{ApplyArgs, ConflictMode, RevertArgs};
+use super::output::{self, path_text};
+use super::{CliResult, Ctx};
+use rewind::Error;
+use rewind::apply::{ApplyPatchOptions, ApplyReport, apply_patch};
+
+/// `rewind apply`.
+pub fn apply(ctx: &Ctx, a: ApplyArgs) -> CliResult {
+    let mut input = Vec::new();
+    if a.patch.as_os_str() == "-" {
+        std::io::stdin()
+            .read_to_end(&mut input)
+            .map_err(|e| Error::io("<stdin>", e))?;
+    } else {
+        input = std::fs::read(&a.patch).map_err(|e| Error::io(&a.patch, e))?;
+    }
+    let store = ctx.open_store(true)?;
+    let root = ctx.workspace_root(&store)?;
+    let base = match &a.base {
+        Some(rev) => {
+            let reader = store.reader()?;
+            Some(super::inspect::resolve(ctx, &store, &reader, rev)?)
+        }
+        None => None,
+    };
+    let opts = ApplyPatchOptions {
+        strip: a.strip,
+        reverse: a.reverse,
+        check: a.check,
+        three_way: a.three_way || base.is_some(),
+        base,
+        conflict_markers: a.conflict == ConflictMode::Markers,
+        force: a.force,
+        max_fuzz: a.fuzz,
+    };
+    let report = apply_patch(&store, &root, &input, &opts)?;
+    if ctx.json {
+        output::print_json(&report_json(&report, a.check))?;
+    } else if !ctx.quiet {
+        print_human(&report, a.check);
+    }
+    let conflicts: usize = report.files.iter().map(|f| f.conflicts).sum();
+    Ok(if conflicts > 0 { 1 } else { 0 })
+}
+
+fn report_json(r: &ApplyReport, check: bool) -> Value {
+    let files = files_json(&r.files);
+    json!({
+        "check": check,
+        "applies": true,
+        "files": files,
+        "before": r.before.map(|i| i.hex()),
+        "after": r.after.map(|i| i.hex()),
+        "op": r.op,
+        "resumed": r.resumed,
+    })
+}
+
+fn files_json(files: &[rewind::apply::FileOutcome]) -> Vec<Value> {
+    files
+        .iter()
+        .map(|f| {
+            let mut o = json!({
+                "action": f.action,
+                "merged": f.merged,
+                "conflicts": f.conflicts,
+                "hunks": f.hunks.iter().map(|h| json!({"hunk": h.index, "offset": h.offset, "fuzz": h.fuzz})).collect::<Vec<_>>(),
+            });
+            output::put_path(&mut o, "path", Some(&f.path));
+            output::put_path(&mut o, "old_path", f.old_path.as_deref());
+            o
+        })
+        .collect()
+}
+
+fn print_human(r: &ApplyReport, check: bool) {
+    print_files(&r.files);
+    if check {
+        println!(
+            "the patch applies cleanly ({}); nothing was changed",
+            super::output::count(r.files.len(), "file")
+        );
+    } else if let Some(op) = r.op {
+        println!(
+            "{} {} (operation {op}; `rewind undo` takes it back)",
+            if r.resumed {
+                "finished an interrupted apply of"
+            } else {
+                "applied"
+            },
+            super::output::count(r.files.len(), "file")
+        );
+    }
+}
+
+/// `rewind revert A B`.
+pub fn revert(ctx: &Ctx, a: RevertArgs) -> CliResult {
+    let store = ctx.open_store(false)?;
+    let root = ctx.workspace_root(&store)?;
+    let reader = store.reader()?;
+    let ida = super::inspect::resolve(ctx, &store, &reader, &a.a)?;
+    let idb = super::inspect::resolve(ctx, &store, &reader, &a.b)?;
+    drop(reader);
+    let paths = ctx.workspace_paths(Some(&root), &a.paths)?;
+    let markers = a.conflict == ConflictMode::Markers;
+    let r = if a.hunks.is_empty() {
+        rewind::revert::revert(&store, &root, ida, idb, &paths, markers, a.dry_run)?
+    } else {
+        rewind::revert::revert_hunks(&store, &root, ida, idb, &a.hunks, markers, a.dry_run)?
+    };
+    if ctx.json {
+        output::print_json(&json!({
+            "dry_run": a.dry_run,
+            "files": files_json(&r.files),
+            "before": r.before.map(|i| i.hex()),
+            "after": r.after.map(|i| i.hex()),
+            "op": r.op,
+        }))?;
+    } else if !ctx.quiet {
+        print_files(&r.files);
+        match r.op {
+            Some(op) => println!(
+                "reverted {}..{} (operation {op}; `rewind undo` takes it back)",
+                ida.short(),
+                idb.short()
+            ),
+            None if a.dry_run => println!("dry run: nothing was changed"),
+            None => println!("nothing to revert"),
+        }
+    }
+    let conflicts: usize = r.files.iter().map(|f| f.conflicts).sum();
+    Ok(if conflicts > 0 { 1 } else { 0 })
+}
+
+fn print_files(files: &[rewind::apply::FileOutcome]) {
+    for f in files {
+        let mut notes: Vec<String> = f
+            .hunks
+            .iter()
+            .filter(|h| h.offset != 0 || h.fuzz != 0)
+            .map(|h| {
+                format!(
+                    "hunk {} at offset {:+}{}",
+                    h.index,
+                    h.offset,
+                    if h.fuzz > 0 {
+                        format!(" with fuzz {}", h.fuzz)
+                    } else {
+                        String::new()
+                    }
+                )
+            })
+            .collect();
+        if f.merged {
+            notes.push("merged three ways".into());
+        }
+        if f.conflicts > 0 {
+            notes.push(format!("{} conflict(s) left as markers", f.conflicts));
+        }
+        let name = match &f.old_path {
+            Some(old) => format!("{} -> {}", path_text(old), path_text(&f.path)),
+            None => path_text(&f.path),
+        };
+        let notes = if notes.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", notes.join(", "))
+        };
+        println!("{:<7} {name}{notes}", f.action);
+    }
+}

@@ -1,0 +1,299 @@
+//! `status` and `diff`.
+
+use std::io::{BufWriter, Write};
+
+use anstyle::{AnsiColor, Style};
+use serde_json::{Value, json};
+
+use super::args::{DiffArgs, StatusArgs};
+use super::output::{self, paint, path_text};
+use super::{CliResult, Ctx};
+use rewind::compare::{Diff, DiffRequest, Rev, diff as compute};
+use rewind::diff::render::FileStat;
+use rewind::diff::stat::{self, BinarySizes, StatEntry, Status};
+use rewind::diff::text::DiffOptions;
+use rewind::diff::{ChangeStatus, FileChange};
+use rewind::store::Store;
+use rewind::{Error, revision};
+
+fn parse_rev(ctx: &Ctx, store: &Store, rev: &str) -> Result<Rev, Error> {
+    if rev == "live" {
+        return Ok(Rev::Live);
+    }
+    let reader = store.reader()?;
+    super::inspect::resolve(ctx, store, &reader, rev).map(Rev::Snapshot)
+}
+
+fn stat_status(c: &FileChange) -> Status {
+    match c.status {
+        ChangeStatus::Added => Status::Added,
+        ChangeStatus::Deleted => Status::Deleted,
+        ChangeStatus::Modified | ChangeStatus::ModeChanged => Status::Modified,
+        ChangeStatus::TypeChanged => Status::TypeChanged,
+        ChangeStatus::Renamed => Status::Renamed { similarity: 100 },
+    }
+}
+
+fn stat_entries<'a>(d: &'a Diff, stats: &[FileStat]) -> Vec<StatEntry<'a>> {
+    d.changes
+        .iter()
+        .zip(stats)
+        .map(|(c, s)| StatEntry {
+            path: &c.path,
+            old_path: c.old_path.as_deref(),
+            status: stat_status(c),
+            insertions: s.insertions,
+            deletions: s.deletions,
+            binary: s.binary.then_some(BinarySizes {
+                old: s.old_size,
+                new: s.new_size,
+            }),
+        })
+        .collect()
+}
+
+/// The JSON object for one change (shared with `status` and `run`).
+pub fn change_json(c: &FileChange, s: Option<&FileStat>) -> Value {
+    let mut o = json!({
+        "status": c.status.name(),
+        "old": c.old.map(|e| e.json()),
+        "new": c.new.map(|e| e.json()),
+    });
+    output::put_path(&mut o, "path", Some(&c.path));
+    output::put_path(&mut o, "old_path", c.old_path.as_deref());
+    if let Some(s) = s {
+        o["binary"] = json!(s.binary);
+        o["insertions"] = json!(s.insertions);
+        o["deletions"] = json!(s.deletions);
+        if s.timed_out {
+            o["diff_timed_out"] = json!(true);
+        }
+    }
+    o
+}
+
+/// `rewind status`.
+pub fn status(ctx: &Ctx, a: StatusArgs) -> CliResult {
+    let store = ctx.open_store(false)?;
+    let root = ctx.workspace_root(&store)?;
+    let head = revision::resolve(&store.reader()?, "@", Some(&root))?;
+    let req = DiffRequest {
+        renames: !a.no_renames,
+        paths: ctx.workspace_paths(Some(&root), &a.paths)?,
+    };
+    let d = compute(&store, Rev::Snapshot(head), Rev::Live, Some(&root), &req)?;
+    // What the live scan passed over (too large, unreadable ...): not a change a snapshot
+    // would record as such, yet not "no changes" either.
+    let filter = rewind::diff::tree::PathFilter::new(&req.paths);
+    let skipped: Vec<&rewind::store::snapshot::Skipped> = d
+        .live
+        .iter()
+        .flat_map(|l| l.skipped.iter())
+        .filter(|s| s.reason.excluded() && !s.path.is_empty() && filter.matches(&s.path))
+        .collect();
+    if ctx.json {
+        let changes: Vec<Value> = d.changes.iter().map(|c| change_json(c, None)).collect();
+        output::print_json(&json!({
+            "workspace": root.display().to_string(),
+            "base": head.hex(),
+            "clean": d.changes.is_empty(),
+            "changes": changes,
+            "skipped": skipped.iter().map(|s| output::skipped_json(s)).collect::<Vec<_>>(),
+        }))?;
+        return Ok(0);
+    }
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    let print_skipped = |out: &mut BufWriter<std::io::StdoutLock>| -> std::io::Result<()> {
+        if skipped.is_empty() {
+            return Ok(());
+        }
+        writeln!(out, "\nnot looked at (a snapshot would skip them too):")?;
+        for s in &skipped {
+            writeln!(out, "skipped  {}", output::skipped_text(s))?;
+        }
+        Ok(())
+    };
+    if d.changes.is_empty() {
+        if !ctx.quiet {
+            writeln!(out, "no changes since {}", head.short())?;
+        }
+        print_skipped(&mut out)?;
+        out.flush()?;
+        return Ok(0);
+    }
+    for c in &d.changes {
+        let (letter, color) = match c.status {
+            ChangeStatus::Added => ("added", AnsiColor::Green),
+            ChangeStatus::Deleted => ("deleted", AnsiColor::Red),
+            ChangeStatus::Modified => ("modified", AnsiColor::Yellow),
+            ChangeStatus::ModeChanged => ("mode", AnsiColor::Yellow),
+            ChangeStatus::TypeChanged => ("type", AnsiColor::Magenta),
+            ChangeStatus::Renamed => ("renamed", AnsiColor::Cyan),
+        };
+        let label = paint(
+            ctx.color,
+            Style::new().fg_color(Some(color.into())),
+            &format!("{letter:<9}"),
+        );
+        match &c.old_path {
+            Some(old) => writeln!(out, "{label}{} -> {}", path_text(old), path_text(&c.path))?,
+            None => writeln!(out, "{label}{}", path_text(&c.path))?,
+        }
+    }
+    print_skipped(&mut out)?;
+    out.flush()?;
+    Ok(0)
+}
+
+/// `rewind diff`.
+pub fn diff(ctx: &Ctx, a: DiffArgs) -> CliResult {
+    let store = ctx.open_store(false)?;
+    let old = parse_rev(
+        ctx,
+        &store,
+        a.revs.first().map(String::as_str).unwrap_or("@"),
+    )?;
+    let new = parse_rev(
+        ctx,
+        &store,
+        a.revs.get(1).map(String::as_str).unwrap_or("live"),
+    )?;
+    let root = if old == Rev::Live || new == Rev::Live {
+        Some(ctx.workspace_root(&store)?)
+    } else {
+        None
+    };
+    // Paths name places in the workspace the command runs in, when there is one.
+    let path_root = root.clone().or_else(|| ctx.workspace_root(&store).ok());
+    let req = DiffRequest {
+        renames: !a.no_renames,
+        paths: ctx.workspace_paths(path_root.as_deref(), &a.paths)?,
+    };
+    let d = compute(&store, old, new, root.as_deref(), &req)?;
+    let hunks: Option<Vec<Value>> = match (a.hunks && ctx.json, old, new) {
+        (false, _, _) => None,
+        (true, Rev::Snapshot(_), Rev::Snapshot(_)) => Some(
+            rewind::hunks::diff_hunks(&store.reader()?, &d.changes)?
+                .into_iter()
+                .map(|h| json!(h))
+                .collect(),
+        ),
+        _ => {
+            return Err(rewind::Error::Invalid(
+                "--hunks needs two snapshots (for the workspace's own changes, `rewind restore REV -p`)".into(),
+            )
+            .into());
+        }
+    };
+    print(
+        ctx,
+        &d,
+        &a,
+        rev_json(old),
+        rev_json(new),
+        Vec::new(),
+        hunks.as_deref(),
+    )
+}
+
+/// Prints a diff in the format `a` asks for; `extra` adds keys to the JSON object, and
+/// `per_file` a "hunks" key to each file's.
+pub fn print(
+    ctx: &Ctx,
+    d: &Diff,
+    a: &DiffArgs,
+    old: Value,
+    new: Value,
+    extra: Vec<(&str, Value)>,
+    per_file: Option<&[Value]>,
+) -> CliResult {
+    let dopts = DiffOptions {
+        context: a.context,
+        timeout: Some(super::output::seconds(a.diff_timeout.max(0.001))),
+    };
+    let popts = rewind::diff::PatchOptions {
+        diff: dopts,
+        color: ctx.color && !ctx.json,
+        binary: a.binary,
+    };
+    let code = if a.exit_code && !d.changes.is_empty() {
+        1
+    } else {
+        0
+    };
+    let mut out = BufWriter::new(std::io::stdout().lock());
+
+    if ctx.json {
+        let stats = d.stats(&dopts)?;
+        let files: Vec<Value> = d
+            .changes
+            .iter()
+            .zip(&stats)
+            .enumerate()
+            .map(|(i, (c, s))| {
+                let mut o = change_json(c, Some(s));
+                if let Some(h) = per_file.and_then(|p| p.get(i)) {
+                    o["hunks"] = h.clone();
+                }
+                o
+            })
+            .collect();
+        let mut v = json!({
+            "old": old,
+            "new": new,
+            "files": files,
+            "totals": {
+                "files_changed": d.changes.len(),
+                "insertions": stats.iter().map(|s| s.insertions).sum::<u64>(),
+                "deletions": stats.iter().map(|s| s.deletions).sum::<u64>(),
+            },
+        });
+        for (k, x) in extra {
+            v[k] = x;
+        }
+        if a.patch {
+            let mut buf = Vec::new();
+            d.write_patch(&mut buf, &popts)?;
+            v["patch"] = Value::String(String::from_utf8_lossy(&buf).into_owned());
+        }
+        drop(out);
+        output::print_json(&v)?;
+        return Ok(code);
+    }
+    if a.summary {
+        let stats = vec![FileStat::default(); d.changes.len()];
+        let mode = |s: &Option<rewind::diff::EntryState>| s.map_or(0, |e| e.kind.git_mode());
+        let modes: Vec<(u32, u32)> = d
+            .changes
+            .iter()
+            .map(|c| (mode(&c.old), mode(&c.new)))
+            .collect();
+        stat::write_summary(&mut out, &stat_entries(d, &stats), &modes)?;
+    } else if a.stat || a.numstat || a.shortstat {
+        let stats = d.stats(&dopts)?;
+        let entries = stat_entries(d, &stats);
+        if a.stat {
+            stat::write_stat(&mut out, &entries, 80)?;
+        } else if a.numstat {
+            stat::write_numstat(&mut out, &entries)?;
+        } else {
+            let ins = stats.iter().map(|s| s.insertions).sum();
+            let del = stats.iter().map(|s| s.deletions).sum();
+            out.write_all(stat::summary_line(entries.len(), ins, del).as_bytes())?;
+        }
+    } else if a.name_status {
+        let stats = vec![FileStat::default(); d.changes.len()];
+        stat::write_name_status(&mut out, &stat_entries(d, &stats))?;
+    } else {
+        d.write_patch(&mut out, &popts)?;
+    }
+    out.flush()?;
+    Ok(code)
+}
+
+fn rev_json(r: Rev) -> Value {
+    match r {
+        Rev::Live => Value::String("live".into()),
+        Rev::Snapshot(id) => Value::String(id.hex()),
+    }
+}

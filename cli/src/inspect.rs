@@ -1,0 +1,498 @@
+//! Reading commands: `log`, `show`, `ls`, `cat`.
+
+use std::collections::HashMap;
+use std::io::Write;
+
+use serde_json::{Value, json};
+
+use super::args::{CatArgs, LogArgs, LsArgs, ShowArgs};
+use super::output::{self, format_time, human_bytes, paint, path_str};
+use super::{CliResult, Ctx};
+use rewind::store::snapshot::SnapshotRecord;
+use rewind::store::tree::Kind;
+use rewind::store::{Reader, Store};
+use rewind::{Error, Id, revision};
+
+/// Resolves a revision, finding the workspace only when the revision needs one.
+pub fn resolve(ctx: &Ctx, store: &Store, reader: &Reader, rev: &str) -> Result<Id, Error> {
+    let root = if rev.starts_with('@') {
+        Some(ctx.workspace_root(store)?)
+    } else {
+        None
+    };
+    revision::resolve(reader, rev, root.as_deref())
+}
+
+fn tags_by_id(reader: &Reader) -> Result<HashMap<Id, Vec<String>>, Error> {
+    let mut m: HashMap<Id, Vec<String>> = HashMap::new();
+    for (name, id) in reader.tags()? {
+        m.entry(id).or_default().push(name);
+    }
+    Ok(m)
+}
+
+fn snapshot_json(id: &Id, r: &SnapshotRecord, tags: &[String]) -> Value {
+    json!({
+        "id": id.hex(),
+        "short_id": id.short(),
+        "workspace": path_str(&r.workspace),
+        "time": format_time(r.time_ns),
+        "time_ns": r.time_ns,
+        "parent": r.parent.map(|p| p.hex()),
+        "root": r.root.hex(),
+        "message": r.message,
+        "meta": r.meta.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect::<serde_json::Map<_, _>>(),
+        "tags": tags,
+        "files": r.stats.files,
+        "dirs": r.stats.dirs,
+        "symlinks": r.stats.symlinks,
+        "bytes": r.stats.bytes,
+        "ignore_globs": r.scan.ignore_globs,
+        "max_file_size": r.scan.max_file_size,
+        "skipped": r.skipped.iter().map(output::skipped_json).collect::<Vec<_>>(),
+    })
+}
+
+/// A `--since`/`--until` time: RFC 3339 (to the second; `until` covers that whole second), or
+/// a duration before now.
+fn parse_time(flag: &str, s: &str, end_of_second: bool) -> Result<i64, Error> {
+    let bad = || {
+        Error::Invalid(format!(
+            "invalid {flag} '{s}': use an RFC 3339 time (2026-11-24T06:00:00Z) or a duration ago (2h, 3d)"
+        ))
+    };
+    let t = match humantime::parse_rfc3339_weak(s) {
+        Ok(t) => t,
+        Err(_) => {
+            let d = humantime::parse_duration(s).map_err(|_| bad())?;
+            std::time::SystemTime::now()
+                .checked_sub(d)
+                .ok_or_else(bad)?
+        }
+    };
+    let ns = t
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
+        .unwrap_or(0);
+    Ok(if end_of_second && ns % 1_000_000_000 == 0 {
+        ns.saturating_add(999_999_999)
+    } else {
+        ns
+    })
+}
+
+/// `rewind log`.
+pub fn log(ctx: &Ctx, a: LogArgs) -> CliResult {
+    let store = ctx.open_store(false)?;
+    let root = ctx.workspace_root(&store)?;
+    let reader = store.reader()?;
+    let ws = reader
+        .workspace(&root)?
+        .ok_or_else(|| Error::NoSnapshots(root.clone()))?;
+    if a.paths.len() > 1 {
+        return Err(Error::Invalid("log takes one PATH after --".into()).into());
+    }
+    let query = rewind::history::LogQuery {
+        limit: a.max_count,
+        path: ctx.workspace_paths(Some(&root), &a.paths)?.pop(),
+        meta: output::parse_meta(&a.meta)?,
+        label: a.label.clone(),
+        since_ns: a
+            .since
+            .as_deref()
+            .map(|s| parse_time("--since", s, false))
+            .transpose()?,
+        until_ns: a
+            .until
+            .as_deref()
+            .map(|s| parse_time("--until", s, true))
+            .transpose()?,
+    };
+    let entries = rewind::history::log(&store, &reader, ws.id, &query)?;
+    let tags = tags_by_id(&reader)?;
+    let none = Vec::new();
+    if ctx.json {
+        let mut v = Vec::new();
+        for e in &entries {
+            let mut o = snapshot_json(&e.id, &e.record, tags.get(&e.id).unwrap_or(&none));
+            o["restored"] = json!(e.restored);
+            if let Some(c) = &e.change {
+                let mut change = json!({"status": c.status.name()});
+                output::put_path(&mut change, "path", Some(&c.path));
+                output::put_path(&mut change, "old_path", c.old_path.as_deref());
+                o["change"] = change;
+            }
+            v.push(o);
+        }
+        output::print_json(&v)?;
+        return Ok(0);
+    }
+    let mut out = std::io::stdout().lock();
+    for e in &entries {
+        let (id, r) = (&e.id, &e.record);
+        let t = tags
+            .get(id)
+            .map(|t| format!(" ({})", t.join(", ")))
+            .unwrap_or_default();
+        let label = r
+            .meta("label")
+            .map(|l| format!(" [{l}]"))
+            .unwrap_or_default();
+        let restored = if e.restored {
+            paint(
+                ctx.color,
+                anstyle::Style::new().fg_color(Some(anstyle::AnsiColor::Cyan.into())),
+                " restored",
+            )
+        } else {
+            String::new()
+        };
+        let change = match &e.change {
+            Some(c) => match &c.old_path {
+                Some(old) => format!(
+                    "{:<8} {} -> {}  ",
+                    c.status.name(),
+                    output::path_text(old),
+                    output::path_text(&c.path)
+                ),
+                None => format!("{:<8} {}  ", c.status.name(), output::path_text(&c.path)),
+            },
+            None => String::new(),
+        };
+        writeln!(
+            out,
+            "{}{}  {}  {}{:>7} files {:>10}{}{}  {}",
+            paint(ctx.color, output::id_style(), &id.short()),
+            restored,
+            format_time(r.time_ns),
+            change,
+            r.stats.files,
+            human_bytes(r.stats.bytes),
+            paint(ctx.color, output::bold(), &t),
+            label,
+            r.message
+        )?;
+    }
+    Ok(0)
+}
+
+/// `rewind show`.
+pub fn show(ctx: &Ctx, a: ShowArgs) -> CliResult {
+    let store = ctx.open_store(false)?;
+    let reader = store.reader()?;
+    let id = resolve(ctx, &store, &reader, &a.rev)?;
+    let r = reader.snapshot(&id)?;
+    let tags = tags_by_id(&reader)?.remove(&id).unwrap_or_default();
+    if ctx.json {
+        output::print_json(&snapshot_json(&id, &r, &tags))?;
+        return Ok(0);
+    }
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "snapshot  {}",
+        paint(ctx.color, output::id_style(), &id.hex())
+    )?;
+    writeln!(out, "workspace {}", path_str(&r.workspace))?;
+    writeln!(out, "time      {}", format_time(r.time_ns))?;
+    if let Some(p) = r.parent {
+        writeln!(out, "parent    {}", p.short())?;
+    }
+    if !tags.is_empty() {
+        writeln!(out, "tags      {}", tags.join(", "))?;
+    }
+    writeln!(
+        out,
+        "contents  {} files, {} dirs, {} symlinks, {}",
+        r.stats.files,
+        r.stats.dirs,
+        r.stats.symlinks,
+        human_bytes(r.stats.bytes)
+    )?;
+    for (k, v) in &r.meta {
+        writeln!(out, "meta      {k}={v}")?;
+    }
+    if !r.scan.ignore_globs.is_empty() {
+        writeln!(out, "ignored   {}", r.scan.ignore_globs.join(" "))?;
+    }
+    for s in &r.skipped {
+        writeln!(out, "skipped   {}", output::skipped_text(s))?;
+    }
+    if !r.message.is_empty() {
+        writeln!(out, "\n    {}", r.message)?;
+    }
+    Ok(0)
+}
+
+/// `rewind ls`.
+pub fn ls(ctx: &Ctx, a: LsArgs) -> CliResult {
+    let store = ctx.open_store(false)?;
+    let reader = store.reader()?;
+    let id = resolve(ctx, &store, &reader, &a.rev)?;
+    let snap = reader.snapshot(&id)?;
+    let path_bytes = trim_slashes(a.path.as_deref().map(output::arg_bytes).unwrap_or_default());
+    let entry = reader
+        .lookup(&snap.root, path_bytes)?
+        .ok_or_else(|| Error::PathNotInSnapshot {
+            path: output::path_text(path_bytes),
+            snapshot: id.short(),
+        })?;
+    let mut rows = Vec::new();
+    if entry.kind == Kind::Dir {
+        reader.walk_tree(&entry.id, path_bytes, a.recursive, &mut |p, e| {
+            rows.push((p.to_vec(), e.clone()));
+            Ok(())
+        })?;
+    } else {
+        rows.push((path_bytes.to_vec(), entry));
+    }
+    if ctx.json {
+        let mut v = Vec::with_capacity(rows.len());
+        for (p, e) in &rows {
+            let mut o = json!({"kind": e.kind.name(), "size": e.size, "id": e.id.hex()});
+            output::put_path(&mut o, "path", Some(p));
+            if e.kind == Kind::Symlink {
+                o["target"] = Value::String(path_str(&reader.read_blob(&e.id)?));
+            }
+            v.push(o);
+        }
+        output::print_json(&v)?;
+        return Ok(0);
+    }
+    let mut out = std::io::stdout().lock();
+    for (p, e) in rows {
+        let mut name = output::path_text(&p);
+        if e.kind == Kind::Dir {
+            name.push('/');
+        }
+        if e.kind == Kind::Symlink {
+            name = format!("{name} -> {}", output::path_text(&reader.read_blob(&e.id)?));
+        }
+        let id_hex = e.id.hex();
+        writeln!(
+            out,
+            "{:<10} {:>12}  {}  {}",
+            e.kind.name(),
+            e.size,
+            &id_hex[..12],
+            name
+        )?;
+    }
+    Ok(0)
+}
+
+/// `p` without leading and trailing slashes.
+fn trim_slashes(mut p: &[u8]) -> &[u8] {
+    while let [b'/', rest @ ..] = p {
+        p = rest;
+    }
+    while let [rest @ .., b'/'] = p {
+        p = rest;
+    }
+    p
+}
+
+/// `rewind cat`.
+pub fn cat(ctx: &Ctx, a: CatArgs) -> CliResult {
+    let store = ctx.open_store(false)?;
+    let reader = store.reader()?;
+    let id = resolve(ctx, &store, &reader, &a.rev)?;
+    let snap = reader.snapshot(&id)?;
+    let path = trim_slashes(output::arg_bytes(&a.path));
+    let entry = reader
+        .lookup(&snap.root, path)?
+        .ok_or_else(|| Error::PathNotInSnapshot {
+            path: output::path_text(path),
+            snapshot: id.short(),
+        })?;
+    if entry.kind == Kind::Dir {
+        return Err(Error::Invalid(format!(
+            "{} is a directory in {}: use `rewind ls`",
+            output::path_text(path),
+            id.short()
+        ))
+        .into());
+    }
+    if ctx.json {
+        let bytes = reader.read_blob(&entry.id)?;
+        let (encoding, content) = match std::str::from_utf8(&bytes) {
+            Ok(text) => ("utf-8", text.to_string()),
+            Err(_) => ("base64", output::base64(&bytes)),
+        };
+        let mut o = json!({
+            "snapshot": id.hex(),
+            "kind": entry.kind.name(),
+            "size": entry.size,
+            "id": entry.id.hex(),
+            "encoding": encoding,
+            "content": content,
+        });
+        output::put_path(&mut o, "path", Some(path));
+        output::print_json(&o)?;
+        return Ok(0);
+    }
+    let mut out = std::io::stdout().lock();
+    reader.write_blob(&entry.id, &mut out)?;
+    out.flush()?;
+    Ok(0)
+}
+
+/// `rewind stats`.
+pub fn stats(ctx: &Ctx) -> CliResult {
+    let store = ctx.open_store(false)?;
+    let st = rewind::stats::stats(&store)?;
+    if ctx.json {
+        let tables: Vec<Value> = st
+            .tables
+            .iter()
+            .map(|t| {
+                json!({"table": t.name, "entries": t.entries, "stored_bytes": t.stored_bytes,
+                       "metadata_bytes": t.metadata_bytes, "fragmented_bytes": t.fragmented_bytes, "pages": t.pages})
+            })
+            .collect();
+        let workspaces: Vec<Value> = st
+            .workspaces
+            .iter()
+            .map(|w| {
+                json!({"path": path_str(&w.path), "snapshots": w.snapshots, "latest_files": w.latest_files,
+                       "latest_bytes": w.latest_bytes, "latest_time": w.latest_ns.map(format_time),
+                       "logical_bytes": w.logical_bytes})
+            })
+            .collect();
+        output::print_json(&json!({
+            "store": st.dir.display().to_string(),
+            "file_bytes": st.file_bytes,
+            "disk_bytes": st.disk_bytes,
+            "snapshots": st.snapshots,
+            "trees": st.trees,
+            "blobs": st.content.blobs,
+            "chunks": st.content.chunks,
+            "logical_bytes": st.logical_bytes,
+            "content_bytes": st.content.content_bytes,
+            "encoded_bytes": st.content.encoded_bytes,
+            "dedup_ratio": st.dedup_ratio(),
+            "compression_ratio": st.compression_ratio(),
+            "workspaces": workspaces,
+            "tables": tables,
+        }))?;
+        return Ok(0);
+    }
+    let mut out = std::io::stdout().lock();
+    let b = |s: &str| paint(ctx.color, output::bold(), s);
+    writeln!(
+        out,
+        "{} {}: {} on disk ({} file)",
+        b("store"),
+        st.dir.display(),
+        human_bytes(st.disk_bytes),
+        human_bytes(st.file_bytes)
+    )?;
+    writeln!(
+        out,
+        "{} snapshots, {} trees, {} blobs, {} chunks",
+        st.snapshots, st.trees, st.content.blobs, st.content.chunks
+    )?;
+    writeln!(
+        out,
+        "snapshots and artifacts hold {} in all; {} distinct (dedup {:.1}x), stored as {} (compression {:.2}x)",
+        human_bytes(st.logical_bytes),
+        human_bytes(st.content.content_bytes),
+        st.dedup_ratio(),
+        human_bytes(st.content.encoded_bytes),
+        st.compression_ratio()
+    )?;
+    if !st.workspaces.is_empty() {
+        writeln!(out, "\n{}", b("workspaces"))?;
+        for w in &st.workspaces {
+            writeln!(
+                out,
+                "  {}  {} snapshots, latest {} files {} ({}), {} in all",
+                path_str(&w.path),
+                w.snapshots,
+                w.latest_files,
+                human_bytes(w.latest_bytes),
+                w.latest_ns
+                    .map(format_time)
+                    .unwrap_or_else(|| "never".into()),
+                human_bytes(w.logical_bytes)
+            )?;
+        }
+    }
+    writeln!(
+        out,
+        "\n{:<11} {:>9} {:>11} {:>11} {:>11} {:>11}",
+        b("table"),
+        "entries",
+        "stored",
+        "metadata",
+        "fragmented",
+        "total"
+    )?;
+    for t in &st.tables {
+        writeln!(
+            out,
+            "{:<11} {:>9} {:>11} {:>11} {:>11} {:>11}",
+            t.name,
+            t.entries,
+            human_bytes(t.stored_bytes),
+            human_bytes(t.metadata_bytes),
+            human_bytes(t.fragmented_bytes),
+            human_bytes(t.stored_bytes + t.metadata_bytes + t.fragmented_bytes)
+        )?;
+    }
+    Ok(0)
+}
+
+/// `rewind verify`: exit 1 when anything is wrong.
+pub fn verify(ctx: &Ctx, full: bool) -> CliResult {
+    let store = ctx.open_store(false)?;
+    let bar = super::progress::Bar::new(ctx.quiet || ctx.json);
+    let r = rewind::verify::verify(&store, full, &bar)?;
+    if ctx.json {
+        let problems: Vec<Value> = r
+            .problems
+            .iter()
+            .map(|p| json!({"kind": p.kind, "id": p.id, "what": p.what, "referrer": p.referrer}))
+            .collect();
+        output::print_json(&json!({
+            "full": full,
+            "ok": r.problems.is_empty(),
+            "snapshots": r.snapshots,
+            "trees": r.trees,
+            "blobs": r.blobs,
+            "chunks": r.chunks,
+            "bytes_hashed": r.bytes_hashed,
+            "problems": problems,
+        }))?;
+    } else {
+        let mut out = std::io::stdout().lock();
+        for p in &r.problems {
+            writeln!(
+                out,
+                "{} {}: {} (referred to by {})",
+                p.kind, p.id, p.what, p.referrer
+            )?;
+        }
+        if !ctx.quiet {
+            writeln!(
+                out,
+                "checked {} snapshots, {} trees, {} blobs, {} chunks{}: {}",
+                r.snapshots,
+                r.trees,
+                r.blobs,
+                r.chunks,
+                if full {
+                    format!(", {} hashed", human_bytes(r.bytes_hashed))
+                } else {
+                    String::new()
+                },
+                if r.problems.is_empty() {
+                    "no problems".to_string()
+                } else {
+                    format!("{} problem(s)", r.problems.len())
+                }
+            )?;
+        }
+    }
+    Ok(if r.problems.is_empty() { 0 } else { 1 })
+}

@@ -1,0 +1,313 @@
+//! The command-line interface. Each submodule parses one command family's arguments, calls the
+//! library and hands the result to a printer (human or JSON); no logic of its own.
+//!
+//! Exit codes: 0 success; 1 "yes, there are differences / violations" answers (diff
+//! --exit-code, check); 2 rewind itself failed (bad input, store errors). `rewind run` exits with
+//! its command's code, and 125 when rewind failed around it.
+
+fn main() {
+    std::process::exit(run_cli());
+}
+
+mod apply;
+mod args;
+mod diff;
+mod hunk_prompt;
+mod inspect;
+mod maintain;
+mod output;
+mod overlay;
+mod progress;
+mod remote;
+mod restore;
+mod run;
+mod snap;
+mod tag;
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Parser;
+
+pub use args::Cli;
+use args::Command;
+use rewind::error::Error;
+use rewind::store::{Store, StoreOptions};
+
+/// Exit code when rewind itself fails.
+pub const EXIT_ERROR: i32 = 2;
+/// Exit code when a signal (SIGINT) stopped a command part way, as a shell reports it.
+pub const EXIT_INTERRUPTED: i32 = 130;
+
+/// An error on the way out: the library's, or a failed write to the terminal.
+#[derive(Debug)]
+pub enum CliError {
+    /// From the library.
+    Lib(Error),
+    /// Writing output failed (a closed pipe is handled before this is shown).
+    Io(io::Error),
+}
+
+impl From<Error> for CliError {
+    fn from(e: Error) -> Self {
+        CliError::Lib(e)
+    }
+}
+impl From<io::Error> for CliError {
+    fn from(e: io::Error) -> Self {
+        CliError::Io(e)
+    }
+}
+
+/// What a command returns: its exit code.
+pub type CliResult = Result<i32, CliError>;
+
+/// Settings every command shares.
+pub struct Ctx {
+    /// The parsed global options.
+    pub store_dir: Option<PathBuf>,
+    /// `-C`.
+    pub workspace: Option<PathBuf>,
+    /// `--json`.
+    pub json: bool,
+    /// `-q`.
+    pub quiet: bool,
+    /// Lock timeout.
+    pub lock_timeout: Duration,
+    /// Colours on stdout.
+    pub color: bool,
+}
+
+impl Ctx {
+    /// Opens the store; `create` makes it when missing.
+    pub fn open_store(&self, create: bool) -> Result<Store, Error> {
+        let dir = match &self.store_dir {
+            Some(d) => d.clone(),
+            None => match std::env::var_os("REWIND_STORE").filter(|v| !v.is_empty()) {
+                Some(dir) => PathBuf::from(dir),
+                None => rewind::store::default_dir()?,
+            },
+        };
+        let dir_shown = dir.display().to_string();
+        let quiet = self.quiet;
+        // Once per process, however many transactions wait, naming who has the store open.
+        let said = std::sync::atomic::AtomicBool::new(false);
+        let holders_of = dir.clone();
+        let on_wait: Arc<dyn Fn() + Send + Sync> = Arc::new(move || {
+            if !quiet && !said.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                let who = rewind::store::holders::describe_others(&holders_of);
+                eprintln!(
+                    "rewind: waiting for another rewind process ({who}) to finish writing to {dir_shown} ..."
+                );
+            }
+        });
+        Store::open(
+            &dir,
+            StoreOptions {
+                create,
+                lock_timeout: self.lock_timeout,
+                on_wait: Some(on_wait),
+                on_notice: Some(Arc::new(move |what: &str| {
+                    if !quiet {
+                        eprintln!("rewind: {what} ...");
+                    }
+                })),
+                command: std::env::args_os()
+                    .map(|a| a.to_string_lossy().into_owned())
+                    .collect(),
+            },
+        )
+    }
+
+    /// Paths given after `--`, as workspace-relative byte paths. Relative paths are taken from
+    /// the current directory when it lies inside the workspace (as git's pathspecs are), else
+    /// from the workspace root; absolute paths must lie inside the workspace. Paths are bytes
+    /// (`OsString` arguments), so names that are not UTF-8 work.
+    pub fn workspace_paths<S: AsRef<std::ffi::OsStr>>(
+        &self,
+        root: Option<&Path>,
+        paths: &[S],
+    ) -> Result<Vec<Vec<u8>>, Error> {
+        use std::os::unix::ffi::OsStrExt;
+        use std::path::Component;
+        let Some(root) = root else {
+            return Ok(paths
+                .iter()
+                .map(|p| p.as_ref().as_bytes().to_vec())
+                .collect());
+        };
+        let cwd = std::env::current_dir().and_then(|d| d.canonicalize()).ok();
+        let base = match cwd.as_deref().map(|c| c.strip_prefix(root)) {
+            Some(Ok(inside)) => root.join(inside),
+            _ => root.to_path_buf(),
+        };
+        let mut out = Vec::with_capacity(paths.len());
+        for p in paths {
+            let p = p.as_ref();
+            let full = base.join(p);
+            // Lexical: `..` climbs what was written, so a symlink in the path is never followed.
+            let mut parts: Vec<&std::ffi::OsStr> = Vec::new();
+            for c in full.components() {
+                match c {
+                    Component::Normal(n) => parts.push(n),
+                    Component::ParentDir => {
+                        parts.pop();
+                    }
+                    Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
+                }
+            }
+            let normal: PathBuf = std::iter::once(std::ffi::OsStr::new("/"))
+                .chain(parts)
+                .collect();
+            let rel = normal.strip_prefix(root).map_err(|_| {
+                Error::Invalid(format!(
+                    "{} is outside the workspace {}",
+                    output::path_text(p.as_bytes()),
+                    root.display()
+                ))
+            })?;
+            out.push(rel.as_os_str().as_bytes().to_vec());
+        }
+        Ok(out)
+    }
+
+    /// The workspace root: `-C DIR`, else the nearest registered ancestor of the current
+    /// directory, else the current directory.
+    pub fn workspace_root(&self, store: &Store) -> Result<PathBuf, Error> {
+        match &self.workspace {
+            Some(dir) => rewind::workspace::canonical(dir, true),
+            None => {
+                let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
+                rewind::workspace::discover(store, &cwd)
+            }
+        }
+    }
+}
+
+/// A command line clap refused: its message (and `{"error": ...}` on stdout under `--json`),
+/// with a hint where a new user is likely to trip; `--help` and `--version` print and exit 0.
+fn usage_error(e: clap::Error) -> i32 {
+    use clap::error::{ContextKind, ErrorKind};
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        let _ = e.print();
+        if e.kind() != ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+            return 0;
+        }
+        if std::env::args().any(|a| a == "--json") {
+            let _ = output::print_json(&serde_json::json!({ "error": "a command is required" }));
+        }
+        return EXIT_ERROR;
+    }
+    let args: Vec<String> = std::env::args().collect();
+    let options = args.iter().take_while(|a| *a != "--");
+    let json = options.clone().any(|a| a == "--json");
+    let _ = e.print();
+    // `rewind run python3 x.py`: the command must follow `--`.
+    if e.kind() == ErrorKind::UnknownArgument
+        && options.clone().any(|a| a == "run")
+        && !args.iter().any(|a| a == "--")
+        && let Some(clap::error::ContextValue::String(bad)) = e.get(ContextKind::InvalidArg)
+        && let Some(at) = args.iter().position(|a| a == bad)
+    {
+        eprintln!(
+            "rewind: hint: the command to run goes after `--`: rewind run -- {}",
+            args[at..].join(" ")
+        );
+    }
+    if json {
+        let text = e.render().to_string();
+        let first = text
+            .lines()
+            .next()
+            .unwrap_or("invalid command line")
+            .trim_start_matches("error: ");
+        let _ = output::print_json(&serde_json::json!({ "error": first }));
+    }
+    EXIT_ERROR
+}
+
+/// Runs the CLI with the process's arguments; returns the exit code.
+fn run_cli() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(e),
+    };
+    rewind::interrupt::set_test_interrupt_after(
+        std::env::var("REWIND_TEST_INTERRUPT_AFTER")
+            .ok()
+            .and_then(|v| v.parse().ok()),
+    );
+    let color = output::stdout_color(cli.color);
+    let ctx = Ctx {
+        store_dir: cli.store.clone(),
+        workspace: cli.directory.clone(),
+        json: cli.json,
+        quiet: cli.quiet,
+        lock_timeout: output::seconds(cli.lock_timeout),
+        color,
+    };
+    let result = match cli.command {
+        Command::Init(a) => snap::init(&ctx, a),
+        Command::Snapshot(a) => snap::snapshot(&ctx, a),
+        Command::Log(a) => inspect::log(&ctx, a),
+        Command::Show(a) => inspect::show(&ctx, a),
+        Command::Ls(a) => inspect::ls(&ctx, a),
+        Command::Cat(a) => inspect::cat(&ctx, a),
+        Command::Tag(a) => tag::tag(&ctx, a),
+        Command::Tags => tag::tags(&ctx),
+        Command::Status(a) => diff::status(&ctx, a),
+        Command::Diff(a) => diff::diff(&ctx, a),
+        Command::Restore(a) => restore::restore(&ctx, a),
+        Command::Op(a) => restore::op(&ctx, a),
+        Command::Undo(a) => restore::undo(&ctx, a.op, a.force, false),
+        Command::Redo(a) => restore::undo(&ctx, None, a.force, true),
+        Command::Forget(a) => maintain::forget(&ctx, a),
+        Command::Gc(a) => match a.remote {
+            Some(name) => remote::gc(&ctx, &name),
+            None => maintain::gc(&ctx, a),
+        },
+        Command::Stats => inspect::stats(&ctx),
+        Command::Verify(a) => match a.remote {
+            Some(name) => remote::verify(&ctx, &name, a.full),
+            None => inspect::verify(&ctx, a.full),
+        },
+        Command::Apply(a) => apply::apply(&ctx, a),
+        Command::Revert(a) => apply::revert(&ctx, a),
+        Command::Run(a) => run::run(&ctx, a),
+        Command::Check(a) => run::check(&ctx, a),
+        Command::Artifact(a) => run::artifact(&ctx, a),
+        Command::Scratch(a) => run::scratch(&ctx, a),
+        Command::Overlay(a) => overlay::overlay(&ctx, a),
+        Command::Remote(a) => remote::remote(&ctx, a),
+        Command::Push(a) => remote::push(&ctx, a),
+        Command::Pull(a) => remote::pull(&ctx, a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(CliError::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => 0,
+        Err(CliError::Lib(Error::Io { source, .. }))
+            if source.kind() == io::ErrorKind::BrokenPipe =>
+        {
+            0
+        }
+        Err(CliError::Lib(e @ Error::RestoreInterrupted { .. })) => {
+            output::error_line(&e.to_string(), ctx.json);
+            EXIT_INTERRUPTED
+        }
+        Err(e) => {
+            let msg = match e {
+                CliError::Lib(e) => e.to_string(),
+                CliError::Io(e) => format!("writing output: {e}"),
+            };
+            output::error_line(&msg, ctx.json);
+            EXIT_ERROR
+        }
+    }
+}

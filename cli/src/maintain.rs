@@ -1,0 +1,173 @@
+//! Store maintenance commands: `forget` and `gc`.
+
+use std::io::Write;
+
+use serde_json::{Value, json};
+
+use super::args::{ForgetArgs, GcArgs};
+use super::output::{self, format_time, human_bytes, paint, path_str};
+use super::{CliResult, Ctx};
+use rewind::forget::{ForgetOptions, Judged};
+use rewind::gc::GcOptions;
+
+/// `rewind forget`.
+pub fn forget(ctx: &Ctx, a: ForgetArgs) -> CliResult {
+    let store = ctx.open_store(false)?;
+    let config = rewind::config::Config::load(store.dir())?;
+    let reader = store.reader()?;
+    let mut snapshots = Vec::new();
+    for rev in &a.snapshots {
+        if reader.tag(rev)?.is_some() {
+            return Err(rewind::Error::Invalid(format!(
+                "'{rev}' is a tag, and a tag keeps its snapshot: delete it first with `rewind tag -d {rev}`"
+            ))
+            .into());
+        }
+        snapshots.push(super::inspect::resolve(ctx, &store, &reader, rev)?);
+    }
+    drop(reader);
+    let policy = a.keep_last.is_some() || a.keep_within.is_some();
+    let workspace = if policy && !a.all_workspaces {
+        let root = ctx.workspace_root(&store)?;
+        Some(std::os::unix::ffi::OsStrExt::as_bytes(root.as_os_str()).to_vec())
+    } else {
+        None
+    };
+    let report = rewind::forget::forget(
+        &store,
+        &ForgetOptions {
+            keep_last: a.keep_last,
+            keep_within: a.keep_within,
+            snapshots,
+            workspace,
+            labels: Vec::new(),
+            undo_depth: a.undo_depth.unwrap_or(config.retention.undo_depth),
+            dry_run: a.dry_run,
+        },
+    )?;
+    if ctx.json {
+        let item = |j: &Judged| {
+            json!({"id": j.id.hex(), "short_id": j.id.short(), "workspace": path_str(&j.workspace),
+                   "time": format_time(j.time_ns), "message": j.message, "reason": j.reason})
+        };
+        output::print_json(&json!({
+            "dry_run": report.dry_run,
+            "forgotten": report.forgotten.iter().map(item).collect::<Vec<Value>>(),
+            "protected": report.protected.iter().map(item).collect::<Vec<Value>>(),
+            "kept": report.kept,
+            "op": report.op,
+        }))?;
+        return Ok(0);
+    }
+    let mut out = std::io::stdout().lock();
+    let verb = if report.dry_run {
+        "would forget"
+    } else {
+        "forgot"
+    };
+    if !ctx.quiet {
+        for j in &report.forgotten {
+            writeln!(
+                out,
+                "{verb} {} {} {}",
+                paint(ctx.color, output::id_style(), &j.id.short()),
+                format_time(j.time_ns),
+                j.message
+            )?;
+        }
+        for j in &report.protected {
+            writeln!(
+                out,
+                "keep   {} {} ({})",
+                paint(ctx.color, output::id_style(), &j.id.short()),
+                format_time(j.time_ns),
+                j.reason.as_deref().unwrap_or("protected")
+            )?;
+        }
+    }
+    writeln!(
+        out,
+        "{verb} {} snapshot(s); kept {} by the policy and {} protected{}",
+        report.forgotten.len(),
+        report.kept,
+        report.protected.len(),
+        if report.forgotten.is_empty() || report.dry_run {
+            ""
+        } else {
+            "; `rewind gc` frees their data"
+        }
+    )?;
+    Ok(0)
+}
+
+/// `rewind gc`.
+pub fn gc(ctx: &Ctx, a: GcArgs) -> CliResult {
+    let mut store = ctx.open_store(false)?;
+    let bar = super::progress::Bar::new(ctx.quiet || ctx.json);
+    let r = rewind::gc::gc(
+        &mut store,
+        &GcOptions {
+            dry_run: a.dry_run,
+            ..GcOptions::default()
+        },
+        &bar,
+    )?;
+    if ctx.json {
+        output::print_json(&json!({
+            "dry_run": r.dry_run,
+            "snapshots": r.snapshots,
+            "trees_removed": r.trees_removed,
+            "blobs_removed": r.blobs_removed,
+            "chunks_removed": r.chunks_removed,
+            "bytes_removed": r.bytes_removed,
+            "segments_removed": r.segments_removed,
+            "objects_moved": r.objects_moved,
+            "bytes_moved": r.bytes_moved,
+            "log_bytes_before": r.log_bytes_before,
+            "log_bytes_after": r.log_bytes_after,
+            "file_bytes_before": r.file_bytes_before,
+            "file_bytes_after": r.file_bytes_after,
+            "compacted": r.compacted,
+            "compact_skipped": r.compact_skipped,
+            "seconds": r.seconds,
+        }))?;
+        return Ok(0);
+    }
+    if let Some(why) = &r.compact_skipped {
+        output::warn(&format!("compaction skipped: {why}"));
+    }
+    if ctx.quiet {
+        return Ok(0);
+    }
+    let mut out = std::io::stdout().lock();
+    let verb = if r.dry_run { "would remove" } else { "removed" };
+    writeln!(
+        out,
+        "{verb} {} trees, {} blobs, {} chunks ({}) unreachable from {} snapshots",
+        r.trees_removed,
+        r.blobs_removed,
+        r.chunks_removed,
+        human_bytes(r.bytes_removed),
+        r.snapshots
+    )?;
+    writeln!(
+        out,
+        "segment log {} -> {} ({} segments dropped, {} objects moved, {})",
+        human_bytes(r.log_bytes_before),
+        human_bytes(r.log_bytes_after),
+        r.segments_removed,
+        r.objects_moved,
+        human_bytes(r.bytes_moved)
+    )?;
+    if !r.dry_run {
+        writeln!(
+            out,
+            "file {} -> {}{} in {:.2} s",
+            human_bytes(r.file_bytes_before),
+            human_bytes(r.file_bytes_after),
+            if r.compacted { " (compacted)" } else { "" },
+            r.seconds
+        )?;
+    }
+    Ok(0)
+}

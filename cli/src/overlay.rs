@@ -1,0 +1,529 @@
+//! `overlay`: argument parsing and printing only; the work is in [`rewind::overlay`].
+
+use std::ffi::OsString;
+
+use clap::{Args, Subcommand, ValueEnum};
+use serde_json::{Value, json};
+
+use super::args::DiffArgs;
+use super::output::{self, format_time, paint, path_str};
+use super::{CliResult, Ctx};
+use rewind::carry::ConflictPolicy;
+use rewind::overlay::{self as ov, AcceptOptions, BackendChoice, CreateOptions, OverlayRecord};
+use rewind::run::isolate::AcceptWhen;
+
+/// `--backend`.
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum BackendArg {
+    /// namespace where the kernel allows it, else copy
+    Auto,
+    /// overlayfs in a private user and mount namespace (Linux)
+    Namespace,
+    /// a materialized copy of the base (reflinked where possible)
+    Copy,
+}
+
+impl From<BackendArg> for BackendChoice {
+    fn from(b: BackendArg) -> Self {
+        match b {
+            BackendArg::Auto => BackendChoice::Auto,
+            BackendArg::Namespace => BackendChoice::Namespace,
+            BackendArg::Copy => BackendChoice::Copy,
+        }
+    }
+}
+
+/// `run --isolate --accept`.
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum AcceptArg {
+    /// when the command exits 0 and breaks no contract
+    OnSuccess,
+    /// never: keep the overlay for inspection
+    Never,
+    /// whatever the outcome
+    Always,
+}
+
+impl From<AcceptArg> for AcceptWhen {
+    fn from(a: AcceptArg) -> Self {
+        match a {
+            AcceptArg::OnSuccess => AcceptWhen::OnSuccess,
+            AcceptArg::Never => AcceptWhen::Never,
+            AcceptArg::Always => AcceptWhen::Always,
+        }
+    }
+}
+
+/// `overlay`.
+#[derive(Args, Debug)]
+pub struct OverlayArgs {
+    #[command(subcommand)]
+    pub command: OverlayCommand,
+}
+
+/// `overlay` subcommands.
+#[derive(Subcommand, Debug)]
+pub enum OverlayCommand {
+    /// Create an overlay of the workspace; prints its id
+    Create {
+        /// Start from this snapshot [default: a new snapshot of the workspace]
+        #[arg(long, value_name = "REV")]
+        from: Option<String>,
+        /// A name, usable wherever the id is
+        #[arg(long)]
+        name: Option<String>,
+        /// The backend
+        #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
+        backend: BackendArg,
+        /// Copy backend: also copy ignored paths matching GLOB (repeatable)
+        #[arg(long = "with-ignored", value_name = "GLOB")]
+        with_ignored: Vec<String>,
+    },
+    /// List overlays with their pending changes
+    List,
+    /// Run a command inside an overlay (from the same relative directory); --json prints the
+    /// run result. `exec` is the same: the way to use file tools on a namespace overlay
+    #[command(visible_alias = "exec")]
+    Run {
+        /// Overlay id or name
+        id: String,
+        /// The command and its arguments
+        #[arg(last = true, required = true, value_name = "CMD")]
+        command: Vec<OsString>,
+    },
+    /// Open $SHELL inside an overlay
+    Shell {
+        /// Overlay id or name
+        id: String,
+    },
+    /// Print the overlay's directory (copy backend)
+    Path {
+        /// Overlay id or name
+        id: String,
+    },
+    /// Show the overlay's pending changes
+    Diff {
+        /// Overlay id or name
+        id: String,
+        /// Per file +/- counts
+        #[arg(long, group = "format")]
+        stat: bool,
+        /// Status letters and paths
+        #[arg(long, group = "format")]
+        name_status: bool,
+        /// The patch (the default; with --json, include it)
+        #[arg(long)]
+        patch: bool,
+    },
+    /// Merge the overlay's changes into the workspace (all, or the given paths)
+    Accept {
+        /// Overlay id or name
+        id: String,
+        /// On conflicting lines, write conflict markers instead of leaving the file pending
+        #[arg(long, value_name = "MODE", value_parser = ["skip", "markers"], default_value = "skip")]
+        conflict: String,
+        /// On a conflict, keep the workspace's version
+        #[arg(long, conflicts_with = "theirs")]
+        ours: bool,
+        /// On a conflict, take the overlay's version
+        #[arg(long)]
+        theirs: bool,
+        /// Accept changes to paths the workspace ignores too
+        #[arg(long)]
+        include_ignored: bool,
+        /// Only this hunk (an id from `overlay diff --json`; repeatable): the rest of its file
+        /// stays pending
+        #[arg(long = "hunk", value_name = "ID")]
+        hunks: Vec<String>,
+        /// Choose hunk by hunk on the terminal, like `git add -p`
+        #[arg(short = 'p', long = "patch", conflicts_with = "hunks")]
+        interactive: bool,
+        /// Only these paths
+        #[arg(last = true, value_name = "PATH")]
+        paths: Vec<OsString>,
+    },
+    /// Put the base version back inside the overlay (all, or the given paths)
+    Reject {
+        /// Overlay id or name
+        id: String,
+        /// Only this hunk (an id from `overlay diff --json`; repeatable)
+        #[arg(long = "hunk", value_name = "ID")]
+        hunks: Vec<String>,
+        /// Only these paths
+        #[arg(last = true, value_name = "PATH")]
+        paths: Vec<OsString>,
+    },
+    /// Delete an overlay (the workspace is not touched)
+    Drop {
+        /// Overlay id or name
+        id: String,
+    },
+}
+
+/// `rewind overlay ...`.
+pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
+    match a.command {
+        OverlayCommand::Create {
+            from,
+            name,
+            backend,
+            with_ignored,
+        } => {
+            let store = ctx.open_store(true)?;
+            let root = ctx.workspace_root(&store)?;
+            let from = match from {
+                Some(r) => Some(rewind::revision::resolve(
+                    &store.reader()?,
+                    &r,
+                    Some(&root),
+                )?),
+                None => None,
+            };
+            let bar = super::progress::Bar::new(ctx.quiet || ctx.json);
+            let c = ov::create(
+                &store,
+                &root,
+                &CreateOptions {
+                    from,
+                    name,
+                    backend: backend.into(),
+                    with_ignored,
+                    namespace_refused: output::namespace_refused(),
+                },
+                &bar,
+            )?;
+            if let Some(why) = &c.fallback
+                && !ctx.quiet
+            {
+                output::warn(&format!(
+                    "namespace overlays are unavailable here ({why}); using the copy backend"
+                ));
+            }
+            if ctx.json {
+                let mut v = record_json(&c.overlay, None);
+                v["fallback"] = json!(c.fallback);
+                v["files_copied"] = json!(c.files_copied);
+                v["seconds"] = json!(c.seconds);
+                output::print_json(&v)?;
+            } else {
+                println!("{}", c.overlay.id);
+            }
+            Ok(0)
+        }
+        OverlayCommand::List => {
+            let store = ctx.open_store(false)?;
+            let mut rows = Vec::new();
+            for rec in ov::list(&store)? {
+                let (pending, running) = ov::pending_now(&store, &rec);
+                rows.push((rec, pending, running));
+            }
+            if ctx.json {
+                let v: Vec<Value> = rows
+                    .iter()
+                    .map(|(r, p, running)| {
+                        let mut v = record_json(r, *p);
+                        v["running"] = json!(running);
+                        v
+                    })
+                    .collect();
+                output::print_json(&v)?;
+            } else {
+                for (r, p, running) in &rows {
+                    println!(
+                        "{:<4} {:<12} {:<9} {}  {}  {} pending{}  {}",
+                        r.id,
+                        r.name.as_deref().unwrap_or("-"),
+                        r.backend.name(),
+                        paint(ctx.color, output::id_style(), &r.base.short()),
+                        format_time(r.created_ns),
+                        p.map_or("?".into(), |n| n.to_string()),
+                        if *running { " (running)" } else { "" },
+                        path_str(&r.workspace)
+                    );
+                }
+            }
+            Ok(0)
+        }
+        OverlayCommand::Run { id, command } => run_in(ctx, &id, command),
+        OverlayCommand::Shell { id } => {
+            let shell = std::env::var_os("SHELL").unwrap_or_else(|| "/bin/sh".into());
+            run_in(ctx, &id, vec![shell])
+        }
+        OverlayCommand::Path { id } => {
+            let store = ctx.open_store(false)?;
+            let rec = ov::find(&store, &id)?;
+            let path = match rec.backend {
+                ov::Backend::Copy => ov::copy::tree_dir(&store, &rec),
+                ov::Backend::Namespace => {
+                    return Err(rewind::Error::Invalid(format!(
+                        "overlay {} uses the namespace backend: its files are only visible inside it (`rewind overlay exec {} -- CMD`, or `rewind overlay shell {}`)",
+                        rec.id, rec.id, rec.id
+                    ))
+                    .into());
+                }
+            };
+            if ctx.json {
+                output::print_json(&json!({ "id": rec.id, "path": path.display().to_string() }))?;
+            } else {
+                println!("{}", path.display());
+            }
+            Ok(0)
+        }
+        OverlayCommand::Diff {
+            id,
+            stat,
+            name_status,
+            patch,
+        } => {
+            let store = ctx.open_store(false)?;
+            let mut rec = ov::find(&store, &id)?;
+            let od = ov::overlay_diff(&store, &mut rec, true)?;
+            if !ctx.json && !ctx.quiet && !od.ignored.is_empty() {
+                output::warn(&format!(
+                    "ignored paths written in the overlay, not shown (copy them with accept --include-ignored): {}",
+                    output::paths_text(od.ignored.iter().map(Vec::as_slice))
+                ));
+            }
+            let args = DiffArgs {
+                revs: Vec::new(),
+                stat,
+                numstat: false,
+                name_status,
+                summary: false,
+                shortstat: false,
+                patch,
+                binary: false,
+                context: 3,
+                exit_code: false,
+                no_renames: false,
+                diff_timeout: 5.0,
+                hunks: true,
+                paths: Vec::new(),
+            };
+            // Per file, its hunks with their ids, for `accept`/`reject --hunk`.
+            let hunks: Option<Vec<Value>> = if ctx.json {
+                Some(
+                    ov::review_hunks(&store, &rec, &od.diff)?
+                        .into_iter()
+                        .map(|h| json!(h))
+                        .collect(),
+                )
+            } else {
+                None
+            };
+            let mut ignored = json!({});
+            output::put_paths(
+                &mut ignored,
+                "ignored",
+                od.ignored.iter().map(Vec::as_slice),
+            );
+            let mut extra = vec![("overlay", json!(rec.id))];
+            extra.push(("ignored", ignored["ignored"].take()));
+            if let Some(b) = ignored.get_mut("ignored_bytes") {
+                extra.push(("ignored_bytes", b.take()));
+            }
+            super::diff::print(
+                ctx,
+                &od.diff,
+                &args,
+                json!(rec.base.hex()),
+                json!(od.state.hex()),
+                extra,
+                hunks.as_deref(),
+            )
+        }
+        OverlayCommand::Accept {
+            id,
+            conflict,
+            ours,
+            theirs,
+            include_ignored,
+            mut hunks,
+            interactive,
+            paths,
+        } => {
+            let store = ctx.open_store(false)?;
+            let mut rec = ov::find(&store, &id)?;
+            let root = rec.workspace_path();
+            let policy = if ours {
+                ConflictPolicy::Ours
+            } else if theirs {
+                ConflictPolicy::Theirs
+            } else if conflict == "markers" {
+                ConflictPolicy::Markers
+            } else {
+                ConflictPolicy::Skip
+            };
+            let mut paths = ctx.workspace_paths(Some(&root), &paths)?;
+            if interactive {
+                match super::hunk_prompt::choose(ctx, &store, &mut rec, &paths)? {
+                    Some((h, p)) => (hunks, paths) = (h, p),
+                    None => return Ok(0),
+                }
+            }
+            let r = ov::accept(
+                &store,
+                &mut rec,
+                &AcceptOptions {
+                    paths,
+                    policy,
+                    include_ignored,
+                    hunks,
+                },
+            )?;
+            // Conflicts left pending or written as markers both exit 1, as `apply` does.
+            let marked = r.files.iter().any(|f| f.conflicts > 0);
+            let code = if r.conflicts.is_empty() && !marked {
+                0
+            } else {
+                1
+            };
+            if ctx.json {
+                let mut o = json!({
+                    "overlay": rec.id,
+                    "files": r.files.iter().filter(|f| f.action != "conflict").map(|f| {
+                        let mut o = json!({
+                            "action": f.action,
+                            "merged": f.merged,
+                            "conflict_markers": f.conflicts,
+                        });
+                        output::put_path(&mut o, "path", Some(&f.path));
+                        o
+                    }).collect::<Vec<_>>(),
+                    "conflicts": r.conflicts.iter().map(|c| {
+                        let mut o = json!({"why": c.why, "regions": c.regions});
+                        output::put_path(&mut o, "path", Some(&c.path));
+                        o
+                    }).collect::<Vec<_>>(),
+                    "ignored_files": r.ignored_files,
+                    "before": r.before.map(|i| i.hex()),
+                    "after": r.after.map(|i| i.hex()),
+                    "op": r.op,
+                });
+                output::put_paths(&mut o, "ignored", r.ignored.iter().map(Vec::as_slice));
+                output::put_paths(
+                    &mut o,
+                    "ignored_copied",
+                    r.ignored_copied.iter().map(Vec::as_slice),
+                );
+                output::print_json(&o)?;
+                return Ok(code);
+            }
+            if !ctx.quiet {
+                for f in r.files.iter().filter(|f| f.action != "conflict") {
+                    let note = if f.conflicts > 0 {
+                        format!(" ({} conflict region(s) marked)", f.conflicts)
+                    } else {
+                        String::new()
+                    };
+                    println!("{:<9} {}{note}", f.action, output::path_text(&f.path));
+                }
+                for c in &r.conflicts {
+                    println!(
+                        "{} {}: {}",
+                        paint(ctx.color, output::bold(), "conflict "),
+                        output::path_text(&c.path),
+                        c.why
+                    );
+                }
+                if !r.ignored.is_empty() {
+                    output::warn(&format!(
+                        "{} ignored path(s) left in the overlay (use --include-ignored): {}",
+                        r.ignored.len(),
+                        output::paths_text(r.ignored.iter().map(Vec::as_slice))
+                    ));
+                }
+                if !r.ignored_copied.is_empty() {
+                    eprintln!(
+                        "rewind: copied {} ignored file(s) into the workspace ({}); no snapshot holds ignored files, so `undo` leaves them",
+                        r.ignored_files,
+                        output::paths_text(r.ignored_copied.iter().map(Vec::as_slice))
+                    );
+                }
+                if let Some(op) = r.op {
+                    eprintln!("rewind: accepted as operation {op} (undo with `rewind undo`)");
+                }
+                if !r.conflicts.is_empty() {
+                    eprintln!(
+                        "rewind: {} conflicting path(s) left untouched and pending; retry with --conflict=markers, --ours or --theirs",
+                        r.conflicts.len()
+                    );
+                }
+            }
+            Ok(code)
+        }
+        OverlayCommand::Reject { id, hunks, paths } => {
+            let store = ctx.open_store(false)?;
+            let mut rec = ov::find(&store, &id)?;
+            let paths = ctx.workspace_paths(Some(&rec.workspace_path()), &paths)?;
+            let r = ov::reject(&store, &mut rec, &paths, &hunks)?;
+            if ctx.json {
+                let mut o = json!({"overlay": rec.id, "op": r.op});
+                output::put_paths(&mut o, "rejected", r.paths.iter().map(Vec::as_slice));
+                output::print_json(&o)?;
+            } else if !ctx.quiet {
+                for p in &r.paths {
+                    println!("rejected  {}", output::path_text(p));
+                }
+            }
+            Ok(0)
+        }
+        OverlayCommand::Drop { id } => {
+            let store = ctx.open_store(false)?;
+            let rec = ov::find(&store, &id)?;
+            ov::drop_overlay(&store, &rec)?;
+            if ctx.json {
+                output::print_json(&json!({ "dropped": rec.id }))?;
+            } else if !ctx.quiet {
+                eprintln!("rewind: dropped overlay {}", rec.id);
+            }
+            Ok(0)
+        }
+    }
+}
+
+/// Runs a command in the overlay (the run of `run --isolate`, on this overlay, accepting
+/// nothing); exits with its code. With --json, prints the run result.
+fn run_in(ctx: &Ctx, id: &str, argv: Vec<OsString>) -> CliResult {
+    let (key, root) = {
+        let store = ctx.open_store(false)?;
+        let rec = ov::find(&store, id)?;
+        (rec.id.to_string(), rec.workspace_path())
+    };
+    let opts = rewind::run::RunOptions {
+        command: argv,
+        forward_signals: true,
+        isolate: Some(rewind::run::isolate::Isolate {
+            overlay: Some(key),
+            existing: true,
+            accept: AcceptWhen::Never,
+            keep: true,
+            ..Default::default()
+        }),
+        no_watch: std::env::var_os("REWIND_NO_WATCH").is_some(),
+        ..Default::default()
+    };
+    let open = || ctx.open_store(false);
+    let r = rewind::run::run(&open, &root, &opts, &mut |_| {})?;
+    if let Some(e) = &r.spawn_error {
+        output::error_line(e, ctx.json);
+    }
+    if ctx.json {
+        output::print_json(&r.reported())?;
+    }
+    Ok(r.exit_code())
+}
+
+fn record_json(r: &OverlayRecord, pending: Option<usize>) -> Value {
+    json!({
+        "running": false,
+        "id": r.id,
+        "name": r.name,
+        "backend": r.backend.name(),
+        "base": r.base.hex(),
+        "state": r.state.map(|s| s.hex()),
+        "workspace": path_str(&r.workspace),
+        "created": format_time(r.created_ns),
+        "pending": pending,
+    })
+}

@@ -1,0 +1,496 @@
+//! `remote add/ls/rm`, `push`, `pull`, and the `--remote` forms of restore, verify and gc.
+
+use std::io::Write;
+
+use clap::{Args, Subcommand};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde_json::{Value, json};
+
+use super::output::{self, human_bytes, paint};
+use super::{CliResult, Ctx};
+use rewind::error::Error;
+use rewind::id::Id;
+use rewind::remote::{self, Remote, TransferProgress, config};
+use rewind::store::Store;
+
+/// `remote`.
+#[derive(Args, Debug)]
+pub struct RemoteArgs {
+    #[command(subcommand)]
+    pub command: RemoteCommand,
+}
+
+/// `remote` subcommands.
+#[derive(Subcommand, Debug)]
+pub enum RemoteCommand {
+    /// Add a remote: s3://BUCKET[/PREFIX] (credentials, region and endpoint from the AWS_*
+    /// environment) or file:///PATH
+    Add {
+        /// Its name
+        name: String,
+        /// Its URL
+        url: String,
+    },
+    /// List remotes
+    Ls,
+    /// Forget a remote (nothing on it is deleted)
+    Rm {
+        /// Its name
+        name: String,
+    },
+    /// Delete snapshots (and tags pointing at them) from a remote; `gc --remote` frees their data
+    Forget {
+        /// The remote
+        name: String,
+        /// Snapshots or tags on the remote
+        #[arg(required = true)]
+        revs: Vec<String>,
+    },
+}
+
+/// `push`.
+#[derive(Args, Debug)]
+pub struct PushArgs {
+    /// The remote (a name or a URL) [default: the only one, else "origin"], then the snapshots to push
+    /// [default: the workspace's latest]
+    #[arg(value_name = "NAME|REV")]
+    pub args: Vec<String>,
+    /// Every snapshot and tag in the store
+    #[arg(long)]
+    pub all: bool,
+    /// Every tag, with its snapshot
+    #[arg(long)]
+    pub tags: bool,
+    /// Every artifact too
+    #[arg(long)]
+    pub artifacts: bool,
+    /// Move tags that point elsewhere on the remote
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// `pull`.
+#[derive(Args, Debug)]
+pub struct PullArgs {
+    /// The remote (a name or a URL) [default: the only one, else "origin"], then the snapshots or tags to pull
+    /// [default: every snapshot and tag on the remote]
+    #[arg(value_name = "NAME|REV")]
+    pub args: Vec<String>,
+    /// Every snapshot and tag on the remote (the default when no REV is given)
+    #[arg(long)]
+    pub all: bool,
+    /// Every artifact too
+    #[arg(long)]
+    pub artifacts: bool,
+}
+
+/// A bar on stderr in bytes, with the object count beside it.
+struct TransferBar {
+    bar: ProgressBar,
+    objects: std::sync::atomic::AtomicU64,
+    total: std::sync::atomic::AtomicU64,
+}
+
+impl TransferBar {
+    fn new(ctx: &Ctx) -> TransferBar {
+        let target = if ctx.quiet || ctx.json {
+            ProgressDrawTarget::hidden()
+        } else {
+            ProgressDrawTarget::stderr()
+        };
+        TransferBar {
+            bar: ProgressBar::with_draw_target(None, target),
+            objects: 0.into(),
+            total: 0.into(),
+        }
+    }
+}
+
+impl TransferProgress for TransferBar {
+    fn start(&self, phase: &str, bytes: u64, objects: u64) {
+        use std::sync::atomic::Ordering::Relaxed;
+        self.objects.store(0, Relaxed);
+        self.total.store(objects, Relaxed);
+        self.bar.set_length(bytes);
+        self.bar.set_position(0);
+        if let Ok(style) = ProgressStyle::with_template(
+            "{prefix:>7} [{bar:30.cyan/blue}] {bytes}/{total_bytes} {binary_bytes_per_sec} {msg} eta {eta}",
+        ) {
+            self.bar.set_style(style.progress_chars("=> "));
+        }
+        self.bar.set_prefix(phase.to_string());
+        self.bar.set_message(format!("0/{objects} objects"));
+    }
+    fn advance(&self, bytes: u64, objects: u64) {
+        use std::sync::atomic::Ordering::Relaxed;
+        let done = self.objects.fetch_add(objects, Relaxed) + objects;
+        self.bar.inc(bytes);
+        self.bar
+            .set_message(format!("{done}/{} objects", self.total.load(Relaxed)));
+    }
+    fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+/// Picks the remote from the first argument, or the default: the first argument names a
+/// remote when one of that name exists; otherwise it is a revision.
+fn pick(store: &Store, args: &[String]) -> Result<(Remote, Vec<String>), Error> {
+    let remotes = config::list(store.dir())?;
+    let (name, revs) = match args.first() {
+        Some(first) if remotes.contains_key(first) || first.contains("://") => {
+            (first.clone(), args[1..].to_vec())
+        }
+        _ => {
+            let name = if remotes.len() == 1 {
+                remotes.keys().next().cloned().unwrap_or_default()
+            } else if remotes.contains_key("origin") {
+                "origin".to_string()
+            } else if remotes.is_empty() {
+                return Err(Error::Invalid(
+                    "no remote: add one with `rewind remote add NAME URL`".into(),
+                ));
+            } else {
+                return Err(Error::Invalid(format!(
+                    "several remotes ({}) and none named origin: name one",
+                    remotes.keys().cloned().collect::<Vec<_>>().join(", ")
+                )));
+            };
+            (name, args.to_vec())
+        }
+    };
+    Ok((open(store, &name)?, revs))
+}
+
+fn open(store: &Store, name: &str) -> Result<Remote, Error> {
+    // A URL where a name is expected: used as it is, nothing configured.
+    if name.contains("://") {
+        config::validate_url(name)?;
+        return Remote::open(name, name);
+    }
+    let cfg = config::get(store.dir(), name)?;
+    Remote::open(name, &cfg.url)
+}
+
+/// `rewind remote ...`.
+pub fn remote(ctx: &Ctx, a: RemoteArgs) -> CliResult {
+    let store = ctx.open_store(matches!(a.command, RemoteCommand::Add { .. }))?;
+    match a.command {
+        RemoteCommand::Add { name, url } => {
+            config::add(store.dir(), &name, &url)?;
+            if ctx.json {
+                output::print_json(&json!({"added": name, "url": url}))?;
+            } else if !ctx.quiet {
+                println!("added remote {name} ({url})");
+            }
+        }
+        RemoteCommand::Ls => {
+            let list = config::list(store.dir())?;
+            if ctx.json {
+                let v: Vec<Value> = list
+                    .iter()
+                    .map(|(n, c)| json!({"name": n, "url": c.url}))
+                    .collect();
+                output::print_json(&v)?;
+            } else {
+                let mut out = std::io::stdout().lock();
+                for (n, c) in list {
+                    writeln!(out, "{}\t{}", paint(ctx.color, output::bold(), &n), c.url)?;
+                }
+            }
+        }
+        RemoteCommand::Rm { name } => {
+            if !config::remove(store.dir(), &name)? {
+                return Err(Error::Invalid(format!("no remote '{name}'")).into());
+            }
+            if ctx.json {
+                output::print_json(&json!({"removed": name}))?;
+            } else if !ctx.quiet {
+                println!("removed remote {name} (nothing on it was deleted)");
+            }
+        }
+        RemoteCommand::Forget { name, revs } => {
+            let remote = open(&store, &name)?;
+            let ids = revs
+                .iter()
+                .map(|r| remote.resolve(r))
+                .collect::<Result<Vec<_>, _>>()?;
+            let tags = remote::gc::forget(&remote, &ids)?;
+            if ctx.json {
+                output::print_json(&json!({
+                    "remote": name,
+                    "forgotten": ids.iter().map(|i| i.hex()).collect::<Vec<_>>(),
+                    "tags_removed": tags,
+                }))?;
+            } else if !ctx.quiet {
+                println!(
+                    "forgot {} snapshots on {name} ({} tags removed); `rewind gc --remote {name}` frees their data",
+                    ids.len(),
+                    tags.len()
+                );
+            }
+        }
+    }
+    Ok(0)
+}
+
+/// `rewind push`.
+pub fn push(ctx: &Ctx, a: PushArgs) -> CliResult {
+    let store = ctx.open_store(false)?;
+    let (remote, mut revs) = pick(&store, &a.args)?;
+    let reader = store.reader()?;
+    let mut opts = remote::push::PushOptions {
+        force: a.force,
+        lock_timeout: ctx.lock_timeout,
+        ..Default::default()
+    };
+    if revs.is_empty() && !a.all && !a.tags && !a.artifacts {
+        revs.push("@".into());
+    }
+    if a.all {
+        opts.snapshots = reader.all_snapshots()?;
+    }
+    if a.all || a.tags {
+        for (name, id) in reader.tags()? {
+            opts.snapshots.push(id);
+            opts.tags.push((name, id));
+        }
+    }
+    for rev in &revs {
+        let id = super::inspect::resolve(ctx, &store, &reader, rev)?;
+        opts.snapshots.push(id);
+        if let Some(tagged) = reader.tag(rev)? {
+            opts.tags.push((rev.clone(), tagged));
+        }
+    }
+    if a.artifacts {
+        opts.artifacts = reader.artifacts()?;
+    }
+    drop(reader);
+    dedup(&mut opts.snapshots);
+    let bar = TransferBar::new(ctx);
+    let quiet = ctx.quiet || ctx.json;
+    let on_wait = |holder: &str| {
+        if !quiet {
+            eprintln!(
+                "rewind: waiting for remote {}: {holder} ...",
+                a.args.first().map(String::as_str).unwrap_or("remote")
+            );
+        }
+    };
+    let r = remote::push::push(&store, &remote, &opts, &bar, &on_wait)?;
+    for (name, id) in &r.tags_refused {
+        output::warn(&format!(
+            "tag {name} on remote {} points at {}: left alone (pass --force to move it)",
+            remote.name,
+            id.short()
+        ));
+    }
+    if ctx.json {
+        output::print_json(&json!({
+            "remote": remote.name,
+            "url": remote.url,
+            "snapshots_sent": r.snapshots_sent,
+            "snapshots_present": r.snapshots_present,
+            "objects_sent": r.objects,
+            "objects_present": r.objects_present,
+            "packs": r.packs,
+            "bytes_sent": r.bytes_sent,
+            "tags_sent": r.tags_sent,
+            "tags_refused": r.tags_refused.iter().map(|(n, i)| json!({"tag": n, "remote_points_at": i.hex()})).collect::<Vec<_>>(),
+            "artifacts_sent": r.artifacts_sent,
+            "requests": r.requests,
+            "seconds": r.seconds,
+        }))?;
+    } else if !ctx.quiet {
+        println!(
+            "pushed to {}: {} snapshots ({} already there), {} objects in {} packs, {} sent, {} requests, {:.2} s",
+            paint(ctx.color, output::bold(), &remote.name),
+            r.snapshots_sent,
+            r.snapshots_present,
+            r.objects,
+            r.packs,
+            human_bytes(r.bytes_sent),
+            r.requests,
+            r.seconds
+        );
+    }
+    Ok(0)
+}
+
+fn dedup(ids: &mut Vec<Id>) {
+    let mut seen = std::collections::HashSet::new();
+    ids.retain(|i| seen.insert(*i));
+}
+
+/// `rewind pull`.
+pub fn pull(ctx: &Ctx, a: PullArgs) -> CliResult {
+    let store = ctx.open_store(true)?;
+    let (remote, revs) = pick(&store, &a.args)?;
+    let mut opts = remote::pull::PullOptions::default();
+    if revs.is_empty() || a.all {
+        opts.snapshots = remote.snapshot_ids()?;
+        opts.tags = remote.tags()?;
+        opts.snapshots.extend(opts.tags.iter().map(|(_, i)| *i));
+    }
+    for rev in &revs {
+        let id = remote.resolve(rev)?;
+        opts.snapshots.push(id);
+        if let Some(tagged) = remote.tag(rev).ok().flatten() {
+            opts.tags.push((rev.clone(), tagged));
+        }
+    }
+    if a.artifacts {
+        opts.artifacts = remote.artifacts()?;
+    }
+    dedup(&mut opts.snapshots);
+    let bar = TransferBar::new(ctx);
+    let r = remote::pull::pull(&store, &remote, &opts, &bar)?;
+    for (name, id) in &r.tags_kept {
+        output::warn(&format!(
+            "tag {name} here points at {}: left alone (the remote's differs)",
+            id.short()
+        ));
+    }
+    if ctx.json {
+        output::print_json(&pull_json(&remote, &r))?;
+    } else if !ctx.quiet {
+        println!(
+            "pulled from {}: {} snapshots ({} already here), {} objects, {} received, {} requests, {:.2} s",
+            paint(ctx.color, output::bold(), &remote.name),
+            r.snapshots_received,
+            r.snapshots_present,
+            r.objects,
+            human_bytes(r.bytes_received),
+            r.requests,
+            r.seconds
+        );
+    }
+    Ok(0)
+}
+
+fn pull_json(remote: &Remote, r: &remote::pull::PullReport) -> Value {
+    json!({
+        "remote": remote.name,
+        "url": remote.url,
+        "snapshots_received": r.snapshots_received,
+        "snapshots_present": r.snapshots_present,
+        "objects_received": r.objects,
+        "bytes_received": r.bytes_received,
+        "tags_set": r.tags_set,
+        "tags_kept": r.tags_kept.iter().map(|(n, i)| json!({"tag": n, "local_points_at": i.hex()})).collect::<Vec<_>>(),
+        "artifacts_received": r.artifacts_received,
+        "requests": r.requests,
+        "seconds": r.seconds,
+    })
+}
+
+/// For `restore --remote NAME REV`: pulls the snapshot REV names on the remote (only what the
+/// store lacks) and returns its id.
+pub fn pull_for_restore(ctx: &Ctx, store: &Store, name: &str, rev: &str) -> Result<Id, Error> {
+    let remote = open(store, name)?;
+    let id = remote.resolve(rev)?;
+    let opts = remote::pull::PullOptions {
+        snapshots: vec![id],
+        ..Default::default()
+    };
+    let bar = TransferBar::new(ctx);
+    let r = remote::pull::pull(store, &remote, &opts, &bar)?;
+    if !ctx.quiet && !ctx.json {
+        eprintln!(
+            "rewind: pulled {} from {name}: {} objects, {}",
+            id.short(),
+            r.objects,
+            human_bytes(r.bytes_received)
+        );
+    }
+    Ok(id)
+}
+
+/// `rewind verify --remote NAME`: exit 1 when anything is wrong.
+pub fn verify(ctx: &Ctx, name: &str, full: bool) -> CliResult {
+    let store = ctx.open_store(false)?;
+    let remote = open(&store, name)?;
+    let bar = TransferBar::new(ctx);
+    let r = remote::gc::verify(&remote, full, &bar)?;
+    if ctx.json {
+        output::print_json(&json!({
+            "remote": remote.name,
+            "full": full,
+            "ok": r.problems.is_empty(),
+            "snapshots": r.snapshots,
+            "packs": r.packs,
+            "orphan_packs": r.orphan_packs,
+            "reachable_objects": r.reachable,
+            "bytes_checked": r.bytes_checked,
+            "problems": r.problems.iter().map(|p| json!({"what": p.what, "why": p.why})).collect::<Vec<_>>(),
+        }))?;
+    } else {
+        let mut out = std::io::stdout().lock();
+        for p in &r.problems {
+            writeln!(out, "{}: {}", p.what, p.why)?;
+        }
+        if !ctx.quiet {
+            writeln!(
+                out,
+                "remote {}: {} snapshots, {} packs, {} reachable objects{}: {}",
+                remote.name,
+                r.snapshots,
+                r.packs,
+                r.reachable,
+                if full {
+                    format!(", {} hashed", human_bytes(r.bytes_checked))
+                } else {
+                    String::new()
+                },
+                if r.problems.is_empty() {
+                    "ok".to_string()
+                } else {
+                    format!("{} problems", r.problems.len())
+                }
+            )?;
+            if r.orphan_packs > 0 {
+                writeln!(
+                    out,
+                    "{} packs without an index (left by an interrupted push; `rewind gc --remote {}` removes them)",
+                    r.orphan_packs, remote.name
+                )?;
+            }
+        }
+    }
+    Ok(if r.problems.is_empty() { 0 } else { 1 })
+}
+
+/// `rewind gc --remote NAME`.
+pub fn gc(ctx: &Ctx, name: &str) -> CliResult {
+    let store = ctx.open_store(false)?;
+    let remote = open(&store, name)?;
+    let bar = TransferBar::new(ctx);
+    let r = remote::gc::gc(&remote, &bar)?;
+    if ctx.json {
+        output::print_json(&json!({
+            "remote": remote.name,
+            "snapshots": r.snapshots,
+            "packs_before": r.packs_before,
+            "packs_deleted": r.packs_deleted,
+            "packs_repacked": r.packs_repacked,
+            "orphan_packs_deleted": r.orphans_deleted,
+            "bytes_freed": r.bytes_freed,
+            "requests": r.requests,
+            "seconds": r.seconds,
+        }))?;
+    } else if !ctx.quiet {
+        println!(
+            "gc on remote {}: {} snapshots kept; {} of {} packs deleted, {} rewritten, {} orphans removed; {} freed, {:.2} s",
+            remote.name,
+            r.snapshots,
+            r.packs_deleted,
+            r.packs_before,
+            r.packs_repacked,
+            r.orphans_deleted,
+            human_bytes(r.bytes_freed),
+            r.seconds
+        );
+    }
+    Ok(0)
+}

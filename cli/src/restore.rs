@@ -1,0 +1,275 @@
+//! `restore`, `op log`, `undo`, `redo`.
+
+use std::io::{BufWriter, Write};
+
+use serde_json::{Value, json};
+
+use super::args::{OpArgs, OpCommand, RestoreArgs};
+use super::output::{self, format_time, paint, path_str};
+use super::{CliResult, Ctx};
+use rewind::diff::{ChangeStatus, FileChange};
+use rewind::restore::{OpInfo, RestoreOptions, RestoreReport};
+use rewind::store::tree::Kind;
+
+fn letter(c: &FileChange) -> &'static str {
+    match c.status {
+        ChangeStatus::Added => "A",
+        ChangeStatus::Deleted => "D",
+        ChangeStatus::Modified | ChangeStatus::ModeChanged => "M",
+        ChangeStatus::TypeChanged => "T",
+        ChangeStatus::Renamed => "R",
+    }
+}
+
+/// The JSON form of a restore report.
+pub fn report_json(r: &RestoreReport, dry_run: bool) -> Value {
+    let plan: Vec<Value> = r
+        .plan
+        .iter()
+        .map(|c| {
+            let kind = c.new.or(c.old).map(|s| s.kind.name()).unwrap_or("file");
+            let mut o = json!({"status": c.status.name(), "kind": kind});
+            output::put_path(&mut o, "path", Some(&c.path));
+            o
+        })
+        .collect();
+    let mut o = json!({
+        "workspace": r.workspace.display().to_string(),
+        "target": r.target.hex(),
+        "dry_run": dry_run,
+        "before": r.before.map(|i| i.hex()),
+        "after": r.after.map(|i| i.hex()),
+        "plan": plan,
+        "written": r.written,
+        "bytes_written": r.bytes_written,
+        "deleted": r.deleted,
+        "op": r.op,
+        "seconds": r.seconds,
+    });
+    output::put_paths(&mut o, "kept", r.kept.iter().map(Vec::as_slice));
+    o
+}
+
+fn print_report(ctx: &Ctx, r: &RestoreReport, dry_run: bool, verb: &str) -> std::io::Result<()> {
+    if ctx.json {
+        return output::print_json(&report_json(r, dry_run));
+    }
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    if dry_run {
+        for c in &r.plan {
+            let dir = if c.new.or(c.old).is_some_and(|s| s.kind == Kind::Dir) {
+                "/"
+            } else {
+                ""
+            };
+            writeln!(out, "{}\t{}{dir}", letter(c), output::path_text(&c.path))?;
+        }
+        for k in &r.kept {
+            writeln!(
+                out,
+                "kept\t{} (not looked at by the snapshot)",
+                output::path_text(k)
+            )?;
+        }
+        return out.flush();
+    }
+    if !ctx.quiet {
+        writeln!(
+            out,
+            "{verb} {}: {} written, {} removed, {} kept, {:.2} s (undo with `rewind undo`; the previous state is {})",
+            paint(ctx.color, output::id_style(), &r.target.short()),
+            r.written,
+            r.deleted,
+            r.kept.len(),
+            r.seconds,
+            r.before.map(|b| b.short()).unwrap_or_default()
+        )?;
+    }
+    out.flush()
+}
+
+/// `rewind restore`.
+pub fn restore(ctx: &Ctx, a: RestoreArgs) -> CliResult {
+    let store = ctx.open_store(a.remote.is_some())?;
+    let root = ctx.workspace_root(&store)?;
+    let target = match &a.remote {
+        Some(name) => super::remote::pull_for_restore(ctx, &store, name, &a.rev)?,
+        None => super::inspect::resolve(ctx, &store, &store.reader()?, &a.rev)?,
+    };
+    if a.interactive {
+        return restore_hunks(ctx, &store, &root, target, &a.paths);
+    }
+    let opts = RestoreOptions {
+        paths: ctx.workspace_paths(Some(&root), &a.paths)?,
+        dry_run: a.dry_run,
+        force: a.force,
+        from_workspace: a.from_workspace,
+    };
+    let bar = super::progress::Bar::new(ctx.quiet || ctx.json);
+    let _interrupt = rewind::interrupt::Guard::install()?;
+    let r = rewind::restore::restore(&store, &root, target, &opts, &OpInfo::default(), &bar)?;
+    print_report(ctx, &r, a.dry_run, "restored")?;
+    Ok(0)
+}
+
+/// `rewind restore REV -p`: asks about each hunk of the modified files, then restores the
+/// chosen ones as one operation.
+fn restore_hunks(
+    ctx: &Ctx,
+    store: &rewind::store::Store,
+    root: &std::path::Path,
+    target: rewind::id::Id,
+    paths: &[std::ffi::OsString],
+) -> CliResult {
+    super::hunk_prompt::need_terminal("restore by path (`rewind restore REV -- PATH`)")?;
+    let paths = ctx.workspace_paths(Some(root), paths)?;
+    let review = rewind::hunks::restore_review(store, root, target, &paths)?;
+    let items: Vec<super::hunk_prompt::Item> = review
+        .iter()
+        .map(|(p, h)| super::hunk_prompt::Item {
+            path: p,
+            status: "modified",
+            hunks: Some(h.iter().collect()),
+        })
+        .collect();
+    let Some((ids, _)) = super::hunk_prompt::walk(ctx, &items, "Restore")? else {
+        return Ok(0);
+    };
+    let r = rewind::hunks::restore_hunks(store, root, target, &ids)?;
+    if ctx.json {
+        let mut o = json!({
+            "before": r.before.map(|i| i.hex()),
+            "after": r.after.map(|i| i.hex()),
+            "op": r.op,
+        });
+        output::put_paths(&mut o, "files", r.files.iter().map(|f| f.path.as_slice()));
+        output::print_json(&o)?;
+    } else if !ctx.quiet {
+        for f in &r.files {
+            println!("restored  {}", output::path_text(&f.path));
+        }
+        if let Some(op) = r.op {
+            println!("operation {op}; `rewind undo` takes it back");
+        }
+    }
+    Ok(0)
+}
+
+/// `rewind op log`.
+pub fn op(ctx: &Ctx, a: OpArgs) -> CliResult {
+    let OpCommand::Log {
+        max_count,
+        all,
+        raw,
+    } = a.command;
+    let store = ctx.open_store(false)?;
+    let ws = if all {
+        None
+    } else {
+        Some(ctx.workspace_root(&store)?)
+    };
+    let ws_bytes = ws
+        .as_ref()
+        .map(|p| std::os::unix::ffi::OsStrExt::as_bytes(p.as_os_str()).to_vec());
+    // Each action records up to two bookkeeping rows besides its own: read enough to fill
+    // max_count actions.
+    let fetch = if raw {
+        max_count
+    } else {
+        max_count.saturating_mul(3).saturating_add(2)
+    };
+    let ops = store.reader()?.ops(ws_bytes.as_deref(), fetch)?;
+    let mut rows = if raw {
+        ops.into_iter()
+            .map(|op| rewind::store::oplog::ActionRow {
+                kind: op.kind.clone(),
+                target: None,
+                folded: Vec::new(),
+                changed_workspace: op.changed_workspace,
+                op,
+            })
+            .collect()
+    } else {
+        rewind::store::oplog::fold_actions(ops)
+    };
+    rows.truncate(max_count);
+    if ctx.json {
+        let v: Vec<Value> = rows
+            .iter()
+            .map(|r| {
+                let o = &r.op;
+                json!({
+                    "id": o.id,
+                    "time": format_time(o.time_ns),
+                    "kind": r.kind,
+                    "target": r.target,
+                    "folded": r.folded,
+                    "workspace": path_str(&o.workspace),
+                    "before": o.before.map(|i| i.hex()),
+                    "after": o.after.map(|i| i.hex()),
+                    "command": o.command,
+                    "reverses": o.reverses,
+                    "changed_workspace": r.changed_workspace,
+                })
+            })
+            .collect();
+        output::print_json(&v)?;
+        return Ok(0);
+    }
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    for r in rows {
+        let o = &r.op;
+        let arrow = format!(
+            "{} -> {}",
+            o.before.map(|i| i.short()).unwrap_or_else(|| "-".into()),
+            o.after.map(|i| i.short()).unwrap_or_else(|| "-".into())
+        );
+        let rev = o.reverses.map(|r| format!(" (op {r})")).unwrap_or_default();
+        let kind = match &r.target {
+            Some(t) => format!("{} {t}", r.kind),
+            None => r.kind.clone(),
+        };
+        writeln!(
+            out,
+            "{:>5}  {}  {:<13} {}{}  {}",
+            o.id,
+            format_time(o.time_ns),
+            kind,
+            arrow,
+            rev,
+            o.command
+                .iter()
+                .skip(1)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(" ")
+        )?;
+    }
+    out.flush()?;
+    Ok(0)
+}
+
+/// `rewind undo` and `rewind redo`.
+pub fn undo(ctx: &Ctx, op: Option<u64>, force: bool, redo: bool) -> CliResult {
+    let store = ctx.open_store(false)?;
+    let root = ctx.workspace_root(&store)?;
+    let bar = super::progress::Bar::new(ctx.quiet || ctx.json);
+    let _interrupt = rewind::interrupt::Guard::install()?;
+    let (target, r) = rewind::undo::undo(&store, &root, redo, op, force, &bar)?;
+    if ctx.json {
+        let mut v = report_json(&r, false);
+        v["reverses"] = json!(target.id);
+        v["reversed_kind"] = json!(target.kind);
+        output::print_json(&v)?;
+    } else if !ctx.quiet {
+        println!(
+            "{} operation {} ({}): {} written, {} removed",
+            if redo { "redid" } else { "undid" },
+            target.id,
+            target.kind,
+            r.written,
+            r.deleted
+        );
+    }
+    Ok(0)
+}

@@ -1,0 +1,143 @@
+//! `init` and `snapshot`.
+
+use serde_json::json;
+
+use super::args::{InitArgs, SnapshotArgs};
+use super::output::{self, human_bytes, paint};
+use super::{CliResult, Ctx};
+use rewind::snapshot::{SnapshotOptions, SnapshotReport, snapshot as take};
+
+/// `rewind init`.
+pub fn init(ctx: &Ctx, a: InitArgs) -> CliResult {
+    // Refused before the store is created: a refusal leaves nothing behind.
+    let root = rewind::workspace::canonical(&candidate_root(ctx)?, a.force)?;
+    let store = ctx.open_store(true)?;
+    let ws = store.register_workspace(&root)?;
+    if ctx.json {
+        output::print_json(&json!({
+            "workspace": root.display().to_string(),
+            "workspace_id": ws.id,
+            "store": store.dir().display().to_string(),
+        }))?;
+    } else if !ctx.quiet {
+        println!(
+            "registered workspace {} in store {}",
+            root.display(),
+            store.dir().display()
+        );
+    }
+    Ok(0)
+}
+
+/// The directory a command names before the store is open: `-C DIR`, else the current one
+/// (a registered ancestor of it is never `/` or the home directory unless forced before).
+fn candidate_root(ctx: &Ctx) -> Result<std::path::PathBuf, rewind::Error> {
+    match &ctx.workspace {
+        Some(d) => Ok(d.clone()),
+        None => std::env::current_dir().map_err(|e| rewind::Error::io(".", e)),
+    }
+}
+
+/// `rewind snapshot`.
+pub fn snapshot(ctx: &Ctx, a: SnapshotArgs) -> CliResult {
+    // `/` or the home directory is refused before the store is created.
+    rewind::workspace::canonical(&candidate_root(ctx)?, a.force)?;
+    let store = ctx.open_store(true)?;
+    let root = ctx.workspace_root(&store)?;
+    let opts = SnapshotOptions {
+        message: a.message,
+        meta: output::parse_meta(&a.meta)?,
+        tags: a.tags,
+        ignore_globs: a.ignore,
+        max_file_size: a
+            .max_file_size
+            .as_deref()
+            .map(output::parse_size)
+            .transpose()?,
+        dry_run: a.dry_run,
+        strict: a.strict,
+        level: a.level,
+        force: a.force,
+        if_changed: a.if_changed,
+        ..SnapshotOptions::default()
+    };
+    let bar = super::progress::Bar::new(ctx.quiet || ctx.json);
+    let outcome = take(&store, &root, &opts, &bar)?;
+    let r = &outcome.report;
+    if std::env::var_os("REWIND_TRACE").is_some() {
+        let parts: Vec<String> = r
+            .phases
+            .iter()
+            .map(|(n, t)| format!("{n} {:.1} ms", t * 1000.0))
+            .collect();
+        eprintln!("rewind: phases: {}", parts.join(", "));
+    }
+    if !ctx.quiet {
+        for s in &r.skipped {
+            output::warn(&format!(
+                "{}: {} ({})",
+                output::path_text(&s.path),
+                s.reason.name().replace('_', " "),
+                s.detail
+            ));
+        }
+    }
+    if ctx.json {
+        output::print_json(&report_json(r))?;
+    } else {
+        print_human(ctx, r);
+    }
+    Ok(0)
+}
+
+/// The JSON form of a snapshot report (shared with `run`'s events).
+pub fn report_json(r: &SnapshotReport) -> serde_json::Value {
+    json!({
+        "id": r.id.map(|i| i.hex()),
+        "short_id": r.id.map(|i| i.short()),
+        "dry_run": r.id.is_none(),
+        "root": r.root.hex(),
+        "parent": r.parent.map(|i| i.hex()),
+        "unchanged": r.unchanged,
+        "created": r.created,
+        "workspace": r.workspace.display().to_string(),
+        "files": r.stats.files,
+        "dirs": r.stats.dirs,
+        "symlinks": r.stats.symlinks,
+        "bytes": r.stats.bytes,
+        "files_read": r.files_read,
+        "bytes_read": r.bytes_read,
+        "new_blobs": r.new_blobs,
+        "new_chunks": r.new_chunks,
+        "new_trees": r.new_trees,
+        "stored_bytes": r.stored_bytes,
+        "seconds": r.seconds,
+        "skipped": r.skipped.iter().map(output::skipped_json).collect::<Vec<_>>(),
+    })
+}
+
+fn print_human(ctx: &Ctx, r: &SnapshotReport) {
+    if ctx.quiet {
+        if let Some(id) = r.id {
+            println!("{}", id.short());
+        }
+        return;
+    }
+    let id = match r.id {
+        Some(id) => paint(ctx.color, output::id_style(), &id.short()),
+        None => "(dry run)".to_string(),
+    };
+    let unchanged = match (r.unchanged, r.created) {
+        (true, false) => ", unchanged: nothing recorded",
+        (true, true) => ", unchanged",
+        _ => "",
+    };
+    println!(
+        "{id}  {} files, {}, {} new blobs, {} stored, {:.2} s{unchanged}",
+        r.stats.files,
+        human_bytes(r.stats.bytes),
+        r.new_blobs,
+        human_bytes(r.stored_bytes),
+        r.seconds
+    );
+}

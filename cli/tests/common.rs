@@ -1,0 +1,311 @@
+//! Helpers shared by the integration tests: real temporary directories, a real store, and the
+//! real binary.
+#![allow(dead_code)]
+
+use std::ffi::OsStr;
+use std::fs;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{PermissionsExt, symlink};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use rewind::{SnapshotOptions, Store, StoreOptions};
+
+/// A scratch area with a store directory and a workspace directory.
+pub struct Env {
+    pub tmp: tempfile::TempDir,
+    pub store: PathBuf,
+    pub ws: PathBuf,
+}
+
+impl Env {
+    pub fn new() -> Env {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let store = tmp.path().join("store");
+        let ws = tmp.path().join("ws");
+        fs::create_dir(&ws).expect("mkdir ws");
+        Env { tmp, store, ws }
+    }
+
+    pub fn open(&self) -> Store {
+        Store::open(&self.store, StoreOptions::default()).expect("open store")
+    }
+
+    /// The `rewind` binary with this env's store and workspace.
+    pub fn cmd(&self) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_rewind"));
+        c.arg("--store")
+            .arg(&self.store)
+            .arg("-C")
+            .arg(&self.ws)
+            .env("NO_COLOR", "1");
+        c
+    }
+
+    /// Runs the binary on another workspace `dir` with this env's store, asserting success.
+    pub fn ok_in(&self, dir: &Path, args: &[&str]) -> String {
+        let out = rewind_bin()
+            .arg("--store")
+            .arg(&self.store)
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .output()
+            .expect("spawn rewind");
+        assert!(
+            out.status.success(),
+            "rewind {args:?} in {}: {}",
+            dir.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Runs the binary, asserting success, returning stdout.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let out = self.cmd().args(args).output().expect("spawn rewind");
+        assert!(
+            out.status.success(),
+            "rewind {args:?} failed: {}\n{}",
+            String::from_utf8_lossy(&out.stderr),
+            String::from_utf8_lossy(&out.stdout)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Runs the binary expecting failure; returns (exit code, stderr).
+    pub fn fails(&self, args: &[&str]) -> (i32, String) {
+        let out = self.cmd().args(args).output().expect("spawn rewind");
+        assert!(
+            !out.status.success(),
+            "rewind {args:?} unexpectedly succeeded"
+        );
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    /// Snapshots through the library.
+    pub fn snap(&self, store: &Store) -> rewind::SnapshotReport {
+        rewind::snapshot::snapshot(
+            store,
+            &self.ws,
+            &SnapshotOptions::default(),
+            &rewind::progress::NoProgress,
+        )
+        .expect("snapshot")
+        .report
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.ws.join(rel)
+    }
+
+    pub fn write(&self, rel: &str, data: &[u8]) {
+        write_file(&self.ws, rel.as_bytes(), data);
+    }
+}
+
+/// Writes a file at a relative (raw bytes) path, creating parents.
+pub fn write_file(root: &Path, rel: &[u8], data: &[u8]) {
+    let p = root.join(OsStr::from_bytes(rel));
+    if let Some(parent) = p.parent() {
+        fs::create_dir_all(parent).expect("mkdir -p");
+    }
+    fs::write(&p, data).expect("write");
+}
+
+pub fn set_exec(p: &Path, exec: bool) {
+    fs::set_permissions(
+        p,
+        fs::Permissions::from_mode(if exec { 0o755 } else { 0o644 }),
+    )
+    .expect("chmod");
+}
+
+pub fn make_symlink(root: &Path, rel: &[u8], target: &[u8]) {
+    let p = root.join(OsStr::from_bytes(rel));
+    if let Some(parent) = p.parent() {
+        fs::create_dir_all(parent).expect("mkdir -p");
+    }
+    symlink(OsStr::from_bytes(target), &p).expect("symlink");
+}
+
+/// Deterministic pseudo-random bytes (BLAKE3 in XOF mode: fast and incompressible).
+pub fn noise(seed: u64, len: usize) -> Vec<u8> {
+    let mut out = vec![0u8; len];
+    blake3::Hasher::new()
+        .update(&seed.to_le_bytes())
+        .finalize_xof()
+        .fill(&mut out);
+    out
+}
+
+/// What a tree on disk holds: path -> (kind, content or link target, executable).
+pub type Listing = std::collections::BTreeMap<Vec<u8>, (char, Vec<u8>, bool)>;
+
+/// Lists a directory tree from disk (skipping nothing), for comparisons.
+pub fn list_disk(root: &Path) -> Listing {
+    let mut out = Listing::new();
+    fn go(root: &Path, dir: &Path, out: &mut Listing) {
+        let mut entries: Vec<_> = fs::read_dir(dir)
+            .expect("read_dir")
+            .map(|e| e.expect("entry"))
+            .collect();
+        entries.sort_by_key(|e| e.file_name());
+        for e in entries {
+            let p = e.path();
+            let rel = p
+                .strip_prefix(root)
+                .expect("prefix")
+                .as_os_str()
+                .as_bytes()
+                .to_vec();
+            let m = fs::symlink_metadata(&p).expect("lstat");
+            if m.file_type().is_symlink() {
+                let t = fs::read_link(&p).expect("readlink");
+                out.insert(rel, ('l', t.as_os_str().as_bytes().to_vec(), false));
+            } else if m.is_dir() {
+                out.insert(rel, ('d', Vec::new(), false));
+                go(root, &p, out);
+            } else {
+                out.insert(
+                    rel,
+                    (
+                        'f',
+                        fs::read(&p).expect("read"),
+                        m.permissions().mode() & 0o100 != 0,
+                    ),
+                );
+            }
+        }
+    }
+    go(root, root, &mut out);
+    out
+}
+
+/// The `rewind` binary.
+pub fn rewind_bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_rewind"));
+    c.env("NO_COLOR", "1");
+    c
+}
+
+/// The `rewind` binary run as user nobody when the tests run as root (root reads and writes
+/// everything, so permission tests need another user), else as the current user.
+pub fn rewind_as_nobody() -> Command {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    if unsafe { libc::geteuid() } == 0 {
+        let mut c = Command::new("setpriv");
+        c.args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            env!("CARGO_BIN_EXE_rewind"),
+        ]);
+        c.env("NO_COLOR", "1");
+        c
+    } else {
+        rewind_bin()
+    }
+}
+
+/// Flips one bit `back` bytes before the end of the store's segment log (the bytes written
+/// last), as disk damage would.
+pub fn flip_last_segment_byte(store: &Path, back: usize) {
+    use redb::ReadableTable;
+    let db = redb::Database::builder()
+        .set_concurrency_mode(redb::ConcurrencyMode::MultiWriter)
+        .create(store.join("store.redb"))
+        .expect("open the store's database");
+    let txn = db.begin_write().expect("write transaction");
+    {
+        let mut segs = txn.open_table(tables::SEGMENTS).expect("segments");
+        let (last, mut bytes) = {
+            let (k, v) = segs.last().expect("read").expect("a segment");
+            (k.value(), v.value().to_vec())
+        };
+        let n = bytes.len();
+        bytes[n - back] ^= 0x01;
+        segs.insert(last, bytes.as_slice()).expect("write");
+    }
+    txn.commit().expect("commit");
+}
+
+/// Whether tests that need unprivileged user namespaces (the overlay namespace backend, a
+/// private tmpfs) run here. The one policy for them: where the kernel forbids user namespaces
+/// (a sysctl says so) they are skipped with the reason printed; where it allows them they must
+/// work, and under CI (env `CI` set and not empty) a failing probe is a test failure, never a
+/// silent skip.
+pub fn user_namespaces() -> bool {
+    static ANSWER: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+    let answer = ANSWER.get_or_init(|| {
+        if let Some(reason) = kernel_forbids_user_namespaces() {
+            return Err(reason);
+        }
+        let probe = Command::new("unshare").args(["-Urm", "true"]).output();
+        match probe {
+            Ok(o) if o.status.success() => Ok(()),
+            Ok(o) => {
+                let why = format!(
+                    "the kernel allows user namespaces but `unshare -Urm true` failed: {}",
+                    String::from_utf8_lossy(&o.stderr).trim()
+                );
+                assert!(!is_ci(), "{why}");
+                Err(why)
+            }
+            Err(e) => {
+                let why = format!("`unshare` (util-linux) could not run: {e}");
+                assert!(!is_ci(), "{why}");
+                Err(why)
+            }
+        }
+    });
+    match answer {
+        Ok(()) => true,
+        Err(reason) => {
+            eprintln!("skipped (needs user namespaces): {reason}");
+            false
+        }
+    }
+}
+
+/// The overlay backends to test here: both, or only `copy` where [`user_namespaces`] says no.
+pub fn backends() -> Vec<&'static str> {
+    if user_namespaces() {
+        vec!["namespace", "copy"]
+    } else {
+        vec!["copy"]
+    }
+}
+
+/// Under CI (env `CI` set and not empty, as .ci/run sets it).
+pub fn is_ci() -> bool {
+    std::env::var_os("CI").is_some_and(|v| !v.is_empty())
+}
+
+/// Why the kernel refuses unprivileged user namespaces, from the sysctls that can say so.
+fn kernel_forbids_user_namespaces() -> Option<String> {
+    let read = |p: &str| fs::read_to_string(p).ok().map(|s| s.trim().to_string());
+    if read("/proc/sys/user/max_user_namespaces").as_deref() == Some("0") {
+        return Some("user.max_user_namespaces is 0".into());
+    }
+    if read("/proc/sys/kernel/unprivileged_userns_clone").as_deref() == Some("0") {
+        return Some("kernel.unprivileged_userns_clone is 0".into());
+    }
+    if read("/proc/sys/kernel/apparmor_restrict_unprivileged_userns").as_deref() == Some("1") {
+        return Some("kernel.apparmor_restrict_unprivileged_userns is 1".into());
+    }
+    None
+}
+
+/// The few store tables tests damage on purpose, declared as src/store/tables.rs declares them
+/// (the library keeps its raw table definitions private).
+pub mod tables {
+    use redb::TableDefinition;
+
+    pub const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
+    pub const SEGMENTS: TableDefinition<u64, &[u8]> = TableDefinition::new("segments");
+    pub const TREES: TableDefinition<[u8; 32], &[u8]> = TableDefinition::new("trees");
+}

@@ -1,0 +1,33 @@
+//! Every test that drives the `rewind` binary, as one test binary (one link, one process
+//! start-up), with the helpers they share in [`common`]. Modules are named after the file they
+//! were; run one with `cargo test -p rewind-cli --test cli -- restore::`.
+
+mod common;
+#[path = "../../tests/support/git.rs"]
+mod git;
+
+mod apply;
+mod artifact;
+mod badinput;
+mod binary_patch;
+mod crash;
+mod diff_git;
+mod gc;
+mod history;
+mod ignore_rules;
+mod interrupt;
+mod nonutf8;
+mod oplog;
+mod overlay;
+mod overlay_hunks;
+mod overlay_isolation;
+mod polish;
+mod remote;
+mod restore;
+mod revert_rename;
+mod run;
+mod safety;
+mod scratch;
+mod snapshot;
+mod soak;
+mod verify;

@@ -1,0 +1,637 @@
+//! Remotes, end to end with the real binary: a `file://` remote, and S3 against moto's server
+//! (a real S3-compatible HTTP server from PyPI, installed by .ci/run) started on loopback by
+//! these tests. Where moto is missing the S3 tests say so and pass, except under CI (env `CI`
+//! set and not empty, as .ci/run's runner sets it), where they fail: CI must test S3.
+
+use crate::common;
+
+use std::io::{Read as _, Write as _};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use common::{Env, list_disk, make_symlink, noise, rewind_bin, set_exec, write_file};
+
+/// The moto server this test binary shares (one per process: it takes a second or two to
+/// start), on a free loopback port.
+struct Moto {
+    port: u16,
+}
+
+fn moto_available() -> bool {
+    Command::new("python3")
+        .args(["-c", "import moto.server"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// The shared moto server, or None (with the reason printed) when moto is not installed and
+/// this is not CI.
+fn moto() -> Option<&'static Moto> {
+    static MOTO: OnceLock<Option<Moto>> = OnceLock::new();
+    MOTO.get_or_init(|| {
+        if !moto_available() {
+            let ci = std::env::var_os("CI").is_some_and(|v| !v.is_empty());
+            assert!(
+                !ci,
+                "moto is not installed (pip install 'moto[server]'): CI must run the S3 tests"
+            );
+            eprintln!(
+                "SKIPPED: moto is not installed (pip install 'moto[server]'); S3 tests not run"
+            );
+            return None;
+        }
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("free port")
+            .port();
+        // The server is started from a thread that lives as long as the test process, with
+        // PR_SET_PDEATHSIG, so it is killed when the tests end (the death signal follows
+        // the thread that forked it, not the process).
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut cmd = Command::new("python3");
+            cmd.args([
+                "-m",
+                "moto.server",
+                "-H",
+                "127.0.0.1",
+                "-p",
+                &port.to_string(),
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+            // SAFETY: prctl is async-signal-safe; nothing else runs between fork and exec.
+            unsafe {
+                std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
+                    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                    Ok(())
+                });
+            }
+            let child = cmd.spawn();
+            let _ = tx.send(child.is_ok());
+            if let Ok(mut c) = child {
+                let _ = c.wait();
+            }
+        });
+        assert!(rx.recv().unwrap_or(false), "could not start moto");
+        let start = Instant::now();
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "moto did not listen on port {port} within 60 s"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        Some(Moto { port })
+    })
+    .as_ref()
+}
+
+impl Moto {
+    fn endpoint(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// Creates a bucket (moto takes an unsigned request) and returns its s3:// URL.
+    fn bucket(&self, name: &str) -> String {
+        let mut s = TcpStream::connect(("127.0.0.1", self.port)).expect("connect moto");
+        write!(
+            s,
+            "PUT /{name} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+            self.port
+        )
+        .expect("send");
+        let mut reply = String::new();
+        s.read_to_string(&mut reply).expect("read reply");
+        assert!(
+            reply.starts_with("HTTP/1.1 200"),
+            "creating bucket {name}: {reply}"
+        );
+        format!("s3://{name}/team")
+    }
+
+    /// The settings the library takes directly.
+    fn settings(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("aws_endpoint", self.endpoint()),
+            ("aws_allow_http", "true".into()),
+            ("aws_access_key_id", "testing".into()),
+            ("aws_secret_access_key", "testing".into()),
+            ("aws_region", "us-east-1".into()),
+        ]
+    }
+
+    /// Sets the AWS_* environment on a command, as a user would.
+    fn env(&self, c: &mut Command) {
+        for (k, v) in self.settings() {
+            c.env(k.to_ascii_uppercase(), v);
+        }
+    }
+}
+
+/// A remote for one test: a `file://` directory, or a fresh bucket on moto.
+struct Remote {
+    url: String,
+    moto: Option<&'static Moto>,
+    dir: Option<PathBuf>,
+}
+
+impl Remote {
+    fn file(tmp: &Path) -> Remote {
+        let dir = tmp.join("remote");
+        Remote {
+            url: format!("file://{}", dir.display()),
+            moto: None,
+            dir: Some(dir),
+        }
+    }
+
+    fn s3(bucket: &str) -> Option<Remote> {
+        let m = moto()?;
+        Some(Remote {
+            url: m.bucket(bucket),
+            moto: Some(m),
+            dir: None,
+        })
+    }
+
+    /// `rewind --store STORE -C WS args...`, with the remote's environment.
+    fn cmd(&self, store: &Path, ws: &Path, args: &[&str]) -> Command {
+        let mut c = rewind_bin();
+        c.arg("--store").arg(store).arg("-C").arg(ws).args(args);
+        if let Some(m) = self.moto {
+            m.env(&mut c);
+        }
+        c
+    }
+
+    fn run(&self, store: &Path, ws: &Path, args: &[&str]) -> Output {
+        self.cmd(store, ws, args).output().expect("spawn rewind")
+    }
+
+    fn ok(&self, store: &Path, ws: &Path, args: &[&str]) -> String {
+        let out = self.run(store, ws, args);
+        assert!(
+            out.status.success(),
+            "rewind {args:?}: {}\n{}",
+            String::from_utf8_lossy(&out.stderr),
+            String::from_utf8_lossy(&out.stdout)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn json(&self, store: &Path, ws: &Path, args: &[&str]) -> serde_json::Value {
+        let mut a = vec!["--json"];
+        a.extend_from_slice(args);
+        serde_json::from_str(&self.ok(store, ws, &a)).expect("json")
+    }
+
+    fn open(&self) -> rewind::remote::Remote {
+        match self.moto {
+            Some(m) => {
+                let s = m.settings();
+                let pairs: Vec<(&str, &str)> = s.iter().map(|(k, v)| (*k, v.as_str())).collect();
+                rewind::remote::Remote::open_with("t", &self.url, &pairs).expect("open remote")
+            }
+            None => rewind::remote::Remote::open("t", &self.url).expect("open remote"),
+        }
+    }
+}
+
+/// The workspace's latest snapshot id (full hex).
+fn head(e: &Env) -> String {
+    let log: serde_json::Value =
+        serde_json::from_str(&e.ok(&["log", "-n", "1", "--json"])).expect("log json");
+    log[0]["id"].as_str().expect("id").to_string()
+}
+
+/// A workspace with what a round trip must keep: nested dirs, an executable, a symlink, a
+/// non-UTF-8 name, an empty file, and a file large enough to be chunked.
+fn fill(ws: &Path, seed: u64) {
+    write_file(ws, b"README.md", b"# hello\n");
+    write_file(ws, b"src/main.rs", b"fn main() {}\n");
+    write_file(ws, b"src/deep/er/x.txt", &noise(seed, 3000));
+    write_file(ws, b"empty", b"");
+    write_file(ws, b"caf\xe9.txt", b"latin-1 name\n");
+    write_file(ws, b"run.sh", b"#!/bin/sh\necho hi\n");
+    set_exec(&ws.join("run.sh"), true);
+    make_symlink(ws, b"link", b"src/main.rs");
+    write_file(ws, b"big.bin", &noise(seed + 1, 5 << 20));
+}
+
+/// push from A, pull into empty B, restore into an empty directory: the same tree.
+fn round_trip(r: &Remote, e: &Env) {
+    fill(&e.ws, 1);
+    e.ok(&["snapshot", "-q"]);
+    e.ok(&["tag", "v1", "@"]);
+    e.write("src/main.rs", b"fn main() { println!(); }\n");
+    e.ok(&["snapshot", "-q"]);
+    r.ok(&e.store, &e.ws, &["remote", "add", "origin", &r.url]);
+    let p = r.json(&e.store, &e.ws, &["push", "--all"]);
+    assert_eq!(p["snapshots_sent"], 2, "{p}");
+    assert!(
+        p["packs"].as_u64().unwrap() >= 2,
+        "data and tree packs: {p}"
+    );
+    // A second push sends no object.
+    let again = r.json(&e.store, &e.ws, &["push", "--all"]);
+    assert_eq!(again["objects_sent"], 0, "{again}");
+    assert_eq!(again["snapshots_present"], 2, "{again}");
+
+    let b_store = e.tmp.path().join("storeB");
+    let dest = e.tmp.path().join("dest");
+    std::fs::create_dir(&dest).unwrap();
+    // restore --remote with a URL and no local history at all.
+    let out = r.ok(&b_store, &dest, &["restore", "--remote", &r.url, "v1"]);
+    assert!(out.contains("restored"), "{out}");
+    let v1 = e.tmp.path().join("v1");
+    std::fs::create_dir(&v1).unwrap();
+    e.ok_in(&v1, &["restore", "v1"]);
+    assert_eq!(list_disk(&dest), list_disk(&v1));
+
+    let c_store = e.tmp.path().join("storeC");
+    r.ok(&c_store, &dest, &["remote", "add", "origin", &r.url]);
+    let pulled = r.json(&c_store, &dest, &["pull"]);
+    assert_eq!(pulled["snapshots_received"], 2, "{pulled}");
+    assert_eq!(pulled["tags_set"], serde_json::json!(["v1"]), "{pulled}");
+    let latest = e.tmp.path().join("latest");
+    std::fs::create_dir(&latest).unwrap();
+    r.ok(&c_store, &latest, &["restore", &head(e)]);
+    assert_eq!(list_disk(&latest), list_disk(&e.ws));
+    r.ok(&c_store, &latest, &["verify", "--full"]);
+    let v = r.json(
+        &c_store,
+        &latest,
+        &["verify", "--remote", "origin", "--full"],
+    );
+    assert_eq!(v["ok"], true, "{v}");
+}
+
+#[test]
+fn round_trip_file() {
+    let e = Env::new();
+    round_trip(&Remote::file(e.tmp.path()), &e);
+}
+
+#[test]
+fn round_trip_s3() {
+    let Some(r) = Remote::s3("roundtrip") else {
+        return;
+    };
+    round_trip(&r, &Env::new());
+}
+
+/// What the design relies on from the object store, checked against the store itself:
+/// put-if-absent refuses a second writer, and a listing shows every write that returned.
+fn guarantees(r: &Remote) {
+    let remote = r.open();
+    assert!(remote.put_if_absent("probe/once", b"a".to_vec()).unwrap());
+    assert!(!remote.put_if_absent("probe/once", b"b".to_vec()).unwrap());
+    assert_eq!(remote.get("probe/once").unwrap().unwrap(), b"a");
+    for i in 0..20 {
+        remote.put(&format!("probe/list/{i:02}"), vec![i]).unwrap();
+        let names = remote.list("probe/list").unwrap();
+        assert_eq!(names.len(), i as usize + 1, "list after write {i}");
+    }
+    remote.delete("probe/list/00").unwrap();
+    assert_eq!(
+        remote.list("probe/list").unwrap().len(),
+        19,
+        "list after delete"
+    );
+    assert_eq!(remote.get("probe/missing").unwrap(), None);
+}
+
+#[test]
+fn object_store_guarantees_file() {
+    let t = tempfile::tempdir().unwrap();
+    guarantees(&Remote::file(t.path()));
+}
+
+#[test]
+fn object_store_guarantees_s3() {
+    if let Some(r) = Remote::s3("guarantees") {
+        guarantees(&r);
+    }
+}
+
+/// Two stores pushing different snapshots with shared content at once: both land whole.
+fn two_pushers(r: &Remote) {
+    let a = Env::new();
+    let b = Env::new();
+    fill(&a.ws, 10);
+    fill(&b.ws, 10);
+    b.write("only-b.txt", &noise(99, 200_000));
+    a.write("only-a.txt", &noise(98, 200_000));
+    for e in [&a, &b] {
+        e.ok(&["snapshot", "-q"]);
+        r.ok(&e.store, &e.ws, &["remote", "add", "origin", &r.url]);
+    }
+    let ca = r.cmd(&a.store, &a.ws, &["push"]).output();
+    let cb = std::thread::scope(|s| {
+        let h = s.spawn(|| r.cmd(&b.store, &b.ws, &["push"]).output());
+        let oa = ca;
+        (oa, h.join().unwrap())
+    });
+    for o in [cb.0.unwrap(), cb.1.unwrap()] {
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let c = Env::new();
+    r.ok(&c.store, &c.ws, &["remote", "add", "origin", &r.url]);
+    let pulled = r.json(&c.store, &c.ws, &["pull"]);
+    assert_eq!(pulled["snapshots_received"], 2, "{pulled}");
+    let v = r.json(&c.store, &c.ws, &["verify", "--remote", "origin", "--full"]);
+    assert_eq!(v["ok"], true, "{v}");
+    for e in [&a, &b] {
+        let head = head(e);
+        let dest = c.tmp.path().join(&head[..12]);
+        std::fs::create_dir(&dest).unwrap();
+        r.ok(&c.store, &dest, &["restore", &head]);
+        assert_eq!(list_disk(&dest), list_disk(&e.ws));
+    }
+}
+
+#[test]
+fn two_pushers_file() {
+    let t = tempfile::tempdir().unwrap();
+    two_pushers(&Remote::file(t.path()));
+}
+
+#[test]
+fn two_pushers_s3() {
+    if let Some(r) = Remote::s3("twopushers") {
+        two_pushers(&r);
+    }
+}
+
+/// A push killed with SIGKILL at 50 points leaves a remote that verifies and reads; the next
+/// push completes it and a fresh store restores every snapshot byte for byte.
+#[test]
+fn killed_push_then_completed() {
+    let e = Env::new();
+    let r = Remote::file(e.tmp.path());
+    r.ok(&e.store, &e.ws, &["remote", "add", "origin", &r.url]);
+    fill(&e.ws, 20);
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let (mut kills, mut rounds, mut snaps) = (0u64, 0u64, 0u64);
+    // Where a kill lands depends on timing; that it lands mid-push 50 times does not: a push
+    // that finished before its kill does not count, and the loop goes on.
+    while kills < 50 {
+        rounds += 1;
+        assert!(rounds <= 400, "only {kills} kills landed in 400 pushes");
+        // New content each round, so every push has something to upload.
+        e.write(
+            &format!("round/{rounds}.bin"),
+            &noise(1000 + rounds, 400_000),
+        );
+        e.ok(&["snapshot", "-q"]);
+        snaps += 1;
+        let mut child = r
+            .cmd(&e.store, &e.ws, &["push", "--all", "-q"])
+            .spawn()
+            .expect("spawn push");
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        std::thread::sleep(Duration::from_micros(seed % 30_000));
+        if child.try_wait().unwrap().is_none() {
+            kills += 1;
+        }
+        // SAFETY: kill on our own child's pid.
+        unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+        let _ = child.wait();
+        if rounds % 10 == 0 {
+            let v = r.json(&e.store, &e.ws, &["verify", "--remote", "origin"]);
+            assert_eq!(v["ok"], true, "after round {rounds}: {v}");
+        }
+    }
+    eprintln!("{kills} kills landed mid-push in {rounds} pushes");
+    r.ok(&e.store, &e.ws, &["push", "--all", "-q"]);
+    let c = Env::new();
+    r.ok(&c.store, &c.ws, &["remote", "add", "origin", &r.url]);
+    let v = r.json(&c.store, &c.ws, &["verify", "--remote", "origin", "--full"]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["snapshots"], snaps, "{v}");
+    r.ok(&c.store, &c.ws, &["pull", "-q"]);
+    let dest = c.tmp.path().join("dest");
+    std::fs::create_dir(&dest).unwrap();
+    let head = head(&e);
+    r.ok(&c.store, &dest, &["restore", &head]);
+    assert_eq!(list_disk(&dest), list_disk(&e.ws));
+    // The interrupted pushes' leftovers go with gc.
+    let g = r.json(&c.store, &c.ws, &["gc", "--remote", "origin"]);
+    assert!(g["packs_deleted"].as_u64().is_some(), "{g}");
+    let v = r.json(&c.store, &c.ws, &["verify", "--remote", "origin", "--full"]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["orphan_packs"], 0, "{v}");
+}
+
+/// A flipped byte in a remote pack: verify --full names it, and restore refuses, writing
+/// nothing.
+#[test]
+fn flipped_byte_found_and_never_restored() {
+    let e = Env::new();
+    let r = Remote::file(e.tmp.path());
+    e.write("a.txt", &noise(5, 100_000));
+    e.ok(&["snapshot", "-q"]);
+    e.ok(&["tag", "v1", "@"]);
+    r.ok(&e.store, &e.ws, &["remote", "add", "origin", &r.url]);
+    r.ok(&e.store, &e.ws, &["push", "v1", "-q"]);
+    let packs = r.dir.as_ref().unwrap().join("packs");
+    let mut biggest: Option<(u64, PathBuf)> = None;
+    for p in std::fs::read_dir(&packs).unwrap() {
+        let p = p.unwrap().path();
+        let len = std::fs::metadata(&p).unwrap().len();
+        if biggest.as_ref().is_none_or(|(l, _)| len > *l) {
+            biggest = Some((len, p));
+        }
+    }
+    let (len, pack) = biggest.unwrap();
+    let mut bytes = std::fs::read(&pack).unwrap();
+    bytes[len as usize / 2] ^= 0x20;
+    std::fs::write(&pack, bytes).unwrap();
+
+    let out = r.run(&e.store, &e.ws, &["verify", "--remote", "origin", "--full"]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let name = pack.file_name().unwrap().to_string_lossy().to_string();
+    assert!(text.contains(&name), "verify names the pack: {text}");
+
+    let b_store = e.tmp.path().join("storeB");
+    let dest = e.tmp.path().join("dest");
+    std::fs::create_dir(&dest).unwrap();
+    let out = r.run(&b_store, &dest, &["restore", "--remote", &r.url, "v1"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("damaged blob"), "{err}");
+    assert_eq!(
+        std::fs::read_dir(&dest).unwrap().count(),
+        0,
+        "nothing restored"
+    );
+}
+
+/// gc --remote deletes what only a forgotten snapshot reached, keeps the rest readable.
+#[test]
+fn gc_frees_forgotten_snapshots() {
+    let e = Env::new();
+    let r = Remote::file(e.tmp.path());
+    r.ok(&e.store, &e.ws, &["remote", "add", "origin", &r.url]);
+    e.write("keep.txt", &noise(1, 300_000));
+    e.write("drop.bin", &noise(2, 3_000_000));
+    e.ok(&["snapshot", "-q"]);
+    e.ok(&["tag", "old", "@"]);
+    r.ok(&e.store, &e.ws, &["push", "old", "-q"]);
+    std::fs::remove_file(e.path("drop.bin")).unwrap();
+    e.ok(&["snapshot", "-q"]);
+    r.ok(&e.store, &e.ws, &["push", "-q"]);
+    r.ok(&e.store, &e.ws, &["remote", "forget", "origin", "old"]);
+    let g = r.json(&e.store, &e.ws, &["gc", "--remote", "origin"]);
+    assert!(g["bytes_freed"].as_u64().unwrap() > 2_900_000, "{g}");
+    let v = r.json(&e.store, &e.ws, &["verify", "--remote", "origin", "--full"]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["snapshots"], 1, "{v}");
+    let b = Env::new();
+    r.ok(&b.store, &b.ws, &["remote", "add", "origin", &r.url]);
+    r.ok(&b.store, &b.ws, &["pull", "-q"]);
+    let head = head(&e);
+    let dest = b.tmp.path().join("dest");
+    std::fs::create_dir(&dest).unwrap();
+    r.ok(&b.store, &dest, &["restore", &head]);
+    assert_eq!(list_disk(&dest), list_disk(&e.ws));
+}
+
+/// gc and push at the same time, several rounds: whichever the lock refuses fails cleanly,
+/// and every push that succeeded is whole on the remote afterwards.
+fn gc_racing_push(r: &Remote) {
+    let e = Env::new();
+    r.ok(&e.store, &e.ws, &["remote", "add", "origin", &r.url]);
+    fill(&e.ws, 30);
+    e.ok(&["snapshot", "-q"]);
+    r.ok(&e.store, &e.ws, &["push", "-q"]);
+    // (snapshot, round) of every push that got through and is still on the remote.
+    let mut pushed: Vec<(String, u64)> = Vec::new();
+    for i in 0..6u64 {
+        e.write("changing.bin", &noise(500 + i, 1_500_000));
+        e.ok(&["snapshot", "-q"]);
+        let id = head(&e);
+        // Forget the previous snapshot so gc has something to delete while the push runs.
+        if let Some((prev, _)) = pushed.pop() {
+            r.ok(&e.store, &e.ws, &["remote", "forget", "origin", &prev]);
+        }
+        let (push, gc) = std::thread::scope(|s| {
+            let p = s.spawn(|| r.run(&e.store, &e.ws, &["push", "--lock-timeout", "0"]));
+            let g = s.spawn(|| r.run(&e.store, &e.ws, &["gc", "--remote", "origin"]));
+            (p.join().unwrap(), g.join().unwrap())
+        });
+        for o in [&push, &gc] {
+            if !o.status.success() {
+                let err = String::from_utf8_lossy(&o.stderr);
+                // The remote's lock ("is busy"), or, on a loaded machine, the local store's
+                // open outlasting --lock-timeout 0 while the other process opens it.
+                assert!(
+                    err.contains("is busy") || err.contains("waiting for another rewind process"),
+                    "only a lock may refuse: {err}"
+                );
+            }
+        }
+        if push.status.success() {
+            pushed.push((id, i));
+        }
+    }
+    let v = r.json(&e.store, &e.ws, &["verify", "--remote", "origin", "--full"]);
+    assert_eq!(v["ok"], true, "{v}");
+    // Whatever got through is whole: restored from the remote into an empty store.
+    for (id, i) in &pushed {
+        let b = Env::new();
+        let dest = b.tmp.path().join("dest");
+        std::fs::create_dir(&dest).unwrap();
+        r.ok(&b.store, &dest, &["restore", "--remote", &r.url, id]);
+        assert_eq!(
+            std::fs::read(dest.join("changing.bin")).unwrap(),
+            noise(500 + i, 1_500_000)
+        );
+        assert_eq!(
+            std::fs::read(dest.join("big.bin")).unwrap(),
+            std::fs::read(e.path("big.bin")).unwrap()
+        );
+    }
+    // And the remote takes the latest once nothing races.
+    r.ok(&e.store, &e.ws, &["push", "-q"]);
+    let b = Env::new();
+    let dest = b.tmp.path().join("dest");
+    std::fs::create_dir(&dest).unwrap();
+    r.ok(&b.store, &dest, &["restore", "--remote", &r.url, &head(&e)]);
+    assert_eq!(list_disk(&dest), list_disk(&e.ws));
+}
+
+#[test]
+fn gc_racing_push_file() {
+    let t = tempfile::tempdir().unwrap();
+    gc_racing_push(&Remote::file(t.path()));
+}
+
+#[test]
+fn gc_racing_push_s3() {
+    if let Some(r) = Remote::s3("gcrace") {
+        gc_racing_push(&r);
+    }
+}
+
+#[test]
+fn bad_remote_input_is_refused_clearly() {
+    let e = Env::new();
+    e.write("a", b"a");
+    e.ok(&["snapshot", "-q"]);
+    let (code, err) = e.fails(&["remote", "add", "origin", "http://example/x"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unsupported remote URL"), "{err}");
+    let (_, err) = e.fails(&["remote", "add", "-bad", "file:///tmp/x"]);
+    assert!(
+        err.contains("invalid remote name") || err.contains("unexpected"),
+        "{err}"
+    );
+    let (_, err) = e.fails(&["push"]);
+    assert!(err.contains("no remote"), "{err}");
+    let url = format!("file://{}", e.tmp.path().join("r").display());
+    e.ok(&["remote", "add", "origin", &url]);
+    let (_, err) = e.fails(&["remote", "add", "origin", &url]);
+    assert!(err.contains("already exists"), "{err}");
+    let (_, err) = e.fails(&["pull"]);
+    assert!(err.contains("nothing was pushed"), "{err}");
+    let ls = e.ok(&["remote", "ls"]);
+    assert!(ls.contains("origin") && ls.contains(&url), "{ls}");
+    e.ok(&["remote", "rm", "origin"]);
+    assert_eq!(e.ok(&["remote", "ls"]), "");
+}
+
+/// Artifacts travel with --artifacts, content and key intact (a large one is chunked).
+#[test]
+fn artifacts_push_and_pull() {
+    let e = Env::new();
+    let r = Remote::file(e.tmp.path());
+    e.write("a.txt", b"a\n");
+    e.ok(&["snapshot", "-q"]);
+    let big = e.tmp.path().join("build.log");
+    std::fs::write(&big, noise(77, 6 << 20)).unwrap();
+    e.ok(&["artifact", "put", "run/1 build.log", big.to_str().unwrap()]);
+    r.ok(&e.store, &e.ws, &["remote", "add", "origin", &r.url]);
+    let p = r.json(&e.store, &e.ws, &["push", "--artifacts"]);
+    assert_eq!(p["artifacts_sent"], 1, "{p}");
+    let b = Env::new();
+    r.ok(&b.store, &b.ws, &["remote", "add", "origin", &r.url]);
+    let pulled = r.json(&b.store, &b.ws, &["pull", "--artifacts"]);
+    assert_eq!(pulled["artifacts_received"], 1, "{pulled}");
+    let out = b
+        .cmd()
+        .args(["artifact", "get", "run/1 build.log"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(out.stdout, noise(77, 6 << 20));
+}

@@ -1,0 +1,23 @@
+//! The bottom layer: workspace-relative paths and the file-system operations that must never
+//! follow a symlink out of the workspace or leave a half-written file. Everything that writes
+//! into a workspace (restore, apply, revert, overlay accept) goes through [`SafeDirs`] /
+//! [`checked_path`] and [`write_atomic`]; everything that asks "is this entry really there"
+//! uses [`lstat_beneath`]. Nothing here knows about the store.
+
+mod atomic;
+mod beneath;
+mod kind;
+mod path;
+
+pub use atomic::{TEMP_PREFIX, exec_mode, write_atomic};
+pub use beneath::{SafeDirs, checked_path, lstat_beneath};
+pub use kind::Kind;
+pub use path::{child_path, display, is_under, join_rel, path_bytes, split_parent};
+
+/// Now, in nanoseconds since the Unix epoch: the unit of every timestamp rewind records.
+pub fn now_ns() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0)
+}

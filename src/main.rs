@@ -1,5 +1,0 @@
-//! The `rewind` command: parses arguments, calls the library, prints. Nothing else.
-
-fn main() {
-    std::process::exit(rewind::cli::main());
-}

@@ -1,0 +1,26 @@
+//! Tag names: what the store accepts as a tag (the revision syntax of
+//! [`crate::revision`] must never be mistaken for one).
+
+use crate::error::{Error, Result};
+
+/// The shortest hex prefix accepted as a snapshot id.
+pub const MIN_PREFIX: usize = 4;
+
+/// Checks that a tag name is usable: not empty, not a revision syntax, no whitespace or
+/// control characters, at most 200 bytes.
+pub fn validate_tag(name: &str) -> Result<()> {
+    let bad = name.is_empty()
+        || name.len() > 200
+        || name.starts_with('@')
+        || name.starts_with('-')
+        || name == "live"
+        || name.chars().any(|c| c.is_whitespace() || c.is_control())
+        // It would hide the snapshots whose ids start with it.
+        || (name.len() >= MIN_PREFIX && name.chars().all(|c| c.is_ascii_hexdigit()));
+    if bad {
+        return Err(Error::Invalid(format!(
+            "invalid tag name '{name}': use 1-200 characters, no spaces or control characters, not starting with '@' or '-', not 'live', and not only hex digits"
+        )));
+    }
+    Ok(())
+}
