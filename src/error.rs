@@ -251,6 +251,10 @@ pub enum Error {
         /// Who holds it.
         holder: String,
     },
+
+    /// The watch daemon: not running, already running, a bad watch list...
+    #[error(transparent)]
+    Daemon(#[from] crate::daemon::DaemonError),
 }
 
 impl Error {

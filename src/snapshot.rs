@@ -121,6 +121,8 @@ pub struct SnapshotReport {
     pub seconds: f64,
     /// Seconds per phase (load cache, walk, read, trees, commit), for tuning.
     pub phases: Vec<(&'static str, f64)>,
+    /// Whether the watch daemon narrowed the walk (see [`crate::scan::daemon_link`]).
+    pub walk: crate::scan::daemon_link::WalkNarrowing,
 }
 
 /// A snapshot's result. For a dry run, `pending_trees` holds the trees that were computed but
@@ -314,6 +316,16 @@ fn snapshot_once(
         None => StatCache::default(),
     };
     phases.mark("cache");
+    // The watch daemon, when one runs, vouches for directories untouched since the cache's
+    // token: they are trusted as `run`'s own watch trusts them (see `scan::daemon_link`).
+    let (daemon_trusted, daemon_token, token_generation, walk_use) = daemon_narrowing(
+        store,
+        &reader,
+        ws.as_ref().map(|w| w.id),
+        &root,
+        opts.trusted_dirs.is_none(),
+    )?;
+    phases.mark("daemon");
     let parent = match &ws {
         Some(ws) => reader.history(ws.id, 1)?.first().copied(),
         None => None,
@@ -338,7 +350,7 @@ fn snapshot_once(
         ignore_globs: ignore_globs.clone(),
         exclude,
         threads: 0,
-        trusted: opts.trusted_dirs.clone(),
+        trusted: opts.trusted_dirs.clone().or(daemon_trusted),
     };
     let walked = walk(&root, &walk_opts, &cache)?;
     let linked_dirs = walked.linked_dirs;
@@ -462,6 +474,7 @@ fn snapshot_once(
         files_read: to_read.len() as u64,
         bytes_read: ctx.bytes_read.load(Ordering::Relaxed),
         skipped,
+        walk: walk_use,
         ..Default::default()
     };
     if let Some(p) = parent {
@@ -587,6 +600,8 @@ fn snapshot_once(
         for dir in &stale_dirs {
             sc.remove((ws.id, dir.as_slice()))?;
         }
+        drop(sc);
+        crate::scan::token::record(&txn, ws.id, token_generation, daemon_token, &linked_dirs)?;
         (id, parent)
     };
     phases.mark("write");
@@ -604,6 +619,54 @@ fn snapshot_once(
         pending_trees: HashMap::new(),
         linked_dirs,
         stale_temps,
+    })
+}
+
+/// What the watch daemon says about the workspace: the trusted directories (less those
+/// holding hard-linked files), the token to record, the generation of the token record read
+/// with the cache, and how the walk is narrowed.
+type DaemonNarrowing = (
+    Option<std::sync::Arc<rustc_hash::FxHashSet<Vec<u8>>>>,
+    Option<crate::scan::token::Token>,
+    u64,
+    crate::scan::daemon_link::WalkNarrowing,
+);
+
+fn daemon_narrowing(
+    store: &Store,
+    reader: &Reader,
+    ws: Option<u64>,
+    root: &Path,
+    ask: bool,
+) -> Result<DaemonNarrowing> {
+    use crate::scan::daemon_link::{Narrowing, WalkNarrowing, narrow};
+    let record = match ws {
+        Some(ws) => crate::scan::token::load(reader, ws)?,
+        None => Default::default(),
+    };
+    if !ask {
+        return Ok((None, None, record.generation, WalkNarrowing::Full));
+    }
+    Ok(match narrow(store.dir(), root, record.token) {
+        Narrowing::NoDaemon => (None, None, record.generation, WalkNarrowing::Full),
+        Narrowing::Full { token, reason } => (
+            None,
+            token,
+            record.generation,
+            WalkNarrowing::DaemonFull { reason },
+        ),
+        Narrowing::Trusted { token, mut dirs } => {
+            for d in &record.linked_dirs {
+                dirs.remove(d);
+            }
+            let n = dirs.len();
+            (
+                Some(std::sync::Arc::new(dirs)),
+                Some(token),
+                record.generation,
+                WalkNarrowing::Narrowed { trusted_dirs: n },
+            )
+        }
     })
 }
 

@@ -87,6 +87,27 @@ pub struct WalkOutput {
 
 /// Walks `root` in parallel, comparing each file's lstat with `cache` in the walker's threads.
 pub fn walk(root: &Path, opts: &WalkOptions, cache: &StatCache) -> Result<WalkOutput> {
+    let builder = builder(root, opts, |_| true)?;
+    let sink = Mutex::new(WalkOutput::default());
+    let mut vb = VisitorBuilder {
+        root,
+        cache,
+        trusted: opts.trusted.as_deref(),
+        sink: &sink,
+    };
+    builder.build_parallel().visit(&mut vb);
+    let out = sink.into_inner().unwrap_or_else(|p| p.into_inner());
+    Ok(out)
+}
+
+/// A walker of `root` with rewind's rules (see the module's doc). `enter` further limits the
+/// directories entered (given their path relative to `root`): the watch daemon walks only the
+/// part of a tree that changed, with the ignore files above it still applied.
+pub fn builder(
+    root: &Path,
+    opts: &WalkOptions,
+    enter: impl Fn(&[u8]) -> bool + Send + Sync + 'static,
+) -> Result<WalkBuilder> {
     let mut builder = WalkBuilder::new(root);
     builder
         .hidden(false)
@@ -112,6 +133,7 @@ pub fn walk(root: &Path, opts: &WalkOptions, cache: &StatCache) -> Result<WalkOu
         );
     }
     let exclude = opts.exclude.clone();
+    let base = root.to_path_buf();
     builder.filter_entry(move |e| {
         let is_dir = e.file_type().is_some_and(|t| t.is_dir());
         if is_dir && e.depth() > 0 {
@@ -121,20 +143,14 @@ pub fn walk(root: &Path, opts: &WalkOptions, cache: &StatCache) -> Result<WalkOu
             if exclude.as_deref() == Some(e.path()) {
                 return false;
             }
+            let rel = e.path().strip_prefix(&base).unwrap_or(e.path());
+            if !enter(rel.as_os_str().as_bytes()) {
+                return false;
+            }
         }
         true
     });
-
-    let sink = Mutex::new(WalkOutput::default());
-    let mut vb = VisitorBuilder {
-        root,
-        cache,
-        trusted: opts.trusted.as_deref(),
-        sink: &sink,
-    };
-    builder.build_parallel().visit(&mut vb);
-    let out = sink.into_inner().unwrap_or_else(|p| p.into_inner());
-    Ok(out)
+    Ok(builder)
 }
 
 struct VisitorBuilder<'a> {
