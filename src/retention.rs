@@ -74,13 +74,13 @@ mod tests {
         let now = 100 * DAY_NS;
         let min = 60 * 1_000_000_000i64;
         let times = vec![
-            now - 5 * min,              // young: kept
-            now - 10 * min,             // young: kept
+            now - 5 * min,               // young: kept
+            now - 10 * min,              // young: kept
             now - 2 * HOUR_NS - 5 * min, // same hour as the next: only the newer is kept
             now - 2 * HOUR_NS - 10 * min,
-            now - 3 * DAY_NS,           // a day bucket of its own
-            now - 3 * DAY_NS - min,     // same day, older: dropped
-            now - 8 * DAY_NS,           // too old
+            now - 3 * DAY_NS,       // a day bucket of its own
+            now - 3 * DAY_NS - min, // same day, older: dropped
+            now - 8 * DAY_NS,       // too old
         ];
         let keep = t.keep(&times, now);
         assert_eq!(keep, vec![true, true, true, false, true, false, false]);

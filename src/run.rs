@@ -410,7 +410,10 @@ pub fn run(
     // the after snapshot needs no lstat where nothing happened (see `scan::watch`).
     let (before, watcher, linked_dirs) = {
         let store = open()?;
-        let watcher = if std::env::var_os("REWIND_NO_WATCH").is_some() {
+        // The store's daemon, when it watches this workspace, narrows both walks itself.
+        let watcher = if std::env::var_os("REWIND_NO_WATCH").is_some()
+            || crate::scan::daemon_link::watches(store.dir(), &root)
+        {
             None
         } else {
             let reader = store.reader()?;

@@ -154,7 +154,9 @@ pub fn daemon(ctx: &Ctx, a: DaemonArgs) -> CliResult {
                 }
                 Err(crate::Error::Daemon(DaemonError::NotRunning(_))) => {
                     if ctx.json {
-                        output::print_json(&json!({"running": false, "store": dir.display().to_string()}))?;
+                        output::print_json(
+                            &json!({"running": false, "store": dir.display().to_string()}),
+                        )?;
                     } else if !ctx.quiet {
                         println!(
                             "no rewind daemon is running for {} (start one: rewind daemon start)",
@@ -210,7 +212,9 @@ fn start(ctx: &Ctx, dir: &Path, r: &DaemonRunArgs) -> CliResult {
             Ok(())
         });
     }
-    let mut child = cmd.spawn().map_err(|e| crate::Error::io("rewind daemon run", e))?;
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| crate::Error::io("rewind daemon run", e))?;
     let begun = std::time::Instant::now();
     let status = loop {
         if let Ok(v) = crate::daemon::call(dir, &crate::daemon::Request::Status) {
@@ -268,7 +272,11 @@ fn print_status(ctx: &Ctx, v: &Value) {
         println!("no workspace watched (rewind watch on)");
     }
     for w in list {
-        let name = paint(ctx.color, output::bold(), w["workspace"].as_str().unwrap_or(""));
+        let name = paint(
+            ctx.color,
+            output::bold(),
+            w["workspace"].as_str().unwrap_or(""),
+        );
         match w["broken"].as_str() {
             Some(why) => println!("  {name}: not watched: {why}"),
             None => {

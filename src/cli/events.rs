@@ -31,8 +31,8 @@ pub fn events(ctx: &Ctx, a: EventsArgs) -> CliResult {
     };
     let dir = store.dir().to_path_buf();
     drop(store);
-    let mut client =
-        Client::connect(&dir).map_err(|_| crate::Error::from(DaemonError::NotRunning(dir.clone())))?;
+    let mut client = Client::connect(&dir)
+        .map_err(|_| crate::Error::from(DaemonError::NotRunning(dir.clone())))?;
     client
         .send(&Request::Subscribe {
             workspace,
@@ -87,10 +87,16 @@ fn human(ctx: &Ctx, e: &Event) -> String {
             when(*time_ns),
             kind("snapshot"),
             paint(ctx.color, output::id_style(), id.get(..12).unwrap_or(id)),
-            label.as_deref().map(|l| format!(", label={l}")).unwrap_or_default()
+            label
+                .as_deref()
+                .map(|l| format!(", label={l}"))
+                .unwrap_or_default()
         ),
         Event::Operation {
-            time_ns, op, kind: k, ..
+            time_ns,
+            op,
+            kind: k,
+            ..
         } => format!("{} {} {op} {k}", when(*time_ns), kind("operation")),
         Event::Watching { time_ns, dirs, .. } => {
             format!("{} {} {dirs} directories", when(*time_ns), kind("watching"))
@@ -100,7 +106,9 @@ fn human(ctx: &Ctx, e: &Event) -> String {
             when(*time_ns),
             kind("overflow")
         ),
-        Event::Unwatched { time_ns, reason, .. } => {
+        Event::Unwatched {
+            time_ns, reason, ..
+        } => {
             format!("{} {} {reason}", when(*time_ns), kind("unwatched"))
         }
     }

@@ -10,7 +10,11 @@
 //! its watch was added at or before T (so the walk that wrote the cache after T was watched);
 //! no event on it after T; no directory event at its path or above it after T (a directory
 //! renamed or created there, a watched directory moved or deleted); no overflow since T. The
-//! caller leaves out directories holding hard-linked files. Anything else means a full walk:
+//! caller leaves out directories holding hard-linked files, and a new name made for a file that
+//! has another (a hard link made inside the workspace) resets the journal, since `link()`
+//! raises no event in the first name's directory. A link made from *outside* the workspace to
+//! a file inside it, then written through, is not seen (as with watchman and git's
+//! fsmonitor). Anything else means a full walk:
 //! a token from another daemon run, a journal reset, a watch limit, a file system inotify
 //! cannot see, the workspace moved, replaced or deleted.
 
@@ -284,7 +288,9 @@ impl Journal {
             return notices;
         };
         let mut raw: Vec<(i32, u32, Vec<u8>)> = Vec::new();
-        let read = read_events(&fd, &mut |wd, mask, name| raw.push((wd, mask, name.to_vec())));
+        let read = read_events(&fd, &mut |wd, mask, name| {
+            raw.push((wd, mask, name.to_vec()))
+        });
         self.fd = Some(fd);
         if let Err(e) = read {
             self.set_broken(format!("reading inotify events: {e}"));
@@ -293,6 +299,7 @@ impl Journal {
         }
         let mut rescans: Vec<Vec<u8>> = Vec::new();
         let mut kernel_overflow = false;
+        let mut link_made = false;
         let now = Instant::now();
         for (wd, mask, name) in raw {
             if mask & libc::IN_Q_OVERFLOW != 0 {
@@ -341,6 +348,14 @@ impl Journal {
                 if mask & (libc::IN_CREATE | libc::IN_MOVED_TO) != 0 {
                     rescans.push(child);
                 }
+            } else if mask & (libc::IN_CREATE | libc::IN_MOVED_TO) != 0
+                && std::fs::symlink_metadata(join_rel(&self.root, &child))
+                    .is_ok_and(|m| m.is_file() && m.nlink() > 1)
+            {
+                // A new name for a file that has another: `link()` raises no event in the
+                // other name's directory, which may be trusted and may now be written through
+                // this name. Nothing before this is vouched for.
+                link_made = true;
             } else if [b".gitignore".as_slice(), b".ignore", IGNORE_FILE.as_bytes()]
                 .contains(&name.as_slice())
             {
@@ -353,6 +368,8 @@ impl Journal {
             self.reset(seq);
             notices.push(Notice::Overflow);
             rescans = vec![Vec::new()];
+        } else if link_made {
+            self.reset(seq);
         } else if self.held > opts.max_queued_events {
             self.reset(seq);
             notices.push(Notice::Overflow);
@@ -395,10 +412,16 @@ impl Journal {
             return full(Some(token), "no token recorded with the stat cache");
         };
         if since.instance != token.instance {
-            return full(Some(token), "the daemon restarted since the stat cache's token");
+            return full(
+                Some(token),
+                "the daemon restarted since the stat cache's token",
+            );
         }
         if since.seq < self.reset_at || since.seq > token.seq {
-            return full(Some(token), "the journal overflowed since the stat cache's token");
+            return full(
+                Some(token),
+                "the journal overflowed since the stat cache's token",
+            );
         }
         let trees: Vec<&[u8]> = self
             .trees

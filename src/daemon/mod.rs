@@ -104,8 +104,8 @@ impl Default for DaemonOptions {
 
 /// Asks the store's daemon a one-line question (status, stop, reload).
 pub fn call(store_dir: &Path, req: &Request) -> crate::Result<serde_json::Value> {
-    let mut c = Client::connect(store_dir)
-        .map_err(|_| DaemonError::NotRunning(store_dir.to_path_buf()))?;
+    let mut c =
+        Client::connect(store_dir).map_err(|_| DaemonError::NotRunning(store_dir.to_path_buf()))?;
     c.call(req)
         .map_err(|e| DaemonError::Protocol(e.to_string()).into())
 }

@@ -43,6 +43,7 @@ struct Watched {
     auto_state: AutoState,
     last_auto_ns: Option<i64>,
     auto_taken: u64,
+    auto_attempts: u64,
     last_auto_error: Option<String>,
 }
 
@@ -231,8 +232,14 @@ fn watch_store_dir(store_dir: &Path) -> Option<OwnedFd> {
     // SAFETY: `raw` is a new descriptor that nothing else owns.
     let fd = unsafe { OwnedFd::from_raw_fd(raw) };
     for (dir, mask) in [
-        (store_dir.to_path_buf(), libc::IN_MODIFY | libc::IN_CLOSE_WRITE),
-        (paths(store_dir).dir, libc::IN_MOVED_TO | libc::IN_CLOSE_WRITE),
+        (
+            store_dir.to_path_buf(),
+            libc::IN_MODIFY | libc::IN_CLOSE_WRITE,
+        ),
+        (
+            paths(store_dir).dir,
+            libc::IN_MOVED_TO | libc::IN_CLOSE_WRITE,
+        ),
     ] {
         let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
         // SAFETY: a valid C string for the duration of the call.
@@ -397,7 +404,8 @@ impl Shared {
         let (kept, subscribers) = &mut *recent;
         // A subscriber that hung up is dropped at the first event it would have received.
         subscribers.retain(|s| {
-            s.workspace.as_deref().is_some_and(|w| w != e.workspace()) || s.tx.send(e.clone()).is_ok()
+            s.workspace.as_deref().is_some_and(|w| w != e.workspace())
+                || s.tx.send(e.clone()).is_ok()
         });
         kept.push_back(e);
         if kept.len() > RECENT {
@@ -436,7 +444,12 @@ impl Shared {
             let label = op
                 .after
                 .and_then(|id| reader.snapshot(&id).ok())
-                .and_then(|r| r.meta.iter().find(|(k, _)| k == "label").map(|(_, v)| v.clone()));
+                .and_then(|r| {
+                    r.meta
+                        .iter()
+                        .find(|(k, _)| k == "label")
+                        .map(|(_, v)| v.clone())
+                });
             self.emit(Event::from_op(op, label));
         }
         if let Some(op) = ops.last() {
@@ -458,8 +471,10 @@ impl Shared {
         let seq = st.seq;
         let old = std::mem::take(&mut st.watched);
         let mut kept: Vec<Watched> = Vec::new();
-        let mut old_by_name: rustc_hash::FxHashMap<String, Watched> =
-            old.into_iter().map(|w| (w.journal.name.clone(), w)).collect();
+        let mut old_by_name: rustc_hash::FxHashMap<String, Watched> = old
+            .into_iter()
+            .map(|w| (w.journal.name.clone(), w))
+            .collect();
         for entry in &list.workspaces {
             match old_by_name.remove(&entry.path) {
                 // A broken watch is re-armed by `watch on` (the workspace may be back).
@@ -468,12 +483,8 @@ impl Shared {
                     kept.push(w);
                 }
                 _ => {
-                    let journal = Journal::open(
-                        Path::new(&entry.path),
-                        &self.store_dir,
-                        seq,
-                        &self.opts,
-                    );
+                    let journal =
+                        Journal::open(Path::new(&entry.path), &self.store_dir, seq, &self.opts);
                     let event = match &journal.broken {
                         None => Event::Watching {
                             workspace: entry.path.clone(),
@@ -496,6 +507,7 @@ impl Shared {
                         auto_state: AutoState::default(),
                         last_auto_ns: None,
                         auto_taken: 0,
+                        auto_attempts: 0,
                         last_auto_error: None,
                     });
                 }
@@ -549,8 +561,7 @@ impl Shared {
             if std::mem::take(&mut w.journal.touched) {
                 w.auto_state.changed(now);
             }
-            if w
-                .journal
+            if w.journal
                 .changed_since
                 .is_some_and(|t| now >= t + self.opts.coalesce)
             {
@@ -613,7 +624,10 @@ impl Shared {
             Ok(out) => {
                 created = out.report.created;
                 if created && let Err(e) = thin(store, root) {
-                    (self.log)(&format!("thinning automatic snapshots of {}: {e}", root.display()));
+                    (self.log)(&format!(
+                        "thinning automatic snapshots of {}: {e}",
+                        root.display()
+                    ));
                 }
             }
             Err(e) => {
@@ -624,6 +638,7 @@ impl Shared {
         let mut st = lock(&self.state);
         if let Some(w) = st.watched.iter_mut().find(|w| w.journal.root == root) {
             w.auto_state.finish(result.is_ok(), started);
+            w.auto_attempts += 1;
             if created {
                 w.auto_taken += 1;
                 w.last_auto_ns = Some(now_ns());
@@ -645,6 +660,7 @@ impl Shared {
                         "quiet_ms": p.quiet_ms,
                         "floor_ms": p.floor_ms,
                         "taken": w.auto_taken,
+                        "attempts": w.auto_attempts,
                         "last_ns": w.last_auto_ns,
                         "running": w.auto_state.running,
                         "pending": w.auto_state.pending_since.is_some(),

@@ -223,3 +223,18 @@ pub fn narrow(store_dir: &Path, root: &Path, since: Option<Token>) -> Narrowing 
         Err(_) => Narrowing::NoDaemon,
     }
 }
+
+/// Whether the store's daemon runs and watches the workspace at `root` (canonical), so a
+/// command need not watch it itself.
+pub fn watches(store_dir: &Path, root: &Path) -> bool {
+    let Some(ws) = root.to_str() else {
+        return false;
+    };
+    let Ok(status) = Client::connect(store_dir).and_then(|mut c| c.call(&Request::Status)) else {
+        return false;
+    };
+    status["workspaces"].as_array().is_some_and(|list| {
+        list.iter()
+            .any(|w| w["workspace"] == ws && w["watching"] == true)
+    })
+}
