@@ -11,7 +11,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use common::{Env, make_symlink, rewind_bin, write_file};
+use common::{Env, rewind_bin, write_file};
 use proptest::prelude::*;
 use rewind::scan::daemon_link::WalkNarrowing;
 use rewind::{Id, SnapshotOptions, Store, StoreOptions};
@@ -381,7 +381,9 @@ fn watch_limit_and_blind_file_systems_mean_full_walks() {
     // SAFETY: statfs fills the struct on success.
     assert_eq!(unsafe { libc::statfs(c.as_ptr(), st.as_mut_ptr()) }, 0);
     // SAFETY: initialised by the successful call.
-    let kind = unsafe { st.assume_init() }.f_type as i64;
+    let st = unsafe { st.assume_init() };
+    #[allow(clippy::unnecessary_cast)]
+    let kind = st.f_type as i64;
     let d = Daemon::start(&env, &["--unsupported-fs-type", &format!("{kind:x}")]);
     let st = d.status();
     assert!(

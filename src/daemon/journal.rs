@@ -491,7 +491,10 @@ fn blind_fs(path: &Path, opts: &DaemonOptions) -> Option<String> {
         return None;
     }
     // SAFETY: statfs returned 0, so the struct is initialised.
-    let kind = unsafe { st.assume_init() }.f_type as i64;
+    let st = unsafe { st.assume_init() };
+    // f_type is i64 here but narrower on other targets.
+    #[allow(clippy::unnecessary_cast)]
+    let kind = st.f_type as i64;
     if opts.unsupported_fs.contains(&kind) {
         return Some(format!("type {kind:#x}"));
     }
