@@ -104,6 +104,13 @@ fn full_walk_root(reference: &Path, ws: &Path) -> Id {
     .root
 }
 
+/// A snapshot through the daemon, checked against a full walk.
+fn checked(store: &Store, env: &Env, reference: &Path) -> rewind::SnapshotReport {
+    let r = snap(store, &env.ws);
+    assert_eq!(r.root, full_walk_root(reference, &env.ws), "{:?}", r.walk);
+    r
+}
+
 fn narrowed(r: &rewind::SnapshotReport) -> bool {
     matches!(r.walk, WalkNarrowing::Narrowed { .. })
 }
@@ -113,6 +120,16 @@ fn full_reason(r: &rewind::SnapshotReport) -> String {
         WalkNarrowing::DaemonFull { reason } => reason.clone(),
         other => format!("{other:?}"),
     }
+}
+
+/// A daemon watching the env's workspace, with a first snapshot taken (the next is narrowed).
+fn watched(env: &Env, extra: &[&str]) -> (Daemon, Store) {
+    let d = Daemon::start(env, extra);
+    env.ok(&["watch", "on"]);
+    let store = env.open();
+    snap(&store, &env.ws);
+    assert!(narrowed(&snap(&store, &env.ws)));
+    (d, store)
 }
 
 fn setup() -> (Env, PathBuf) {
@@ -273,26 +290,20 @@ fn warm_snapshot_with_daemon_reads_and_stats_only_what_changed() {
     );
     assert_eq!(third["files_read"], 1);
     let store = env.open();
-    let r = snap(&store, &env.ws);
-    assert_eq!(r.root, full_walk_root(&reference, &env.ws));
+    let r = checked(&store, &env, &reference);
     // status and run narrow too, and see what changed.
     env.write("c/new-for-status.txt", b"new\n");
     let status = env.ok(&["status"]);
     assert!(status.contains("c/new-for-status.txt"), "{status}");
     env.ok(&["run", "--", "sh", "-c", "echo run > c/by-run.txt"]);
-    let r = snap(&store, &env.ws);
+    let r = checked(&store, &env, &reference);
     assert!(narrowed(&r), "{:?}", r.walk);
-    assert_eq!(r.root, full_walk_root(&reference, &env.ws));
 }
 
 #[test]
 fn killed_daemon_and_restart_fall_back_to_full_walks() {
     let (env, reference) = setup();
-    let d = Daemon::start(&env, &[]);
-    env.ok(&["watch", "on"]);
-    let store = env.open();
-    snap(&store, &env.ws);
-    assert!(narrowed(&snap(&store, &env.ws)));
+    let (d, store) = watched(&env, &[]);
     let kill = |pid: i32| {
         // SAFETY: killing the daemon this test started.
         unsafe { libc::kill(pid, libc::SIGKILL) };
@@ -310,23 +321,19 @@ fn killed_daemon_and_restart_fall_back_to_full_walks() {
     kill(d.pid());
     env.write("a/b/one.txt", b"edited while no daemon ran\n");
     let d2 = Daemon::start(&env, &[]);
-    let r = snap(&store, &env.ws);
+    let r = checked(&store, &env, &reference);
     assert!(full_reason(&r).contains("restarted"), "{:?}", r.walk);
-    assert_eq!(r.root, full_walk_root(&reference, &env.ws));
     // Killed again, a snapshot without it: a plain walk, and it clears the token.
     kill(d2.pid());
     env.write("c/three.txt", b"edited with no daemon\n");
-    let r = snap(&store, &env.ws);
+    let r = checked(&store, &env, &reference);
     assert_eq!(r.walk, WalkNarrowing::Full, "no daemon: a plain walk");
-    assert_eq!(r.root, full_walk_root(&reference, &env.ws));
     let _d3 = Daemon::start(&env, &[]);
-    let r = snap(&store, &env.ws);
+    let r = checked(&store, &env, &reference);
     assert!(full_reason(&r).contains("no token"), "{:?}", r.walk);
-    assert_eq!(r.root, full_walk_root(&reference, &env.ws));
     env.write("c/new.txt", b"new\n");
-    let r = snap(&store, &env.ws);
+    let r = checked(&store, &env, &reference);
     assert!(narrowed(&r), "{:?}", r.walk);
-    assert_eq!(r.root, full_walk_root(&reference, &env.ws));
     drop(d);
 }
 
@@ -341,16 +348,14 @@ fn journal_overflow_falls_back_to_a_full_walk() {
     for i in 0..40 {
         env.write(&format!("a/flood{i}"), b"x");
     }
-    let r = snap(&store, &env.ws);
+    let r = checked(&store, &env, &reference);
     assert!(full_reason(&r).contains("overflow"), "{:?}", r.walk);
-    assert_eq!(r.root, full_walk_root(&reference, &env.ws));
     let st = d.status();
     assert!(st["overflows"].as_u64().unwrap() >= 1, "{st}");
     // Recovered: the next walk is narrowed again and still right.
     env.write("c/three.txt", b"after the flood\n");
-    let r = snap(&store, &env.ws);
+    let r = checked(&store, &env, &reference);
     assert!(narrowed(&r), "{:?}", r.walk);
-    assert_eq!(r.root, full_walk_root(&reference, &env.ws));
     let events = env.ok(&["events", "--json"]);
     assert!(events.contains("\"event\":\"overflow\""), "{events}");
 }
@@ -369,9 +374,8 @@ fn watch_limit_and_blind_file_systems_mean_full_walks() {
     let store = env.open();
     snap(&store, &env.ws);
     env.write("a/two.txt", b"changed\n");
-    let r = snap(&store, &env.ws);
+    let r = checked(&store, &env, &reference);
     assert!(full_reason(&r).contains("watch limit"), "{:?}", r.walk);
-    assert_eq!(r.root, full_walk_root(&reference, &env.ws));
     drop(d);
 
     // A file system inotify cannot see (as a network mount): forced through the test knob with
@@ -394,32 +398,26 @@ fn watch_limit_and_blind_file_systems_mean_full_walks() {
         "{st}"
     );
     env.write("c/three.txt", b"changed\n");
-    let r = snap(&store, &env.ws);
+    let r = checked(&store, &env, &reference);
     assert!(
         matches!(r.walk, WalkNarrowing::DaemonFull { .. }),
         "{:?}",
         r.walk
     );
-    assert_eq!(r.root, full_walk_root(&reference, &env.ws));
 }
 
 #[test]
 fn moved_or_deleted_workspace_is_never_trusted() {
     let (env, reference) = setup();
-    let d = Daemon::start(&env, &[]);
-    env.ok(&["watch", "on"]);
-    let store = env.open();
-    snap(&store, &env.ws);
-    assert!(narrowed(&snap(&store, &env.ws)));
+    let (d, store) = watched(&env, &[]);
     // Replaced by another tree with the same directory names and the same file sizes.
     let aside = env.tmp.path().join("aside");
     fs::rename(&env.ws, &aside).unwrap();
     write_file(&env.ws, b"a/b/one.txt", b"ONE\n");
     write_file(&env.ws, b"a/two.txt", b"TWO\n");
     write_file(&env.ws, b"c/three.txt", b"THREE\n");
-    let r = snap(&store, &env.ws);
+    let r = checked(&store, &env, &reference);
     assert!(!narrowed(&r), "{:?}", r.walk);
-    assert_eq!(r.root, full_walk_root(&reference, &env.ws));
     let st = d.status();
     assert!(
         st["workspaces"][0]["broken"]
@@ -432,9 +430,8 @@ fn moved_or_deleted_workspace_is_never_trusted() {
     env.ok(&["watch", "on"]);
     snap(&store, &env.ws);
     env.write("a/two.txt", b"again\n");
-    let r = snap(&store, &env.ws);
+    let r = checked(&store, &env, &reference);
     assert!(narrowed(&r), "{:?}", r.walk);
-    assert_eq!(r.root, full_walk_root(&reference, &env.ws));
 }
 
 #[test]
@@ -445,23 +442,19 @@ fn directories_moved_inside_the_workspace_are_rewatched() {
     let store = env.open();
     snap(&store, &env.ws);
     fs::rename(env.path("a"), env.path("c/moved")).unwrap();
-    let r = snap(&store, &env.ws);
-    assert_eq!(r.root, full_walk_root(&reference, &env.ws));
+    let r = checked(&store, &env, &reference);
     // A write in the moved directory, under its new name, is seen.
     env.write("c/moved/b/one.txt", b"written after the move\n");
-    let r = snap(&store, &env.ws);
+    let r = checked(&store, &env, &reference);
     assert!(narrowed(&r), "{:?}", r.walk);
-    assert_eq!(r.root, full_walk_root(&reference, &env.ws));
     // Hard links: a write through another name raises no event in the first name's directory,
     // and making the link raises none there either.
     snap(&store, &env.ws);
     fs::hard_link(env.path("c/three.txt"), env.path("c/moved/link.txt")).unwrap();
     fs::write(env.path("c/moved/link.txt"), b"written through the link\n").unwrap();
-    let r = snap(&store, &env.ws);
-    assert_eq!(r.root, full_walk_root(&reference, &env.ws));
+    let r = checked(&store, &env, &reference);
     fs::write(env.path("c/moved/link.txt"), b"and again\n").unwrap();
-    let r = snap(&store, &env.ws);
-    assert_eq!(r.root, full_walk_root(&reference, &env.ws));
+    let r = checked(&store, &env, &reference);
     assert_eq!(
         fs::read(env.path("c/three.txt")).unwrap(),
         b"and again\n",

@@ -94,7 +94,7 @@ pub struct DaemonOptions {
 impl Default for DaemonOptions {
     fn default() -> Self {
         DaemonOptions {
-            max_queued_events: 1 << 20,
+            max_queued_events: 1 << 18,
             max_watches: 500_000,
             unsupported_fs: Vec::new(),
             coalesce: Duration::from_millis(100),
@@ -117,33 +117,33 @@ pub fn is_running(store_dir: &Path) -> bool {
 
 /// Waits until a daemon answers (after starting one), or fails naming its log.
 pub fn wait_until_up(store_dir: &Path, timeout: Duration) -> crate::Result<serde_json::Value> {
-    let start = Instant::now();
-    loop {
-        if let Ok(v) = call(store_dir, &Request::Status) {
-            return Ok(v);
-        }
-        if start.elapsed() > timeout {
-            return Err(DaemonError::Timeout {
-                store: store_dir.to_path_buf(),
-                what: "start",
-                secs: timeout.as_secs(),
-                log: paths(store_dir).log,
-            }
-            .into());
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let mut answer = None;
+    wait(store_dir, "start", timeout, || {
+        answer = call(store_dir, &Request::Status).ok();
+        answer.is_some()
+    })?;
+    Ok(answer.unwrap_or_default())
 }
 
 /// Stops the store's daemon and waits until it is gone (its lock released).
 pub fn stop(store_dir: &Path, timeout: Duration) -> crate::Result<serde_json::Value> {
     let answer = call(store_dir, &Request::Stop)?;
+    wait(store_dir, "stop", timeout, || !server::lock_held(store_dir))?;
+    Ok(answer)
+}
+
+fn wait(
+    store_dir: &Path,
+    what: &'static str,
+    timeout: Duration,
+    mut done: impl FnMut() -> bool,
+) -> crate::Result<()> {
     let start = Instant::now();
-    while server::lock_held(store_dir) {
+    while !done() {
         if start.elapsed() > timeout {
             return Err(DaemonError::Timeout {
                 store: store_dir.to_path_buf(),
-                what: "stop",
+                what,
                 secs: timeout.as_secs(),
                 log: paths(store_dir).log,
             }
@@ -151,7 +151,7 @@ pub fn stop(store_dir: &Path, timeout: Duration) -> crate::Result<serde_json::Va
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    Ok(answer)
+    Ok(())
 }
 
 /// Tells a running daemon to re-read the watch list (no daemon: nothing to do).
