@@ -115,6 +115,10 @@ fn narrowed(r: &rewind::SnapshotReport) -> bool {
     matches!(r.walk, WalkNarrowing::Narrowed { .. })
 }
 
+fn pruned(r: &rewind::SnapshotReport) -> bool {
+    matches!(r.walk, WalkNarrowing::Narrowed { pruned: true, .. })
+}
+
 fn full_reason(r: &rewind::SnapshotReport) -> String {
     match &r.walk {
         WalkNarrowing::DaemonFull { reason } => reason.clone(),
@@ -153,6 +157,8 @@ enum Edit {
     Rmdir(usize),
     Chmod(usize),
     Symlink(usize, usize),
+    /// A .gitignore in a directory, naming a file or a directory (or nothing).
+    Ignore(usize, usize),
     Snapshot,
 }
 
@@ -178,6 +184,7 @@ fn edit() -> impl Strategy<Value = Edit> {
         (1..DIRS.len()).prop_map(Edit::Rmdir),
         (0..15usize).prop_map(Edit::Chmod),
         (0..15usize, 0..15usize).prop_map(|(a, b)| Edit::Symlink(a, b)),
+        (0..DIRS.len(), 0..4usize).prop_map(|(d, k)| Edit::Ignore(d, k)),
         Just(Edit::Snapshot),
     ]
 }
@@ -234,6 +241,13 @@ fn apply(ws: &Path, e: &Edit) {
                 let _ = std::os::unix::fs::symlink(file(*b), p(*a));
             }
         }
+        Edit::Ignore(d, k) => {
+            let rules = ["", "f1\n", "d2/\n", "f0\nd4\n"][*k];
+            let dir = ws.join(DIRS[*d]);
+            if dir.is_dir() {
+                let _ = fs::write(dir.join(".gitignore"), rules);
+            }
+        }
         Edit::Snapshot => {}
     }
 }
@@ -246,6 +260,7 @@ fn narrowed_snapshots_equal_full_walks_under_random_edits() {
     let store = env.open();
     snap(&store, &env.ws);
     let narrowed_count = std::cell::Cell::new(0usize);
+    let pruned_count = std::cell::Cell::new(0usize);
     let snapshots = std::cell::Cell::new(0usize);
     let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
         cases: 24,
@@ -260,6 +275,7 @@ fn narrowed_snapshots_equal_full_walks_under_random_edits() {
                     let r = snap(&store, &env.ws);
                     snapshots.set(snapshots.get() + 1);
                     narrowed_count.set(narrowed_count.get() + narrowed(&r) as usize);
+                    pruned_count.set(pruned_count.get() + pruned(&r) as usize);
                     let full = full_walk_root(&reference, &env.ws);
                     prop_assert_eq!(r.root, full, "after {:?} ({:?})", edits, r.walk);
                 }
@@ -270,6 +286,7 @@ fn narrowed_snapshots_equal_full_walks_under_random_edits() {
     // The daemon really narrowed the walks being checked.
     let (n, total) = (narrowed_count.get(), snapshots.get());
     assert!(n * 2 > total, "{n} of {total} snapshots narrowed");
+    assert!(pruned_count.get() > 0, "no walk left a subtree unread");
 }
 
 #[test]
@@ -290,7 +307,7 @@ fn warm_snapshot_with_daemon_reads_and_stats_only_what_changed() {
     );
     assert_eq!(third["files_read"], 1);
     let store = env.open();
-    let r = checked(&store, &env, &reference);
+    checked(&store, &env, &reference);
     // status and run narrow too, and see what changed.
     env.write("c/new-for-status.txt", b"new\n");
     let status = env.ok(&["status"]);
@@ -298,6 +315,54 @@ fn warm_snapshot_with_daemon_reads_and_stats_only_what_changed() {
     env.ok(&["run", "--", "sh", "-c", "echo run > c/by-run.txt"]);
     let r = checked(&store, &env, &reference);
     assert!(narrowed(&r), "{:?}", r.walk);
+}
+
+#[test]
+fn changed_ignore_rules_are_never_pruned_over() {
+    let (env, reference) = setup();
+    let (_d, store) = watched(&env, &[]);
+    let r = checked(&store, &env, &reference);
+    assert!(pruned(&r), "{:?}", r.walk);
+    // A rule in the root now leaves out a directory whose subtree nothing else touched.
+    env.write(".gitignore", b"b/\n");
+    let r = checked(&store, &env, &reference);
+    assert!(!pruned(&r), "{:?}", r.walk);
+    assert!(
+        !env.ok(&["ls", "-r", "@"]).contains("one.txt"),
+        "a/b is left out now"
+    );
+    let r = checked(&store, &env, &reference);
+    assert!(pruned(&r), "{:?}", r.walk);
+    // Other globs than the cache was written with: every directory is read.
+    let opts = SnapshotOptions {
+        ignore_globs: vec!["*.txt".into()],
+        ..SnapshotOptions::default()
+    };
+    let with_globs = |store: &Store| {
+        rewind::snapshot::snapshot(store, &env.ws, &opts, &rewind::progress::NoProgress)
+            .unwrap()
+            .report
+    };
+    let r = with_globs(&store);
+    assert!(!pruned(&r), "{:?}", r.walk);
+    let reference_store = Store::open(&reference, StoreOptions::default()).unwrap();
+    let full = rewind::snapshot::snapshot(
+        &reference_store,
+        &env.ws,
+        &SnapshotOptions {
+            dry_run: true,
+            ..opts.clone()
+        },
+        &rewind::progress::NoProgress,
+    )
+    .unwrap()
+    .report;
+    assert_eq!(r.root, full.root);
+    assert_eq!(
+        r.stats.files, 1,
+        "only the .gitignore is left: {:?}",
+        r.stats
+    );
 }
 
 #[test]
@@ -442,7 +507,7 @@ fn directories_moved_inside_the_workspace_are_rewatched() {
     let store = env.open();
     snap(&store, &env.ws);
     fs::rename(env.path("a"), env.path("c/moved")).unwrap();
-    let r = checked(&store, &env, &reference);
+    checked(&store, &env, &reference);
     // A write in the moved directory, under its new name, is seen.
     env.write("c/moved/b/one.txt", b"written after the move\n");
     let r = checked(&store, &env, &reference);
@@ -452,9 +517,9 @@ fn directories_moved_inside_the_workspace_are_rewatched() {
     snap(&store, &env.ws);
     fs::hard_link(env.path("c/three.txt"), env.path("c/moved/link.txt")).unwrap();
     fs::write(env.path("c/moved/link.txt"), b"written through the link\n").unwrap();
-    let r = checked(&store, &env, &reference);
+    checked(&store, &env, &reference);
     fs::write(env.path("c/moved/link.txt"), b"and again\n").unwrap();
-    let r = checked(&store, &env, &reference);
+    checked(&store, &env, &reference);
     assert_eq!(
         fs::read(env.path("c/three.txt")).unwrap(),
         b"and again\n",

@@ -77,6 +77,8 @@ pub struct Journal {
     trees: FxHashMap<Vec<u8>, u64>,
     /// Tokens before this stamp are answered with a full walk.
     reset_at: u64,
+    /// Stamp of the latest event on an ignore file (what snapshots leave out may have changed).
+    ignore_changed: u64,
     /// Events held since the last reset.
     held: usize,
     walk_opts: WalkOptions,
@@ -108,6 +110,7 @@ impl Journal {
             dirty: FxHashMap::default(),
             trees: FxHashMap::default(),
             reset_at: seq,
+            ignore_changed: 0,
             held: 0,
             walk_opts: WalkOptions::default(),
             broken: None,
@@ -144,6 +147,7 @@ impl Journal {
                 .filter(|d| d.starts_with(&self.root)),
             threads: 1,
             trusted: None,
+            prune: false,
         };
         // SAFETY: inotify_init1 takes flags only; a negative result is an error.
         let raw = unsafe { libc::inotify_init1(libc::IN_NONBLOCK | libc::IN_CLOEXEC) };
@@ -362,6 +366,11 @@ impl Journal {
                 // Directories below may have become part of snapshots: watch them.
                 rescans.push(dir.clone());
             }
+            if [b".gitignore".as_slice(), b".ignore", IGNORE_FILE.as_bytes()]
+                .contains(&name.as_slice())
+            {
+                self.ignore_changed = seq;
+            }
         }
         if kernel_overflow {
             // Directory creations may have been lost with the queue: watch the whole tree again.
@@ -395,6 +404,7 @@ impl Journal {
                     token,
                     full: Some(why.to_string()),
                     trusted_len: 0,
+                    prune: false,
                 },
                 Vec::new(),
             )
@@ -444,6 +454,7 @@ impl Journal {
                 token: Some(token),
                 full: None,
                 trusted_len: bytes.len(),
+                prune: self.ignore_changed <= since.seq,
             },
             bytes,
         )

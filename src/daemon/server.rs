@@ -537,6 +537,7 @@ impl Shared {
                     token: None,
                     full: Some("the workspace is not watched (rewind watch on)".into()),
                     trusted_len: 0,
+                    prune: false,
                 },
                 Vec::new(),
             );

@@ -86,6 +86,10 @@ pub struct QueryAnswer {
     pub full: Option<String>,
     /// Length of the trusted list that follows.
     pub trusted_len: usize,
+    /// No ignore file (`.gitignore`, `.ignore`, `.rewindignore`) changed since the caller's
+    /// token: untouched subtrees need not be read at all (see `WalkOptions::prune`).
+    #[serde(default)]
+    pub prune: bool,
 }
 
 /// What a walk learned from the daemon.
@@ -108,6 +112,8 @@ pub enum Narrowing {
         token: Token,
         /// The directories.
         dirs: FxHashSet<Vec<u8>>,
+        /// Whether untouched subtrees may be left unread (no ignore file changed).
+        prune: bool,
     },
 }
 
@@ -127,6 +133,8 @@ pub enum WalkNarrowing {
     Narrowed {
         /// How many directories were trusted.
         trusted_dirs: usize,
+        /// Whether subtrees where nothing changed were not even listed.
+        pruned: bool,
     },
 }
 
@@ -198,6 +206,7 @@ impl Client {
         Ok(match (answer.full, answer.token) {
             (None, Some(token)) => Narrowing::Trusted {
                 token,
+                prune: answer.prune,
                 dirs: bytes
                     .split(|&b| b == 0)
                     .take(bytes.iter().filter(|&&b| b == 0).count())

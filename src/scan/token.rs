@@ -43,6 +43,9 @@ pub struct TokenRecord {
     pub token: Option<Token>,
     /// Directories holding files with other hard links at that snapshot.
     pub linked_dirs: Vec<Vec<u8>>,
+    /// The ignore globs and size limit the cache was written with: a walk with other ones
+    /// must read every directory (see `WalkOptions::prune`).
+    pub scan: Option<(Vec<String>, Option<u64>)>,
 }
 
 /// The workspace's record (the default when none was written).
@@ -65,6 +68,7 @@ pub fn record(
     loaded: u64,
     token: Option<Token>,
     linked_dirs: &FxHashSet<Vec<u8>>,
+    scan: (Vec<String>, Option<u64>),
 ) -> Result<()> {
     let mut table = txn.open_table(WATCH_TOKENS)?;
     let current: TokenRecord = match table.get(ws)? {
@@ -77,6 +81,7 @@ pub fn record(
         generation: current.generation + 1,
         token: token.filter(|_| current.generation == loaded),
         linked_dirs: linked,
+        scan: Some(scan),
     };
     // Encoding plain integers and byte strings into memory cannot fail; were it to, the empty
     // value decodes to the default record, which trusts nothing.
