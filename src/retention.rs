@@ -78,16 +78,16 @@ mod tests {
             now - 10 * min,              // young: kept
             now - 2 * HOUR_NS - 5 * min, // same hour as the next: only the newer is kept
             now - 2 * HOUR_NS - 10 * min,
-            now - 3 * DAY_NS,       // a day bucket of its own
-            now - 3 * DAY_NS - min, // same day, older: dropped
-            now - 8 * DAY_NS,       // too old
+            now - 3 * DAY_NS - HOUR_NS,     // a day bucket of its own
+            now - 3 * DAY_NS - 2 * HOUR_NS, // the same day, older: dropped
+            now - 8 * DAY_NS,               // too old
         ];
         let keep = t.keep(&times, now);
         assert_eq!(keep, vec![true, true, true, false, true, false, false]);
     }
 
     #[test]
-    fn nothing_kept_twice_and_every_young_one_kept() {
+    fn with_no_hourly_or_daily_span_only_the_young_are_kept() {
         let t = Thinning {
             keep_all_secs: 10,
             hourly_secs: 10,
@@ -96,6 +96,8 @@ mod tests {
         let now = 50 * 1_000_000_000;
         let times: Vec<i64> = (0..50).map(|s| s * 1_000_000_000).collect();
         let keep = t.keep(&times, now);
-        assert_eq!(keep.iter().filter(|k| **k).count(), 10);
+        // Ages 1..=9 s are younger than 10 s; age 10 and older fall in no span.
+        let kept: Vec<usize> = (0..50).filter(|&i| keep[i]).collect();
+        assert_eq!(kept, (41..50).collect::<Vec<_>>());
     }
 }
