@@ -15,11 +15,12 @@
 //!
 //! Layout: [`watchlist`] (which workspaces, kept in the store directory), [`journal`] (one
 //! workspace's watches and journal), [`auto`] (when to take an automatic snapshot), `server`
-//! (the socket, the loop, events).
+//! (the socket, the loop, automatic snapshots), `stream` (events to subscribers).
 
 pub mod auto;
 pub mod journal;
 mod server;
+mod stream;
 pub mod watchlist;
 
 use std::path::{Path, PathBuf};

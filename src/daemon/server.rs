@@ -8,7 +8,6 @@
 //! that finished before it was asked. An automatic snapshot runs on a thread of its own and asks
 //! this daemon, over the socket, like any other snapshot.
 
-use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
@@ -22,6 +21,7 @@ use serde_json::json;
 
 use super::auto::AutoState;
 use super::journal::{Journal, Notice};
+use super::stream::Hub;
 use super::watchlist::{AutoPolicy, WatchList, make_private_dir};
 use super::{DaemonError, DaemonOptions};
 use crate::error::{Error, IoContext, Result};
@@ -31,8 +31,6 @@ use crate::scan::token::Token;
 use crate::store::{Store, StoreOptions};
 use crate::util::now_ns;
 
-/// Events kept for subscribers that ask for a replay.
-const RECENT: usize = 1000;
 /// The longest the loop sleeps: how soon it notices `stop`.
 const TICK: Duration = Duration::from_millis(200);
 
@@ -54,14 +52,9 @@ struct State {
     last_op: u64,
 }
 
-struct Subscriber {
-    workspace: Option<String>,
-    tx: crossbeam_channel::Sender<Event>,
-}
-
 struct Shared {
     state: Mutex<State>,
-    recent: Mutex<(VecDeque<Event>, Vec<Subscriber>)>,
+    events: Hub,
     stop: AtomicBool,
     opts: DaemonOptions,
     store_dir: PathBuf,
@@ -141,7 +134,7 @@ pub fn run(
             watched: Vec::new(),
             last_op,
         }),
-        recent: Mutex::new((VecDeque::new(), Vec::new())),
+        events: Hub::default(),
         stop: AtomicBool::new(false),
         opts,
         store_dir: store_dir.to_path_buf(),
@@ -313,7 +306,13 @@ fn serve(shared: &Arc<Shared>, stream: UnixStream) {
                 replay,
                 follow,
             } => {
-                subscribe(shared, out, lines, workspace, replay, follow);
+                shared.events.serve(
+                    out,
+                    lines.into_inner(),
+                    workspace.as_deref(),
+                    replay,
+                    follow,
+                );
                 return;
             }
         };
@@ -329,88 +328,10 @@ fn write_json(out: &mut UnixStream, v: &serde_json::Value) -> std::io::Result<()
     out.write_all(&buf)
 }
 
-fn subscribe(
-    shared: &Arc<Shared>,
-    mut out: UnixStream,
-    input: BufReader<UnixStream>,
-    workspace: Option<String>,
-    replay: bool,
-    follow: bool,
-) {
-    let (tx, rx) = crossbeam_channel::unbounded();
-    let backlog: Vec<Event> = {
-        // Registered under the same lock `emit` takes: nothing falls between replay and follow.
-        let mut recent = lock(&shared.recent);
-        if follow {
-            recent.1.push(Subscriber {
-                workspace: workspace.clone(),
-                tx,
-            });
-        }
-        if replay {
-            recent
-                .0
-                .iter()
-                .filter(|e| workspace.as_deref().is_none_or(|w| w == e.workspace()))
-                .cloned()
-                .collect()
-        } else {
-            Vec::new()
-        }
-    };
-    for e in backlog {
-        if write_event(&mut out, &e).is_err() {
-            return;
-        }
-    }
-    if !follow {
-        return;
-    }
-    // The client sends nothing more: a readable socket means it hung up.
-    let input = input.into_inner();
-    loop {
-        match rx.recv_timeout(Duration::from_secs(1)) {
-            Ok(e) => {
-                if write_event(&mut out, &e).is_err() {
-                    return;
-                }
-            }
-            Err(crossbeam_channel::RecvTimeoutError::Timeout) => {
-                let mut pfd = libc::pollfd {
-                    fd: input.as_raw_fd(),
-                    events: libc::POLLIN,
-                    revents: 0,
-                };
-                // SAFETY: one valid pollfd, no wait.
-                if unsafe { libc::poll(&mut pfd, 1, 0) } != 0 {
-                    return;
-                }
-            }
-            Err(_) => return,
-        }
-    }
-}
-
-fn write_event(out: &mut UnixStream, e: &Event) -> std::io::Result<()> {
-    let mut buf = serde_json::to_vec(e).unwrap_or_default();
-    buf.push(b'\n');
-    out.write_all(&buf)
-}
-
 impl Shared {
     /// Sends an event to the subscribers that want it and keeps it for replays.
     fn emit(&self, e: Event) {
-        let mut recent = lock(&self.recent);
-        let (kept, subscribers) = &mut *recent;
-        // A subscriber that hung up is dropped at the first event it would have received.
-        subscribers.retain(|s| {
-            s.workspace.as_deref().is_some_and(|w| w != e.workspace())
-                || s.tx.send(e.clone()).is_ok()
-        });
-        kept.push_back(e);
-        if kept.len() > RECENT {
-            kept.pop_front();
-        }
+        self.events.emit(e);
     }
 
     fn emit_notices(&self, w: &Journal, notices: Vec<Notice>) {
@@ -650,7 +571,7 @@ impl Shared {
 
     fn status(&self) -> serde_json::Value {
         let st = lock(&self.state);
-        let subscribers = lock(&self.recent).1.len();
+        let subscribers = self.events.subscribers();
         let workspaces: Vec<serde_json::Value> = st
             .watched
             .iter()
