@@ -40,6 +40,7 @@ struct Watched {
     auto: Option<AutoPolicy>,
     auto_state: AutoState,
     last_auto_ns: Option<i64>,
+    last_auto_started_ns: Option<i64>,
     auto_taken: u64,
     auto_attempts: u64,
     last_auto_error: Option<String>,
@@ -427,6 +428,7 @@ impl Shared {
                         auto: entry.auto,
                         auto_state: AutoState::default(),
                         last_auto_ns: None,
+                        last_auto_started_ns: None,
                         auto_taken: 0,
                         auto_attempts: 0,
                         last_auto_error: None,
@@ -499,6 +501,7 @@ impl Shared {
                 && w.auto_state.due(policy).is_some_and(|t| t <= now)
             {
                 w.auto_state.start(now);
+                w.last_auto_started_ns = Some(now_ns());
                 due.push(w.journal.root.clone());
             }
         }
@@ -584,6 +587,7 @@ impl Shared {
                         "taken": w.auto_taken,
                         "attempts": w.auto_attempts,
                         "last_ns": w.last_auto_ns,
+                        "last_started_ns": w.last_auto_started_ns,
                         "running": w.auto_state.running,
                         "pending": w.auto_state.pending_since.is_some(),
                         "last_error": w.last_auto_error,
