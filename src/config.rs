@@ -7,6 +7,9 @@
 //! run_keep_last = 100        # snapshots taken by `rewind run` kept per workspace (0: all)
 //! undo_depth = 20            # a workspace's latest undoable operations keep their snapshots
 //! gc_after_forgotten = 200   # `rewind run` collects garbage once this many were forgotten (0: never)
+//! auto_keep_all_secs = 3600  # automatic snapshots (label=auto): every one this young is kept,
+//! auto_hourly_secs = 86400   # then one an hour up to this age,
+//! auto_daily_secs = 604800   # then one a day up to this age; older ones are forgotten
 //!
 //! [ignore]
 //! globs = ["*.csv", "scratch/"]  # gitignore-style globs every snapshot of this store leaves out
@@ -102,6 +105,23 @@ pub struct Retention {
     /// After `rewind run` has forgotten this many snapshots since the last gc, it runs one;
     /// 0 never does.
     pub gc_after_forgotten: u64,
+    /// Automatic snapshots younger than this (seconds) are all kept.
+    pub auto_keep_all_secs: u64,
+    /// Up to this age, one automatic snapshot an hour is kept.
+    pub auto_hourly_secs: u64,
+    /// Up to this age, one automatic snapshot a day is kept; older ones are forgotten.
+    pub auto_daily_secs: u64,
+}
+
+impl Retention {
+    /// The thinning schedule for automatic snapshots.
+    pub fn auto_thinning(&self) -> crate::retention::Thinning {
+        crate::retention::Thinning {
+            keep_all_secs: self.auto_keep_all_secs,
+            hourly_secs: self.auto_hourly_secs,
+            daily_secs: self.auto_daily_secs,
+        }
+    }
 }
 
 impl Default for Retention {
@@ -110,6 +130,9 @@ impl Default for Retention {
             run_keep_last: 100,
             undo_depth: 20,
             gc_after_forgotten: 200,
+            auto_keep_all_secs: crate::retention::Thinning::default().keep_all_secs,
+            auto_hourly_secs: crate::retention::Thinning::default().hourly_secs,
+            auto_daily_secs: crate::retention::Thinning::default().daily_secs,
         }
     }
 }

@@ -251,6 +251,10 @@ pub enum Error {
         /// Who holds it.
         holder: String,
     },
+
+    /// The watch daemon: not running, already running, a bad watch list...
+    #[error(transparent)]
+    Daemon(#[from] DaemonError),
 }
 
 impl Error {
@@ -299,3 +303,51 @@ from_redb!(
     redb::StorageError,
     redb::CommitError
 );
+
+/// Errors of the daemon and its clients.
+#[derive(Debug, thiserror::Error)]
+pub enum DaemonError {
+    /// No daemon answers on the store's socket.
+    #[error("no rewind daemon is running for the store at {}", .0.display())]
+    NotRunning(PathBuf),
+    /// Another daemon holds the store's daemon lock.
+    #[error("a rewind daemon is already running for the store at {}", .0.display())]
+    AlreadyRunning(PathBuf),
+    /// The daemon did not come up (or go down) in time.
+    #[error("the rewind daemon for {} did not {what} within {secs} s (see {})", store.display(), log.display())]
+    Timeout {
+        /// The store directory.
+        store: PathBuf,
+        /// "start" or "stop".
+        what: &'static str,
+        /// How long we waited.
+        secs: u64,
+        /// Its log file.
+        log: PathBuf,
+    },
+    /// The daemon process exited while starting.
+    #[error("the rewind daemon exited at start: {last} (log: {})", log.display())]
+    StartFailed {
+        /// The log's last line.
+        last: String,
+        /// The log file.
+        log: PathBuf,
+    },
+    /// The daemon answered something this client does not understand.
+    #[error("the rewind daemon answered badly: {0}")]
+    Protocol(String),
+    /// The watch list file cannot be read.
+    #[error("{}: damaged watch list: {why}", path.display())]
+    BadWatchList {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        why: String,
+    },
+    /// A workspace whose path is not UTF-8 cannot be watched (the protocol speaks UTF-8).
+    #[error("cannot watch {}: its path is not UTF-8", .0.display())]
+    NonUtf8Path(PathBuf),
+    /// A socket path longer than Unix sockets allow.
+    #[error("the store path is too long for the daemon's socket ({})", .0.display())]
+    SocketPathTooLong(PathBuf),
+}

@@ -44,6 +44,10 @@ pub struct ForgetOptions {
     pub undo_depth: usize,
     /// Decide and report, remove nothing.
     pub dry_run: bool,
+    /// Thin like a time machine (see [`crate::retention`]): what it keeps is kept.
+    pub thin: Option<crate::retention::Thinning>,
+    /// "Now" for the age-based policies (default: the clock), so a schedule can be checked.
+    pub now_ns: Option<i64>,
 }
 
 /// One snapshot forgotten (or kept, with why).
@@ -78,7 +82,7 @@ pub struct ForgetReport {
 
 /// Forgets snapshots per `opts`.
 pub fn forget(store: &Store, opts: &ForgetOptions) -> Result<ForgetReport> {
-    let policy = opts.keep_last.is_some() || opts.keep_within.is_some();
+    let policy = opts.keep_last.is_some() || opts.keep_within.is_some() || opts.thin.is_some();
     if !policy && opts.snapshots.is_empty() {
         return Err(Error::Invalid(
             "nothing to forget: give --keep-last N, --keep-within DURATION, or snapshot ids".into(),
@@ -148,7 +152,7 @@ pub fn forget(store: &Store, opts: &ForgetOptions) -> Result<ForgetReport> {
                 )));
             }
         } else {
-            let now = crate::fs::now_ns();
+            let now = opts.now_ns.unwrap_or_else(crate::fs::now_ns);
             let mut keep: rustc_hash::FxHashSet<Id> = rustc_hash::FxHashSet::default();
             let mut judged_ids: rustc_hash::FxHashSet<Id> = rustc_hash::FxHashSet::default();
             for history in by_ws.values() {
@@ -174,8 +178,15 @@ pub fn forget(store: &Store, opts: &ForgetOptions) -> Result<ForgetReport> {
                     candidates.push((id, r));
                 }
                 let n = candidates.len();
+                let thinned = match &opts.thin {
+                    Some(t) => {
+                        let times: Vec<i64> = candidates.iter().map(|(_, r)| r.time_ns).collect();
+                        t.keep(&times, now)
+                    }
+                    None => vec![false; n],
+                };
                 for (i, (id, r)) in candidates.into_iter().enumerate() {
-                    let recent = opts.keep_last.is_some_and(|k| n - i <= k);
+                    let recent = opts.keep_last.is_some_and(|k| n - i <= k) || thinned[i];
                     let young = opts
                         .keep_within
                         .is_some_and(|d| now.saturating_sub(r.time_ns) < d.as_nanos() as i64);

@@ -417,7 +417,8 @@ pub fn run(
     // the after snapshot needs no lstat where nothing happened (see `scan::watch`).
     let (before, watcher, linked_dirs) = {
         let store = open()?;
-        let watcher = if opts.no_watch {
+        // The store's daemon, when it watches this workspace, narrows both walks itself.
+        let watcher = if opts.no_watch || crate::scan::daemon_link::watches(store.dir(), &root) {
             None
         } else {
             let reader = store.reader()?;

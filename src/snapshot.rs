@@ -121,6 +121,8 @@ pub struct SnapshotReport {
     pub seconds: f64,
     /// Seconds per phase (load cache, walk, read, trees, commit), for tuning.
     pub phases: Vec<(&'static str, f64)>,
+    /// Whether the watch daemon narrowed the walk (see [`crate::scan::daemon_link`]).
+    pub walk: crate::scan::daemon_link::WalkNarrowing,
 }
 
 /// A snapshot's result. For a dry run, `pending_trees` holds the trees that were computed but
@@ -314,6 +316,16 @@ fn snapshot_once(
         None => StatCache::default(),
     };
     phases.mark("cache");
+    // The watch daemon, when one runs, vouches for directories untouched since the cache's
+    // token: they are trusted as `run`'s own watch trusts them (see `scan::daemon_link`).
+    let mut daemon = daemon_narrowing(
+        store,
+        &reader,
+        ws.as_ref().map(|w| w.id),
+        &root,
+        opts.trusted_dirs.is_none(),
+    )?;
+    phases.mark("daemon");
     let parent = match &ws {
         Some(ws) => reader.history(ws.id, 1)?.first().copied(),
         None => None,
@@ -334,11 +346,19 @@ fn snapshot_once(
             ignore_globs.push(g);
         }
     }
+    // Untouched subtrees need not even be listed when what decides the ignored files is what
+    // it was when the cache was written.
+    let scan_key = (ignore_globs.clone(), opts.max_file_size);
+    let prune = daemon.prune && daemon.record.scan.as_ref() == Some(&scan_key);
+    if let crate::scan::daemon_link::WalkNarrowing::Narrowed { pruned, .. } = &mut daemon.walk {
+        *pruned = prune;
+    }
     let walk_opts = WalkOptions {
         ignore_globs: ignore_globs.clone(),
         exclude,
         threads: 0,
-        trusted: opts.trusted_dirs.clone(),
+        trusted: opts.trusted_dirs.clone().or(daemon.trusted.take()),
+        prune,
     };
     let walked = walk(&root, &walk_opts, &cache)?;
     let linked_dirs = walked.linked_dirs;
@@ -462,6 +482,7 @@ fn snapshot_once(
         files_read: to_read.len() as u64,
         bytes_read: ctx.bytes_read.load(Ordering::Relaxed),
         skipped,
+        walk: daemon.walk.clone(),
         ..Default::default()
     };
     if let Some(p) = parent {
@@ -587,6 +608,15 @@ fn snapshot_once(
         for dir in &stale_dirs {
             sc.remove((ws.id, dir.as_slice()))?;
         }
+        drop(sc);
+        crate::scan::token::record(
+            &txn,
+            ws.id,
+            daemon.record.generation,
+            daemon.token,
+            &linked_dirs,
+            scan_key,
+        )?;
         (id, parent)
     };
     phases.mark("write");
@@ -605,6 +635,68 @@ fn snapshot_once(
         linked_dirs,
         stale_temps,
     })
+}
+
+/// What the watch daemon says about the workspace.
+struct DaemonAnswer {
+    /// Directories it vouches for, less those holding hard-linked files.
+    trusted: Option<std::sync::Arc<rustc_hash::FxHashSet<Vec<u8>>>>,
+    /// The token to record with the cache this snapshot writes.
+    token: Option<crate::scan::token::Token>,
+    /// The token record as read with the cache.
+    record: crate::scan::token::TokenRecord,
+    /// No ignore file changed since the cache's token.
+    prune: bool,
+    /// How the walk is narrowed (for the report).
+    walk: crate::scan::daemon_link::WalkNarrowing,
+}
+
+fn daemon_narrowing(
+    store: &Store,
+    reader: &Reader,
+    ws: Option<u64>,
+    root: &Path,
+    ask: bool,
+) -> Result<DaemonAnswer> {
+    use crate::scan::daemon_link::{Narrowing, WalkNarrowing, narrow};
+    let record = match ws {
+        Some(ws) => crate::scan::token::load(reader, ws)?,
+        None => Default::default(),
+    };
+    let mut answer = DaemonAnswer {
+        trusted: None,
+        token: None,
+        prune: false,
+        walk: WalkNarrowing::Full,
+        record,
+    };
+    if !ask {
+        return Ok(answer);
+    }
+    match narrow(store.dir(), root, answer.record.token) {
+        Narrowing::NoDaemon => {}
+        Narrowing::Full { token, reason } => {
+            answer.token = token;
+            answer.walk = WalkNarrowing::DaemonFull { reason };
+        }
+        Narrowing::Trusted {
+            token,
+            mut dirs,
+            prune,
+        } => {
+            for d in &answer.record.linked_dirs {
+                dirs.remove(d);
+            }
+            answer.walk = WalkNarrowing::Narrowed {
+                trusted_dirs: dirs.len(),
+                pruned: false,
+            };
+            answer.trusted = Some(std::sync::Arc::new(dirs));
+            answer.token = Some(token);
+            answer.prune = prune;
+        }
+    }
+    Ok(answer)
 }
 
 /// After a gc committed during this snapshot: checks that everything the new trees refer to

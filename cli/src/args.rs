@@ -103,6 +103,12 @@ pub enum Command {
     Push(super::remote::PushArgs),
     /// Bring snapshots (and tags, artifacts) from a remote: only what the store lacks
     Pull(super::remote::PullArgs),
+    /// The store's watch daemon: start, stop, status, run in the foreground
+    Daemon(super::daemon::DaemonArgs),
+    /// Have the daemon watch a workspace (faster walks, automatic snapshots) or stop
+    Watch(super::daemon::WatchArgs),
+    /// What happens in the workspace (changes, snapshots, operations) as the daemon sees it
+    Events(super::events::EventsArgs),
 }
 
 /// `revert`.

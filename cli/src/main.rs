@@ -11,7 +11,9 @@ fn main() {
 
 mod apply;
 mod args;
+mod daemon;
 mod diff;
+mod events;
 mod hunk_prompt;
 mod inspect;
 mod maintain;
@@ -288,6 +290,9 @@ fn run_cli() -> i32 {
         Command::Remote(a) => remote::remote(&ctx, a),
         Command::Push(a) => remote::push(&ctx, a),
         Command::Pull(a) => remote::pull(&ctx, a),
+        Command::Daemon(a) => daemon::daemon(&ctx, a),
+        Command::Watch(a) => daemon::watch(&ctx, a),
+        Command::Events(a) => events::events(&ctx, a),
     };
     match result {
         Ok(code) => code,

@@ -43,6 +43,7 @@ pub fn forget(ctx: &Ctx, a: ForgetArgs) -> CliResult {
             labels: Vec::new(),
             undo_depth: a.undo_depth.unwrap_or(config.retention.undo_depth),
             dry_run: a.dry_run,
+            ..ForgetOptions::default()
         },
     )?;
     if ctx.json {

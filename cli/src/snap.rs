@@ -112,6 +112,7 @@ pub fn report_json(r: &SnapshotReport) -> serde_json::Value {
         "new_trees": r.new_trees,
         "stored_bytes": r.stored_bytes,
         "seconds": r.seconds,
+        "walk": r.walk,
         "skipped": r.skipped.iter().map(output::skipped_json).collect::<Vec<_>>(),
     })
 }

@@ -11,6 +11,7 @@ mod artifact;
 mod badinput;
 mod binary_patch;
 mod crash;
+mod daemon;
 mod diff_git;
 mod gc;
 mod history;

@@ -1,7 +1,9 @@
 //! Scanning a workspace: the parallel walk with ignore rules, and the per-workspace stat cache
 //! that lets a warm snapshot skip reading files whose stat has not changed.
 
+pub mod daemon_link;
 pub mod statcache;
+pub mod token;
 pub mod walk;
 pub mod watch;
 

@@ -224,6 +224,11 @@ impl<'a> DirView<'a> {
         })
     }
 
+    /// Every entry, sorted by name.
+    pub fn entries(&self) -> impl Iterator<Item = EntryView<'a>> + '_ {
+        (0..self.len()).map(|i| self.entry(i))
+    }
+
     /// The tree id the directory had.
     pub fn tree(&self) -> Id {
         let mut id = [0u8; 32];

@@ -39,6 +39,11 @@ pub struct WalkOptions {
     /// Directories whose entries are known unchanged since the stat cache was written (see
     /// [`super::watch`]): their files take the cached stat instead of an `lstat`.
     pub trusted: Option<std::sync::Arc<rustc_hash::FxHashSet<Vec<u8>>>>,
+    /// With `trusted`: a subtree in which every directory is trusted and cached, and every
+    /// cached entry settled, is not read at all; its entries come from the stat cache. Only
+    /// right when nothing that decides what is ignored changed since the cache was written
+    /// (the caller checks: no ignore file touched, the same globs).
+    pub prune: bool,
 }
 
 /// The type of a walked entry.
@@ -84,6 +89,108 @@ pub struct WalkOutput {
 
 /// Walks `root` in parallel, comparing each file's lstat with `cache` in the walker's threads.
 pub fn walk(root: &Path, opts: &WalkOptions, cache: &StatCache) -> Result<WalkOutput> {
+    let pruned = match (&opts.trusted, opts.prune) {
+        (Some(trusted), true) => prunable_tops(cache, trusted),
+        _ => rustc_hash::FxHashSet::default(),
+    };
+    let skip = std::sync::Arc::new(pruned);
+    let skip_in_walk = skip.clone();
+    let builder = builder(root, opts, move |rel| !skip_in_walk.contains(rel))?;
+    let sink = Mutex::new(WalkOutput::default());
+    let mut vb = VisitorBuilder {
+        root,
+        cache,
+        trusted: opts.trusted.as_deref(),
+        sink: &sink,
+    };
+    builder.build_parallel().visit(&mut vb);
+    let mut out = sink.into_inner().unwrap_or_else(|p| p.into_inner());
+    for top in skip.iter() {
+        from_cache(cache, top, &mut out.entries);
+    }
+    Ok(out)
+}
+
+/// The tops of the subtrees the walk need not read (see [`WalkOptions::prune`]): directories
+/// that, with every directory below them, are trusted, cached (subdirectories included) and
+/// hold no racy entry. The root is always read.
+fn prunable_tops(
+    cache: &StatCache,
+    trusted: &rustc_hash::FxHashSet<Vec<u8>>,
+) -> rustc_hash::FxHashSet<Vec<u8>> {
+    let mut bad: rustc_hash::FxHashSet<&[u8]> = rustc_hash::FxHashSet::default();
+    bad.insert(b"");
+    for dir in cache.dir_paths() {
+        let settled = trusted.contains(dir)
+            && cache.dir(dir).is_some_and(|v| {
+                v.entries().all(|e| {
+                    !e.racy()
+                        && (e.kind() != Kind::Dir
+                            || cache.dir(&crate::fs::child_path(dir, e.name())).is_some())
+                })
+            });
+        if !settled {
+            // It and every directory above it must be read.
+            let mut d = dir;
+            while bad.insert(d) && !d.is_empty() {
+                d = crate::fs::split_parent(d).0;
+            }
+        }
+    }
+    cache
+        .dir_paths()
+        .filter(|d| !bad.contains(d) && bad.contains(crate::fs::split_parent(d).0))
+        .map(<[u8]>::to_vec)
+        .collect()
+}
+
+/// The entries of the subtree at `top` as the stat cache holds them, as the walk would have
+/// found them (nothing in it changed).
+fn from_cache(cache: &StatCache, top: &[u8], out: &mut Vec<WalkEntry>) {
+    out.push(WalkEntry {
+        path: top.to_vec(),
+        ty: EntryType::Dir,
+        stat: Stat::default(),
+        cached: None,
+    });
+    let mut stack = vec![top.to_vec()];
+    while let Some(dir) = stack.pop() {
+        let Some(view) = cache.dir(&dir) else {
+            continue;
+        };
+        for e in view.entries() {
+            let path = crate::fs::child_path(&dir, e.name());
+            let ty = match e.kind() {
+                Kind::Dir => {
+                    stack.push(path.clone());
+                    EntryType::Dir
+                }
+                Kind::Symlink => EntryType::Symlink,
+                Kind::File | Kind::Executable => EntryType::File,
+            };
+            let (stat, cached) = if ty == EntryType::Dir {
+                (Stat::default(), None)
+            } else {
+                (e.stat(), Some((e.id(), e.size())))
+            };
+            out.push(WalkEntry {
+                path,
+                ty,
+                stat,
+                cached,
+            });
+        }
+    }
+}
+
+/// A walker of `root` with rewind's rules (see the module's doc). `enter` further limits the
+/// directories entered (given their path relative to `root`): the watch daemon walks only the
+/// part of a tree that changed, with the ignore files above it still applied.
+pub fn builder(
+    root: &Path,
+    opts: &WalkOptions,
+    enter: impl Fn(&[u8]) -> bool + Send + Sync + 'static,
+) -> Result<WalkBuilder> {
     let mut builder = WalkBuilder::new(root);
     builder
         .hidden(false)
@@ -109,6 +216,7 @@ pub fn walk(root: &Path, opts: &WalkOptions, cache: &StatCache) -> Result<WalkOu
         );
     }
     let exclude = opts.exclude.clone();
+    let base = root.to_path_buf();
     builder.filter_entry(move |e| {
         let is_dir = e.file_type().is_some_and(|t| t.is_dir());
         if is_dir && e.depth() > 0 {
@@ -118,20 +226,14 @@ pub fn walk(root: &Path, opts: &WalkOptions, cache: &StatCache) -> Result<WalkOu
             if exclude.as_deref() == Some(e.path()) {
                 return false;
             }
+            let rel = e.path().strip_prefix(&base).unwrap_or(e.path());
+            if !enter(rel.as_os_str().as_bytes()) {
+                return false;
+            }
         }
         true
     });
-
-    let sink = Mutex::new(WalkOutput::default());
-    let mut vb = VisitorBuilder {
-        root,
-        cache,
-        trusted: opts.trusted.as_deref(),
-        sink: &sink,
-    };
-    builder.build_parallel().visit(&mut vb);
-    let out = sink.into_inner().unwrap_or_else(|p| p.into_inner());
-    Ok(out)
+    Ok(builder)
 }
 
 struct VisitorBuilder<'a> {

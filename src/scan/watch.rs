@@ -50,7 +50,7 @@ pub struct Changes {
     dirty_trees: Vec<Vec<u8>>,
 }
 
-const MASK: u32 = libc::IN_MODIFY
+pub(crate) const MASK: u32 = libc::IN_MODIFY
     | libc::IN_ATTRIB
     | libc::IN_CLOSE_WRITE
     | libc::IN_MOVED_FROM
@@ -88,43 +88,56 @@ impl Watcher {
             watched: self.dirs.values().cloned().collect(),
             ..Changes::default()
         };
-        let mut buf = vec![0u8; 64 << 10];
-        loop {
-            let n = match rustix::io::read(&self.fd, &mut buf[..]) {
-                Ok(0) | Err(Errno::AGAIN) => break,
-                Ok(n) => n,
-                Err(Errno::INTR) => continue,
-                Err(_) => return None,
-            };
-            let mut at = 0usize;
-            const HEAD: usize = std::mem::size_of::<libc::inotify_event>();
-            while at + HEAD <= n {
-                let field = |i: usize| {
-                    u32::from_ne_bytes(buf[at + i..at + i + 4].try_into().unwrap_or([0; 4]))
-                };
-                let (wd, mask, len) = (field(0) as i32, field(4), field(12) as usize);
-                let name_bytes = &buf[(at + HEAD).min(n)..(at + HEAD + len).min(n)];
-                let name = &name_bytes[..name_bytes
-                    .iter()
-                    .position(|&b| b == 0)
-                    .unwrap_or(name_bytes.len())];
-                at += HEAD + len;
-                if mask & libc::IN_Q_OVERFLOW != 0 {
-                    return None;
-                }
-                let Some(dir) = self.dirs.get(&wd) else {
-                    continue;
-                };
-                changes.dirty.insert(dir.clone());
-                if mask & (libc::IN_DELETE_SELF | libc::IN_MOVE_SELF | libc::IN_IGNORED) != 0 {
-                    changes.dirty_trees.push(dir.clone());
-                }
-                if mask & libc::IN_ISDIR != 0 && !name.is_empty() {
-                    changes.dirty_trees.push(child_path(dir, name));
-                }
+        let mut overflow = false;
+        read_events(&self.fd, &mut |wd, mask, name| {
+            if mask & libc::IN_Q_OVERFLOW != 0 {
+                overflow = true;
             }
+            let Some(dir) = self.dirs.get(&wd) else {
+                return;
+            };
+            changes.dirty.insert(dir.clone());
+            if mask & (libc::IN_DELETE_SELF | libc::IN_MOVE_SELF | libc::IN_IGNORED) != 0 {
+                changes.dirty_trees.push(dir.clone());
+            }
+            if mask & libc::IN_ISDIR != 0 && !name.is_empty() {
+                changes.dirty_trees.push(child_path(dir, name));
+            }
+        })
+        .ok()?;
+        (!overflow).then_some(changes)
+    }
+}
+
+/// Reads every event queued on the inotify descriptor `fd` (non-blocking) until none is left,
+/// calling `each(watch descriptor, mask, name)`; the name is empty for events on the watched
+/// directory itself.
+pub(crate) fn read_events(
+    fd: &OwnedFd,
+    each: &mut dyn FnMut(i32, u32, &[u8]),
+) -> std::io::Result<()> {
+    let mut buf = vec![0u8; 64 << 10];
+    loop {
+        let n = match rustix::io::read(fd, &mut buf[..]) {
+            Ok(0) | Err(Errno::AGAIN) => return Ok(()),
+            Ok(n) => n,
+            Err(Errno::INTR) => continue,
+            Err(e) => return Err(e.into()),
+        };
+        let mut at = 0usize;
+        const HEAD: usize = std::mem::size_of::<libc::inotify_event>();
+        while at + HEAD <= n {
+            let field =
+                |i: usize| u32::from_ne_bytes(buf[at + i..at + i + 4].try_into().unwrap_or([0; 4]));
+            let (wd, mask, len) = (field(0) as i32, field(4), field(12) as usize);
+            let name_bytes = &buf[(at + HEAD).min(n)..(at + HEAD + len).min(n)];
+            let name = &name_bytes[..name_bytes
+                .iter()
+                .position(|&b| b == 0)
+                .unwrap_or(name_bytes.len())];
+            at += HEAD + len;
+            each(wd, mask, name);
         }
-        Some(changes)
     }
 }
 

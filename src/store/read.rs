@@ -30,6 +30,8 @@ pub struct Reader {
     artifacts: Option<ReadOnlyTable<&'static str, &'static [u8]>>,
     /// None until the first overlay is created.
     overlays: Option<ReadOnlyTable<u64, &'static [u8]>>,
+    /// None until a snapshot first records a watch token.
+    pub(crate) watch_tokens: Option<ReadOnlyTable<u64, &'static [u8]>>,
 }
 
 impl Reader {
@@ -52,6 +54,11 @@ impl Reader {
                 Err(e) => return Err(e.into()),
             },
             overlays: match txn.open_table(OVERLAYS) {
+                Ok(t) => Some(t),
+                Err(redb::TableError::TableDoesNotExist(_)) => None,
+                Err(e) => return Err(e.into()),
+            },
+            watch_tokens: match txn.open_table(WATCH_TOKENS) {
                 Ok(t) => Some(t),
                 Err(redb::TableError::TableDoesNotExist(_)) => None,
                 Err(e) => return Err(e.into()),

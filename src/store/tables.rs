@@ -48,3 +48,7 @@ pub const PENDING: TableDefinition<&[u8], &[u8]> = TableDefinition::new("pending
 /// workspace (its files live in the store directory's `overlays/<id>/`). Created on first use;
 /// readers treat a missing table as empty.
 pub const OVERLAYS: TableDefinition<u64, &[u8]> = TableDefinition::new("overlays");
+/// Workspace id -> postcard-encoded [`crate::scan::token::TokenRecord`]: the watch daemon's
+/// token the stat cache was written at (see [`crate::scan::token`]). Created on first use;
+/// readers treat a missing table as empty.
+pub const WATCH_TOKENS: TableDefinition<u64, &[u8]> = TableDefinition::new("watch_tokens");

@@ -1,0 +1,140 @@
+//! What happens in a workspace, as a stream of events: paths changed (coalesced), snapshots
+//! taken (by anyone), operations recorded (restore, apply, run, accept...), and the watch's own
+//! state. The watch daemon produces them; `rewind events` prints them as JSON lines, and other
+//! front ends (`rewind serve`) can forward the same type.
+//!
+//! The JSON form is one object per event with an `"event"` field naming its kind; fields are
+//! only ever added, never renamed, so subscribers can ignore what they do not know.
+
+use serde::{Deserialize, Serialize};
+
+/// One event.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Event {
+    /// Files or directories changed in a watched workspace. Paths are relative to the
+    /// workspace, `/`-separated, deduplicated over a short window (about 100 ms); a path that
+    /// is not UTF-8 is shown with replacement characters.
+    Changed {
+        /// The workspace's canonical path.
+        workspace: String,
+        /// ns since the epoch.
+        time_ns: i64,
+        /// The changed paths, sorted.
+        paths: Vec<String>,
+    },
+    /// A snapshot was recorded (by any command, or automatically).
+    Snapshot {
+        /// The workspace's canonical path.
+        workspace: String,
+        /// ns since the epoch.
+        time_ns: i64,
+        /// The snapshot id (hex).
+        id: String,
+        /// Its `label` metadata (`auto`, `before`, `after`...), if any.
+        label: Option<String>,
+        /// The operation that recorded it.
+        op: u64,
+        /// The operation's kind (`snapshot`, `pre-run`, `post-run`...).
+        kind: String,
+    },
+    /// An operation other than a plain snapshot was recorded (restore, undo, apply, run,
+    /// accept, forget...).
+    Operation {
+        /// The workspace's canonical path (empty for store-wide operations).
+        workspace: String,
+        /// ns since the epoch.
+        time_ns: i64,
+        /// The operation id (as `rewind op` shows it).
+        op: u64,
+        /// Its kind.
+        kind: String,
+        /// The workspace's state before (hex id).
+        before: Option<String>,
+        /// The workspace's state after (hex id).
+        after: Option<String>,
+    },
+    /// The daemon started watching a workspace.
+    Watching {
+        /// The workspace's canonical path.
+        workspace: String,
+        /// ns since the epoch.
+        time_ns: i64,
+        /// Directories watched.
+        dirs: usize,
+    },
+    /// The watch lost track of changes (queue overflow): the next walk is a full one.
+    Overflow {
+        /// The workspace's canonical path.
+        workspace: String,
+        /// ns since the epoch.
+        time_ns: i64,
+    },
+    /// The daemon stopped watching a workspace, or cannot: `watch off`, the watch limit, a
+    /// file system inotify cannot see, the workspace moved or deleted.
+    Unwatched {
+        /// The workspace's canonical path.
+        workspace: String,
+        /// ns since the epoch.
+        time_ns: i64,
+        /// Why.
+        reason: String,
+    },
+}
+
+impl Event {
+    /// The workspace the event is about.
+    pub fn workspace(&self) -> &str {
+        match self {
+            Event::Changed { workspace, .. }
+            | Event::Snapshot { workspace, .. }
+            | Event::Operation { workspace, .. }
+            | Event::Watching { workspace, .. }
+            | Event::Overflow { workspace, .. }
+            | Event::Unwatched { workspace, .. } => workspace,
+        }
+    }
+
+    /// The events an operation-log record stands for: a snapshot event for operations that
+    /// record a snapshot of the workspace as it is (`label` is that snapshot's), else an
+    /// operation event.
+    pub fn from_op(op: &crate::store::oplog::OpRecord, label: Option<String>) -> Event {
+        let workspace = String::from_utf8_lossy(&op.workspace).into_owned();
+        match (op.kind.as_str(), op.after) {
+            ("snapshot" | "pre-run" | "post-run", Some(after)) => Event::Snapshot {
+                workspace,
+                time_ns: op.time_ns,
+                id: after.hex(),
+                label,
+                op: op.id,
+                kind: op.kind.clone(),
+            },
+            _ => Event::Operation {
+                workspace,
+                time_ns: op.time_ns,
+                op: op.id,
+                kind: op.kind.clone(),
+                before: op.before.map(|i| i.hex()),
+                after: op.after.map(|i| i.hex()),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_form_is_tagged_and_round_trips() {
+        let e = Event::Changed {
+            workspace: "/w".into(),
+            time_ns: 5,
+            paths: vec!["a/b".into()],
+        };
+        let j = serde_json::to_value(&e).unwrap();
+        assert_eq!(j["event"], "changed");
+        assert_eq!(j["paths"][0], "a/b");
+        assert_eq!(serde_json::from_value::<Event>(j).unwrap(), e);
+    }
+}
