@@ -89,6 +89,15 @@ pub enum Error {
         why: String,
     },
 
+    /// A record could not be serialized for the store (or a remote); nothing was written.
+    #[error("cannot encode the {what}: {why}")]
+    Encode {
+        /// What was being encoded: "tree", "snapshot", "operation", ...
+        what: &'static str,
+        /// The serializer's complaint.
+        why: String,
+    },
+
     /// An object that something refers to is not in the store.
     #[error("missing {kind} {id} in the store")]
     Missing {

@@ -373,7 +373,7 @@ fn repack(txn: &WriteTransaction, below: f64, report: &mut GcReport) -> Result<(
         .collect();
 
     if !sparse.is_empty() {
-        let mut next = read_counter(txn, "next_segment")?;
+        let mut next = crate::store::next_segment(txn, &segments)?;
         let mut segw = SegmentWriter::new(next);
         let mut blobs = txn.open_table(BLOBS)?;
         let mut chunks = txn.open_table(CHUNKS)?;

@@ -388,7 +388,7 @@ pub(crate) fn append_log(
     ws.next_seq += 1;
     txn.open_table(WORKSPACES)?.insert(
         ws.path.as_slice(),
-        postcard::to_stdvec(&ws).unwrap_or_default().as_slice(),
+        crate::store::encode("workspace record", &ws)?.as_slice(),
     )?;
     Ok(())
 }

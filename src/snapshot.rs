@@ -449,7 +449,7 @@ fn snapshot_once(
         .filter(|s| s.reason == SkipReason::Unreadable)
         .map(|s| s.path.as_slice())
         .collect();
-    let built = build_trees(&entries, &resolved, &unreadable_dirs, &cache, start_ns);
+    let built = build_trees(&entries, &resolved, &unreadable_dirs, &cache, start_ns)?;
     phases.mark("trees");
 
     let mut report = SnapshotReport {
@@ -548,7 +548,7 @@ fn snapshot_once(
                     parent,
                     ..record_base
                 };
-                let bytes = record.encode();
+                let bytes = record.encode()?;
                 let id = Id::of(&bytes);
                 txn.open_table(SNAPSHOTS)?.insert(id.0, bytes.as_slice())?;
                 crate::restore::append_log(&txn, ws.clone(), id)?;
@@ -703,7 +703,7 @@ impl<'s> Sink<'s> {
     fn put(&mut self, batch: &[Put]) -> Result<()> {
         if self.txn.is_none() {
             let txn = self.store.begin_write()?;
-            let next = crate::store::read_counter(&txn, "next_segment")?;
+            let next = crate::store::next_segment(&txn, &txn.open_table(SEGMENTS)?)?;
             self.txn = Some((txn, SegmentWriter::new(next)));
         }
         let Some((txn, segw)) = self.txn.as_mut() else {
@@ -1061,7 +1061,7 @@ fn build_trees(
     unreadable_dirs: &HashSet<&[u8]>,
     cache: &StatCache,
     start_ns: i64,
-) -> Built {
+) -> Result<Built> {
     // Group children by parent directory; every walked directory gets a slot, so empty
     // directories are kept.
     let mut children: rustc_hash::FxHashMap<&[u8], Vec<usize>> = rustc_hash::FxHashMap::default();
@@ -1168,7 +1168,7 @@ fn build_trees(
         }
         let tree = Tree::from_unsorted(tree_entries);
         cache_entries.sort_unstable_by(|a, b| a.name.cmp(&b.name));
-        let (id, bytes) = tree.id_and_bytes();
+        let (id, bytes) = tree.id_and_bytes()?;
         dirty_caches.push((
             dir.to_vec(),
             DirCache {
@@ -1182,13 +1182,13 @@ fn build_trees(
     }
     let root = done.get(&b""[..]).map(|d| d.0).unwrap_or_default();
     let live_dirs = children.keys().map(|d| d.to_vec()).collect();
-    Built {
+    Ok(Built {
         root,
         stats,
         new_trees,
         dirty_caches,
         live_dirs,
-    }
+    })
 }
 
 impl Store {

@@ -151,8 +151,8 @@ impl OverlayRecord {
         })
     }
 
-    fn encode(&self) -> Vec<u8> {
-        postcard::to_stdvec(self).unwrap_or_default()
+    fn encode(&self) -> Result<Vec<u8>> {
+        crate::store::encode("overlay record", self)
     }
 
     /// The workspace path.
@@ -270,7 +270,7 @@ pub fn create(
         settled_hunks: Vec::new(),
     };
     txn.open_table(OVERLAYS)?
-        .insert(id, rec.encode().as_slice())?;
+        .insert(id, rec.encode()?.as_slice())?;
     txn.commit()?;
     let dir = rec.dir(store);
     let made = (|| -> Result<u64> {
@@ -343,7 +343,7 @@ pub fn find(store: &Store, key: &str) -> Result<OverlayRecord> {
 fn save(store: &Store, rec: &OverlayRecord) -> Result<()> {
     let txn = store.begin_write()?;
     txn.open_table(OVERLAYS)?
-        .insert(rec.id, rec.encode().as_slice())?;
+        .insert(rec.id, rec.encode()?.as_slice())?;
     txn.commit()?;
     Ok(())
 }

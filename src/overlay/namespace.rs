@@ -489,7 +489,7 @@ pub fn state(store: &Store, rec: &OverlayRecord) -> Result<(Id, Vec<Vec<u8>>)> {
         scan: base.scan.clone(),
         skipped: Vec::new(),
     };
-    let bytes = record.encode();
+    let bytes = record.encode()?;
     let id = Id::of(&bytes);
     // Reused base subtrees are kept alive by the base snapshot, which forget protects while
     // the overlay exists; the overlay record must still be there (not dropped meanwhile).
@@ -627,7 +627,7 @@ impl Editor<'_> {
             entries: entries.into_values().collect(),
         };
         let size = tree.entries.iter().map(|e| e.size).sum();
-        let (id, bytes) = tree.id_and_bytes();
+        let (id, bytes) = tree.id_and_bytes()?;
         if !self.reader.has_tree(&id)? {
             self.new_trees.push((id, bytes));
         }
