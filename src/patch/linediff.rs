@@ -1,6 +1,7 @@
-//! Line diff for the three-way merge, shaped to align changes the way git
-//! does, because where an ambiguous change is placed decides whether two
-//! sides' changes touch (conflict) or not (clean).
+//! The one line diff: `rewind diff`'s hunks and counts ([`crate::diff::text`]) and the
+//! three-way merge ([`super::merge`]) both run it, shaped to align changes the way git does,
+//! because where an ambiguous change is placed decides both what a rendered hunk looks like
+//! and whether two sides' changes touch (conflict) or not (clean).
 //!
 //! The steps follow what git's xdiff does with its default (Myers) diff;
 //! the code is our own, written from the published algorithm and from
@@ -25,9 +26,12 @@
 //! stretch gives up and splits at the furthest point reached; the result is
 //! then not minimal, and git's other shortcuts for such inputs are not
 //! reproduced, so for large, very different files the alignment may differ.
+//! git's indent heuristic (which only moves where a change is shown, never how
+//! many lines change) is not reproduced either.
 
 use std::collections::HashMap;
 use std::ops::Range;
+use std::time::Instant;
 
 /// One changed stretch: `base` lines replaced by `side` lines.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,6 +42,19 @@ pub(crate) struct Edit {
 
 /// The edits turning `a` into `b`, in order.
 pub(crate) fn diff_lines(a: &[&[u8]], b: &[&[u8]]) -> Vec<Edit> {
+    match changed_lines(a, b, None) {
+        Some((ca, cb)) => edits_from_flags(&ca, &cb),
+        None => unreachable!("no deadline, so the search always finishes"),
+    }
+}
+
+/// Which lines of `a` and of `b` are changed (removed from `a`, added in `b`); `None` when
+/// `deadline` passed before the search finished.
+pub(crate) fn changed_lines(
+    a: &[&[u8]],
+    b: &[&[u8]],
+    deadline: Option<Instant>,
+) -> Option<(Vec<bool>, Vec<bool>)> {
     // Number the distinct lines and count them per file.
     let mut ids: HashMap<&[u8], usize> = HashMap::new();
     let ha = number_lines(a, &mut ids);
@@ -67,8 +84,11 @@ pub(crate) fn diff_lines(a: &[&[u8]], b: &[&[u8]]) -> Vec<Edit> {
     let sb: Vec<usize> = keep_b.iter().map(|&j| hb[j]).collect();
     let mut da = vec![false; sa.len()];
     let mut db = vec![false; sb.len()];
-    let mut myers = Myers::new(&sa, &sb);
+    let mut myers = Myers::new(&sa, &sb, deadline);
     myers.compare(0..sa.len(), 0..sb.len(), &mut da, &mut db);
+    if myers.expired || deadline.is_some_and(|d| Instant::now() > d) {
+        return None;
+    }
     for (k, &i) in keep_a.iter().enumerate() {
         ca[i] = da[k];
     }
@@ -77,7 +97,7 @@ pub(crate) fn diff_lines(a: &[&[u8]], b: &[&[u8]]) -> Vec<Edit> {
     }
     compact(a, &mut ca, &cb);
     compact(b, &mut cb, &ca);
-    edits_from_flags(&ca, &cb)
+    Some((ca, cb))
 }
 
 /// Gives each distinct line an id, shared through `ids`.
@@ -188,10 +208,14 @@ struct Myers<'a> {
     /// Edit steps after which a search gives up and settles for the
     /// furthest point reached (keeps huge, very different inputs fast).
     max_cost: usize,
+    /// When to stop searching altogether (the caller then shows a whole-file replacement).
+    deadline: Option<Instant>,
+    /// The deadline passed: the marks are incomplete.
+    expired: bool,
 }
 
 impl<'a> Myers<'a> {
-    fn new(a: &'a [usize], b: &'a [usize]) -> Self {
+    fn new(a: &'a [usize], b: &'a [usize], deadline: Option<Instant>) -> Self {
         let size = a.len() + b.len() + 3;
         Myers {
             a,
@@ -200,6 +224,8 @@ impl<'a> Myers<'a> {
             bwd: vec![0; size],
             zero: b.len() as isize + 1,
             max_cost: isqrt_ish(size).max(256),
+            deadline,
+            expired: false,
         }
     }
 
@@ -211,6 +237,9 @@ impl<'a> Myers<'a> {
         da: &mut [bool],
         db: &mut [bool],
     ) {
+        if self.expired {
+            return;
+        }
         while xr.start < xr.end && yr.start < yr.end && self.a[xr.start] == self.b[yr.start] {
             xr.start += 1;
             yr.start += 1;
@@ -247,6 +276,11 @@ impl<'a> Myers<'a> {
         let (mut f_lo, mut f_hi) = (fmid, fmid);
         let (mut b_lo, mut b_hi) = (bmid, bmid);
         for cost in 1.. {
+            // Checked every 64 steps: a clock read per step would show in long searches.
+            if cost % 64 == 0 && self.deadline.is_some_and(|d| Instant::now() > d) {
+                self.expired = true;
+                return (xr.start, yr.start);
+            }
             // Forward step: one more edit from the top left.
             let (prev_lo, prev_hi) = (f_lo, f_hi);
             f_lo = if f_lo > kmin { f_lo - 1 } else { f_lo + 1 };
@@ -329,7 +363,7 @@ impl<'a> Myers<'a> {
 }
 
 /// Walks both change maps in step (unchanged lines pair up in order).
-fn edits_from_flags(ca: &[bool], cb: &[bool]) -> Vec<Edit> {
+pub(crate) fn edits_from_flags(ca: &[bool], cb: &[bool]) -> Vec<Edit> {
     let (mut i, mut j) = (0, 0);
     let mut edits = Vec::new();
     while i < ca.len() || j < cb.len() {
