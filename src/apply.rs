@@ -12,7 +12,7 @@ use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-use crate::error::{Error, IoContext, Result};
+use crate::error::{Error, IoContext, Remedy, Result};
 use crate::id::Id;
 use crate::patch::{
     ApplyError, ApplyOptions, FilePatch, HunkReport, MergeLabels, MergeOutcome, PatchSet,
@@ -109,6 +109,16 @@ pub(crate) fn fail(path: &[u8], why: impl Into<String>) -> Error {
     Error::PatchFailed {
         path: display(path),
         why: why.into(),
+        remedy: None,
+    }
+}
+
+/// A refusal that `remedy` would get past.
+fn refuse(path: &[u8], why: impl Into<String>, remedy: Remedy) -> Error {
+    Error::PatchFailed {
+        path: display(path),
+        why: why.into(),
+        remedy: Some(remedy),
     }
 }
 
@@ -403,7 +413,8 @@ pub(crate) fn write_with_op(
         if !unsaved.is_empty() {
             return Err(Error::PatchFailed {
                 path: unsaved.join(", "),
-                why: "ignored by the workspace, so no snapshot holds it and an undo could not bring it back (use --force)".into(),
+                why: "ignored by the workspace, so no snapshot holds it and an undo could not bring it back".into(),
+                remedy: Some(Remedy::Force),
             });
         }
     }
@@ -549,9 +560,10 @@ fn binary_content(
             _ => false,
         };
         if !matches {
-            return Err(fail(
+            return Err(refuse(
                 path,
-                "binary patch: the file differs from the one the patch was made against (use --force)",
+                "binary patch: the file differs from the one the patch was made against",
+                Remedy::Force,
             ));
         }
     }
@@ -684,9 +696,10 @@ fn plan_file(
             .as_deref()
             .is_some_and(|h| h.len() >= 12 && Id::of(&cur).hex().starts_with(h));
         if !fp.is_new && !matches_old && !opts.force {
-            return Err(fail(
+            return Err(refuse(
                 &path,
-                "binary patch: the file differs from the one the patch was made against (use --force)",
+                "binary patch: the file differs from the one the patch was made against",
+                Remedy::Force,
             ));
         }
         match stored(fp.new_index.as_deref())? {
@@ -705,9 +718,10 @@ fn plan_file(
             .map_err(|e| fail(&path, e.to_string()))?
             .content;
         if created != cur && !opts.force {
-            return Err(fail(
+            return Err(refuse(
                 &path,
-                "the patch creates this file, but it exists with other content (use --force to overwrite)",
+                "the patch creates this file, but it exists with other content",
+                Remedy::ForceToOverwrite,
             ));
         }
         created
@@ -719,11 +733,12 @@ fn plan_file(
             }
             Err(ApplyError::DeleteLeftContent { .. }) if opts.force => Vec::new(),
             Err(ApplyError::DeleteLeftContent { len }) => {
-                return Err(fail(
+                return Err(refuse(
                     &path,
                     format!(
-                        "the patch deletes this file, but it differs from what the patch expects ({len} bytes would remain; use --force)"
+                        "the patch deletes this file, but it differs from what the patch expects ({len} bytes would remain)"
                     ),
+                    Remedy::ForceInReason,
                 ));
             }
             Err(err @ ApplyError::HunkFailed { .. }) => {
@@ -736,12 +751,12 @@ fn plan_file(
                     None
                 };
                 let Some(base) = base else {
-                    let hint = if opts.three_way {
-                        " (no base for a three-way merge: pass --base REV)"
+                    let remedy = if opts.three_way {
+                        Remedy::Base
                     } else {
-                        " (try --3way)"
+                        Remedy::ThreeWay
                     };
-                    return Err(fail(&path, format!("{err}{hint}")));
+                    return Err(refuse(&path, err.to_string(), remedy));
                 };
                 let theirs = apply_hunks(&base, fp, aopts).map_err(|e| {
                     fail(
@@ -761,17 +776,13 @@ fn plan_file(
                         conflicts,
                     } => {
                         if !opts.conflict_markers {
-                            let lines: Vec<String> = conflicts
-                                .iter()
-                                .map(|c| format!("lines {}-{}", c.ours.start + 1, c.ours.end))
-                                .collect();
-                            return Err(fail(
-                                &path,
-                                format!(
-                                    "three-way merge conflicts at {} (use --conflict=markers to write markers)",
-                                    lines.join(", ")
-                                ),
-                            ));
+                            return Err(Error::Conflict {
+                                path: display(&path),
+                                lines: conflicts
+                                    .iter()
+                                    .map(|c| (c.ours.start + 1, c.ours.end))
+                                    .collect(),
+                            });
                         }
                         outcome.conflicts = conflicts.len();
                         with_markers
@@ -797,9 +808,10 @@ fn plan_file(
         && existing != content
         && !opts.force
     {
-        return Err(fail(
+        return Err(refuse(
             &path,
-            "the patch renames or copies onto this path, which already exists with other content (use --force)",
+            "the patch renames or copies onto this path, which already exists with other content",
+            Remedy::Force,
         ));
     }
     if fp.is_rename

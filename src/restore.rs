@@ -201,10 +201,7 @@ pub fn restore(
         .map(|c| crate::util::display(&c.path))
         .collect();
     if !unsaved.is_empty() && !opts.force {
-        return Err(Error::Invalid(format!(
-            "restoring would overwrite files that the workspace ignores, so no snapshot holds them: {} (move them away, or pass --force to overwrite them)",
-            unsaved.join(", ")
-        )));
+        return Err(Error::WouldOverwriteIgnored { paths: unsaved });
     }
     if opts.dry_run {
         report.seconds = t0.elapsed().as_secs_f64();
@@ -345,11 +342,11 @@ fn check_origin(
             root.display()
         )
     };
-    Err(Error::Invalid(format!(
-        "snapshot {} belongs to workspace {}, not to {here}; restoring it would replace these files with another project's (pass --from-workspace to do it anyway, or -C DIR to restore into its own workspace)",
-        target.short(),
-        crate::util::display(&rec.workspace),
-    )))
+    Err(Error::ForeignSnapshot {
+        snapshot: target.short(),
+        owner: crate::util::display(&rec.workspace),
+        here,
+    })
 }
 
 /// Git's pathspec rule: every path given must name something in the target or in the
@@ -410,8 +407,11 @@ impl<'a> SnapshotIgnores<'a> {
         } else {
             let mut b = GitignoreBuilder::new("/");
             for g in &rec.scan.ignore_globs {
-                b.add_line(None, g)
-                    .map_err(|e| Error::Invalid(format!("bad ignore glob '{g}': {e}")))?;
+                b.add_line(None, g).map_err(|e| Error::BadGlob {
+                    list: crate::error::GlobList::Recorded,
+                    glob: Some(g.clone()),
+                    why: e.to_string(),
+                })?;
             }
             b.build().ok()
         };

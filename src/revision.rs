@@ -47,8 +47,7 @@ pub fn resolve(reader: &Reader, rev: &str, workspace: Option<&Path>) -> Result<I
                 })
                 .ok_or_else(|| Error::UnknownRevision(rev.to_string()))?
         };
-        let ws_path = workspace
-            .ok_or_else(|| Error::Invalid(format!("'{rev}' needs a workspace (use -C DIR)")))?;
+        let ws_path = workspace.ok_or_else(|| Error::NeedsWorkspace(rev.to_string()))?;
         let ws = reader
             .workspace(ws_path)?
             .ok_or_else(|| Error::NoSnapshots(ws_path.to_path_buf()))?;

@@ -219,7 +219,7 @@ pub(crate) fn store_files(store: &Store, root: &Path, files: &[Vec<u8>]) -> Resu
                     reason.name()
                 )));
             }
-            Read1::Aborted => return Err(Error::Invalid("storing files aborted".into())),
+            Read1::Aborted => return Err(Error::Internal("storing files aborted".into())),
         }
     }
     let txn = sink.take_txn()?;
@@ -302,9 +302,7 @@ fn snapshot_once(
     let mut phases = Phases::new(t0);
     for tag in &opts.tags {
         if reader.tag(tag)?.is_some() {
-            return Err(Error::Invalid(format!(
-                "tag '{tag}' already exists: delete it first with `rewind tag -d {tag}`"
-            )));
+            return Err(Error::TagTaken(tag.clone()));
         }
     }
     let ws = reader.workspace(&root)?;
@@ -427,7 +425,7 @@ fn snapshot_once(
                 reason,
                 detail,
             }),
-            Read1::Aborted => return Err(Error::Invalid("snapshot aborted".into())),
+            Read1::Aborted => return Err(Error::Internal("snapshot aborted".into())),
         }
     }
     if opts.strict
@@ -847,7 +845,7 @@ fn read_files(
         drop(rx);
         let outcomes = worker
             .join()
-            .map_err(|_| Error::Invalid("a snapshot worker thread panicked".into()))?;
+            .map_err(|_| Error::Internal("a snapshot worker thread panicked".into()))?;
         match failure {
             Some(e) => Err(e),
             None => Ok(outcomes),

@@ -154,12 +154,11 @@ pub fn undo(
                 .iter()
                 .map(|c| crate::util::display(&c.path))
                 .collect();
-            return Err(Error::Invalid(format!(
-                "refusing to {} operation {}: these paths changed since it ran (pass --force to overwrite them): {}",
-                if redo { "redo" } else { "undo" },
-                target_op.id,
-                paths.join(", ")
-            )));
+            return Err(Error::ChangedSince {
+                action: if redo { "redo" } else { "undo" },
+                op: target_op.id,
+                paths,
+            });
         }
     }
     let info = OpInfo {

@@ -219,9 +219,7 @@ pub fn create(
         BackendChoice::Namespace => match namespace::probe(store) {
             Ok(()) => (Backend::Namespace, None),
             Err(why) => {
-                return Err(Error::Invalid(format!(
-                    "the namespace backend is unavailable here: {why} (use --backend copy)"
-                )));
+                return Err(Error::NamespaceUnavailable(why));
             }
         },
         BackendChoice::Auto => match namespace::probe(store) {
@@ -425,10 +423,10 @@ fn take_lock(store: &Store, rec: &OverlayRecord, kind: LockKind) -> Result<Overl
             return Ok(OverlayLock { _file: file });
         }
         if start.elapsed() >= timeout {
-            return Err(Error::Invalid(format!(
-                "gave up after {:.1}s {what} (--lock-timeout)",
-                timeout.as_secs_f64()
-            )));
+            return Err(Error::OverlayBusy {
+                seconds: timeout.as_secs_f64(),
+                what: what.to_string(),
+            });
         }
         pause = (pause * 2).min(std::time::Duration::from_millis(50));
     }
@@ -1027,10 +1025,10 @@ fn plan_hunks(
             .extend(chosen.iter().map(|h| (c.path.clone(), h.id.clone())));
     }
     if let Some(id) = unknown.into_iter().next() {
-        return Err(Error::Invalid(format!(
-            "no pending hunk '{id}' in overlay {} (ids are listed by `rewind overlay diff {} --json`)",
-            rec.id, rec.id
-        )));
+        return Err(Error::UnknownHunk {
+            hunk: id.to_string(),
+            overlay: rec.id,
+        });
     }
     Ok((whole, part))
 }
@@ -1108,10 +1106,10 @@ pub fn reject(
             }
         }
         if let Some(id) = unknown.into_iter().next() {
-            return Err(Error::Invalid(format!(
-                "no pending hunk '{id}' in overlay {} (ids are listed by `rewind overlay diff {} --json`)",
-                rec.id, rec.id
-            )));
+            return Err(Error::UnknownHunk {
+                hunk: id.to_string(),
+                overlay: rec.id,
+            });
         }
         whole = Some(files);
     }
@@ -1200,9 +1198,7 @@ pub fn move_state(store: &Store, id: u64, from: Id, to: Id, force: bool) -> Resu
     let now = state(store, &mut rec)?;
     let reader = store.reader()?;
     if reader.snapshot(&now)?.root != reader.snapshot(&from)?.root && !force {
-        return Err(Error::Invalid(format!(
-            "overlay {id} changed since (pass --force to overwrite its changes)"
-        )));
+        return Err(Error::OverlayChanged(id));
     }
     let d = diff(
         store,

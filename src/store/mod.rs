@@ -284,10 +284,10 @@ impl Store {
                 && old.value() != snapshot.0
                 && !force
             {
-                return Err(Error::Invalid(format!(
-                    "tag '{name}' already points at {}: pass --force to move it",
-                    crate::Id(old.value()).short()
-                )));
+                return Err(Error::TagExists {
+                    name: name.to_string(),
+                    target: crate::Id(old.value()).short(),
+                });
             }
             refs.insert(name, snapshot.0)?;
         }
@@ -539,7 +539,10 @@ fn open_waiting(dir: &Path, file: &Path, opts: &StoreOptions) -> Result<Handle> 
         Ok(r) => return r,
         Err(crossbeam_channel::RecvTimeoutError::Timeout) => {}
         Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
-            return Err(Error::Invalid(format!("opening {} failed", file.display())));
+            return Err(Error::Internal(format!(
+                "opening {} failed",
+                file.display()
+            )));
         }
     }
     if let Some(notice) = &opts.on_wait {
@@ -551,9 +554,10 @@ fn open_waiting(dir: &Path, file: &Path, opts: &StoreOptions) -> Result<Handle> 
             opts.lock_timeout,
             holders::describe_others(dir),
         )),
-        Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
-            Err(Error::Invalid(format!("opening {} failed", file.display())))
-        }
+        Err(crossbeam_channel::RecvTimeoutError::Disconnected) => Err(Error::Internal(format!(
+            "opening {} failed",
+            file.display()
+        ))),
     }
 }
 
