@@ -275,6 +275,80 @@ pub enum Error {
     #[error("give either snapshot ids or a keep policy, not both")]
     ForgetIdsAndPolicy,
 
+    /// No overlay with that id or name.
+    #[error("no overlay '{0}' in this store (see `rewind overlay list`)")]
+    NoOverlay(String),
+
+    /// An overlay with that name exists already.
+    #[error("an overlay named '{0}' already exists (see `rewind overlay list`)")]
+    OverlayExists(String),
+
+    /// The overlay was dropped by another process while this one worked on it.
+    #[error("overlay {0} was dropped meanwhile")]
+    OverlayDropped(u64),
+
+    /// No operation with that id in the workspace's log.
+    #[error("no operation {op} in workspace {} (see `rewind op log`)", workspace.display())]
+    NoOperation {
+        /// The operation id asked for.
+        op: u64,
+        /// The workspace.
+        workspace: PathBuf,
+    },
+
+    /// Nothing left to undo (or redo) in the workspace.
+    #[error("{}", if *redo { "nothing to redo" } else { "nothing to undo in this workspace" })]
+    NothingToUndo {
+        /// Whether it was a redo.
+        redo: bool,
+    },
+
+    /// `@~N` reaches further back than the workspace's history.
+    #[error("'{rev}': the workspace has only {available} snapshot(s)")]
+    RevisionOutOfRange {
+        /// The revision as given.
+        rev: String,
+        /// How many snapshots the workspace has.
+        available: usize,
+    },
+
+    /// Paths given to a restore that name nothing in the snapshot or the workspace.
+    #[error(
+        "path(s) did not match anything in the snapshot or the workspace: {}",
+        paths.join(", ")
+    )]
+    UnmatchedPaths {
+        /// The paths, for display.
+        paths: Vec<String>,
+    },
+
+    /// The kernel refused to make an overlayfs whiteout (unprivileged whiteouts need Linux 5.8).
+    #[error(
+        "cannot hide a path the workspace added since the overlay's base ({}: {why}); the \
+         kernel must allow unprivileged whiteouts (Linux 5.8+)",
+        path.display()
+    )]
+    WhiteoutUnsupported {
+        /// The whiteout's path.
+        path: PathBuf,
+        /// The system error.
+        why: io::Error,
+    },
+
+    /// The store sits inside the workspace, where overlayfs cannot take its upper layer from.
+    #[error(
+        "the store {} lies inside the workspace {}: overlayfs cannot take its upper layer from \
+         inside its lower one",
+        store.display(),
+        workspace.display()
+    )]
+    StoreInsideWorkspace {
+        /// The store directory.
+        store: PathBuf,
+        /// The workspace.
+        workspace: PathBuf,
+    },
+
     /// A failure inside rewind itself (a worker thread panicked, a walk failed), not caused by
     /// the input.
     #[error("{0}")]

@@ -369,10 +369,7 @@ fn check_paths(
     if unmatched.is_empty() {
         return Ok(());
     }
-    Err(Error::Invalid(format!(
-        "path(s) did not match anything in the snapshot or the workspace: {}",
-        unmatched.join(", ")
-    )))
+    Err(Error::UnmatchedPaths { paths: unmatched })
 }
 
 pub(crate) fn append_log(

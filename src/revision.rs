@@ -55,12 +55,13 @@ pub fn resolve(reader: &Reader, rev: &str, workspace: Option<&Path>) -> Result<I
         if history.is_empty() {
             return Err(Error::NoSnapshots(ws_path.to_path_buf()));
         }
-        return history.get(back).copied().ok_or_else(|| {
-            Error::Invalid(format!(
-                "'{rev}': the workspace has only {} snapshot(s)",
-                history.len()
-            ))
-        });
+        return history
+            .get(back)
+            .copied()
+            .ok_or_else(|| Error::RevisionOutOfRange {
+                rev: rev.to_string(),
+                available: history.len(),
+            });
     }
     if let Some(id) = reader.tag(rev)? {
         return Ok(id);

@@ -48,6 +48,10 @@ pub fn message(e: &Error) -> String {
             }
         }
         Error::NeedsWorkspace(_) => format!("{e} (use -C DIR)"),
+        Error::WhiteoutUnsupported { .. } => format!("{e}, else use --backend copy"),
+        Error::StoreInsideWorkspace { .. } => {
+            format!("{e} (use a store elsewhere, or --backend copy)")
+        }
         Error::NothingToForget => {
             "nothing to forget: give --keep-last N, --keep-within DURATION, or snapshot ids".into()
         }
@@ -221,6 +225,27 @@ mod tests {
                 overlay: 3
             }),
             "no pending hunk 'h1' in overlay 3 (ids are listed by `rewind overlay diff 3 --json`)"
+        );
+    }
+
+    #[test]
+    fn namespace_refusals() {
+        assert_eq!(
+            message(&Error::WhiteoutUnsupported {
+                path: PathBuf::from("/o/x"),
+                why: std::io::Error::from_raw_os_error(1),
+            }),
+            "cannot hide a path the workspace added since the overlay's base (/o/x: Operation \
+             not permitted (os error 1)); the kernel must allow unprivileged whiteouts (Linux \
+             5.8+), else use --backend copy"
+        );
+        assert_eq!(
+            message(&Error::StoreInsideWorkspace {
+                store: PathBuf::from("/w/.s"),
+                workspace: PathBuf::from("/w"),
+            }),
+            "the store /w/.s lies inside the workspace /w: overlayfs cannot take its upper \
+             layer from inside its lower one (use a store elsewhere, or --backend copy)"
         );
     }
 

@@ -209,9 +209,7 @@ pub fn create(
     if let Some(name) = &opts.name {
         validate_name(name)?;
         if list(store)?.iter().any(|o| o.name.as_deref() == Some(name)) {
-            return Err(Error::Invalid(format!(
-                "an overlay named '{name}' already exists (see `rewind overlay list`)"
-            )));
+            return Err(Error::OverlayExists(name.clone()));
         }
     }
     let (backend, fallback) = match opts.backend {
@@ -331,11 +329,7 @@ pub fn find(store: &Store, key: &str) -> Result<OverlayRecord> {
         Ok(n) => all.into_iter().find(|o| o.id == n),
         Err(_) => all.into_iter().find(|o| o.name.as_deref() == Some(key)),
     };
-    found.ok_or_else(|| {
-        Error::Invalid(format!(
-            "no overlay '{key}' in this store (see `rewind overlay list`)"
-        ))
-    })
+    found.ok_or_else(|| Error::NoOverlay(key.to_string()))
 }
 
 fn save(store: &Store, rec: &OverlayRecord) -> Result<()> {
@@ -459,7 +453,7 @@ fn reload(store: &Store, rec: &mut OverlayRecord) -> Result<()> {
     let bytes = store
         .reader()?
         .overlay_record(rec.id)?
-        .ok_or_else(|| Error::Invalid(format!("overlay {} was dropped meanwhile", rec.id)))?;
+        .ok_or_else(|| Error::OverlayDropped(rec.id))?;
     *rec = OverlayRecord::decode(rec.id, &bytes)?;
     Ok(())
 }
