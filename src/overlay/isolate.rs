@@ -247,10 +247,7 @@ pub fn run_isolated(
         reverted,
         overlay: Some(result_overlay),
         ..RunResult::finished(Finished {
-            backend: match rec.backend {
-                super::Backend::Namespace => "overlay-namespace",
-                super::Backend::Copy => "overlay-copy",
-            },
+            backend: rec.backend.imp().run_name(),
             workspace: &root,
             cwd: &cwd,
             command,

@@ -15,6 +15,7 @@
 //! operation; accepted paths are remembered (with the content accepted) so they stop being
 //! pending until the overlay changes them again.
 
+mod backend;
 pub mod copy;
 pub mod isolate;
 pub mod namespace;
@@ -49,9 +50,20 @@ pub enum Backend {
 impl Backend {
     /// Its name in listings and JSON.
     pub fn name(self) -> &'static str {
+        self.imp().name()
+    }
+
+    /// The directory holding the overlay's files as plain files (the copy backend's tree);
+    /// `None` where they are only visible inside the overlay (the namespace backend).
+    pub fn files_dir(self, store: &Store, rec: &OverlayRecord) -> Option<PathBuf> {
+        self.imp().files_dir(store, rec)
+    }
+
+    /// The implementation: the one place the backend is matched.
+    pub(crate) fn imp(self) -> &'static dyn backend::OverlayBackend {
         match self {
-            Backend::Namespace => "namespace",
-            Backend::Copy => "copy",
+            Backend::Namespace => &backend::Namespace,
+            Backend::Copy => &backend::Copy,
         }
     }
 }
@@ -271,15 +283,9 @@ pub fn create(
     let dir = rec.dir(store);
     let made = (|| -> Result<u64> {
         fs::create_dir_all(&dir).at(&dir)?;
-        match backend {
-            Backend::Namespace => {
-                for sub in ["upper", "work"] {
-                    fs::create_dir(dir.join(sub)).at(dir.join(sub))?;
-                }
-                Ok(0)
-            }
-            Backend::Copy => copy::materialize(store, &rec, &root, &opts.with_ignored, progress),
-        }
+        backend
+            .imp()
+            .create(store, &rec, &dir, &root, &opts.with_ignored, progress)
     })();
     let files_copied = match made {
         Ok(n) => n,
@@ -461,10 +467,7 @@ fn reload(store: &Store, rec: &mut OverlayRecord) -> Result<()> {
 /// Computes the overlay's state snapshot (base plus its changes), stores it and returns its id.
 /// The caller holds the lock.
 pub fn state(store: &Store, rec: &mut OverlayRecord) -> Result<Id> {
-    let (id, ignored) = match rec.backend {
-        Backend::Namespace => namespace::state(store, rec)?,
-        Backend::Copy => (copy::state(store, rec)?, Vec::new()),
-    };
+    let (id, ignored) = rec.backend.imp().state(store, rec)?;
     if rec.ignored != ignored {
         rec.ignored = ignored;
         save(store, rec)?;
@@ -472,7 +475,7 @@ pub fn state(store: &Store, rec: &mut OverlayRecord) -> Result<Id> {
     if rec.state != Some(id) {
         // Superseded states stay stored until the overlay is dropped: a reject's operation
         // names the state before it, and undoing the reject goes back to it.
-        if rec.backend == Backend::Namespace && !rec.states.contains(&id) {
+        if rec.backend.imp().owns_states() && !rec.states.contains(&id) {
             rec.states.push(id);
         }
         rec.state = Some(id);
@@ -494,10 +497,7 @@ pub struct RunSession {
 pub fn begin_run(store: &Store, rec: &mut OverlayRecord) -> Result<RunSession> {
     let run = run_lock(store, rec)?;
     let _lock = lock(store, rec)?;
-    let pinned = match rec.backend {
-        Backend::Namespace => Some(namespace::refresh_pin(store, rec)?),
-        Backend::Copy => None,
-    };
+    let pinned = rec.backend.imp().begin_run(store, rec)?;
     Ok(RunSession { _run: run, pinned })
 }
 
@@ -1128,10 +1128,7 @@ pub fn reject(
     let targets: Vec<Target> = chosen.iter().map(|c| (c.path.clone(), c.old)).collect();
     set_paths(store, rec, &targets)?;
     for (path, kind, bytes) in &rewrites {
-        let p = match rec.backend {
-            Backend::Namespace => namespace::upper_path(store, rec, path)?,
-            Backend::Copy => crate::restore::checked_path(&copy::tree_dir(store, rec), path)?,
-        };
+        let p = rec.backend.imp().writable_path(store, rec, path)?;
         crate::restore::write_atomic(&p, *kind, &mut bytes.as_slice())?;
     }
     let gone: rustc_hash::FxHashSet<&[u8]> = chosen.iter().map(|c| c.path.as_slice()).collect();
@@ -1168,10 +1165,7 @@ pub type Target = (Vec<u8>, Option<crate::diff::tree::EntryState>);
 pub const REJECT_KIND: &str = "overlay-reject:";
 
 fn set_paths(store: &Store, rec: &OverlayRecord, targets: &[Target]) -> Result<()> {
-    match rec.backend {
-        Backend::Namespace => namespace::set_paths(store, rec, targets),
-        Backend::Copy => copy::set_paths(store, rec, targets),
-    }
+    rec.backend.imp().set_paths(store, rec, targets)
 }
 
 /// For `undo` and `redo` of a reject: the overlay an operation kind names, if it is a reject.
@@ -1220,15 +1214,7 @@ pub fn drop_overlay(store: &Store, rec: &OverlayRecord) -> Result<()> {
     }
     let txn = store.begin_write()?;
     txn.open_table(OVERLAYS)?.remove(rec.id)?;
-    if rec.backend == Backend::Namespace {
-        let mut snaps = txn.open_table(crate::store::tables::SNAPSHOTS)?;
-        for s in rec.states.iter().chain(rec.state.iter()) {
-            snaps.remove(s.0)?;
-        }
-    }
-    if rec.backend == Backend::Copy {
-        crate::store::unregister_in(&txn, &copy::tree_dir(store, rec))?;
-    }
+    rec.backend.imp().forget(&txn, store, rec)?;
     txn.commit()?;
     Ok(())
 }
@@ -1279,14 +1265,7 @@ pub fn command(
     };
     let mut cmd = std::process::Command::new(prog);
     cmd.args(args);
-    match rec.backend {
-        Backend::Namespace => namespace::enter(&mut cmd, store, rec, rel_cwd)?,
-        Backend::Copy => {
-            let dir = copy::tree_dir(store, rec);
-            let cwd = dir.join(rel_cwd);
-            cmd.current_dir(if cwd.is_dir() { cwd } else { dir });
-        }
-    }
+    rec.backend.imp().enter(&mut cmd, store, rec, rel_cwd)?;
     cmd.env("REWIND_OVERLAY", rec.id.to_string());
     Ok(cmd)
 }
