@@ -387,34 +387,36 @@ pub(crate) fn edits_from_flags(ca: &[bool], cb: &[bool]) -> Vec<Edit> {
     edits
 }
 
-/// Whether the other file has changed lines at the place matching the
-/// boundary `start` of file x (after the same number of unchanged lines).
-fn other_changed_at(cx: &[bool], cy: &[bool], start: usize) -> bool {
-    let mut unchanged = cx[..start].iter().filter(|&&c| !c).count();
-    let mut j = 0;
-    while j < cy.len() {
-        if !cy[j] {
-            if unchanged == 0 {
-                return false;
-            }
-            unchanged -= 1;
-        } else if unchanged == 0 {
-            return true;
+/// For the other file's change map `cy`: entry `u` says whether it has changed lines right
+/// after its `u`-th unchanged line (before the next one), i.e. at the place matching a
+/// boundary of this file preceded by `u` unchanged lines. Computed once per [`compact`] so
+/// that each alignment check is a lookup, not a walk over both files.
+fn changes_after_unchanged(cy: &[bool]) -> Vec<bool> {
+    let mut out = vec![false];
+    for &changed in cy {
+        if changed {
+            *out.last_mut().expect("never empty") = true;
+        } else {
+            out.push(false);
         }
-        j += 1;
     }
-    false
+    out
 }
 
 /// Slides each run of changed lines in `x` (map `cx`) down as far as equal
 /// lines allow, merging runs that meet, but keeps it aligned with the
 /// other file's (`cy`) changes when it passed such a place.
 fn compact(x: &[&[u8]], cx: &mut [bool], cy: &[bool]) {
+    let other = changes_after_unchanged(cy);
+    let other_changed_at = |unchanged: usize| other.get(unchanged).copied().unwrap_or(false);
     let n = x.len();
     let mut start = 0;
+    // Unchanged lines in cx[..start], kept up to date as runs slide.
+    let mut unchanged = 0;
     while start < n {
         if !cx[start] {
             start += 1;
+            unchanged += 1;
             continue;
         }
         let mut end = start;
@@ -429,21 +431,23 @@ fn compact(x: &[&[u8]], cx: &mut [bool], cy: &[bool]) {
                 end -= 1;
                 cx[start] = true;
                 cx[end] = false;
+                unchanged -= 1;
                 while start > 0 && cx[start - 1] {
                     start -= 1;
                 }
             }
             earliest_end = end;
-            aligned_end = other_changed_at(cx, cy, start).then_some(end);
+            aligned_end = other_changed_at(unchanged).then_some(end);
             while end < n && x[start] == x[end] {
                 cx[start] = false;
                 cx[end] = true;
                 start += 1;
                 end += 1;
+                unchanged += 1;
                 while end < n && cx[end] {
                     end += 1;
                 }
-                if other_changed_at(cx, cy, start) {
+                if other_changed_at(unchanged) {
                     aligned_end = Some(end);
                 }
             }
@@ -459,6 +463,7 @@ fn compact(x: &[&[u8]], cx: &mut [bool], cy: &[bool]) {
                 end -= 1;
                 cx[start] = true;
                 cx[end] = false;
+                unchanged -= 1;
             }
         }
         start = end;
