@@ -1,11 +1,20 @@
 #!/usr/bin/env bash
-# Runs the patch fuzz target (parser, applier, reverse, merge3) for a while; not part of CI.
-# usage: fuzz/run.sh [SECONDS]   (default 300)
+# Runs a fuzz target for a while; not part of CI.
+# usage: fuzz/run.sh [TARGET] [SECONDS]   (TARGET: patch (default) or decoders; 300 s default)
+#   patch:    the patch parser, applier, reverse and merge3.
+#   decoders: the decoders of what the store holds (blob/chunk records, stat-cache views,
+#             trees, snapshot/operation/overlay records, pack indexes); tests/decoders.rs runs
+#             the same body as a proptest smoke in CI.
 # Needs `cargo install cargo-fuzz`. Runs on the stable toolchain without a sanitizer (the
 # machines here have no nightly); panics and assertion failures are what it finds.
 set -euo pipefail
 cd "$(dirname "$0")"
-mkdir -p corpus/patch
-# Seed the corpus with the fixture patches.
-for p in ../fixtures/patches/*/patch.diff; do cp "$p" "corpus/patch/$(basename "$(dirname "$p")").diff"; done
-RUSTC_BOOTSTRAP=1 cargo fuzz run patch --sanitizer none -- -max_total_time="${1:-300}" -max_len=8192
+target=patch
+if [[ "${1:-}" =~ ^[a-z]+$ ]]; then target="$1"; shift; fi
+seconds="${1:-300}"
+mkdir -p "corpus/$target"
+if [ "$target" = patch ]; then
+  # Seed the corpus with the fixture patches.
+  for p in ../fixtures/patches/*/patch.diff; do cp "$p" "corpus/patch/$(basename "$(dirname "$p")").diff"; done
+fi
+RUSTC_BOOTSTRAP=1 cargo fuzz run "$target" --sanitizer none -- -max_total_time="$seconds" -max_len=8192

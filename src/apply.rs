@@ -12,7 +12,7 @@ use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-use crate::error::{Error, IoContext, Result};
+use crate::error::{Error, IoContext, Remedy, Result};
 use crate::fs::{checked_path, write_atomic};
 use crate::fs::{display, join_rel};
 use crate::id::Id;
@@ -109,6 +109,16 @@ pub(crate) fn fail(path: &[u8], why: impl Into<String>) -> Error {
     Error::PatchFailed {
         path: display(path),
         why: why.into(),
+        remedy: None,
+    }
+}
+
+/// A refusal that `remedy` would get past.
+fn refuse(path: &[u8], why: impl Into<String>, remedy: Remedy) -> Error {
+    Error::PatchFailed {
+        path: display(path),
+        why: why.into(),
+        remedy: Some(remedy),
     }
 }
 
@@ -403,7 +413,8 @@ pub(crate) fn write_with_op(
         if !unsaved.is_empty() {
             return Err(Error::PatchFailed {
                 path: unsaved.join(", "),
-                why: "ignored by the workspace, so no snapshot holds it and an undo could not bring it back (use --force)".into(),
+                why: "ignored by the workspace, so no snapshot holds it and an undo could not bring it back".into(),
+                remedy: Some(Remedy::Force),
             });
         }
     }
@@ -549,9 +560,10 @@ fn binary_content(
             _ => false,
         };
         if !matches {
-            return Err(fail(
+            return Err(refuse(
                 path,
-                "binary patch: the file differs from the one the patch was made against (use --force)",
+                "binary patch: the file differs from the one the patch was made against",
+                Remedy::Force,
             ));
         }
     }
@@ -608,47 +620,117 @@ fn plan_file(
     stored: &StoredLookup,
     base_of: &BaseLookup,
 ) -> Result<Planned> {
-    let strip = |p: &Option<Vec<u8>>| patch_rel(p, opts.strip);
-    let old_rel = if fp.is_new {
-        None
-    } else {
-        strip(&fp.old_path)?
-    };
-    let new_rel = if fp.is_deleted {
-        None
-    } else {
-        strip(&fp.new_path)?
-    };
-    let Some(path) = new_rel.clone().or(old_rel.clone()) else {
-        return Err(Error::PatchParse("a file patch names no path".into()));
-    };
-    // A rename or copy moves the entry as it is (git names no mode when it is unchanged), so
-    // its source may be a symlink; read_current reads the link, never what it points to.
-    let symlink_patch = fp.old_mode == Some(0o120000)
-        || fp.new_mode == Some(0o120000)
-        || fp.is_rename
-        || fp.is_copy;
-    for rel in old_rel.iter().chain(new_rel.iter()) {
-        check_no_symlink(root, rel, symlink_patch, removed)?;
-    }
-    let source_rel = old_rel.clone().unwrap_or_else(|| path.clone());
-    let current = if fp.is_new {
-        let dir_goes = fs::symlink_metadata(join_rel(root, &path)).is_ok_and(|m| m.is_dir())
-            && emptied_by(root, &path, removed)?;
-        if dir_goes || under_removed(&path, removed) {
-            None
-        } else {
-            read_current(root, &path)?
-        }
-    } else {
-        read_current(root, &source_rel)?
-    };
+    let paths = FilePaths::resolve(root, fp, opts.strip, removed)?;
+    let current = read_target(root, fp, &paths, removed)?;
     let (cur_kind, cur) = match (&current, fp.is_new) {
         (Some((k, c)), _) => (*k, c.clone()),
         (None, true) => (Kind::File, Vec::new()),
-        (None, false) => return Err(fail(&source_rel, "does not exist in the workspace")),
+        (None, false) => return Err(fail(&paths.source, "does not exist in the workspace")),
     };
-    let action = if fp.is_new {
+    let mut outcome = FileOutcome {
+        path: paths.path.clone(),
+        old_path: if fp.is_rename || fp.is_copy {
+            paths.old.clone()
+        } else {
+            None
+        },
+        action: action_of(fp),
+        hunks: Vec::new(),
+        merged: false,
+        conflicts: 0,
+    };
+    let content = if let Some(hunk) = &fp.binary_forward {
+        binary_content(&paths.path, fp, hunk, &cur, opts.force)?
+    } else if fp.binary {
+        stored_binary(&paths.path, fp, &cur, opts.force, stored)?
+    } else if fp.is_new && current.is_some() {
+        create_over(&paths.path, fp, &cur, opts.force, aopts)?
+    } else {
+        let texts = TextPatch {
+            fp,
+            opts,
+            aopts,
+            stored,
+            base_of,
+        };
+        texts.apply(&paths, &cur, &mut outcome)?
+    };
+    finish_plan(
+        root,
+        fp,
+        paths,
+        outcome,
+        kind_of_mode(fp.new_mode, cur_kind),
+        content,
+        opts.force,
+    )
+}
+
+/// The workspace paths a file patch touches, checked.
+struct FilePaths {
+    /// The old path (none for a created file).
+    old: Option<Vec<u8>>,
+    /// The path written (the new path, or the old one for a deletion).
+    path: Vec<u8>,
+    /// Where the current content is read from: the old path, else `path`.
+    source: Vec<u8>,
+}
+
+impl FilePaths {
+    /// Strips and checks the patch's paths; none may lead through a symlink.
+    fn resolve(root: &Path, fp: &FilePatch, strip: usize, removed: &Removed) -> Result<FilePaths> {
+        let strip = |p: &Option<Vec<u8>>| patch_rel(p, strip);
+        let old = if fp.is_new {
+            None
+        } else {
+            strip(&fp.old_path)?
+        };
+        let new = if fp.is_deleted {
+            None
+        } else {
+            strip(&fp.new_path)?
+        };
+        let Some(path) = new.clone().or(old.clone()) else {
+            return Err(Error::PatchParse("a file patch names no path".into()));
+        };
+        // A rename or copy moves the entry as it is (git names no mode when it is unchanged),
+        // so its source may be a symlink; read_current reads the link, never what it points to.
+        let symlink_patch = fp.old_mode == Some(0o120000)
+            || fp.new_mode == Some(0o120000)
+            || fp.is_rename
+            || fp.is_copy;
+        for rel in old.iter().chain(new.iter()) {
+            check_no_symlink(root, rel, symlink_patch, removed)?;
+        }
+        let source = old.clone().unwrap_or_else(|| path.clone());
+        Ok(FilePaths { old, path, source })
+    }
+}
+
+/// The kind and content the patch applies to: the source path's, or for a created file
+/// whatever is at its path unless an earlier file patch removes it.
+fn read_target(
+    root: &Path,
+    fp: &FilePatch,
+    paths: &FilePaths,
+    removed: &Removed,
+) -> Result<Option<(Kind, Vec<u8>)>> {
+    if !fp.is_new {
+        return read_current(root, &paths.source);
+    }
+    let path = &paths.path;
+    let dir_goes = fs::symlink_metadata(join_rel(root, path)).is_ok_and(|m| m.is_dir())
+        && emptied_by(root, path, removed)?;
+    if dir_goes || under_removed(path, removed) {
+        Ok(None)
+    } else {
+        read_current(root, path)
+    }
+}
+
+/// What the file patch does, as reported.
+fn action_of(fp: &FilePatch) -> &'static str {
+    if fp.is_new {
         "create"
     } else if fp.is_deleted {
         "delete"
@@ -660,131 +742,169 @@ fn plan_file(
         "mode"
     } else {
         "modify"
-    };
-    let mut outcome = FileOutcome {
-        path: path.clone(),
-        old_path: if fp.is_rename || fp.is_copy {
-            old_rel.clone()
-        } else {
-            None
-        },
-        action,
-        hunks: Vec::new(),
-        merged: false,
-        conflicts: 0,
-    };
+    }
+}
 
-    // New content.
-    let content: Vec<u8> = if let Some(hunk) = &fp.binary_forward {
-        binary_content(&path, fp, hunk, &cur, opts.force)?
-    } else if fp.binary {
-        // There are no hunks to check the old side against: its id must match instead.
-        let matches_old = fp
-            .old_index
-            .as_deref()
-            .is_some_and(|h| h.len() >= 12 && Id::of(&cur).hex().starts_with(h));
-        if !fp.is_new && !matches_old && !opts.force {
-            return Err(fail(
-                &path,
-                "binary patch: the file differs from the one the patch was made against (use --force)",
-            ));
-        }
-        match stored(fp.new_index.as_deref())? {
-            Some(c) => c,
-            None if fp.is_deleted => Vec::new(),
-            None => {
-                return Err(fail(
-                    &path,
-                    "binary patch: rewind can apply a binary change only when its store holds the new content (a patch rewind made)",
-                ));
-            }
-        }
-    } else if fp.is_new && current.is_some() {
-        // Creating over an existing file: fine if it already holds exactly that.
-        let created = apply_hunks(&[], fp, aopts)
-            .map_err(|e| fail(&path, e.to_string()))?
-            .content;
-        if created != cur && !opts.force {
-            return Err(fail(
-                &path,
-                "the patch creates this file, but it exists with other content (use --force to overwrite)",
-            ));
-        }
-        created
-    } else {
-        match apply_hunks(&cur, fp, aopts) {
+/// A binary change without data (`Binary files differ`): there are no hunks to check the old
+/// side against, so its id must match instead, and the new content must be in the store.
+fn stored_binary(
+    path: &[u8],
+    fp: &FilePatch,
+    cur: &[u8],
+    force: bool,
+    stored: &StoredLookup,
+) -> Result<Vec<u8>> {
+    let matches_old = fp
+        .old_index
+        .as_deref()
+        .is_some_and(|h| h.len() >= 12 && Id::of(cur).hex().starts_with(h));
+    if !fp.is_new && !matches_old && !force {
+        return Err(refuse(
+            path,
+            "binary patch: the file differs from the one the patch was made against",
+            Remedy::Force,
+        ));
+    }
+    match stored(fp.new_index.as_deref())? {
+        Some(c) => Ok(c),
+        None if fp.is_deleted => Ok(Vec::new()),
+        None => Err(fail(
+            path,
+            "binary patch: rewind can apply a binary change only when its store holds the new content (a patch rewind made)",
+        )),
+    }
+}
+
+/// Creating over an existing file: fine if it already holds exactly that.
+fn create_over(
+    path: &[u8],
+    fp: &FilePatch,
+    cur: &[u8],
+    force: bool,
+    aopts: &ApplyOptions,
+) -> Result<Vec<u8>> {
+    let created = apply_hunks(&[], fp, aopts)
+        .map_err(|e| fail(path, e.to_string()))?
+        .content;
+    if created != cur && !force {
+        return Err(refuse(
+            path,
+            "the patch creates this file, but it exists with other content",
+            Remedy::ForceToOverwrite,
+        ));
+    }
+    Ok(created)
+}
+
+/// A text file patch's hunks, applied to the current content, falling back to a three-way
+/// merge with the file's base when they do not apply and that was asked for.
+struct TextPatch<'a, 'l> {
+    fp: &'a FilePatch,
+    opts: &'a ApplyPatchOptions,
+    aopts: &'a ApplyOptions,
+    stored: &'a StoredLookup<'l>,
+    base_of: &'a BaseLookup<'l>,
+}
+
+impl TextPatch<'_, '_> {
+    fn apply(&self, paths: &FilePaths, cur: &[u8], outcome: &mut FileOutcome) -> Result<Vec<u8>> {
+        let (fp, path) = (self.fp, &paths.path);
+        match apply_hunks(cur, fp, self.aopts) {
             Ok(applied) => {
                 outcome.hunks = applied.hunks;
-                applied.content
+                Ok(applied.content)
             }
-            Err(ApplyError::DeleteLeftContent { .. }) if opts.force => Vec::new(),
-            Err(ApplyError::DeleteLeftContent { len }) => {
-                return Err(fail(
-                    &path,
-                    format!(
-                        "the patch deletes this file, but it differs from what the patch expects ({len} bytes would remain; use --force)"
-                    ),
-                ));
-            }
+            Err(ApplyError::DeleteLeftContent { .. }) if self.opts.force => Ok(Vec::new()),
+            Err(ApplyError::DeleteLeftContent { len }) => Err(refuse(
+                path,
+                format!(
+                    "the patch deletes this file, but it differs from what the patch expects ({len} bytes would remain)"
+                ),
+                Remedy::ForceInReason,
+            )),
             Err(err @ ApplyError::HunkFailed { .. }) => {
-                let base = if opts.three_way || opts.base.is_some() {
-                    match base_of(&source_rel)? {
-                        Some(b) => Some(b),
-                        None => stored(fp.old_index.as_deref())?,
-                    }
-                } else {
-                    None
-                };
-                let Some(base) = base else {
-                    let hint = if opts.three_way {
-                        " (no base for a three-way merge: pass --base REV)"
+                let Some(base) = self.base(&paths.source)? else {
+                    let remedy = if self.opts.three_way {
+                        Remedy::Base
                     } else {
-                        " (try --3way)"
+                        Remedy::ThreeWay
                     };
-                    return Err(fail(&path, format!("{err}{hint}")));
+                    return Err(refuse(path, err.to_string(), remedy));
                 };
-                let theirs = apply_hunks(&base, fp, aopts).map_err(|e| {
-                    fail(
-                        &path,
-                        format!("the patch does not apply to its base either: {e}"),
-                    )
-                })?;
-                outcome.merged = true;
-                let labels = MergeLabels {
-                    ours: "workspace".into(),
-                    theirs: "patch".into(),
-                };
-                match merge3(&base, &cur, &theirs.content, labels) {
-                    MergeOutcome::Clean(c) => c,
-                    MergeOutcome::Conflict {
-                        with_markers,
-                        conflicts,
-                    } => {
-                        if !opts.conflict_markers {
-                            let lines: Vec<String> = conflicts
-                                .iter()
-                                .map(|c| format!("lines {}-{}", c.ours.start + 1, c.ours.end))
-                                .collect();
-                            return Err(fail(
-                                &path,
-                                format!(
-                                    "three-way merge conflicts at {} (use --conflict=markers to write markers)",
-                                    lines.join(", ")
-                                ),
-                            ));
-                        }
-                        outcome.conflicts = conflicts.len();
-                        with_markers
-                    }
-                }
+                self.merge(path, &base, cur, outcome)
             }
-            Err(e) => return Err(fail(&path, e.to_string())),
+            Err(e) => Err(fail(path, e.to_string())),
         }
-    };
-    let kind = kind_of_mode(fp.new_mode, cur_kind);
+    }
+
+    /// The file's base for a three-way merge, when one was asked for: from the base revision,
+    /// else the blob the patch's `index` line names.
+    fn base(&self, source: &[u8]) -> Result<Option<Vec<u8>>> {
+        if !self.opts.three_way && self.opts.base.is_none() {
+            return Ok(None);
+        }
+        match (self.base_of)(source)? {
+            Some(b) => Ok(Some(b)),
+            None => (self.stored)(self.fp.old_index.as_deref()),
+        }
+    }
+
+    /// Applies the patch to `base` and merges the result with the workspace's `cur`.
+    fn merge(
+        &self,
+        path: &[u8],
+        base: &[u8],
+        cur: &[u8],
+        outcome: &mut FileOutcome,
+    ) -> Result<Vec<u8>> {
+        let theirs = apply_hunks(base, self.fp, self.aopts).map_err(|e| {
+            fail(
+                path,
+                format!("the patch does not apply to its base either: {e}"),
+            )
+        })?;
+        outcome.merged = true;
+        let labels = MergeLabels {
+            ours: "workspace".into(),
+            theirs: "patch".into(),
+        };
+        match merge3(base, cur, &theirs.content, labels) {
+            MergeOutcome::Clean(c) => Ok(c),
+            MergeOutcome::Conflict { conflicts, .. } if !self.opts.conflict_markers => {
+                Err(Error::Conflict {
+                    path: display(path),
+                    lines: conflicts
+                        .iter()
+                        .map(|c| (c.ours.start + 1, c.ours.end))
+                        .collect(),
+                })
+            }
+            MergeOutcome::Conflict {
+                with_markers,
+                conflicts,
+            } => {
+                outcome.conflicts = conflicts.len();
+                Ok(with_markers)
+            }
+        }
+    }
+}
+
+/// The plan for one file: what to write and remove, after refusing a rename or copy onto a
+/// path that holds other content.
+fn finish_plan(
+    root: &Path,
+    fp: &FilePatch,
+    paths: FilePaths,
+    outcome: FileOutcome,
+    kind: Kind,
+    content: Vec<u8>,
+    force: bool,
+) -> Result<Planned> {
+    let FilePaths { old, path, source } = paths;
     let mut remove = Vec::new();
     if fp.is_deleted {
-        remove.push(source_rel);
+        remove.push(source);
         return Ok(Planned {
             outcome,
             write: None,
@@ -792,21 +912,22 @@ fn plan_file(
         });
     }
     if (fp.is_rename || fp.is_copy)
-        && old_rel.as_ref() != Some(&path)
+        && old.as_ref() != Some(&path)
         && let Some((_, existing)) = read_current(root, &path)?
         && existing != content
-        && !opts.force
+        && !force
     {
-        return Err(fail(
+        return Err(refuse(
             &path,
-            "the patch renames or copies onto this path, which already exists with other content (use --force)",
+            "the patch renames or copies onto this path, which already exists with other content",
+            Remedy::Force,
         ));
     }
     if fp.is_rename
-        && let Some(old) = &old_rel
-        && old != &path
+        && let Some(old) = old
+        && old != path
     {
-        remove.push(old.clone());
+        remove.push(old);
     }
     Ok(Planned {
         outcome,

@@ -24,7 +24,7 @@ pub enum Error {
     },
 
     /// The store directory exists but holds no `store.redb`.
-    #[error("no rewind store at {}: run `rewind init` or pass --store DIR", .0.display())]
+    #[error("no rewind store at {}", .0.display())]
     NoStore(PathBuf),
 
     /// The file is not a rewind store (another redb database, or not a database at all).
@@ -51,7 +51,7 @@ pub enum Error {
     },
 
     /// The store is not writable.
-    #[error("store {} is read-only ({why}); check its permissions or pass another --store", path.display())]
+    #[error("store {} is read-only ({why}); check its permissions", path.display())]
     ReadOnlyStore {
         /// The store directory.
         path: PathBuf,
@@ -73,8 +73,7 @@ pub enum Error {
     /// commits atomically, so the failed write left the store as it was.
     #[error(
         "the disk holding the store is full ({0}); nothing was stored and the store is as it \
-         was: free some space (`rewind forget` then `rewind gc` frees rewind's own), or put \
-         the store elsewhere with --store DIR or REWIND_STORE"
+         was: free some space (`rewind forget` then `rewind gc` frees rewind's own)"
     )]
     DiskFull(io::Error),
 
@@ -86,6 +85,15 @@ pub enum Error {
         /// The object's id, in hex.
         id: String,
         /// What is wrong with it.
+        why: String,
+    },
+
+    /// A record could not be serialized for the store (or a remote); nothing was written.
+    #[error("cannot encode the {what}: {why}")]
+    Encode {
+        /// What was being encoded: "tree", "snapshot", "operation", ...
+        what: &'static str,
+        /// The serializer's complaint.
         why: String,
     },
 
@@ -106,8 +114,8 @@ pub enum Error {
     #[error("workspace {} is not a directory", .0.display())]
     NotADirectory(PathBuf),
 
-    /// Snapshotting `/` or the home directory needs --force.
-    #[error("refusing to use {} as a workspace: it is the root or your home directory (pass --force if you mean it)", .0.display())]
+    /// Snapshotting `/` or the home directory needs the caller's explicit `force`.
+    #[error("refusing to use {} as a workspace: it is the root or your home directory", .0.display())]
     DangerousWorkspace(PathBuf),
 
     /// A revision named nothing.
@@ -153,14 +161,205 @@ pub enum Error {
         path: String,
         /// What went wrong, naming the hunk where there is one.
         why: String,
+        /// The option that would get past the refusal, if one would.
+        remedy: Option<Remedy>,
     },
+
+    /// A three-way merge of a patch into a file conflicts, and conflict markers were not asked
+    /// for; nothing was written.
+    #[error("{path}: three-way merge conflicts at {} (nothing was changed)", lines_list(.lines))]
+    Conflict {
+        /// The file (workspace-relative).
+        path: String,
+        /// The workspace's conflicting lines, 1-based and inclusive.
+        lines: Vec<(usize, usize)>,
+    },
+
+    /// Moving a tag that points elsewhere needs `force`.
+    #[error("tag '{name}' already points at {target}")]
+    TagExists {
+        /// The tag.
+        name: String,
+        /// The short id it points at now.
+        target: String,
+    },
+
+    /// A new snapshot was to get a tag that exists already.
+    #[error("tag '{0}' already exists")]
+    TagTaken(String),
+
+    /// A restore would overwrite files the workspace ignores (so no snapshot holds them).
+    #[error(
+        "restoring would overwrite files that the workspace ignores, so no snapshot holds them: {}",
+        paths.join(", ")
+    )]
+    WouldOverwriteIgnored {
+        /// The paths, for display.
+        paths: Vec<String>,
+    },
+
+    /// A snapshot of another workspace was to be restored into this one.
+    #[error(
+        "snapshot {snapshot} belongs to workspace {owner}, not to {here}; restoring it would \
+         replace these files with another project's"
+    )]
+    ForeignSnapshot {
+        /// The snapshot's short id.
+        snapshot: String,
+        /// The workspace it was taken of.
+        owner: String,
+        /// The directory restored into, described.
+        here: String,
+    },
+
+    /// An undo (or redo) would overwrite paths changed since the operation ran.
+    #[error(
+        "refusing to {action} operation {op}: these paths changed since it ran: {}",
+        paths.join(", ")
+    )]
+    ChangedSince {
+        /// "undo" or "redo".
+        action: &'static str,
+        /// The operation's id.
+        op: u64,
+        /// The changed paths, for display.
+        paths: Vec<String>,
+    },
+
+    /// An overlay changed since the state a reject (or its undo) expected.
+    #[error("overlay {0} changed since")]
+    OverlayChanged(u64),
+
+    /// The namespace overlay backend was asked for and the kernel does not allow it.
+    #[error("the namespace backend is unavailable here: {0}")]
+    NamespaceUnavailable(String),
+
+    /// Another process held an overlay's lock for longer than the lock timeout.
+    #[error("gave up after {seconds:.1}s {what}")]
+    OverlayBusy {
+        /// How long it waited.
+        seconds: f64,
+        /// What it was waiting for.
+        what: String,
+    },
+
+    /// A hunk id that the overlay does not have pending.
+    #[error("no pending hunk '{hunk}' in overlay {overlay}")]
+    UnknownHunk {
+        /// The id as given.
+        hunk: String,
+        /// The overlay.
+        overlay: u64,
+    },
+
+    /// An ignore glob (of a scan, or of the ignored paths copied into an overlay) is malformed.
+    #[error("bad {} {}: {why}", list.noun(), glob.as_ref().map(|g| format!("glob '{g}'")).unwrap_or_else(|| "globs".into()))]
+    BadGlob {
+        /// Which list it was in.
+        list: GlobList,
+        /// The glob, when one glob is to blame.
+        glob: Option<String>,
+        /// The matcher's complaint.
+        why: String,
+    },
+
+    /// A revision relative to a workspace (`@`, `@~N`) was used without one.
+    #[error("'{0}' needs a workspace")]
+    NeedsWorkspace(String),
+
+    /// `forget` was given neither snapshots nor a keep policy.
+    #[error("nothing to forget: give a keep policy (last N, within a duration) or snapshot ids")]
+    NothingToForget,
+
+    /// `forget` was given both snapshots and a keep policy.
+    #[error("give either snapshot ids or a keep policy, not both")]
+    ForgetIdsAndPolicy,
+
+    /// No overlay with that id or name.
+    #[error("no overlay '{0}' in this store (see `rewind overlay list`)")]
+    NoOverlay(String),
+
+    /// An overlay with that name exists already.
+    #[error("an overlay named '{0}' already exists (see `rewind overlay list`)")]
+    OverlayExists(String),
+
+    /// The overlay was dropped by another process while this one worked on it.
+    #[error("overlay {0} was dropped meanwhile")]
+    OverlayDropped(u64),
+
+    /// No operation with that id in the workspace's log.
+    #[error("no operation {op} in workspace {} (see `rewind op log`)", workspace.display())]
+    NoOperation {
+        /// The operation id asked for.
+        op: u64,
+        /// The workspace.
+        workspace: PathBuf,
+    },
+
+    /// Nothing left to undo (or redo) in the workspace.
+    #[error("{}", if *redo { "nothing to redo" } else { "nothing to undo in this workspace" })]
+    NothingToUndo {
+        /// Whether it was a redo.
+        redo: bool,
+    },
+
+    /// `@~N` reaches further back than the workspace's history.
+    #[error("'{rev}': the workspace has only {available} snapshot(s)")]
+    RevisionOutOfRange {
+        /// The revision as given.
+        rev: String,
+        /// How many snapshots the workspace has.
+        available: usize,
+    },
+
+    /// Paths given to a restore that name nothing in the snapshot or the workspace.
+    #[error(
+        "path(s) did not match anything in the snapshot or the workspace: {}",
+        paths.join(", ")
+    )]
+    UnmatchedPaths {
+        /// The paths, for display.
+        paths: Vec<String>,
+    },
+
+    /// The kernel refused to make an overlayfs whiteout (unprivileged whiteouts need Linux 5.8).
+    #[error(
+        "cannot hide a path the workspace added since the overlay's base ({}: {why}); the \
+         kernel must allow unprivileged whiteouts (Linux 5.8+)",
+        path.display()
+    )]
+    WhiteoutUnsupported {
+        /// The whiteout's path.
+        path: PathBuf,
+        /// The system error.
+        why: io::Error,
+    },
+
+    /// The store sits inside the workspace, where overlayfs cannot take its upper layer from.
+    #[error(
+        "the store {} lies inside the workspace {}: overlayfs cannot take its upper layer from \
+         inside its lower one",
+        store.display(),
+        workspace.display()
+    )]
+    StoreInsideWorkspace {
+        /// The store directory.
+        store: PathBuf,
+        /// The workspace.
+        workspace: PathBuf,
+    },
+
+    /// A failure inside rewind itself (a worker thread panicked, a walk failed), not caused by
+    /// the input.
+    #[error("{0}")]
+    Internal(String),
 
     /// An artifact key was refused.
     #[error("invalid artifact key \"{0}\": {1}")]
     InvalidArtifactKey(String, String),
 
-    /// `artifact put` without `--force` on a key that exists.
-    #[error("artifact '{0}' already exists: pass --force to replace it")]
+    /// `artifact put` without `force` on a key that exists.
+    #[error("artifact '{0}' already exists")]
     ArtifactExists(String),
 
     /// No artifact under that key.
@@ -227,8 +426,8 @@ pub enum Error {
     )]
     ConcurrentGc(&'static str),
 
-    /// `--strict` turned warnings (unreadable files, files that vanished) into an error.
-    #[error("snapshot aborted (--strict): {0}")]
+    /// Strict mode turned warnings (unreadable files, files that vanished) into an error.
+    #[error("snapshot aborted (strict): {0}")]
     Strict(String),
 
     /// A remote could not be reached, read or written, or holds something unexpected.
@@ -255,6 +454,49 @@ pub enum Error {
     /// The watch daemon: not running, already running, a bad watch list...
     #[error(transparent)]
     Daemon(#[from] DaemonError),
+}
+
+/// What would get a refused patch through, in library terms; the CLI names its flag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Remedy {
+    /// Forcing the write (`ApplyOptions::force`).
+    Force,
+    /// Forcing the write, which overwrites the file.
+    ForceToOverwrite,
+    /// Forcing, named inside the reason's own parenthesis.
+    ForceInReason,
+    /// A three-way merge (`ApplyOptions::three_way`).
+    ThreeWay,
+    /// A base revision for the three-way merge (`ApplyOptions::base`).
+    Base,
+}
+
+/// Which glob list a [`Error::BadGlob`] came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GlobList {
+    /// The scan's extra ignore globs.
+    Ignore,
+    /// The scan's ignore globs recorded in a snapshot.
+    Recorded,
+    /// The ignored paths copied into an overlay.
+    WithIgnored,
+}
+
+impl GlobList {
+    fn noun(self) -> &'static str {
+        match self {
+            GlobList::Ignore | GlobList::Recorded => "ignore",
+            GlobList::WithIgnored => "with-ignored",
+        }
+    }
+}
+
+fn lines_list(lines: &[(usize, usize)]) -> String {
+    lines
+        .iter()
+        .map(|(a, b)| format!("lines {a}-{b}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 impl Error {

@@ -84,14 +84,10 @@ pub struct ForgetReport {
 pub fn forget(store: &Store, opts: &ForgetOptions) -> Result<ForgetReport> {
     let policy = opts.keep_last.is_some() || opts.keep_within.is_some() || opts.thin.is_some();
     if !policy && opts.snapshots.is_empty() {
-        return Err(Error::Invalid(
-            "nothing to forget: give --keep-last N, --keep-within DURATION, or snapshot ids".into(),
-        ));
+        return Err(Error::NothingToForget);
     }
     if policy && !opts.snapshots.is_empty() {
-        return Err(Error::Invalid(
-            "give either snapshot ids or a policy (--keep-last, --keep-within), not both".into(),
-        ));
+        return Err(Error::ForgetIdsAndPolicy);
     }
     let txn = store.begin_write()?;
     let protections = protections(&txn, opts.undo_depth)?;

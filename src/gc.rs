@@ -34,7 +34,7 @@ use crate::store::blob::{self, BlobRecord, SEGMENT_SIZE, SegmentWriter, Span};
 use crate::store::snapshot::SnapshotRecord;
 use crate::store::tables::*;
 use crate::store::tree::{Kind, Tree};
-use crate::store::{Store, epoch_in, read_counter, write_counter};
+use crate::store::{Store, epoch_in, write_counter};
 
 /// How to collect.
 #[derive(Clone, Debug)]
@@ -367,7 +367,7 @@ fn repack(txn: &WriteTransaction, below: f64, report: &mut GcReport) -> Result<(
         .collect();
 
     if !sparse.is_empty() {
-        let mut next = read_counter(txn, "next_segment")?;
+        let mut next = crate::store::next_segment(txn, &segments)?;
         let mut segw = SegmentWriter::new(next);
         let mut blobs = txn.open_table(BLOBS)?;
         let mut chunks = txn.open_table(CHUNKS)?;

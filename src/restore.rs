@@ -117,24 +117,104 @@ pub fn restore(
     let safety = snapshot(
         store,
         &root,
-        &SnapshotOptions {
-            message: format!("before {} to {}", op.kind, target.short()),
-            meta: vec![("label".into(), format!("pre-{}", op.kind))],
-            ignore_globs: target_rec.scan.ignore_globs.clone(),
-            max_file_size: target_rec.scan.max_file_size,
-            dry_run: opts.dry_run,
-            force: true,
-            op_kind: Some(format!("pre-{}", op.kind)),
-            ..SnapshotOptions::default()
-        },
+        &side_snapshot(&target_rec, target, op, "before", "pre", opts.dry_run),
         &NoProgress,
     )?;
     let reader = store.reader()?;
 
     // 2. The plan.
-    let filter = PathFilter::new(&opts.paths);
+    let (plan, kept) = plan_restore(&reader, &safety, &target_rec, &opts.paths)?;
+    let mut report = RestoreReport {
+        workspace: root.clone(),
+        target,
+        before: safety.report.id,
+        plan,
+        kept,
+        ..RestoreReport::default()
+    };
+    let unsaved = unsaved_paths(&root, &report.plan);
+    if !unsaved.is_empty() && !opts.force {
+        return Err(Error::WouldOverwriteIgnored { paths: unsaved });
+    }
+    if opts.dry_run {
+        report.seconds = t0.elapsed().as_secs_f64();
+        return Ok(report);
+    }
+    // What a killed restore left behind; the live state is safely recorded by now.
+    crate::snapshot::remove_stale_temps(&root, &safety.stale_temps)?;
+
+    // 3. Carry it out. If it fails part way, the operation is still recorded (with no after
+    // state) so that `undo` puts back the state before it.
+    let done = match execute(&reader, &root, &report.plan, progress) {
+        Ok(done) => done,
+        Err(e) => return Err(record_failure(store, &root, target, report.before, op, e)),
+    };
+    report.written = done.written;
+    report.bytes_written = done.bytes;
+    report.deleted = done.deleted;
+    report.kept.extend(done.kept);
+    drop(reader);
+
+    // 4. Record the after state and the operation.
+    let after = if opts.paths.is_empty() {
+        target
+    } else {
+        let after = snapshot(
+            store,
+            &root,
+            &side_snapshot(&target_rec, target, op, "after", "post", false),
+            &NoProgress,
+        )?;
+        after.report.id.unwrap_or(target)
+    };
+    report.after = Some(after);
+    report.op = Some(record_restore(
+        store,
+        &root,
+        opts,
+        op,
+        report.before,
+        after,
+    )?);
+    report.seconds = t0.elapsed().as_secs_f64();
+    Ok(report)
+}
+
+/// The options of the snapshot a restore takes before (`when` "before", `label` "pre") or,
+/// for a partial restore, after it: with the target's scan settings.
+fn side_snapshot(
+    target_rec: &SnapshotRecord,
+    target: Id,
+    op: &OpInfo,
+    when: &str,
+    label: &str,
+    dry_run: bool,
+) -> SnapshotOptions {
+    let preposition = if when == "before" { "to" } else { "of" };
+    SnapshotOptions {
+        message: format!("{when} {} {preposition} {}", op.kind, target.short()),
+        meta: vec![("label".into(), format!("{label}-{}", op.kind))],
+        ignore_globs: target_rec.scan.ignore_globs.clone(),
+        max_file_size: target_rec.scan.max_file_size,
+        dry_run,
+        force: true,
+        op_kind: Some(format!("{label}-{}", op.kind)),
+        ..SnapshotOptions::default()
+    }
+}
+
+/// The changes from the live state (`safety`) to the target, limited to `paths`; and the
+/// paths kept because the target's ignore rules exclude them (with the directories holding
+/// them), which the restore leaves alone.
+fn plan_restore(
+    reader: &Reader,
+    safety: &crate::snapshot::SnapshotOutcome,
+    target_rec: &SnapshotRecord,
+    paths: &[Vec<u8>],
+) -> Result<(Vec<FileChange>, Vec<Vec<u8>>)> {
+    let filter = PathFilter::new(paths);
     let trees = Trees {
-        reader: &reader,
+        reader,
         pending: &safety.pending_trees,
     };
     let mut plan = compare_with_dirs(
@@ -144,7 +224,7 @@ pub fn restore(
         &filter,
     )?;
     let mut kept = Vec::new();
-    let mut ignores = SnapshotIgnores::new(&reader, &target_rec)?;
+    let mut ignores = SnapshotIgnores::new(reader, target_rec)?;
     let mut keep_prefixes: Vec<Vec<u8>> = Vec::new();
     plan.retain(|c| {
         if c.status != ChangeStatus::Deleted {
@@ -171,113 +251,83 @@ pub fn restore(
             && kept.iter().any(|k| crate::diff::tree::is_under(k, &c.path));
         !dir_with_kept
     });
+    Ok((plan, kept))
+}
 
-    let mut report = RestoreReport {
-        workspace: root.clone(),
-        target,
-        before: safety.report.id,
-        plan,
-        kept,
-        ..RestoreReport::default()
-    };
-    // A path the plan adds where the workspace holds something its snapshot did not look at
-    // (an ignored file): overwriting it would lose it for good, since no snapshot has it.
-    // Entries the plan deletes first were in the live snapshot; anything else standing where
-    // the plan adds is not.
-    let replaced: rustc_hash::FxHashSet<&[u8]> = report
-        .plan
+/// The paths the plan adds where the workspace holds something its snapshot did not look at
+/// (an ignored file): overwriting one would lose it for good, since no snapshot has it.
+/// Entries the plan deletes first were in the live snapshot; anything else standing where the
+/// plan adds is not.
+fn unsaved_paths(root: &Path, plan: &[FileChange]) -> Vec<String> {
+    let replaced: rustc_hash::FxHashSet<&[u8]> = plan
         .iter()
         .filter(|c| c.status == ChangeStatus::Deleted)
         .map(|c| c.path.as_slice())
         .collect();
-    let unsaved: Vec<String> = report
-        .plan
-        .iter()
+    plan.iter()
         .filter(|c| c.status == ChangeStatus::Added && !replaced.contains(c.path.as_slice()))
-        .filter(|c| match lstat_beneath(&root, &c.path) {
+        .filter(|c| match lstat_beneath(root, &c.path) {
             Some(m) => !(m.is_dir() && c.new.is_some_and(|n| n.kind == Kind::Dir)),
             None => false,
         })
         .map(|c| crate::fs::display(&c.path))
-        .collect();
-    if !unsaved.is_empty() && !opts.force {
-        return Err(Error::Invalid(format!(
-            "restoring would overwrite files that the workspace ignores, so no snapshot holds them: {} (move them away, or pass --force to overwrite them)",
-            unsaved.join(", ")
-        )));
-    }
-    if opts.dry_run {
-        report.seconds = t0.elapsed().as_secs_f64();
-        return Ok(report);
-    }
-    // What a killed restore left behind; the live state is safely recorded by now.
-    crate::snapshot::remove_stale_temps(&root, &safety.stale_temps)?;
+        .collect()
+}
 
-    // 3. Carry it out. If it fails part way, the operation is still recorded (with no after
-    // state) so that `undo` puts back the state before it.
-    let done = match execute(&reader, &root, &report.plan, progress) {
-        Ok(done) => done,
-        Err(e) => {
-            let mut e = e;
-            let state = match &mut e {
-                Error::RestoreInterrupted {
-                    kind,
-                    target: t,
-                    before,
-                    ..
-                } => {
-                    *kind = op.kind.clone();
-                    *t = target.short();
-                    *before = report.before.map(|b| b.short());
-                    "interrupted"
-                }
-                _ => "failed",
-            };
-            let failed = OpRecord::new(
-                store,
-                format!("{} ({state})", op.kind),
-                root.as_os_str().as_bytes().to_vec(),
-                report.before,
-                None,
-            );
-            oplog::record_alone(
-                store,
-                OpRecord {
-                    reverses: op.reverses,
-                    changed_workspace: op.undoable,
-                    ..failed
-                },
-            )?;
-            return Err(e);
+/// Records a restore that failed part way (with no after state, so that `undo` puts back the
+/// state before it) and returns its error, naming the operation where it was interrupted.
+fn record_failure(
+    store: &Store,
+    root: &Path,
+    target: Id,
+    before: Option<Id>,
+    op: &OpInfo,
+    mut e: Error,
+) -> Error {
+    let state = match &mut e {
+        Error::RestoreInterrupted {
+            kind,
+            target: t,
+            before: b,
+            ..
+        } => {
+            *kind = op.kind.clone();
+            *t = target.short();
+            *b = before.map(|b| b.short());
+            "interrupted"
         }
+        _ => "failed",
     };
-    report.written = done.written;
-    report.bytes_written = done.bytes;
-    report.deleted = done.deleted;
-    report.kept.extend(done.kept);
-    drop(reader);
+    let failed = OpRecord::new(
+        store,
+        format!("{} ({state})", op.kind),
+        root.as_os_str().as_bytes().to_vec(),
+        before,
+        None,
+    );
+    match oplog::record_alone(
+        store,
+        OpRecord {
+            reverses: op.reverses,
+            changed_workspace: op.undoable,
+            ..failed
+        },
+    ) {
+        Ok(_) => e,
+        Err(record) => record,
+    }
+}
 
-    // 4. Record the after state and the operation.
-    let after = if opts.paths.is_empty() {
-        target
-    } else {
-        let after = snapshot(
-            store,
-            &root,
-            &SnapshotOptions {
-                message: format!("after {} of {}", op.kind, target.short()),
-                meta: vec![("label".into(), format!("post-{}", op.kind))],
-                ignore_globs: target_rec.scan.ignore_globs.clone(),
-                max_file_size: target_rec.scan.max_file_size,
-                force: true,
-                op_kind: Some(format!("post-{}", op.kind)),
-                ..SnapshotOptions::default()
-            },
-            &NoProgress,
-        )?;
-        after.report.id.unwrap_or(target)
-    };
-    report.after = Some(after);
+/// Records the finished restore: settles an interrupted apply or revert it completes, moves
+/// the workspace's history to `after` (a whole restore), and logs the operation.
+fn record_restore(
+    store: &Store,
+    root: &Path,
+    opts: &RestoreOptions,
+    op: &OpInfo,
+    before: Option<Id>,
+    after: Id,
+) -> Result<u64> {
     let root_bytes = root.as_os_str().as_bytes();
     // An interrupted apply or revert is settled once every path it was writing has been set to
     // a chosen state.
@@ -298,10 +348,10 @@ pub fn restore(
     }
     if opts.paths.is_empty() {
         // The workspace's latest snapshot is now the target.
-        let ws = crate::store::register_in(&txn, &root)?;
+        let ws = crate::store::register_in(&txn, root)?;
         crate::store::append_log(&txn, ws, after)?;
     }
-    report.op = Some(oplog::record(
+    let id = oplog::record(
         &txn,
         OpRecord {
             reverses: op.reverses,
@@ -309,15 +359,14 @@ pub fn restore(
             ..OpRecord::new(
                 store,
                 op.kind.clone(),
-                root.as_os_str().as_bytes().to_vec(),
-                report.before,
+                root_bytes.to_vec(),
+                before,
                 Some(after),
             )
         },
-    )?);
+    )?;
     txn.commit()?;
-    report.seconds = t0.elapsed().as_secs_f64();
-    Ok(report)
+    Ok(id)
 }
 
 /// Refuses a snapshot of another workspace unless asked explicitly: tags are store-wide, so
@@ -345,11 +394,11 @@ fn check_origin(
             root.display()
         )
     };
-    Err(Error::Invalid(format!(
-        "snapshot {} belongs to workspace {}, not to {here}; restoring it would replace these files with another project's (pass --from-workspace to do it anyway, or -C DIR to restore into its own workspace)",
-        target.short(),
-        crate::fs::display(&rec.workspace),
-    )))
+    Err(Error::ForeignSnapshot {
+        snapshot: target.short(),
+        owner: crate::fs::display(&rec.workspace),
+        here,
+    })
 }
 
 /// Git's pathspec rule: every path given must name something in the target or in the
@@ -372,10 +421,7 @@ fn check_paths(
     if unmatched.is_empty() {
         return Ok(());
     }
-    Err(Error::Invalid(format!(
-        "path(s) did not match anything in the snapshot or the workspace: {}",
-        unmatched.join(", ")
-    )))
+    Err(Error::UnmatchedPaths { paths: unmatched })
 }
 
 /// The target snapshot's view of what it did not look for: its ignore files (read from its own
@@ -395,8 +441,11 @@ impl<'a> SnapshotIgnores<'a> {
         } else {
             let mut b = GitignoreBuilder::new("/");
             for g in &rec.scan.ignore_globs {
-                b.add_line(None, g)
-                    .map_err(|e| Error::Invalid(format!("bad ignore glob '{g}': {e}")))?;
+                b.add_line(None, g).map_err(|e| Error::BadGlob {
+                    list: crate::error::GlobList::Recorded,
+                    glob: Some(g.clone()),
+                    why: e.to_string(),
+                })?;
             }
             b.build().ok()
         };

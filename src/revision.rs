@@ -27,8 +27,7 @@ pub fn resolve(reader: &Reader, rev: &str, workspace: Option<&Path>) -> Result<I
                 })
                 .ok_or_else(|| Error::UnknownRevision(rev.to_string()))?
         };
-        let ws_path = workspace
-            .ok_or_else(|| Error::Invalid(format!("'{rev}' needs a workspace (use -C DIR)")))?;
+        let ws_path = workspace.ok_or_else(|| Error::NeedsWorkspace(rev.to_string()))?;
         let ws = reader
             .workspace(ws_path)?
             .ok_or_else(|| Error::NoSnapshots(ws_path.to_path_buf()))?;
@@ -36,12 +35,13 @@ pub fn resolve(reader: &Reader, rev: &str, workspace: Option<&Path>) -> Result<I
         if history.is_empty() {
             return Err(Error::NoSnapshots(ws_path.to_path_buf()));
         }
-        return history.get(back).copied().ok_or_else(|| {
-            Error::Invalid(format!(
-                "'{rev}': the workspace has only {} snapshot(s)",
-                history.len()
-            ))
-        });
+        return history
+            .get(back)
+            .copied()
+            .ok_or_else(|| Error::RevisionOutOfRange {
+                rev: rev.to_string(),
+                available: history.len(),
+            });
     }
     if let Some(id) = reader.tag(rev)? {
         return Ok(id);

@@ -316,7 +316,65 @@ pub struct ReportedResult<'a> {
     pub exit_reason: &'static str,
 }
 
+/// What every run reports, however the command ran (in the workspace, or isolated in an
+/// overlay): [`RunResult::finished`] turns it into the result, the one place its common
+/// fields are filled in.
+pub(crate) struct Finished<'a> {
+    /// "hash", "overlay-namespace" or "overlay-copy".
+    pub backend: &'static str,
+    pub workspace: &'a Path,
+    pub cwd: &'a Path,
+    pub command: Vec<String>,
+    pub before: Id,
+    pub after: Id,
+    pub outcome: Outcome,
+    /// How long the command ran, in seconds.
+    pub duration: f64,
+    /// When the whole run began.
+    pub started: Instant,
+    pub report: DiffReport,
+    pub on_violation: OnViolation,
+    /// The operation recording the run.
+    pub op: u64,
+}
+
 impl RunResult {
+    /// The result of a finished run; what only one kind of run does (a rollback, a revert in
+    /// the workspace, retention, the overlay's outcome) starts empty for the caller to set.
+    pub(crate) fn finished(f: Finished<'_>) -> RunResult {
+        let success = f.outcome.exit_code == Some(0);
+        RunResult {
+            version: RESULT_VERSION,
+            backend: f.backend,
+            workspace: f.workspace.display().to_string(),
+            cwd: f.cwd.display().to_string(),
+            command: f.command,
+            before: f.before.hex(),
+            after: f.after.hex(),
+            after_label: after_label(success),
+            exit_code: f.outcome.exit_code,
+            signal: f.outcome.signal,
+            signal_name: f.outcome.signal.map(signals::name),
+            spawn_error: f.outcome.spawn_error,
+            success,
+            duration_seconds: f.duration,
+            total_seconds: f.started.elapsed().as_secs_f64(),
+            diff: f.report.summary,
+            patch: f.report.patch.0,
+            patch_ref: f.report.patch.1,
+            patch_bytes: f.report.patch.2,
+            violations: violation_entries(&f.report.violations),
+            on_violation: f.on_violation.name(),
+            reverted: Vec::new(),
+            rolled_back: false,
+            skipped: Vec::new(),
+            op: f.op,
+            restore_op: None,
+            retention: RetentionEntry::default(),
+            overlay: None,
+        }
+    }
+
     /// What is printed (`--json`) and written (`--result`).
     pub fn reported(&self) -> ReportedResult<'_> {
         ReportedResult {
@@ -451,7 +509,7 @@ pub fn run(
 
     // 3. After, diff, patch, operation.
     let store = open()?;
-    let after_label = if success { "after" } else { "after_failure" };
+    let after_label = after_label(success);
     let trusted = watcher
         .and_then(|w| w.finish())
         .map(|changes| std::sync::Arc::new(changes.trusted(&linked_dirs)));
@@ -461,11 +519,7 @@ pub fn run(
     };
     let after_report = snapshot(&store, &root, &after_opts, &NoProgress)?.report;
     let after = snapshot_event(events, after_label, &after_report);
-    let DiffReport {
-        summary,
-        patch,
-        violations,
-    } = report_diff(&store, before, after, opts, &checker, events)?;
+    let report = report_diff(&store, before, after, opts, &checker, events)?;
     // A second signal killed the command's group: the run still happened, as far as it got.
     let kind = if opts.forward_signals && signals::killed() {
         "run (interrupted)"
@@ -478,7 +532,7 @@ pub fn run(
     let mut rolled_back = false;
     let mut reverted = Vec::new();
     let mut restore_op = None;
-    if !success && opts.rollback_on_failure && !summary.files.is_empty() {
+    if !success && opts.rollback_on_failure && !report.summary.files.is_empty() {
         let r = restore(
             &store,
             &root,
@@ -496,8 +550,8 @@ pub fn run(
         )?;
         rolled_back = true;
         restore_op = r.op;
-    } else if !violations.is_empty() && opts.on_violation == OnViolation::Revert {
-        let paths = revert_paths(&violations);
+    } else if !report.violations.is_empty() && opts.on_violation == OnViolation::Revert {
+        let paths = revert_paths(&report.violations);
         let r = restore(
             &store,
             &root,
@@ -532,27 +586,6 @@ pub fn run(
     };
 
     Ok(RunResult {
-        version: RESULT_VERSION,
-        backend: "hash",
-        workspace: root.display().to_string(),
-        cwd: cwd.display().to_string(),
-        command,
-        before: before.hex(),
-        after: after.hex(),
-        after_label,
-        exit_code: outcome.exit_code,
-        signal: outcome.signal,
-        signal_name: outcome.signal.map(signals::name),
-        spawn_error: outcome.spawn_error,
-        success,
-        duration_seconds: duration,
-        total_seconds: t0.elapsed().as_secs_f64(),
-        diff: summary,
-        patch: patch.0,
-        patch_ref: patch.1,
-        patch_bytes: patch.2,
-        violations: violation_entries(&violations),
-        on_violation: opts.on_violation.name(),
         reverted,
         rolled_back,
         skipped: after_report
@@ -565,11 +598,28 @@ pub fn run(
                 detail: s.detail.clone(),
             })
             .collect(),
-        op,
         restore_op,
         retention,
-        overlay: None,
+        ..RunResult::finished(Finished {
+            backend: "hash",
+            workspace: &root,
+            cwd: &cwd,
+            command,
+            before,
+            after,
+            outcome,
+            duration,
+            started: t0,
+            report,
+            on_violation: opts.on_violation,
+            op,
+        })
     })
+}
+
+/// The after snapshot's label: "after", or "after_failure" when the command failed.
+pub(crate) fn after_label(success: bool) -> &'static str {
+    if success { "after" } else { "after_failure" }
 }
 
 /// What a run reports about its change: line statistics, the patch (when captured), and the

@@ -221,7 +221,7 @@ pub(crate) fn store_files(store: &Store, root: &Path, files: &[Vec<u8>]) -> Resu
                     reason.name()
                 )));
             }
-            Read1::Aborted => return Err(Error::Invalid("storing files aborted".into())),
+            Read1::Aborted => return Err(Error::Internal("storing files aborted".into())),
         }
     }
     let txn = sink.take_txn()?;
@@ -304,9 +304,7 @@ fn snapshot_once(
     let mut phases = Phases::new(t0);
     for tag in &opts.tags {
         if reader.tag(tag)?.is_some() {
-            return Err(Error::Invalid(format!(
-                "tag '{tag}' already exists: delete it first with `rewind tag -d {tag}`"
-            )));
+            return Err(Error::TagTaken(tag.clone()));
         }
     }
     let ws = reader.workspace(&root)?;
@@ -447,7 +445,7 @@ fn snapshot_once(
                 reason,
                 detail,
             }),
-            Read1::Aborted => return Err(Error::Invalid("snapshot aborted".into())),
+            Read1::Aborted => return Err(Error::Internal("snapshot aborted".into())),
         }
     }
     if opts.strict
@@ -469,7 +467,7 @@ fn snapshot_once(
         .filter(|s| s.reason == SkipReason::Unreadable)
         .map(|s| s.path.as_slice())
         .collect();
-    let built = build_trees(&entries, &resolved, &unreadable_dirs, &cache, start_ns);
+    let built = build_trees(&entries, &resolved, &unreadable_dirs, &cache, start_ns)?;
     phases.mark("trees");
 
     let mut report = SnapshotReport {
@@ -569,7 +567,7 @@ fn snapshot_once(
                     parent,
                     ..record_base
                 };
-                let bytes = record.encode();
+                let bytes = record.encode()?;
                 let id = Id::of(&bytes);
                 txn.open_table(SNAPSHOTS)?.insert(id.0, bytes.as_slice())?;
                 crate::store::append_log(&txn, ws.clone(), id)?;
@@ -795,7 +793,7 @@ impl<'s> Sink<'s> {
     fn put(&mut self, batch: &[Put]) -> Result<()> {
         if self.txn.is_none() {
             let txn = self.store.begin_write()?;
-            let next = crate::store::read_counter(&txn, "next_segment")?;
+            let next = crate::store::next_segment(&txn, &txn.open_table(SEGMENTS)?)?;
             self.txn = Some((txn, SegmentWriter::new(next)));
         }
         let Some((txn, segw)) = self.txn.as_mut() else {
@@ -939,7 +937,7 @@ fn read_files(
         drop(rx);
         let outcomes = worker
             .join()
-            .map_err(|_| Error::Invalid("a snapshot worker thread panicked".into()))?;
+            .map_err(|_| Error::Internal("a snapshot worker thread panicked".into()))?;
         match failure {
             Some(e) => Err(e),
             None => Ok(outcomes),
@@ -1153,7 +1151,7 @@ fn build_trees(
     unreadable_dirs: &HashSet<&[u8]>,
     cache: &StatCache,
     start_ns: i64,
-) -> Built {
+) -> Result<Built> {
     // Group children by parent directory; every walked directory gets a slot, so empty
     // directories are kept.
     let mut children: rustc_hash::FxHashMap<&[u8], Vec<usize>> = rustc_hash::FxHashMap::default();
@@ -1260,7 +1258,7 @@ fn build_trees(
         }
         let tree = Tree::from_unsorted(tree_entries);
         cache_entries.sort_unstable_by(|a, b| a.name.cmp(&b.name));
-        let (id, bytes) = tree.id_and_bytes();
+        let (id, bytes) = tree.id_and_bytes()?;
         dirty_caches.push((
             dir.to_vec(),
             DirCache {
@@ -1274,13 +1272,13 @@ fn build_trees(
     }
     let root = done.get(&b""[..]).map(|d| d.0).unwrap_or_default();
     let live_dirs = children.keys().map(|d| d.to_vec()).collect();
-    Built {
+    Ok(Built {
         root,
         stats,
         new_trees,
         dirty_caches,
         live_dirs,
-    }
+    })
 }
 
 impl Store {

@@ -26,10 +26,10 @@ pub fn pick(store: &Store, root: &Path, redo: bool, op: Option<u64>) -> Result<O
                 o.kind,
                 root.display()
             ))),
-            None => Err(Error::Invalid(format!(
-                "no operation {id} in workspace {} (see `rewind op log`)",
-                root.display()
-            ))),
+            None => Err(Error::NoOperation {
+                op: id,
+                workspace: root.to_path_buf(),
+            }),
         };
     }
     // Walk newest first: an undo hides the op it reversed; a redo hides the undo it reversed.
@@ -60,11 +60,7 @@ pub fn pick(store: &Store, root: &Path, redo: bool, op: Option<u64>) -> Result<O
             hidden.insert(r);
         }
     }
-    Err(Error::Invalid(if redo {
-        "nothing to redo".into()
-    } else {
-        "nothing to undo in this workspace".into()
-    }))
+    Err(Error::NothingToUndo { redo })
 }
 
 pub use crate::store::oplog::undone_ops;
@@ -132,12 +128,11 @@ pub fn undo(
                 .iter()
                 .map(|c| crate::fs::display(&c.path))
                 .collect();
-            return Err(Error::Invalid(format!(
-                "refusing to {} operation {}: these paths changed since it ran (pass --force to overwrite them): {}",
-                if redo { "redo" } else { "undo" },
-                target_op.id,
-                paths.join(", ")
-            )));
+            return Err(Error::ChangedSince {
+                action: if redo { "redo" } else { "undo" },
+                op: target_op.id,
+                paths,
+            });
         }
     }
     let info = OpInfo {

@@ -2,6 +2,7 @@
 //! three-way merge) and the git-format renderer, each against the real git, GNU diff and GNU
 //! patch. Tests that drive the `rewind` binary live in the CLI package (cli/tests/).
 
+mod decoders;
 #[path = "support/git.rs"]
 mod git;
 mod layers;

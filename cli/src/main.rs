@@ -14,6 +14,7 @@ mod args;
 mod daemon;
 mod diff;
 mod events;
+mod hints;
 mod hunk_prompt;
 mod inspect;
 mod maintain;
@@ -303,12 +304,12 @@ fn run_cli() -> i32 {
             0
         }
         Err(CliError::Lib(e @ Error::RestoreInterrupted { .. })) => {
-            output::error_line(&e.to_string(), ctx.json);
+            output::error_line(&hints::message(&e), ctx.json);
             EXIT_INTERRUPTED
         }
         Err(e) => {
             let msg = match e {
-                CliError::Lib(e) => e.to_string(),
+                CliError::Lib(e) => hints::message(&e),
                 CliError::Io(e) => format!("writing output: {e}"),
             };
             output::error_line(&msg, ctx.json);

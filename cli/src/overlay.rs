@@ -252,9 +252,9 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
         OverlayCommand::Path { id } => {
             let store = ctx.open_store(false)?;
             let rec = ov::find(&store, &id)?;
-            let path = match rec.backend {
-                ov::Backend::Copy => ov::copy::tree_dir(&store, &rec),
-                ov::Backend::Namespace => {
+            let path = match rec.backend.files_dir(&store, &rec) {
+                Some(dir) => dir,
+                None => {
                     return Err(rewind::Error::Invalid(format!(
                         "overlay {} uses the namespace backend: its files are only visible inside it (`rewind overlay exec {} -- CMD`, or `rewind overlay shell {}`)",
                         rec.id, rec.id, rec.id

@@ -248,7 +248,7 @@ pub fn run(ctx: &Ctx, a: RunArgs) -> CliResult {
         Ok(code) => Ok(code),
         Err(e) => {
             let msg = match e {
-                super::CliError::Lib(e) => e.to_string(),
+                super::CliError::Lib(e) => super::hints::message(&e),
                 super::CliError::Io(e) => format!("writing output: {e}"),
             };
             output::error_line(&msg, ctx.json && result_file.is_none());

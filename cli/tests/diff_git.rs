@@ -703,7 +703,7 @@ fn check_pair(a: &Model, b: &Model) -> Result<(), TestCaseError> {
     // The patch's headers equal git's (order, quoting, modes, renames, `---`/`+++` labels), up
     // to the ids on `index` lines. Hunk bodies are not compared: rewind's line diff gives git's
     // counts (checked above) but may place an edit elsewhere among equally small diffs (no
-    // indent heuristic, and `similar`'s Myers breaks ties unlike xdiff's); the apply checks
+    // indent heuristic); the apply checks
     // below prove the hunks right.
     let theirs = git_diff(&g, &[]);
     prop_assert_eq!(headers(&patch), headers(&theirs));

@@ -1,17 +1,13 @@
-//! Line splitting, binary detection and the line diff.
+//! Line splitting, binary detection, and hunks with context over the line diff.
 //!
-//! The diff reproduces git's xdiff pipeline closely enough that insertion
-//! and deletion counts equal `git diff --numstat`: common prefix/suffix
-//! trimming, xdiff's discarding of lines with no (or too many) matches on
-//! the other side, then a minimal Myers diff (via `similar`) on what is left,
-//! and finally git's downward sliding of change groups. git only leaves the
-//! minimal diff for edit costs above 256 lines, where its heuristics kick in;
-//! counts for such large rewrites can differ.
+//! Which lines changed is decided by the one line diff the three-way merge uses too
+//! ([`crate::patch::linediff`], git's xdiff pipeline), so insertion and deletion counts equal
+//! `git diff --numstat`; this module groups its changes into hunks as git's `xdl_emit_diff`
+//! does and adds a deadline after which a file is shown as a whole replacement.
 
-use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use similar::{Algorithm, DiffOp, capture_diff_slices_deadline};
+use crate::patch::linediff::{Edit, changed_lines, edits_from_flags};
 
 /// How many leading bytes git inspects for a NUL to call content binary.
 pub const BINARY_PEEK_LEN: usize = 8000;
@@ -97,7 +93,7 @@ pub fn line_diff<'a>(old: &'a [u8], new: &'a [u8], opts: &DiffOptions) -> LineDi
     let old_lines = split_lines(old);
     let new_lines = split_lines(new);
     let deadline = opts.timeout.and_then(|t| Instant::now().checked_add(t));
-    let (mut rchg1, mut rchg2, timed_out) = match changed_masks(&old_lines, &new_lines, deadline) {
+    let (rchg1, rchg2, timed_out) = match changed_lines(&old_lines, &new_lines, deadline) {
         Some((a, b)) => (a, b, false),
         None => (
             vec![true; old_lines.len()],
@@ -105,12 +101,8 @@ pub fn line_diff<'a>(old: &'a [u8], new: &'a [u8], opts: &DiffOptions) -> LineDi
             true,
         ),
     };
-    if !timed_out {
-        slide_down(&old_lines, &mut rchg1);
-        slide_down(&new_lines, &mut rchg2);
-    }
-    let changes = build_script(&rchg1, &rchg2);
-    let hunks = build_hunks(&changes, old_lines.len(), new_lines.len(), opts.context);
+    let edits = edits_from_flags(&rchg1, &rchg2);
+    let hunks = build_hunks(&edits, old_lines.len(), new_lines.len(), opts.context);
     LineDiff {
         insertions: rchg2.iter().filter(|&&c| c).count(),
         deletions: rchg1.iter().filter(|&&c| c).count(),
@@ -121,254 +113,29 @@ pub fn line_diff<'a>(old: &'a [u8], new: &'a [u8], opts: &DiffOptions) -> LineDi
     }
 }
 
-/// git's `xdl_bogosqrt`: a rough square root used to cap match counts.
-fn bogosqrt(mut n: usize) -> usize {
-    let mut i = 1;
-    while n > 0 {
-        i <<= 1;
-        n >>= 2;
-    }
-    i
-}
-
-const MAX_EQLIMIT: usize = 1024;
-const SIMSCAN_WINDOW: usize = 100;
-const KPDIS_RUN: usize = 4;
-
-/// Per-line "changed" masks for old and new, or `None` if the deadline hit.
-fn changed_masks(
-    old: &[&[u8]],
-    new: &[&[u8]],
-    deadline: Option<Instant>,
-) -> Option<(Vec<bool>, Vec<bool>)> {
-    // Classify lines into ids and count occurrences per side (whole files,
-    // like xdiff's classifier).
-    let mut ids: HashMap<&[u8], usize> = HashMap::new();
-    let mut ha1 = Vec::with_capacity(old.len());
-    for &l in old {
-        let n = ids.len();
-        ha1.push(*ids.entry(l).or_insert(n));
-    }
-    let mut ha2 = Vec::with_capacity(new.len());
-    for &l in new {
-        let n = ids.len();
-        ha2.push(*ids.entry(l).or_insert(n));
-    }
-    let mut cnt1 = vec![0usize; ids.len()];
-    let mut cnt2 = vec![0usize; ids.len()];
-    for &h in &ha1 {
-        cnt1[h] += 1;
-    }
-    for &h in &ha2 {
-        cnt2[h] += 1;
-    }
-
-    // xdl_trim_ends
-    let lim = ha1.len().min(ha2.len());
-    let pre = ha1.iter().zip(&ha2).take_while(|(a, b)| a == b).count();
-    let suf = ha1[pre..]
-        .iter()
-        .rev()
-        .zip(ha2[pre..].iter().rev())
-        .take(lim - pre)
-        .take_while(|(a, b)| a == b)
-        .count();
-    let (end1, end2) = (ha1.len() - suf, ha2.len() - suf);
-
-    // xdl_cleanup_records
-    let (keep1, mut rchg1) = cleanup(&ha1, pre, end1, &cnt2);
-    let (keep2, mut rchg2) = cleanup(&ha2, pre, end2, &cnt1);
-
-    let k1: Vec<usize> = keep1.iter().map(|&i| ha1[i]).collect();
-    let k2: Vec<usize> = keep2.iter().map(|&i| ha2[i]).collect();
-    let ops = capture_diff_slices_deadline(Algorithm::RawMyers, &k1, &k2, deadline);
-    if deadline.is_some_and(|d| Instant::now() > d) {
-        return None;
-    }
-    for op in ops {
-        match op {
-            DiffOp::Equal { .. } => {}
-            DiffOp::Delete {
-                old_index, old_len, ..
-            } => {
-                for i in old_index..old_index + old_len {
-                    rchg1[keep1[i]] = true;
-                }
-            }
-            DiffOp::Insert {
-                new_index, new_len, ..
-            } => {
-                for i in new_index..new_index + new_len {
-                    rchg2[keep2[i]] = true;
-                }
-            }
-            DiffOp::Replace {
-                old_index,
-                old_len,
-                new_index,
-                new_len,
-            } => {
-                for i in old_index..old_index + old_len {
-                    rchg1[keep1[i]] = true;
-                }
-                for i in new_index..new_index + new_len {
-                    rchg2[keep2[i]] = true;
-                }
-            }
-        }
-    }
-    Some((rchg1, rchg2))
-}
-
-/// Marks lines in `start..end` that xdiff discards before running Myers
-/// (no match on the other side, or a multi-match line amid such lines) and
-/// returns the indices of the lines kept, plus the change mask so far.
-fn cleanup(ha: &[usize], start: usize, end: usize, other_cnt: &[usize]) -> (Vec<usize>, Vec<bool>) {
-    let mlim = bogosqrt(ha.len()).min(MAX_EQLIMIT);
-    let mut dis = vec![0u8; ha.len()];
-    for i in start..end {
-        let nm = other_cnt[ha[i]];
-        dis[i] = if nm == 0 {
-            0
-        } else if nm >= mlim {
-            2
-        } else {
-            1
-        };
-    }
-    let mut keep = Vec::with_capacity(end.saturating_sub(start));
-    let mut rchg = vec![false; ha.len()];
-    for i in start..end {
-        if dis[i] == 1 || (dis[i] == 2 && !clean_mmatch(&dis, i, start, end)) {
-            keep.push(i);
-        } else {
-            rchg[i] = true;
-        }
-    }
-    (keep, rchg)
-}
-
-/// xdiff's `xdl_clean_mmatch`: discard a multi-match line only when it sits
-/// in a run dominated by lines with no match at all. `end` is exclusive.
-fn clean_mmatch(dis: &[u8], i: usize, start: usize, end: usize) -> bool {
-    let s = start.max(i.saturating_sub(SIMSCAN_WINDOW));
-    let e = (end - 1).min(i + SIMSCAN_WINDOW);
-    let (mut rdis0, mut rpdis0) = (0usize, 1usize);
-    let mut j = i;
-    while j > s {
-        j -= 1;
-        match dis[j] {
-            0 => rdis0 += 1,
-            2 => rpdis0 += 1,
-            _ => break,
-        }
-    }
-    if rdis0 == 0 {
-        return false;
-    }
-    let (mut rdis1, mut rpdis1) = (0usize, 1usize);
-    for &d in &dis[i + 1..=e.max(i)] {
-        match d {
-            0 => rdis1 += 1,
-            2 => rpdis1 += 1,
-            _ => break,
-        }
-    }
-    if rdis1 == 0 {
-        return false;
-    }
-    rdis1 += rdis0;
-    rpdis1 += rpdis0;
-    rpdis1 * KPDIS_RUN < rpdis1 + rdis1
-}
-
-/// Slides each group of changed lines down as far as equal lines allow, as
-/// git's `xdl_change_compact` does (without its indent heuristic); this only
-/// moves where a change is shown, never how many lines change.
-fn slide_down(lines: &[&[u8]], rchg: &mut [bool]) {
-    let n = rchg.len();
-    let mut start = 0;
-    while start < n {
-        if !rchg[start] {
-            start += 1;
-            continue;
-        }
-        let mut end = start;
-        while end < n && rchg[end] {
-            end += 1;
-        }
-        // Slide up first so that groups merge like git's.
-        while start > 0 && !rchg[start - 1] && lines[start - 1] == lines[end - 1] {
-            start -= 1;
-            end -= 1;
-            rchg[start] = true;
-            rchg[end] = false;
-            while start > 0 && rchg[start - 1] {
-                start -= 1;
-            }
-        }
-        while end < n && lines[start] == lines[end] {
-            rchg[start] = false;
-            rchg[end] = true;
-            start += 1;
-            end += 1;
-            while end < n && rchg[end] {
-                end += 1;
-            }
-        }
-        start = end;
-    }
-}
-
-/// One change atom: `(old_start, new_start, old_count, new_count)`.
-type Atom = (usize, usize, usize, usize);
-
-fn build_script(rchg1: &[bool], rchg2: &[bool]) -> Vec<Atom> {
-    let (n1, n2) = (rchg1.len(), rchg2.len());
-    let (mut i1, mut i2) = (0, 0);
-    let mut out = Vec::new();
-    while i1 < n1 || i2 < n2 {
-        if i1 >= n1 || i2 >= n2 || rchg1[i1] || rchg2[i2] {
-            let (s1, s2) = (i1, i2);
-            while i1 < n1 && (rchg1[i1] || i2 >= n2) {
-                i1 += 1;
-            }
-            while i2 < n2 && (rchg2[i2] || i1 >= n1) {
-                i2 += 1;
-            }
-            out.push((s1, s2, i1 - s1, i2 - s2));
-        } else {
-            i1 += 1;
-            i2 += 1;
-        }
-    }
-    out
-}
-
-/// git's `xdl_emit_diff` hunk grouping: atoms separated by at most
+/// git's `xdl_emit_diff` hunk grouping: edits separated by at most
 /// `2 * context` unchanged lines share a hunk.
-fn build_hunks(atoms: &[Atom], n1: usize, n2: usize, ctx: usize) -> Vec<Hunk> {
+fn build_hunks(edits: &[Edit], n1: usize, n2: usize, ctx: usize) -> Vec<Hunk> {
     let mut hunks = Vec::new();
     let mut a = 0;
-    while a < atoms.len() {
+    while a < edits.len() {
         let mut e = a;
-        while e + 1 < atoms.len() && atoms[e + 1].0 - (atoms[e].0 + atoms[e].2) <= 2 * ctx {
+        while e + 1 < edits.len() && edits[e + 1].base.start - edits[e].base.end <= 2 * ctx {
             e += 1;
         }
-        let first = atoms[a];
-        let last = atoms[e];
-        let s1 = first.0.saturating_sub(ctx);
-        let s2 = first.1.saturating_sub(ctx);
-        let lctx = ctx.min(n1 - (last.0 + last.2)).min(n2 - (last.1 + last.3));
-        let e1 = last.0 + last.2 + lctx;
-        let e2 = last.1 + last.3 + lctx;
+        let (first, last) = (&edits[a], &edits[e]);
+        let s1 = first.base.start.saturating_sub(ctx);
+        let s2 = first.side.start.saturating_sub(ctx);
+        let lctx = ctx.min(n1 - last.base.end).min(n2 - last.side.end);
+        let e1 = last.base.end + lctx;
+        let e2 = last.side.end + lctx;
         let mut lines = Vec::new();
         let mut p1 = s1;
-        for &(i1, i2, c1, c2) in &atoms[a..=e] {
-            lines.extend((p1..i1).map(|i| (LineTag::Context, i)));
-            lines.extend((i1..i1 + c1).map(|i| (LineTag::Delete, i)));
-            lines.extend((i2..i2 + c2).map(|i| (LineTag::Insert, i)));
-            p1 = i1 + c1;
+        for edit in &edits[a..=e] {
+            lines.extend((p1..edit.base.start).map(|i| (LineTag::Context, i)));
+            lines.extend(edit.base.clone().map(|i| (LineTag::Delete, i)));
+            lines.extend(edit.side.clone().map(|i| (LineTag::Insert, i)));
+            p1 = edit.base.end;
         }
         lines.extend((p1..e1).map(|i| (LineTag::Context, i)));
         hunks.push(Hunk {

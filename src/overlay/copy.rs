@@ -127,12 +127,17 @@ fn vouched(cache: Option<&StatCache>, rel: &[u8], from: &Path, id: &Id) -> Optio
 fn copy_ignored(workspace: &Path, dest: &Path, globs: &[String]) -> Result<()> {
     let mut b = ignore::gitignore::GitignoreBuilder::new(workspace);
     for g in globs {
-        b.add_line(None, g)
-            .map_err(|e| Error::Invalid(format!("bad --with-ignored glob '{g}': {e}")))?;
+        b.add_line(None, g).map_err(|e| Error::BadGlob {
+            list: crate::error::GlobList::WithIgnored,
+            glob: Some(g.clone()),
+            why: e.to_string(),
+        })?;
     }
-    let matcher = b
-        .build()
-        .map_err(|e| Error::Invalid(format!("bad --with-ignored globs: {e}")))?;
+    let matcher = b.build().map_err(|e| Error::BadGlob {
+        list: crate::error::GlobList::WithIgnored,
+        glob: None,
+        why: e.to_string(),
+    })?;
     let walk = ignore::WalkBuilder::new(workspace)
         .standard_filters(false)
         .hidden(false)
@@ -140,7 +145,7 @@ fn copy_ignored(workspace: &Path, dest: &Path, globs: &[String]) -> Result<()> {
         .filter_entry(|e| !NEVER_ENTER.contains(&e.file_name().as_bytes()))
         .build();
     for entry in walk {
-        let entry = entry.map_err(|e| Error::Invalid(format!("walking the workspace: {e}")))?;
+        let entry = entry.map_err(|e| Error::Internal(format!("walking the workspace: {e}")))?;
         if entry.depth() == 0 {
             continue;
         }

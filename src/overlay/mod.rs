@@ -15,6 +15,7 @@
 //! operation; accepted paths are remembered (with the content accepted) so they stop being
 //! pending until the overlay changes them again.
 
+mod backend;
 pub mod copy;
 
 pub mod namespace;
@@ -49,9 +50,20 @@ pub enum Backend {
 impl Backend {
     /// Its name in listings and JSON.
     pub fn name(self) -> &'static str {
+        self.imp().name()
+    }
+
+    /// The directory holding the overlay's files as plain files (the copy backend's tree);
+    /// `None` where they are only visible inside the overlay (the namespace backend).
+    pub fn files_dir(self, store: &Store, rec: &OverlayRecord) -> Option<PathBuf> {
+        self.imp().files_dir(store, rec)
+    }
+
+    /// The implementation: the one place the backend is matched.
+    pub(crate) fn imp(self) -> &'static dyn backend::OverlayBackend {
         match self {
-            Backend::Namespace => "namespace",
-            Backend::Copy => "copy",
+            Backend::Namespace => &backend::Namespace,
+            Backend::Copy => &backend::Copy,
         }
     }
 }
@@ -151,8 +163,8 @@ impl OverlayRecord {
         })
     }
 
-    fn encode(&self) -> Vec<u8> {
-        postcard::to_stdvec(self).unwrap_or_default()
+    fn encode(&self) -> Result<Vec<u8>> {
+        crate::store::encode("overlay record", self)
     }
 
     /// The workspace path.
@@ -212,9 +224,7 @@ pub fn create(
     if let Some(name) = &opts.name {
         validate_name(name)?;
         if list(store)?.iter().any(|o| o.name.as_deref() == Some(name)) {
-            return Err(Error::Invalid(format!(
-                "an overlay named '{name}' already exists (see `rewind overlay list`)"
-            )));
+            return Err(Error::OverlayExists(name.clone()));
         }
     }
     let (backend, fallback) = match opts.backend {
@@ -223,9 +233,7 @@ pub fn create(
             match namespace::probe(store, opts.namespace_refused.as_deref()) {
                 Ok(()) => (Backend::Namespace, None),
                 Err(why) => {
-                    return Err(Error::Invalid(format!(
-                        "the namespace backend is unavailable here: {why} (use --backend copy)"
-                    )));
+                    return Err(Error::NamespaceUnavailable(why));
                 }
             }
         }
@@ -275,20 +283,14 @@ pub fn create(
         settled_hunks: Vec::new(),
     };
     txn.open_table(OVERLAYS)?
-        .insert(id, rec.encode().as_slice())?;
+        .insert(id, rec.encode()?.as_slice())?;
     txn.commit()?;
     let dir = rec.dir(store);
     let made = (|| -> Result<u64> {
         fs::create_dir_all(&dir).at(&dir)?;
-        match backend {
-            Backend::Namespace => {
-                for sub in ["upper", "work"] {
-                    fs::create_dir(dir.join(sub)).at(dir.join(sub))?;
-                }
-                Ok(0)
-            }
-            Backend::Copy => copy::materialize(store, &rec, &root, &opts.with_ignored, progress),
-        }
+        backend
+            .imp()
+            .create(store, &rec, &dir, &root, &opts.with_ignored, progress)
     })();
     let files_copied = match made {
         Ok(n) => n,
@@ -338,17 +340,13 @@ pub fn find(store: &Store, key: &str) -> Result<OverlayRecord> {
         Ok(n) => all.into_iter().find(|o| o.id == n),
         Err(_) => all.into_iter().find(|o| o.name.as_deref() == Some(key)),
     };
-    found.ok_or_else(|| {
-        Error::Invalid(format!(
-            "no overlay '{key}' in this store (see `rewind overlay list`)"
-        ))
-    })
+    found.ok_or_else(|| Error::NoOverlay(key.to_string()))
 }
 
 fn save(store: &Store, rec: &OverlayRecord) -> Result<()> {
     let txn = store.begin_write()?;
     txn.open_table(OVERLAYS)?
-        .insert(rec.id, rec.encode().as_slice())?;
+        .insert(rec.id, rec.encode()?.as_slice())?;
     txn.commit()?;
     Ok(())
 }
@@ -426,10 +424,10 @@ fn take_lock(store: &Store, rec: &OverlayRecord, kind: LockKind) -> Result<Overl
             return Ok(OverlayLock { _file: file });
         }
         if start.elapsed() >= timeout {
-            return Err(Error::Invalid(format!(
-                "gave up after {:.1}s {what} (--lock-timeout)",
-                timeout.as_secs_f64()
-            )));
+            return Err(Error::OverlayBusy {
+                seconds: timeout.as_secs_f64(),
+                what: what.to_string(),
+            });
         }
         pause = (pause * 2).min(std::time::Duration::from_millis(50));
     }
@@ -462,7 +460,7 @@ fn reload(store: &Store, rec: &mut OverlayRecord) -> Result<()> {
     let bytes = store
         .reader()?
         .overlay_record(rec.id)?
-        .ok_or_else(|| Error::Invalid(format!("overlay {} was dropped meanwhile", rec.id)))?;
+        .ok_or_else(|| Error::OverlayDropped(rec.id))?;
     *rec = OverlayRecord::decode(rec.id, &bytes)?;
     Ok(())
 }
@@ -470,10 +468,7 @@ fn reload(store: &Store, rec: &mut OverlayRecord) -> Result<()> {
 /// Computes the overlay's state snapshot (base plus its changes), stores it and returns its id.
 /// The caller holds the lock.
 pub fn state(store: &Store, rec: &mut OverlayRecord) -> Result<Id> {
-    let (id, ignored) = match rec.backend {
-        Backend::Namespace => namespace::state(store, rec)?,
-        Backend::Copy => (copy::state(store, rec)?, Vec::new()),
-    };
+    let (id, ignored) = rec.backend.imp().state(store, rec)?;
     if rec.ignored != ignored {
         rec.ignored = ignored;
         save(store, rec)?;
@@ -481,7 +476,7 @@ pub fn state(store: &Store, rec: &mut OverlayRecord) -> Result<Id> {
     if rec.state != Some(id) {
         // Superseded states stay stored until the overlay is dropped: a reject's operation
         // names the state before it, and undoing the reject goes back to it.
-        if rec.backend == Backend::Namespace && !rec.states.contains(&id) {
+        if rec.backend.imp().owns_states() && !rec.states.contains(&id) {
             rec.states.push(id);
         }
         rec.state = Some(id);
@@ -503,10 +498,7 @@ pub struct RunSession {
 pub fn begin_run(store: &Store, rec: &mut OverlayRecord) -> Result<RunSession> {
     let run = run_lock(store, rec)?;
     let _lock = lock(store, rec)?;
-    let pinned = match rec.backend {
-        Backend::Namespace => Some(namespace::refresh_pin(store, rec)?),
-        Backend::Copy => None,
-    };
+    let pinned = rec.backend.imp().begin_run(store, rec)?;
     Ok(RunSession { _run: run, pinned })
 }
 
@@ -1028,10 +1020,10 @@ fn plan_hunks(
             .extend(chosen.iter().map(|h| (c.path.clone(), h.id.clone())));
     }
     if let Some(id) = unknown.into_iter().next() {
-        return Err(Error::Invalid(format!(
-            "no pending hunk '{id}' in overlay {} (ids are listed by `rewind overlay diff {} --json`)",
-            rec.id, rec.id
-        )));
+        return Err(Error::UnknownHunk {
+            hunk: id.to_string(),
+            overlay: rec.id,
+        });
     }
     Ok((whole, part))
 }
@@ -1109,10 +1101,10 @@ pub fn reject(
             }
         }
         if let Some(id) = unknown.into_iter().next() {
-            return Err(Error::Invalid(format!(
-                "no pending hunk '{id}' in overlay {} (ids are listed by `rewind overlay diff {} --json`)",
-                rec.id, rec.id
-            )));
+            return Err(Error::UnknownHunk {
+                hunk: id.to_string(),
+                overlay: rec.id,
+            });
         }
         whole = Some(files);
     }
@@ -1137,10 +1129,7 @@ pub fn reject(
     let targets: Vec<Target> = chosen.iter().map(|c| (c.path.clone(), c.old)).collect();
     set_paths(store, rec, &targets)?;
     for (path, kind, bytes) in &rewrites {
-        let p = match rec.backend {
-            Backend::Namespace => namespace::upper_path(store, rec, path)?,
-            Backend::Copy => crate::fs::checked_path(&copy::tree_dir(store, rec), path)?,
-        };
+        let p = rec.backend.imp().writable_path(store, rec, path)?;
         crate::fs::write_atomic(&p, *kind, &mut bytes.as_slice())?;
     }
     let gone: rustc_hash::FxHashSet<&[u8]> = chosen.iter().map(|c| c.path.as_slice()).collect();
@@ -1177,10 +1166,7 @@ pub type Target = (Vec<u8>, Option<crate::diff::tree::EntryState>);
 pub const REJECT_KIND: &str = "overlay-reject:";
 
 fn set_paths(store: &Store, rec: &OverlayRecord, targets: &[Target]) -> Result<()> {
-    match rec.backend {
-        Backend::Namespace => namespace::set_paths(store, rec, targets),
-        Backend::Copy => copy::set_paths(store, rec, targets),
-    }
+    rec.backend.imp().set_paths(store, rec, targets)
 }
 
 /// For `undo` and `redo` of a reject: the overlay an operation kind names, if it is a reject.
@@ -1201,9 +1187,7 @@ pub fn move_state(store: &Store, id: u64, from: Id, to: Id, force: bool) -> Resu
     let now = state(store, &mut rec)?;
     let reader = store.reader()?;
     if reader.snapshot(&now)?.root != reader.snapshot(&from)?.root && !force {
-        return Err(Error::Invalid(format!(
-            "overlay {id} changed since (pass --force to overwrite its changes)"
-        )));
+        return Err(Error::OverlayChanged(id));
     }
     let d = diff(
         store,
@@ -1231,15 +1215,7 @@ pub fn drop_overlay(store: &Store, rec: &OverlayRecord) -> Result<()> {
     }
     let txn = store.begin_write()?;
     txn.open_table(OVERLAYS)?.remove(rec.id)?;
-    if rec.backend == Backend::Namespace {
-        let mut snaps = txn.open_table(crate::store::tables::SNAPSHOTS)?;
-        for s in rec.states.iter().chain(rec.state.iter()) {
-            snaps.remove(s.0)?;
-        }
-    }
-    if rec.backend == Backend::Copy {
-        crate::store::unregister_in(&txn, &copy::tree_dir(store, rec))?;
-    }
+    rec.backend.imp().forget(&txn, store, rec)?;
     txn.commit()?;
     Ok(())
 }
@@ -1290,14 +1266,7 @@ pub fn command(
     };
     let mut cmd = std::process::Command::new(prog);
     cmd.args(args);
-    match rec.backend {
-        Backend::Namespace => namespace::enter(&mut cmd, store, rec, rel_cwd)?,
-        Backend::Copy => {
-            let dir = copy::tree_dir(store, rec);
-            let cwd = dir.join(rel_cwd);
-            cmd.current_dir(if cwd.is_dir() { cwd } else { dir });
-        }
-    }
+    rec.backend.imp().enter(&mut cmd, store, rec, rel_cwd)?;
     cmd.env("REWIND_OVERLAY", rec.id.to_string());
     Ok(cmd)
 }

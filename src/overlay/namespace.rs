@@ -202,10 +202,10 @@ fn make_whiteout(p: &Path) -> Result<()> {
     // SAFETY: mknod of a 0:0 character device on a path this process owns.
     if unsafe { libc::mknod(cpath.as_ptr(), libc::S_IFCHR, 0) } != 0 {
         let e = io::Error::last_os_error();
-        return Err(Error::Invalid(format!(
-            "cannot hide a path the workspace added since the overlay's base ({}: {e}); the kernel must allow unprivileged whiteouts (Linux 5.8+), else use --backend copy",
-            p.display()
-        )));
+        return Err(Error::WhiteoutUnsupported {
+            path: p.to_path_buf(),
+            why: e,
+        });
     }
     Ok(())
 }
@@ -220,11 +220,10 @@ pub fn enter(
     let lower = rec.workspace_path();
     let dir = rec.dir(store);
     if dir.starts_with(&lower) {
-        return Err(Error::Invalid(format!(
-            "the store {} lies inside the workspace {}: overlayfs cannot take its upper layer from inside its lower one (use a store elsewhere, or --backend copy)",
-            store.dir().display(),
-            lower.display()
-        )));
+        return Err(Error::StoreInsideWorkspace {
+            store: store.dir().to_path_buf(),
+            workspace: lower,
+        });
     }
     let layers = Layers {
         upper: dir.join("upper"),
@@ -487,15 +486,12 @@ pub fn state(store: &Store, rec: &OverlayRecord) -> Result<(Id, Vec<Vec<u8>>)> {
         scan: base.scan.clone(),
         skipped: Vec::new(),
     };
-    let bytes = record.encode();
+    let bytes = record.encode()?;
     let id = Id::of(&bytes);
     // Reused base subtrees are kept alive by the base snapshot, which forget protects while
     // the overlay exists; the overlay record must still be there (not dropped meanwhile).
     if txn.open_table(OVERLAYS)?.get(rec.id)?.is_none() {
-        return Err(Error::Invalid(format!(
-            "overlay {} was dropped meanwhile",
-            rec.id
-        )));
+        return Err(Error::OverlayDropped(rec.id));
     }
     txn.open_table(SNAPSHOTS)?.insert(id.0, bytes.as_slice())?;
     txn.commit()?;
@@ -625,7 +621,7 @@ impl Editor<'_> {
             entries: entries.into_values().collect(),
         };
         let size = tree.entries.iter().map(|e| e.size).sum();
-        let (id, bytes) = tree.id_and_bytes();
+        let (id, bytes) = tree.id_and_bytes()?;
         if !self.reader.has_tree(&id)? {
             self.new_trees.push((id, bytes));
         }

@@ -1,6 +1,7 @@
-//! Line diff for the three-way merge, shaped to align changes the way git
-//! does, because where an ambiguous change is placed decides whether two
-//! sides' changes touch (conflict) or not (clean).
+//! The one line diff: `rewind diff`'s hunks and counts ([`crate::diff::text`]) and the
+//! three-way merge ([`super::merge`]) both run it, shaped to align changes the way git does,
+//! because where an ambiguous change is placed decides both what a rendered hunk looks like
+//! and whether two sides' changes touch (conflict) or not (clean).
 //!
 //! The steps follow what git's xdiff does with its default (Myers) diff;
 //! the code is our own, written from the published algorithm and from
@@ -25,9 +26,12 @@
 //! stretch gives up and splits at the furthest point reached; the result is
 //! then not minimal, and git's other shortcuts for such inputs are not
 //! reproduced, so for large, very different files the alignment may differ.
+//! git's indent heuristic (which only moves where a change is shown, never how
+//! many lines change) is not reproduced either.
 
 use std::collections::HashMap;
 use std::ops::Range;
+use std::time::Instant;
 
 /// One changed stretch: `base` lines replaced by `side` lines.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,6 +42,19 @@ pub(crate) struct Edit {
 
 /// The edits turning `a` into `b`, in order.
 pub(crate) fn diff_lines(a: &[&[u8]], b: &[&[u8]]) -> Vec<Edit> {
+    match changed_lines(a, b, None) {
+        Some((ca, cb)) => edits_from_flags(&ca, &cb),
+        None => unreachable!("no deadline, so the search always finishes"),
+    }
+}
+
+/// Which lines of `a` and of `b` are changed (removed from `a`, added in `b`); `None` when
+/// `deadline` passed before the search finished.
+pub(crate) fn changed_lines(
+    a: &[&[u8]],
+    b: &[&[u8]],
+    deadline: Option<Instant>,
+) -> Option<(Vec<bool>, Vec<bool>)> {
     // Number the distinct lines and count them per file.
     let mut ids: HashMap<&[u8], usize> = HashMap::new();
     let ha = number_lines(a, &mut ids);
@@ -67,8 +84,11 @@ pub(crate) fn diff_lines(a: &[&[u8]], b: &[&[u8]]) -> Vec<Edit> {
     let sb: Vec<usize> = keep_b.iter().map(|&j| hb[j]).collect();
     let mut da = vec![false; sa.len()];
     let mut db = vec![false; sb.len()];
-    let mut myers = Myers::new(&sa, &sb);
+    let mut myers = Myers::new(&sa, &sb, deadline);
     myers.compare(0..sa.len(), 0..sb.len(), &mut da, &mut db);
+    if myers.expired || deadline.is_some_and(|d| Instant::now() > d) {
+        return None;
+    }
     for (k, &i) in keep_a.iter().enumerate() {
         ca[i] = da[k];
     }
@@ -77,7 +97,7 @@ pub(crate) fn diff_lines(a: &[&[u8]], b: &[&[u8]]) -> Vec<Edit> {
     }
     compact(a, &mut ca, &cb);
     compact(b, &mut cb, &ca);
-    edits_from_flags(&ca, &cb)
+    Some((ca, cb))
 }
 
 /// Gives each distinct line an id, shared through `ids`.
@@ -188,10 +208,14 @@ struct Myers<'a> {
     /// Edit steps after which a search gives up and settles for the
     /// furthest point reached (keeps huge, very different inputs fast).
     max_cost: usize,
+    /// When to stop searching altogether (the caller then shows a whole-file replacement).
+    deadline: Option<Instant>,
+    /// The deadline passed: the marks are incomplete.
+    expired: bool,
 }
 
 impl<'a> Myers<'a> {
-    fn new(a: &'a [usize], b: &'a [usize]) -> Self {
+    fn new(a: &'a [usize], b: &'a [usize], deadline: Option<Instant>) -> Self {
         let size = a.len() + b.len() + 3;
         Myers {
             a,
@@ -200,6 +224,8 @@ impl<'a> Myers<'a> {
             bwd: vec![0; size],
             zero: b.len() as isize + 1,
             max_cost: isqrt_ish(size).max(256),
+            deadline,
+            expired: false,
         }
     }
 
@@ -211,6 +237,9 @@ impl<'a> Myers<'a> {
         da: &mut [bool],
         db: &mut [bool],
     ) {
+        if self.expired {
+            return;
+        }
         while xr.start < xr.end && yr.start < yr.end && self.a[xr.start] == self.b[yr.start] {
             xr.start += 1;
             yr.start += 1;
@@ -247,6 +276,11 @@ impl<'a> Myers<'a> {
         let (mut f_lo, mut f_hi) = (fmid, fmid);
         let (mut b_lo, mut b_hi) = (bmid, bmid);
         for cost in 1.. {
+            // Checked every 64 steps: a clock read per step would show in long searches.
+            if cost % 64 == 0 && self.deadline.is_some_and(|d| Instant::now() > d) {
+                self.expired = true;
+                return (xr.start, yr.start);
+            }
             // Forward step: one more edit from the top left.
             let (prev_lo, prev_hi) = (f_lo, f_hi);
             f_lo = if f_lo > kmin { f_lo - 1 } else { f_lo + 1 };
@@ -329,7 +363,7 @@ impl<'a> Myers<'a> {
 }
 
 /// Walks both change maps in step (unchanged lines pair up in order).
-fn edits_from_flags(ca: &[bool], cb: &[bool]) -> Vec<Edit> {
+pub(crate) fn edits_from_flags(ca: &[bool], cb: &[bool]) -> Vec<Edit> {
     let (mut i, mut j) = (0, 0);
     let mut edits = Vec::new();
     while i < ca.len() || j < cb.len() {
@@ -353,34 +387,36 @@ fn edits_from_flags(ca: &[bool], cb: &[bool]) -> Vec<Edit> {
     edits
 }
 
-/// Whether the other file has changed lines at the place matching the
-/// boundary `start` of file x (after the same number of unchanged lines).
-fn other_changed_at(cx: &[bool], cy: &[bool], start: usize) -> bool {
-    let mut unchanged = cx[..start].iter().filter(|&&c| !c).count();
-    let mut j = 0;
-    while j < cy.len() {
-        if !cy[j] {
-            if unchanged == 0 {
-                return false;
-            }
-            unchanged -= 1;
-        } else if unchanged == 0 {
-            return true;
+/// For the other file's change map `cy`: entry `u` says whether it has changed lines right
+/// after its `u`-th unchanged line (before the next one), i.e. at the place matching a
+/// boundary of this file preceded by `u` unchanged lines. Computed once per [`compact`] so
+/// that each alignment check is a lookup, not a walk over both files.
+fn changes_after_unchanged(cy: &[bool]) -> Vec<bool> {
+    let mut out = vec![false];
+    for &changed in cy {
+        if changed {
+            *out.last_mut().expect("never empty") = true;
+        } else {
+            out.push(false);
         }
-        j += 1;
     }
-    false
+    out
 }
 
 /// Slides each run of changed lines in `x` (map `cx`) down as far as equal
 /// lines allow, merging runs that meet, but keeps it aligned with the
 /// other file's (`cy`) changes when it passed such a place.
 fn compact(x: &[&[u8]], cx: &mut [bool], cy: &[bool]) {
+    let other = changes_after_unchanged(cy);
+    let other_changed_at = |unchanged: usize| other.get(unchanged).copied().unwrap_or(false);
     let n = x.len();
     let mut start = 0;
+    // Unchanged lines in cx[..start], kept up to date as runs slide.
+    let mut unchanged = 0;
     while start < n {
         if !cx[start] {
             start += 1;
+            unchanged += 1;
             continue;
         }
         let mut end = start;
@@ -395,21 +431,23 @@ fn compact(x: &[&[u8]], cx: &mut [bool], cy: &[bool]) {
                 end -= 1;
                 cx[start] = true;
                 cx[end] = false;
+                unchanged -= 1;
                 while start > 0 && cx[start - 1] {
                     start -= 1;
                 }
             }
             earliest_end = end;
-            aligned_end = other_changed_at(cx, cy, start).then_some(end);
+            aligned_end = other_changed_at(unchanged).then_some(end);
             while end < n && x[start] == x[end] {
                 cx[start] = false;
                 cx[end] = true;
                 start += 1;
                 end += 1;
+                unchanged += 1;
                 while end < n && cx[end] {
                     end += 1;
                 }
-                if other_changed_at(cx, cy, start) {
+                if other_changed_at(unchanged) {
                     aligned_end = Some(end);
                 }
             }
@@ -425,6 +463,7 @@ fn compact(x: &[&[u8]], cx: &mut [bool], cy: &[bool]) {
                 end -= 1;
                 cx[start] = true;
                 cx[end] = false;
+                unchanged -= 1;
             }
         }
         start = end;

@@ -22,7 +22,7 @@
 
 pub mod apply;
 pub mod binary;
-mod linediff;
+pub(crate) mod linediff;
 pub mod merge;
 pub mod parse;
 mod quote;

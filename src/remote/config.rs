@@ -45,7 +45,10 @@ fn load(store_dir: &Path) -> Result<File> {
 }
 
 fn save(store_dir: &Path, file: &File) -> Result<()> {
-    let text = toml::to_string(file).map_err(|e| Error::Invalid(e.to_string()))?;
+    let text = toml::to_string(file).map_err(|e| Error::Encode {
+        what: "remotes file",
+        why: e.to_string(),
+    })?;
     let mut tmp = tempfile::NamedTempFile::new_in(store_dir).at(store_dir)?;
     std::io::Write::write_all(&mut tmp, text.as_bytes()).at(tmp.path().to_path_buf())?;
     let path = store_dir.join(REMOTES_FILE);

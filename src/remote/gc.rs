@@ -312,7 +312,7 @@ pub fn gc(remote: &Remote, progress: &dyn TransferProgress) -> Result<GcReport> 
             let (bytes, new_index) = b.take();
             let name = new_index.pack.hex();
             remote.put(&format!("packs/{name}"), bytes)?;
-            remote.put(&format!("index/{name}"), new_index.encode())?;
+            remote.put(&format!("index/{name}"), new_index.encode()?)?;
             remote.delete(&format!("index/{}", pack.hex()))?;
             remote.delete(&format!("packs/{}", pack.hex()))?;
             r.packs_repacked += 1;

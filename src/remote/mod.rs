@@ -535,12 +535,12 @@ impl Remote {
 
     /// Starts uploading a pack and then its index (in that order: the index is what makes the
     /// pack's objects visible); [`Remote::wait`] returns its result.
-    pub fn upload_pack(&self, bytes: Vec<u8>, index: &Index) -> Upload {
+    pub fn upload_pack(&self, bytes: Vec<u8>, index: &Index) -> Result<Upload> {
         let name = index.pack.hex();
         let store = Arc::clone(&self.store);
         let pack_path = self.path(&format!("packs/{name}"));
         let index_path = self.path(&format!("index/{name}"));
-        let index_bytes = index.encode();
+        let index_bytes = index.encode()?;
         self.count(bytes.len() as u64, 0);
         self.count(index_bytes.len() as u64, 0);
         let handle = self.rt.spawn(async move {
@@ -554,7 +554,7 @@ impl Remote {
                 .map_err(|e| (format!("index/{name}"), e))?;
             Ok(())
         });
-        Upload(handle)
+        Ok(Upload(handle))
     }
 
     /// Waits for an upload.

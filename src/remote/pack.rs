@@ -79,13 +79,13 @@ pub struct Index {
 
 impl Index {
     /// The stored form, with its checksum.
-    pub fn encode(&self) -> Vec<u8> {
+    pub fn encode(&self) -> Result<Vec<u8>> {
         let mut out = INDEX_MAGIC.to_vec();
         out.push(INDEX_VERSION);
-        out.extend_from_slice(&postcard::to_stdvec(self).unwrap_or_default());
+        out.extend_from_slice(&crate::store::encode("pack index", self)?);
         let sum = Id::of(&out);
         out.extend_from_slice(&sum.0);
-        out
+        Ok(out)
     }
 
     /// Decodes an index stored under the name `pack`, checking its checksum and that it
@@ -208,7 +208,7 @@ mod tests {
         let data = b"hello world";
         b.add(ObjKind::Blob, Id::of(data), false, 11, data);
         let (bytes, index) = b.take();
-        let enc = index.encode();
+        let enc = index.encode().unwrap();
         assert_eq!(Index::decode(&index.pack, &enc).unwrap(), index);
         let mut bad = enc.clone();
         bad[8] ^= 1;

@@ -111,7 +111,7 @@ pub fn pull(
             why: format!("no snapshot {} on the remote", id.short()),
         })?;
         frontier.push(rec.root);
-        records.push((*id, rec.encode(), rec));
+        records.push((*id, rec.encode()?, rec));
     }
 
     // 2. Trees, a level at a time; a tree the store has brings its whole subtree with it.
@@ -233,7 +233,7 @@ pub fn pull(
         let mut a = txn.open_table(ARTIFACTS)?;
         for (key, rec) in &opts.artifacts {
             if a.get(key.as_str())?.is_none() {
-                let bytes = postcard::to_stdvec(rec).unwrap_or_default();
+                let bytes = crate::store::encode("artifact record", rec)?;
                 a.insert(key.as_str(), bytes.as_slice())?;
                 report.artifacts_received += 1;
             }
@@ -276,7 +276,7 @@ fn commit_data(
         return Ok(());
     }
     let txn = store.begin_write()?;
-    let next = crate::store::read_counter(&txn, "next_segment")?;
+    let next = crate::store::next_segment(&txn, &txn.open_table(SEGMENTS)?)?;
     let mut segw = SegmentWriter::new(next);
     {
         let mut segments = txn.open_table(SEGMENTS)?;

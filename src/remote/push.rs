@@ -103,7 +103,7 @@ fn plan(
         if have.contains(&id) {
             report.objects_present += 1;
         } else {
-            let raw = tree.encode();
+            let raw = tree.encode()?;
             let payload = blob::encode_payload(&raw, 3);
             trees.push(Item {
                 kind: ObjKind::Tree,
@@ -249,7 +249,7 @@ pub fn push(
     }
     for (key, rec) in &opts.artifacts {
         let name = format!("artifacts/{}", super::artifact_object(key));
-        let bytes = postcard::to_stdvec(rec).unwrap_or_default();
+        let bytes = crate::store::encode("artifact record", rec)?;
         remote.put(&name, bytes)?;
         report.artifacts_sent += 1;
     }
@@ -275,7 +275,7 @@ fn upload(
         }
     }
     let (bytes, index) = pack.take();
-    inflight.push_back(remote.upload_pack(bytes, &index));
+    inflight.push_back(remote.upload_pack(bytes, &index)?);
     report.packs += 1;
     Ok(())
 }

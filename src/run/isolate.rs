@@ -12,10 +12,7 @@ use crate::contract::{Checker, OnViolation, revert_paths};
 use crate::error::{Error, Result};
 use crate::fs::display;
 use crate::overlay::{AcceptOptions, BackendChoice, CreateOptions};
-use crate::run::{
-    DiffReport, RESULT_VERSION, RetentionEntry, RunEvent, RunOptions, RunResult, report_diff,
-    run_prepared, signals, violation_entries,
-};
+use crate::run::{Finished, RunEvent, RunOptions, RunResult, report_diff, run_prepared, signals};
 use crate::store::Store;
 use crate::store::oplog::{self, OpRecord};
 
@@ -173,7 +170,7 @@ pub fn run_isolated(
     let store = open()?;
     let t_state = Instant::now();
     let after = crate::overlay::finish_run(&store, &mut rec, session)?;
-    let after_label = if success { "after" } else { "after_failure" };
+    let after_label = crate::run::after_label(success);
     let state_rec = store.reader()?.snapshot(&after)?;
     events(&RunEvent::WorkspaceSnapshotTaken {
         label: after_label.into(),
@@ -182,11 +179,7 @@ pub fn run_isolated(
         bytes: state_rec.stats.bytes,
         seconds: t_state.elapsed().as_secs_f64(),
     });
-    let DiffReport {
-        summary,
-        patch,
-        violations,
-    } = report_diff(&store, before, after, opts, &checker, events)?;
+    let report = report_diff(&store, before, after, opts, &checker, events)?;
     let op = oplog::record_alone(
         &store,
         OpRecord {
@@ -203,14 +196,16 @@ pub fn run_isolated(
 
     // 4. Revert violations inside the overlay; accept, or keep the overlay.
     let mut reverted = Vec::new();
-    if !violations.is_empty() && opts.on_violation == OnViolation::Revert {
-        let paths = revert_paths(&violations);
+    if !report.violations.is_empty() && opts.on_violation == OnViolation::Revert {
+        let paths = revert_paths(&report.violations);
         crate::overlay::reject(&store, &mut rec, &paths, &[])?;
         reverted = paths.iter().map(|p| display(p)).collect();
     }
-    let contract_ok = violations.is_empty() || !reverted.is_empty();
+    let contract_ok = report.violations.is_empty() || !reverted.is_empty();
     let wanted = match iso.accept {
-        AcceptWhen::Always => opts.on_violation != OnViolation::Fail || violations.is_empty(),
+        AcceptWhen::Always => {
+            opts.on_violation != OnViolation::Fail || report.violations.is_empty()
+        }
         AcceptWhen::Never => false,
         AcceptWhen::OnSuccess => success && contract_ok,
     };
@@ -250,37 +245,23 @@ pub fn run_isolated(
     }
     drop(guard);
 
+    let cwd = root.join(&rel_cwd);
     Ok(RunResult {
-        version: RESULT_VERSION,
-        backend: match rec.backend {
-            crate::overlay::Backend::Namespace => "overlay-namespace",
-            crate::overlay::Backend::Copy => "overlay-copy",
-        },
-        workspace: root.display().to_string(),
-        cwd: root.join(&rel_cwd).display().to_string(),
-        command,
-        before: before.hex(),
-        after: after.hex(),
-        after_label,
-        exit_code: outcome.exit_code,
-        signal: outcome.signal,
-        signal_name: outcome.signal.map(signals::name),
-        spawn_error: outcome.spawn_error,
-        success,
-        duration_seconds: duration,
-        total_seconds: t0.elapsed().as_secs_f64(),
-        diff: summary,
-        patch: patch.0,
-        patch_ref: patch.1,
-        patch_bytes: patch.2,
-        violations: violation_entries(&violations),
-        on_violation: opts.on_violation.name(),
         reverted,
-        rolled_back: false,
-        skipped: Vec::new(),
-        op,
-        restore_op: None,
-        retention: RetentionEntry::default(),
         overlay: Some(result_overlay),
+        ..RunResult::finished(Finished {
+            backend: rec.backend.imp().run_name(),
+            workspace: &root,
+            cwd: &cwd,
+            command,
+            before,
+            after,
+            outcome,
+            duration,
+            started: t0,
+            report,
+            on_violation: opts.on_violation,
+            op,
+        })
     })
 }

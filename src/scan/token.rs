@@ -83,9 +83,7 @@ pub fn record(
         linked_dirs: linked,
         scan: Some(scan),
     };
-    // Encoding plain integers and byte strings into memory cannot fail; were it to, the empty
-    // value decodes to the default record, which trusts nothing.
-    let bytes = postcard::to_allocvec(&next).unwrap_or_default();
+    let bytes = crate::store::encode("watch token record", &next)?;
     table.insert(ws, bytes.as_slice())?;
     Ok(())
 }

@@ -207,13 +207,17 @@ pub fn builder(
     if !opts.ignore_globs.is_empty() {
         let mut ob = OverrideBuilder::new(root);
         for g in &opts.ignore_globs {
-            ob.add(&format!("!{g}"))
-                .map_err(|e| Error::Invalid(format!("bad --ignore glob '{g}': {e}")))?;
+            ob.add(&format!("!{g}")).map_err(|e| Error::BadGlob {
+                list: crate::error::GlobList::Ignore,
+                glob: Some(g.clone()),
+                why: e.to_string(),
+            })?;
         }
-        builder.overrides(
-            ob.build()
-                .map_err(|e| Error::Invalid(format!("bad --ignore globs: {e}")))?,
-        );
+        builder.overrides(ob.build().map_err(|e| Error::BadGlob {
+            list: crate::error::GlobList::Ignore,
+            glob: None,
+            why: e.to_string(),
+        })?);
     }
     let exclude = opts.exclude.clone();
     let base = root.to_path_buf();

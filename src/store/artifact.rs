@@ -54,7 +54,7 @@ impl ArtifactRecord {
     }
 
     fn encode(&self) -> Result<Vec<u8>> {
-        postcard::to_stdvec(self).map_err(|e| Error::Invalid(format!("encoding artifact: {e}")))
+        super::encode("artifact record", self)
     }
 }
 
@@ -232,9 +232,9 @@ impl<'s> Writer<'s> {
         if batch.is_empty() && whole.is_none() {
             return Ok(());
         }
-        let next = super::read_counter(txn, "next_segment")?;
-        let mut segw = SegmentWriter::new(next);
         let mut segments = txn.open_table(SEGMENTS)?;
+        let next = super::next_segment(txn, &segments)?;
+        let mut segw = SegmentWriter::new(next);
         let mut flush = |n: u64, data: &[u8]| -> Result<()> {
             segments.insert(n, data)?;
             Ok(())

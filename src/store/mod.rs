@@ -15,6 +15,9 @@ pub(crate) mod tables;
 pub mod tags;
 pub mod tree;
 
+#[cfg(test)]
+mod counter_tests;
+
 use std::fs;
 use std::io::Read as _;
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
@@ -280,10 +283,10 @@ impl Store {
                 && old.value() != snapshot.0
                 && !force
             {
-                return Err(Error::Invalid(format!(
-                    "tag '{name}' already points at {}: pass --force to move it",
-                    crate::Id(old.value()).short()
-                )));
+                return Err(Error::TagExists {
+                    name: name.to_string(),
+                    target: crate::Id(old.value()).short(),
+                });
             }
             refs.insert(name, snapshot.0)?;
         }
@@ -300,15 +303,57 @@ impl Store {
     }
 }
 
-/// Registers `root` inside an open write transaction.
+/// Reads a u64 counter from the `meta` table inside a write transaction (`None` when unset).
+/// A value that is not 8 bytes is [`Error::Corrupt`]: a counter silently read as 0 would hand
+/// out ids (or segment numbers) already in use.
+pub(crate) fn counter(txn: &WriteTransaction, name: &str) -> Result<Option<u64>> {
+    let meta = txn.open_table(META)?;
+    let Some(v) = meta.get(name)? else {
+        return Ok(None);
+    };
+    let bytes: [u8; 8] = v.value().try_into().map_err(|_| Error::Corrupt {
+        kind: "meta counter",
+        id: name.to_string(),
+        why: format!("{} bytes where 8 were expected", v.value().len()),
+    })?;
+    Ok(Some(u64::from_le_bytes(bytes)))
+}
+
 /// Reads a u64 counter from the `meta` table inside a write transaction (0 when unset).
 pub(crate) fn read_counter(txn: &WriteTransaction, name: &str) -> Result<u64> {
-    let meta = txn.open_table(META)?;
-    let v = meta
-        .get(name)?
-        .and_then(|v| v.value().try_into().ok().map(u64::from_le_bytes))
-        .unwrap_or(0);
-    Ok(v)
+    Ok(counter(txn, name)?.unwrap_or(0))
+}
+
+/// The next free segment of the blob log, checked against the log itself: a counter at or
+/// below a live segment (a `next_segment` of 0 when segment 0 exists, say) would let the
+/// segment writer overwrite stored objects, so it is [`Error::Corrupt`], never trusted.
+pub(crate) fn next_segment(
+    txn: &WriteTransaction,
+    segments: &impl ReadableTable<u64, &'static [u8]>,
+) -> Result<u64> {
+    let next = read_counter(txn, "next_segment")?;
+    if let Some((last, _)) = segments.last()? {
+        let last = last.value();
+        if last >= next {
+            return Err(Error::Corrupt {
+                kind: "meta counter",
+                id: "next_segment".into(),
+                why: format!("it is {next}, but segment {last} is in use"),
+            });
+        }
+    }
+    Ok(next)
+}
+
+/// Serializes a record for the store; `what` names it in the error.
+pub(crate) fn encode<T: serde::Serialize + ?Sized>(
+    what: &'static str,
+    value: &T,
+) -> Result<Vec<u8>> {
+    postcard::to_stdvec(value).map_err(|e| Error::Encode {
+        what,
+        why: e.to_string(),
+    })
 }
 
 /// Sets a u64 counter in the `meta` table.
@@ -318,6 +363,7 @@ pub(crate) fn write_counter(txn: &WriteTransaction, name: &str, value: u64) -> R
     Ok(())
 }
 
+/// Registers `root` inside an open write transaction.
 pub(crate) fn register_in(txn: &WriteTransaction, root: &Path) -> Result<WorkspaceRecord> {
     use std::os::unix::ffi::OsStrExt;
     let key = root.as_os_str().as_bytes();
@@ -325,19 +371,15 @@ pub(crate) fn register_in(txn: &WriteTransaction, root: &Path) -> Result<Workspa
     if let Some(v) = table.get(key)? {
         return decode_workspace(v.value());
     }
-    let mut meta = txn.open_table(META)?;
-    let next = meta
-        .get("next_workspace_id")?
-        .and_then(|v| v.value().try_into().ok().map(u64::from_le_bytes))
-        .unwrap_or(1);
-    meta.insert("next_workspace_id", (next + 1).to_le_bytes().as_slice())?;
+    let next = counter(txn, "next_workspace_id")?.unwrap_or(1);
+    write_counter(txn, "next_workspace_id", next + 1)?;
     let ws = WorkspaceRecord {
         id: next,
         path: key.to_vec(),
         created_ns: crate::fs::now_ns(),
         next_seq: 0,
     };
-    table.insert(key, postcard::to_stdvec(&ws).unwrap_or_default().as_slice())?;
+    table.insert(key, encode("workspace record", &ws)?.as_slice())?;
     Ok(ws)
 }
 
@@ -496,7 +538,10 @@ fn open_waiting(dir: &Path, file: &Path, opts: &StoreOptions) -> Result<Handle> 
         Ok(r) => return r,
         Err(crossbeam_channel::RecvTimeoutError::Timeout) => {}
         Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
-            return Err(Error::Invalid(format!("opening {} failed", file.display())));
+            return Err(Error::Internal(format!(
+                "opening {} failed",
+                file.display()
+            )));
         }
     }
     if let Some(notice) = &opts.on_wait {
@@ -508,9 +553,10 @@ fn open_waiting(dir: &Path, file: &Path, opts: &StoreOptions) -> Result<Handle> 
             opts.lock_timeout,
             holders::describe_others(dir),
         )),
-        Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
-            Err(Error::Invalid(format!("opening {} failed", file.display())))
-        }
+        Err(crossbeam_channel::RecvTimeoutError::Disconnected) => Err(Error::Internal(format!(
+            "opening {} failed",
+            file.display()
+        ))),
     }
 }
 
@@ -576,7 +622,7 @@ pub(crate) fn append_log(
     ws.next_seq += 1;
     txn.open_table(WORKSPACES)?.insert(
         ws.path.as_slice(),
-        postcard::to_stdvec(&ws).unwrap_or_default().as_slice(),
+        encode("workspace record", &ws)?.as_slice(),
     )?;
     Ok(())
 }

@@ -4,7 +4,7 @@
 use redb::{ReadableTable, WriteTransaction};
 use serde::{Deserialize, Serialize};
 
-use super::tables::{META, OPLOG};
+use super::tables::OPLOG;
 use crate::error::{Error, Result};
 use crate::id::Id;
 
@@ -66,17 +66,11 @@ impl OpRecord {
 
 /// Appends an operation inside an open write transaction; returns its id.
 pub fn record(txn: &WriteTransaction, mut op: OpRecord) -> Result<u64> {
-    let mut meta = txn.open_table(META)?;
-    let next = meta
-        .get("next_op_id")?
-        .and_then(|v| v.value().try_into().ok().map(u64::from_le_bytes))
-        .unwrap_or(1);
-    meta.insert("next_op_id", (next + 1).to_le_bytes().as_slice())?;
+    let next = super::counter(txn, "next_op_id")?.unwrap_or(1);
+    super::write_counter(txn, "next_op_id", next + 1)?;
     op.id = next;
-    txn.open_table(OPLOG)?.insert(
-        next,
-        postcard::to_stdvec(&op).unwrap_or_default().as_slice(),
-    )?;
+    txn.open_table(OPLOG)?
+        .insert(next, super::encode("operation", &op)?.as_slice())?;
     Ok(next)
 }
 

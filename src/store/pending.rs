@@ -37,8 +37,7 @@ pub struct PendingWrite {
 
 /// Commits `record` as the workspace `root`'s pending write.
 pub fn begin(store: &Store, root: &[u8], record: &PendingWrite) -> Result<()> {
-    let bytes = postcard::to_stdvec(record)
-        .map_err(|e| Error::Invalid(format!("cannot encode the pending write: {e}")))?;
+    let bytes = super::encode("pending write", record)?;
     let txn = store.begin_write()?;
     txn.open_table(PENDING)?.insert(root, bytes.as_slice())?;
     txn.commit()?;

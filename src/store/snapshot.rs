@@ -99,8 +99,8 @@ pub struct SnapshotRecord {
 
 impl SnapshotRecord {
     /// The canonical encoding; its hash is the snapshot id.
-    pub fn encode(&self) -> Vec<u8> {
-        postcard::to_stdvec(self).unwrap_or_default()
+    pub fn encode(&self) -> Result<Vec<u8>> {
+        super::encode("snapshot record", self)
     }
 
     /// Decodes a stored record.

@@ -40,15 +40,14 @@ impl Tree {
     }
 
     /// The canonical encoding; its BLAKE3 hash is the tree's id.
-    pub fn encode(&self) -> Vec<u8> {
-        // Serializing plain structs of integers and byte vectors cannot fail.
-        postcard::to_stdvec(self).unwrap_or_default()
+    pub fn encode(&self) -> Result<Vec<u8>> {
+        super::encode("tree", self)
     }
 
     /// Encodes the tree and returns its id and encoding.
-    pub fn id_and_bytes(&self) -> (Id, Vec<u8>) {
-        let bytes = self.encode();
-        (Id::of(&bytes), bytes)
+    pub fn id_and_bytes(&self) -> Result<(Id, Vec<u8>)> {
+        let bytes = self.encode()?;
+        Ok((Id::of(&bytes), bytes))
     }
 
     /// Decodes a stored tree, checking that its entries are well formed.

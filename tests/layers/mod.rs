@@ -158,6 +158,12 @@ fn rust_files(p: &Path, out: &mut Vec<PathBuf>) {
             rust_files(&e.expect("entry").path(), out);
         }
     } else if p.is_file() && p.extension().is_some_and(|e| e == "rs") {
+        // Unit-test modules in files of their own (`tests.rs`, `*_tests.rs`, compiled only
+        // under #[cfg(test)]) build fixtures with whatever layer they need: not edges.
+        let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+        if stem == "tests" || stem.ends_with("_tests") {
+            return;
+        }
         out.push(p.to_path_buf());
     }
 }

@@ -1,0 +1,324 @@
+//! The CLI's wording of library errors: the library says what went wrong, and where a flag of
+//! this CLI gets past it (or names what to give), the hint naming that flag is added here. The
+//! printed text is what rewind has always printed; the library's own messages name no flag.
+
+use rewind::Error;
+use rewind::error::{GlobList, Remedy};
+
+/// The message printed for `e`.
+pub fn message(e: &Error) -> String {
+    match e {
+        Error::NoStore(_) => format!("{e}: run `rewind init` or pass --store DIR"),
+        Error::ReadOnlyStore { .. } => format!("{e} or pass another --store"),
+        Error::DiskFull(_) => {
+            format!("{e}, or put the store elsewhere with --store DIR or REWIND_STORE")
+        }
+        Error::DangerousWorkspace(_) => format!("{e} (pass --force if you mean it)"),
+        Error::ArtifactExists(_) => format!("{e}: pass --force to replace it"),
+        Error::Strict(why) => format!("snapshot aborted (--strict): {why}"),
+        Error::TagExists { .. } => format!("{e}: pass --force to move it"),
+        Error::TagTaken(tag) => format!("{e}: delete it first with `rewind tag -d {tag}`"),
+        Error::WouldOverwriteIgnored { .. } => {
+            format!("{e} (move them away, or pass --force to overwrite them)")
+        }
+        Error::ForeignSnapshot { .. } => format!(
+            "{e} (pass --from-workspace to do it anyway, or -C DIR to restore into its own \
+             workspace)"
+        ),
+        Error::ChangedSince { action, op, paths } => format!(
+            "refusing to {action} operation {op}: these paths changed since it ran (pass \
+             --force to overwrite them): {}",
+            paths.join(", ")
+        ),
+        Error::OverlayChanged(_) => format!("{e} (pass --force to overwrite its changes)"),
+        Error::NamespaceUnavailable(_) => format!("{e} (use --backend copy)"),
+        Error::OverlayBusy { .. } => format!("{e} (--lock-timeout)"),
+        Error::UnknownHunk { overlay, .. } => {
+            format!("{e} (ids are listed by `rewind overlay diff {overlay} --json`)")
+        }
+        Error::BadGlob { list, glob, why } => {
+            let flag = match list {
+                GlobList::Ignore => "--ignore",
+                GlobList::Recorded => "ignore",
+                GlobList::WithIgnored => "--with-ignored",
+            };
+            match glob {
+                Some(g) => format!("bad {flag} glob '{g}': {why}"),
+                None => format!("bad {flag} globs: {why}"),
+            }
+        }
+        Error::NeedsWorkspace(_) => format!("{e} (use -C DIR)"),
+        Error::WhiteoutUnsupported { .. } => format!("{e}, else use --backend copy"),
+        Error::StoreInsideWorkspace { .. } => {
+            format!("{e} (use a store elsewhere, or --backend copy)")
+        }
+        Error::NothingToForget => {
+            "nothing to forget: give --keep-last N, --keep-within DURATION, or snapshot ids".into()
+        }
+        Error::ForgetIdsAndPolicy => {
+            "give either snapshot ids or a policy (--keep-last, --keep-within), not both".into()
+        }
+        Error::PatchFailed {
+            path,
+            why,
+            remedy: Some(remedy),
+        } => {
+            let why = match remedy {
+                Remedy::Force => format!("{why} (use --force)"),
+                Remedy::ForceToOverwrite => format!("{why} (use --force to overwrite)"),
+                Remedy::ForceInReason => match why.strip_suffix(')') {
+                    Some(open) => format!("{open}; use --force)"),
+                    None => format!("{why} (use --force)"),
+                },
+                Remedy::ThreeWay => format!("{why} (try --3way)"),
+                Remedy::Base => format!("{why} (no base for a three-way merge: pass --base REV)"),
+            };
+            format!("{path}: {why} (nothing was changed)")
+        }
+        Error::Conflict { path, lines } => {
+            let at: Vec<String> = lines
+                .iter()
+                .map(|(a, b)| format!("lines {a}-{b}"))
+                .collect();
+            format!(
+                "{path}: three-way merge conflicts at {} (use --conflict=markers to write \
+                 markers) (nothing was changed)",
+                at.join(", ")
+            )
+        }
+        _ => e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Each hinted error printed as rewind printed it before the hints moved out of the
+    //! library (the expected strings are the library's old messages, verbatim).
+
+    use super::message;
+    use rewind::Error;
+    use rewind::error::{GlobList, Remedy};
+    use std::path::PathBuf;
+
+    fn patch(why: &str, remedy: Remedy) -> String {
+        message(&Error::PatchFailed {
+            path: "f".into(),
+            why: why.into(),
+            remedy: Some(remedy),
+        })
+    }
+
+    #[test]
+    fn store_and_workspace_errors_name_their_flags() {
+        assert_eq!(
+            message(&Error::NoStore(PathBuf::from("/s"))),
+            "no rewind store at /s: run `rewind init` or pass --store DIR"
+        );
+        assert_eq!(
+            message(&Error::ReadOnlyStore {
+                path: PathBuf::from("/s"),
+                why: "EROFS".into()
+            }),
+            "store /s is read-only (EROFS); check its permissions or pass another --store"
+        );
+        let full = message(&Error::DiskFull(std::io::Error::from_raw_os_error(28)));
+        assert!(
+            full.starts_with("the disk holding the store is full ("),
+            "{full}"
+        );
+        assert!(
+            full.ends_with(
+                "); nothing was stored and the store is as it was: free some space (`rewind \
+                 forget` then `rewind gc` frees rewind's own), or put the store elsewhere with \
+                 --store DIR or REWIND_STORE"
+            ),
+            "{full}"
+        );
+        assert_eq!(
+            message(&Error::DangerousWorkspace(PathBuf::from("/"))),
+            "refusing to use / as a workspace: it is the root or your home directory (pass \
+             --force if you mean it)"
+        );
+        assert_eq!(
+            message(&Error::ArtifactExists("k".into())),
+            "artifact 'k' already exists: pass --force to replace it"
+        );
+        assert_eq!(
+            message(&Error::Strict("2 unreadable".into())),
+            "snapshot aborted (--strict): 2 unreadable"
+        );
+        assert_eq!(
+            message(&Error::NeedsWorkspace("@~1".into())),
+            "'@~1' needs a workspace (use -C DIR)"
+        );
+    }
+
+    #[test]
+    fn tag_restore_undo_and_forget_refusals() {
+        assert_eq!(
+            message(&Error::TagExists {
+                name: "v1".into(),
+                target: "abcd1234".into()
+            }),
+            "tag 'v1' already points at abcd1234: pass --force to move it"
+        );
+        assert_eq!(
+            message(&Error::TagTaken("v1".into())),
+            "tag 'v1' already exists: delete it first with `rewind tag -d v1`"
+        );
+        assert_eq!(
+            message(&Error::WouldOverwriteIgnored {
+                paths: vec!["a".into(), "b".into()]
+            }),
+            "restoring would overwrite files that the workspace ignores, so no snapshot holds \
+             them: a, b (move them away, or pass --force to overwrite them)"
+        );
+        assert_eq!(
+            message(&Error::ForeignSnapshot {
+                snapshot: "abcd".into(),
+                owner: "/w".into(),
+                here: "workspace /x".into()
+            }),
+            "snapshot abcd belongs to workspace /w, not to workspace /x; restoring it would \
+             replace these files with another project's (pass --from-workspace to do it \
+             anyway, or -C DIR to restore into its own workspace)"
+        );
+        assert_eq!(
+            message(&Error::ChangedSince {
+                action: "undo",
+                op: 7,
+                paths: vec!["a".into(), "b".into()]
+            }),
+            "refusing to undo operation 7: these paths changed since it ran (pass --force to \
+             overwrite them): a, b"
+        );
+        assert_eq!(
+            message(&Error::NothingToForget),
+            "nothing to forget: give --keep-last N, --keep-within DURATION, or snapshot ids"
+        );
+        assert_eq!(
+            message(&Error::ForgetIdsAndPolicy),
+            "give either snapshot ids or a policy (--keep-last, --keep-within), not both"
+        );
+    }
+
+    #[test]
+    fn overlay_refusals() {
+        assert_eq!(
+            message(&Error::NamespaceUnavailable("no userns".into())),
+            "the namespace backend is unavailable here: no userns (use --backend copy)"
+        );
+        assert_eq!(
+            message(&Error::OverlayBusy {
+                seconds: 2.0,
+                what: "waiting for the overlay's lock".into()
+            }),
+            "gave up after 2.0s waiting for the overlay's lock (--lock-timeout)"
+        );
+        assert_eq!(
+            message(&Error::OverlayChanged(3)),
+            "overlay 3 changed since (pass --force to overwrite its changes)"
+        );
+        assert_eq!(
+            message(&Error::UnknownHunk {
+                hunk: "h1".into(),
+                overlay: 3
+            }),
+            "no pending hunk 'h1' in overlay 3 (ids are listed by `rewind overlay diff 3 --json`)"
+        );
+    }
+
+    #[test]
+    fn namespace_refusals() {
+        assert_eq!(
+            message(&Error::WhiteoutUnsupported {
+                path: PathBuf::from("/o/x"),
+                why: std::io::Error::from_raw_os_error(1),
+            }),
+            "cannot hide a path the workspace added since the overlay's base (/o/x: Operation \
+             not permitted (os error 1)); the kernel must allow unprivileged whiteouts (Linux \
+             5.8+), else use --backend copy"
+        );
+        assert_eq!(
+            message(&Error::StoreInsideWorkspace {
+                store: PathBuf::from("/w/.s"),
+                workspace: PathBuf::from("/w"),
+            }),
+            "the store /w/.s lies inside the workspace /w: overlayfs cannot take its upper \
+             layer from inside its lower one (use a store elsewhere, or --backend copy)"
+        );
+    }
+
+    #[test]
+    fn globs() {
+        let bad = |list, glob: Option<&str>| {
+            message(&Error::BadGlob {
+                list,
+                glob: glob.map(str::to_string),
+                why: "oops".into(),
+            })
+        };
+        assert_eq!(
+            bad(GlobList::Ignore, Some("[")),
+            "bad --ignore glob '[': oops"
+        );
+        assert_eq!(bad(GlobList::Ignore, None), "bad --ignore globs: oops");
+        assert_eq!(
+            bad(GlobList::WithIgnored, Some("[")),
+            "bad --with-ignored glob '[': oops"
+        );
+        assert_eq!(
+            bad(GlobList::WithIgnored, None),
+            "bad --with-ignored globs: oops"
+        );
+        assert_eq!(
+            bad(GlobList::Recorded, Some("[")),
+            "bad ignore glob '[': oops"
+        );
+    }
+
+    #[test]
+    fn patch_refusals() {
+        assert_eq!(
+            patch(
+                "binary patch: the file differs from the one the patch was made against",
+                Remedy::Force
+            ),
+            "f: binary patch: the file differs from the one the patch was made against (use \
+             --force) (nothing was changed)"
+        );
+        assert_eq!(
+            patch(
+                "the patch creates this file, but it exists with other content",
+                Remedy::ForceToOverwrite
+            ),
+            "f: the patch creates this file, but it exists with other content (use --force to \
+             overwrite) (nothing was changed)"
+        );
+        assert_eq!(
+            patch(
+                "the patch deletes this file, but it differs from what the patch expects (3 bytes would remain)",
+                Remedy::ForceInReason
+            ),
+            "f: the patch deletes this file, but it differs from what the patch expects (3 \
+             bytes would remain; use --force) (nothing was changed)"
+        );
+        assert_eq!(
+            patch("hunk 1 failed", Remedy::ThreeWay),
+            "f: hunk 1 failed (try --3way) (nothing was changed)"
+        );
+        assert_eq!(
+            patch("hunk 1 failed", Remedy::Base),
+            "f: hunk 1 failed (no base for a three-way merge: pass --base REV) (nothing was \
+             changed)"
+        );
+        assert_eq!(
+            message(&Error::Conflict {
+                path: "f".into(),
+                lines: vec![(1, 2), (5, 5)]
+            }),
+            "f: three-way merge conflicts at lines 1-2, lines 5-5 (use --conflict=markers to \
+             write markers) (nothing was changed)"
+        );
+    }
+}
