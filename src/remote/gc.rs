@@ -242,16 +242,22 @@ pub struct GcReport {
     pub seconds: f64,
 }
 
-/// Deletes what no remote snapshot or artifact reaches, under the remote's exclusive lock (a
-/// push running refuses it; see [`super::lock`]). A pack whose objects are all unreachable is
+/// Deletes what no remote snapshot or artifact reaches, under the remote's exclusive lock
+/// (taken once no push holds the remote, waiting up to `lock_timeout`, `on_wait` told what it
+/// waits for; see [`super::lock`]). A pack whose objects are all unreachable is
 /// deleted (index first, so no reader ever finds an index without its pack); one that is at
 /// least a fifth unreachable is rewritten with only the rest, and the new pack and index are
 /// uploaded before the old are deleted. An object two pushes stored twice stays in one pack.
-pub fn gc(remote: &Remote, progress: &dyn TransferProgress) -> Result<GcReport> {
+pub fn gc(
+    remote: &Remote,
+    progress: &dyn TransferProgress,
+    lock_timeout: std::time::Duration,
+    on_wait: &dyn Fn(&str),
+) -> Result<GcReport> {
     let t0 = Instant::now();
     let requests0 = remote.requests();
     remote.check_format(false)?;
-    let _lock = Lock::exclusive(remote)?;
+    let _lock = Lock::exclusive(remote, lock_timeout, on_wait)?;
     let mut r = GcReport::default();
     let index = remote.load_index()?;
     let mut problems = Vec::new();

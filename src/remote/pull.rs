@@ -36,6 +36,9 @@ pub struct PullOptions {
     pub tags: Vec<(String, Id)>,
     /// Artifacts to bring; a local artifact of the same key is left alone.
     pub artifacts: Vec<(String, ArtifactRecord)>,
+    /// Workspace logs go to local workspaces of the same path; these map a remote workspace
+    /// path (raw bytes) to a local one instead, registered if needed (see [`super::logs`]).
+    pub workspace_map: Vec<(Vec<u8>, std::path::PathBuf)>,
 }
 
 /// What a pull did.
@@ -55,6 +58,8 @@ pub struct PullReport {
     pub tags_kept: Vec<(String, Id)>,
     /// Artifacts added.
     pub artifacts_received: u64,
+    /// Local workspaces whose log gained snapshots: (path, how many).
+    pub logs_appended: Vec<(std::path::PathBuf, u64)>,
     /// Requests made.
     pub requests: u64,
     /// Wall time.
@@ -96,6 +101,7 @@ pub fn pull(
     remote.check_format(false)?;
     let epoch = store.reader()?.gc_epoch()?;
     let index = remote.load_index()?;
+    let routed = super::logs::route(&super::logs::logs(remote)?, &opts.workspace_map);
     let reader = store.reader()?;
 
     // 1. Snapshot records, each checked against its id.
@@ -229,6 +235,7 @@ pub fn pull(
         }
     }
     set_tags(&txn, &opts.tags, &mut report)?;
+    append_logs(&txn, &routed, &mut report)?;
     {
         let mut a = txn.open_table(ARTIFACTS)?;
         for (key, rec) in &opts.artifacts {
@@ -261,6 +268,49 @@ fn set_tags(txn: &WriteTransaction, tags: &[(String, Id)], report: &mut PullRepo
                 refs.insert(name.as_str(), id.0)?;
                 report.tags_set.push(name.clone());
             }
+        }
+    }
+    Ok(())
+}
+
+/// Appends each routed log's snapshots (those the store has, not yet in the workspace's log)
+/// to the local workspace's log, in the log's order.
+fn append_logs(
+    txn: &WriteTransaction,
+    routed: &[(std::path::PathBuf, bool, Vec<Id>)],
+    report: &mut PullReport,
+) -> Result<()> {
+    use crate::store::tables::{WORKSPACES, WS_LOG};
+    use std::os::unix::ffi::OsStrExt;
+    for (path, register, ids) in routed {
+        let found = txn
+            .open_table(WORKSPACES)?
+            .get(path.as_os_str().as_bytes())?
+            .map(|v| crate::store::decode_workspace(v.value()))
+            .transpose()?;
+        let mut ws = match found {
+            Some(ws) => ws,
+            None if *register => crate::store::register_in(txn, path)?,
+            None => continue,
+        };
+        let mut have: HashSet<Id> = HashSet::new();
+        for item in txn
+            .open_table(WS_LOG)?
+            .range((ws.id, 0)..=(ws.id, u64::MAX))?
+        {
+            have.insert(Id(item?.1.value()));
+        }
+        let mut added = 0;
+        for id in ids {
+            let known = txn.open_table(SNAPSHOTS)?.get(id.0)?.is_some();
+            if known && have.insert(*id) {
+                crate::restore::append_log(txn, ws.clone(), *id)?;
+                ws.next_seq += 1;
+                added += 1;
+            }
+        }
+        if added > 0 {
+            report.logs_appended.push((path.clone(), added));
         }
     }
     Ok(())
