@@ -458,6 +458,47 @@ pub fn pull_for_restore(ctx: &Ctx, store: &Store, name: &str, rev: &str) -> Resu
     Ok(id)
 }
 
+/// `restore --remote NAME REV` into an empty directory: straight from the remote's packs.
+pub fn restore_empty(
+    ctx: &Ctx,
+    store: &Store,
+    root: &std::path::Path,
+    name: &str,
+    rev: &str,
+) -> CliResult {
+    let remote = open(store, name)?;
+    let id = remote.resolve(rev)?;
+    let bar = TransferBar::new(ctx);
+    let _interrupt = crate::interrupt::Guard::install()?;
+    let r = remote::restore::restore_empty(store, &remote, id, root, &bar)?;
+    if ctx.json {
+        output::print_json(&json!({
+            "workspace": root.display().to_string(),
+            "target": r.snapshot.hex(),
+            "remote": remote.name,
+            "written": r.written,
+            "bytes_written": r.bytes_written,
+            "objects_received": r.objects,
+            "bytes_received": r.bytes_received,
+            "requests": r.requests,
+            "op": r.op,
+            "seconds": r.seconds,
+        }))?;
+    } else if !ctx.quiet {
+        println!(
+            "restored {} from {}: {} files ({}), {} received in {} requests, {:.2} s (undo with `rewind undo`)",
+            paint(ctx.color, output::id_style(), &r.snapshot.short()),
+            remote.name,
+            r.written,
+            human_bytes(r.bytes_written),
+            human_bytes(r.bytes_received),
+            r.requests,
+            r.seconds
+        );
+    }
+    Ok(0)
+}
+
 /// `rewind verify --remote NAME`: exit 1 when anything is wrong.
 pub fn verify(ctx: &Ctx, name: &str, full: bool) -> CliResult {
     let store = ctx.open_store(false)?;

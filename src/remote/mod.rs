@@ -20,6 +20,7 @@ pub mod logs;
 pub mod pack;
 pub mod pull;
 pub mod push;
+pub mod restore;
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -538,6 +539,18 @@ impl Remote {
     /// and keeping [`PARALLEL`] requests in flight, and checks each object against its id.
     /// Calls `each` with the entry, its stored bytes and its checked content.
     pub fn fetch_many(&self, jobs: Vec<(Id, Vec<Entry>)>, each: &mut OnObject<'_>) -> Result<()> {
+        self.fetch_many_with(jobs, &|_, _, content| Ok(content), each)
+    }
+
+    /// [`Remote::fetch_many`] with a first step run on the rayon pool for each checked object
+    /// (while the next ranges download): `par` gets the entry, stored bytes and content, and
+    /// what it returns goes to `each`, which runs on this thread in order.
+    pub fn fetch_many_with<T: Send>(
+        &self,
+        jobs: Vec<(Id, Vec<Entry>)>,
+        par: &(dyn Fn(&Entry, &[u8], Vec<u8>) -> Result<T> + Sync),
+        each: &mut dyn FnMut(&Entry, &[u8], T) -> Result<()>,
+    ) -> Result<()> {
         // (pack, byte range, the entries inside it)
         let mut reads: Vec<(Id, Range<u64>, Vec<Entry>)> = Vec::new();
         for (pack, mut entries) in jobs {
@@ -578,7 +591,7 @@ impl Remote {
                 self.count(0, bytes.len() as u64);
                 // Checking (decompress and hash) is the CPU cost of a pull: on the rayon pool,
                 // while the next ranges download.
-                let checked: Vec<Result<(&[u8], Vec<u8>)>> = entries
+                let checked: Vec<Result<(&[u8], T)>> = entries
                     .par_iter()
                     .map(|e| {
                         let from = (e.offset - range.start) as usize;
@@ -589,12 +602,13 @@ impl Remote {
                                 why: "shorter than its index says".into(),
                             }
                         })?;
-                        Ok((stored, pack::check(e, pack, stored)?))
+                        let content = pack::check(e, pack, stored)?;
+                        Ok((stored, par(e, stored, content)?))
                     })
                     .collect();
                 for (e, c) in entries.iter().zip(checked) {
-                    let (stored, content) = c?;
-                    each(e, stored, content)?;
+                    let (stored, t) = c?;
+                    each(e, stored, t)?;
                 }
             }
             Ok(())

@@ -77,7 +77,7 @@ fn locate(index: &RemoteIndex, remote: &Remote, kind: &'static str, id: &Id) -> 
     })
 }
 
-fn by_pack(locs: impl IntoIterator<Item = Location>) -> Vec<(Id, Vec<Entry>)> {
+pub(super) fn by_pack(locs: impl IntoIterator<Item = Location>) -> Vec<(Id, Vec<Entry>)> {
     let mut m: HashMap<Id, Vec<Entry>> = HashMap::new();
     for l in locs {
         m.entry(l.pack).or_default().push(l.entry);
@@ -191,24 +191,7 @@ pub fn pull(
     progress.finish();
 
     // 5. A chunked blob's id is the hash of all its chunks: check it before it is referenced.
-    let reader = store.reader()?;
-    for (id, _, chunks) in &chunked {
-        let mut h = blake3::Hasher::new();
-        for c in chunks {
-            h.update(&reader.read_chunk(c)?);
-        }
-        if Id::from(h.finalize()) != *id {
-            return Err(Error::Corrupt {
-                kind: "blob",
-                id: id.hex(),
-                why: format!(
-                    "on remote {}: its chunks do not add up to its id",
-                    remote.name
-                ),
-            });
-        }
-    }
-    drop(reader);
+    check_chunked(store, remote, &chunked)?;
 
     // 6. Everything that references the data, in one transaction.
     let txn = store.begin_write()?;
@@ -251,6 +234,33 @@ pub fn pull(
     report.bytes_received = remote.bytes().1 - down0;
     report.seconds = t0.elapsed().as_secs_f64();
     Ok(report)
+}
+
+/// Checks each chunked blob's id, the hash of its whole content, against its chunks as the
+/// store now holds them.
+pub(super) fn check_chunked(
+    store: &Store,
+    remote: &Remote,
+    chunked: &[(Id, Vec<u8>, Vec<blob::ChunkRef>)],
+) -> Result<()> {
+    let reader = store.reader()?;
+    for (id, _, chunks) in chunked {
+        let mut h = blake3::Hasher::new();
+        for c in chunks {
+            h.update(&reader.read_chunk(c)?);
+        }
+        if Id::from(h.finalize()) != *id {
+            return Err(Error::Corrupt {
+                kind: "blob",
+                id: id.hex(),
+                why: format!(
+                    "on remote {}: its chunks do not add up to its id",
+                    remote.name
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 fn set_tags(txn: &WriteTransaction, tags: &[(String, Id)], report: &mut PullReport) -> Result<()> {
@@ -317,7 +327,7 @@ fn append_logs(
 }
 
 /// Writes checked blobs and chunks through the segment log in one transaction.
-fn commit_data(
+pub(super) fn commit_data(
     store: &Store,
     batch: &mut Vec<(Entry, Vec<u8>)>,
     report: &mut PullReport,
