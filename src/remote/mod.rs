@@ -73,6 +73,11 @@ impl TransferProgress for NoTransferProgress {}
 /// Called for each object fetched: its entry, stored bytes and checked content.
 pub type OnObject<'a> = dyn FnMut(&Entry, &[u8], Vec<u8>) -> Result<()> + 'a;
 
+/// The step [`Remote::fetch_many_with`] runs on the rayon pool for each checked object.
+pub type ParStep<'a, T> = dyn Fn(&Entry, &[u8], Vec<u8>) -> Result<T> + Sync + 'a;
+/// The step [`Remote::fetch_many_with`] then runs on the calling thread, in order.
+pub type EachStep<'a, T> = dyn FnMut(&Entry, &[u8], T) -> Result<()> + 'a;
+
 /// The marker's contents.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Marker {
@@ -548,8 +553,8 @@ impl Remote {
     pub fn fetch_many_with<T: Send>(
         &self,
         jobs: Vec<(Id, Vec<Entry>)>,
-        par: &(dyn Fn(&Entry, &[u8], Vec<u8>) -> Result<T> + Sync),
-        each: &mut dyn FnMut(&Entry, &[u8], T) -> Result<()>,
+        par: &ParStep<'_, T>,
+        each: &mut EachStep<'_, T>,
     ) -> Result<()> {
         // (pack, byte range, the entries inside it)
         let mut reads: Vec<(Id, Range<u64>, Vec<Entry>)> = Vec::new();
