@@ -875,3 +875,21 @@ fn gcs_and_azure_urls() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("/nonexistent/sa.json"), "{err}");
 }
+
+/// A damaged local object is refused by push before it reaches the remote.
+#[test]
+fn push_refuses_a_damaged_local_object() {
+    let t = tempfile::tempdir().unwrap();
+    let r = Remote::file(t.path());
+    let e = Env::new();
+    r.ok(&e.store, &e.ws, &["remote", "add", "origin", &r.url]);
+    e.write("data.bin", &noise(77, 20_000));
+    e.ok(&["snapshot", "-q"]);
+    common::flip_last_segment_byte(&e.store, 10);
+    let out = r.run(&e.store, &e.ws, &["push"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("blob"), "{err}");
+    // No snapshot reached the remote.
+    assert!(r.open().snapshot_ids().unwrap().is_empty());
+}

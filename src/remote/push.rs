@@ -228,7 +228,11 @@ pub fn push(
         for item in group {
             let stored = match (&item.inline, &item.span) {
                 (Some(b), _) => b.clone(),
-                (None, Some(span)) => reader.read_span(item.kind.name(), &item.id, span)?,
+                (None, Some(span)) => {
+                    let stored = reader.read_span(item.kind.name(), &item.id, span)?;
+                    check_local(item, &stored)?;
+                    stored
+                }
                 (None, None) => Vec::new(),
             };
             pack.add(item.kind, item.id, item.zstd, item.size, &stored);
@@ -270,6 +274,27 @@ pub fn push(
     report.bytes_sent = remote.bytes().0 - up0;
     report.seconds = t0.elapsed().as_secs_f64();
     Ok(report)
+}
+
+/// Checks a blob or chunk read from the local store against its id before it is sent: a
+/// damaged local store must not spread to the remote (every puller would reject it).
+fn check_local(item: &Item, stored: &[u8]) -> Result<()> {
+    let content = blob::inflate(
+        item.kind.name(),
+        &item.id,
+        item.zstd,
+        item.size,
+        stored.to_vec(),
+    )?;
+    if Id::of(&content) != item.id {
+        return Err(Error::Corrupt {
+            kind: item.kind.name(),
+            id: item.id.hex(),
+            why: "in the local store: its content does not match its id, so it is not pushed"
+                .into(),
+        });
+    }
+    Ok(())
 }
 
 fn upload(
