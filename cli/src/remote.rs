@@ -23,8 +23,9 @@ pub struct RemoteArgs {
 /// `remote` subcommands.
 #[derive(Subcommand, Debug)]
 pub enum RemoteCommand {
-    /// Add a remote: s3://BUCKET[/PREFIX] (credentials, region and endpoint from the AWS_*
-    /// environment) or file:///PATH
+    /// Add a remote: s3://BUCKET[/PREFIX], gs://BUCKET[/PREFIX], az://CONTAINER[/PREFIX]
+    /// (credentials, region and endpoint from the AWS_*, GOOGLE_*, AZURE_* environment; see
+    /// README) or file:///PATH
     Add {
         /// Its name
         name: String,
@@ -37,6 +38,14 @@ pub enum RemoteCommand {
     Rm {
         /// Its name
         name: String,
+    },
+    /// Pull the log of a workspace pushed from REMOTE_PATH into this workspace's log (by default
+    /// a pulled log goes to the workspace of the same path here, if this store has one)
+    Map {
+        /// The remote
+        name: String,
+        /// The workspace's path where it was pushed from (see `rewind log` there)
+        remote_path: String,
     },
     /// Delete snapshots (and tags pointing at them) from a remote; `gc --remote` frees their data
     Forget {
@@ -189,7 +198,7 @@ pub fn remote(ctx: &Ctx, a: RemoteArgs) -> CliResult {
             if ctx.json {
                 let v: Vec<Value> = list
                     .iter()
-                    .map(|(n, c)| json!({"name": n, "url": c.url}))
+                    .map(|(n, c)| json!({"name": n, "url": c.url, "workspaces": c.workspaces}))
                     .collect();
                 output::print_json(&v)?;
             } else {
@@ -207,6 +216,22 @@ pub fn remote(ctx: &Ctx, a: RemoteArgs) -> CliResult {
                 output::print_json(&json!({"removed": name}))?;
             } else if !ctx.quiet {
                 println!("removed remote {name} (nothing on it was deleted)");
+            }
+        }
+        RemoteCommand::Map { name, remote_path } => {
+            let local = ctx.workspace_root(&store)?;
+            config::map_workspace(store.dir(), &name, &remote_path, &local)?;
+            if ctx.json {
+                output::print_json(&json!({
+                    "remote": name,
+                    "remote_workspace": remote_path,
+                    "workspace": local.display().to_string(),
+                }))?;
+            } else if !ctx.quiet {
+                println!(
+                    "pulls from {name} append the log of {remote_path} to {}",
+                    local.display()
+                );
             }
         }
         RemoteCommand::Forget { name, revs } => {
@@ -269,19 +294,17 @@ pub fn push(ctx: &Ctx, a: PushArgs) -> CliResult {
     drop(reader);
     dedup(&mut opts.snapshots);
     let bar = TransferBar::new(ctx);
-    let quiet = ctx.quiet || ctx.json;
-    let on_wait = |holder: &str| {
-        if !quiet {
-            eprintln!(
-                "rewind: waiting for remote {}: {holder} ...",
-                a.args.first().map(String::as_str).unwrap_or("remote")
-            );
-        }
-    };
-    let r = remote::push::push(&store, &remote, &opts, &bar, &on_wait)?;
+    let r = remote::push::push(&store, &remote, &opts, &bar, &waiting(ctx, &remote))?;
     for (name, id) in &r.tags_refused {
         output::warn(&format!(
             "tag {name} on remote {} points at {}: left alone (pass --force to move it)",
+            remote.name,
+            id.short()
+        ));
+    }
+    for (name, id) in &r.tags_raced {
+        output::warn(&format!(
+            "tag {name} on remote {} was moved to {} by another push while this one moved it: left as that push set it",
             remote.name,
             id.short()
         ));
@@ -298,7 +321,9 @@ pub fn push(ctx: &Ctx, a: PushArgs) -> CliResult {
             "bytes_sent": r.bytes_sent,
             "tags_sent": r.tags_sent,
             "tags_refused": r.tags_refused.iter().map(|(n, i)| json!({"tag": n, "remote_points_at": i.hex()})).collect::<Vec<_>>(),
+            "tags_raced": r.tags_raced.iter().map(|(n, i)| json!({"tag": n, "remote_points_at": i.hex()})).collect::<Vec<_>>(),
             "artifacts_sent": r.artifacts_sent,
+            "logs": r.logs,
             "requests": r.requests,
             "seconds": r.seconds,
         }))?;
@@ -315,7 +340,22 @@ pub fn push(ctx: &Ctx, a: PushArgs) -> CliResult {
             r.seconds
         );
     }
-    Ok(0)
+    // A forced move the user asked for did not happen.
+    Ok(if r.tags_raced.is_empty() { 0 } else { 1 })
+}
+
+/// Says on stderr what a push or gc waits for (the remote's lock), once.
+fn waiting(ctx: &Ctx, remote: &Remote) -> impl Fn(&str) + use<> {
+    let quiet = ctx.quiet || ctx.json;
+    let name = remote.name.clone();
+    let timeout = ctx.lock_timeout.as_secs_f64();
+    move |holder: &str| {
+        if !quiet {
+            eprintln!(
+                "rewind: waiting for remote {name} (up to {timeout:.0} s, --lock-timeout): held by {holder} ..."
+            );
+        }
+    }
 }
 
 fn dedup(ids: &mut Vec<Id>) {
@@ -343,6 +383,13 @@ pub fn pull(ctx: &Ctx, a: PullArgs) -> CliResult {
     if a.artifacts {
         opts.artifacts = remote.artifacts()?;
     }
+    if !remote.name.contains("://") {
+        opts.workspace_map = config::get(store.dir(), &remote.name)?
+            .workspaces
+            .into_iter()
+            .map(|(from, to)| (from.into_bytes(), std::path::PathBuf::from(to)))
+            .collect();
+    }
     dedup(&mut opts.snapshots);
     let bar = TransferBar::new(ctx);
     let r = remote::pull::pull(&store, &remote, &opts, &bar)?;
@@ -365,6 +412,9 @@ pub fn pull(ctx: &Ctx, a: PullArgs) -> CliResult {
             r.requests,
             r.seconds
         );
+        for (path, n) in &r.logs_appended {
+            println!("  {n} snapshots added to the log of {}", path.display());
+        }
     }
     Ok(0)
 }
@@ -380,6 +430,7 @@ fn pull_json(remote: &Remote, r: &remote::pull::PullReport) -> Value {
         "tags_set": r.tags_set,
         "tags_kept": r.tags_kept.iter().map(|(n, i)| json!({"tag": n, "local_points_at": i.hex()})).collect::<Vec<_>>(),
         "artifacts_received": r.artifacts_received,
+        "logs_appended": r.logs_appended.iter().map(|(p, n)| json!({"workspace": p.display().to_string(), "snapshots": n})).collect::<Vec<_>>(),
         "requests": r.requests,
         "seconds": r.seconds,
     })
@@ -405,6 +456,47 @@ pub fn pull_for_restore(ctx: &Ctx, store: &Store, name: &str, rev: &str) -> Resu
         );
     }
     Ok(id)
+}
+
+/// `restore --remote NAME REV` into an empty directory: straight from the remote's packs.
+pub fn restore_empty(
+    ctx: &Ctx,
+    store: &Store,
+    root: &std::path::Path,
+    name: &str,
+    rev: &str,
+) -> CliResult {
+    let remote = open(store, name)?;
+    let id = remote.resolve(rev)?;
+    let bar = TransferBar::new(ctx);
+    let _interrupt = rewind::interrupt::Guard::install()?;
+    let r = remote::restore::restore_empty(store, &remote, id, root, &bar)?;
+    if ctx.json {
+        output::print_json(&json!({
+            "workspace": root.display().to_string(),
+            "target": r.snapshot.hex(),
+            "remote": remote.name,
+            "written": r.written,
+            "bytes_written": r.bytes_written,
+            "objects_received": r.objects,
+            "bytes_received": r.bytes_received,
+            "requests": r.requests,
+            "op": r.op,
+            "seconds": r.seconds,
+        }))?;
+    } else if !ctx.quiet {
+        println!(
+            "restored {} from {}: {} files ({}), {} received in {} requests, {:.2} s (undo with `rewind undo`)",
+            paint(ctx.color, output::id_style(), &r.snapshot.short()),
+            remote.name,
+            r.written,
+            human_bytes(r.bytes_written),
+            human_bytes(r.bytes_received),
+            r.requests,
+            r.seconds
+        );
+    }
+    Ok(0)
 }
 
 /// `rewind verify --remote NAME`: exit 1 when anything is wrong.
@@ -466,7 +558,7 @@ pub fn gc(ctx: &Ctx, name: &str) -> CliResult {
     let store = ctx.open_store(false)?;
     let remote = open(&store, name)?;
     let bar = TransferBar::new(ctx);
-    let r = remote::gc::gc(&remote, &bar)?;
+    let r = remote::gc::gc(&remote, &bar, ctx.lock_timeout, &waiting(ctx, &remote))?;
     if ctx.json {
         output::print_json(&json!({
             "remote": remote.name,

@@ -92,6 +92,14 @@ fn print_report(ctx: &Ctx, r: &RestoreReport, dry_run: bool, verb: &str) -> std:
 pub fn restore(ctx: &Ctx, a: RestoreArgs) -> CliResult {
     let store = ctx.open_store(a.remote.is_some())?;
     let root = ctx.workspace_root(&store)?;
+    if let Some(name) = &a.remote
+        && a.paths.is_empty()
+        && !a.interactive
+        && !a.dry_run
+        && rewind::remote::restore::is_empty_dir(&root)?
+    {
+        return super::remote::restore_empty(ctx, &store, &root, name, &a.rev);
+    }
     let target = match &a.remote {
         Some(name) => super::remote::pull_for_restore(ctx, &store, name, &a.rev)?,
         None => super::inspect::resolve(ctx, &store, &store.reader()?, &a.rev)?,

@@ -635,3 +635,261 @@ fn artifacts_push_and_pull() {
     assert!(out.status.success());
     assert_eq!(out.stdout, noise(77, 6 << 20));
 }
+
+/// A lock file as a live push on this host would write it (the test process stands in for
+/// the holder: it is alive, and not the rewind process that reads the lock).
+fn fake_push_lock(dir: &Path) -> PathBuf {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    let lock = dir.join("locks").join("push-0123456789abcdef");
+    std::fs::create_dir_all(lock.parent().unwrap()).unwrap();
+    std::fs::write(
+        &lock,
+        format!(
+            r#"{{"kind":"push","host":"{}","pid":{},"time_ns":{now}}}"#,
+            host.trim(),
+            std::process::id()
+        ),
+    )
+    .unwrap();
+    lock
+}
+
+/// gc waits for a push's lock (saying so) up to --lock-timeout, then refuses; once the push
+/// is gone it goes ahead.
+#[test]
+fn gc_waits_for_a_push_lock() {
+    let t = tempfile::tempdir().unwrap();
+    let r = Remote::file(t.path());
+    let e = Env::new();
+    r.ok(&e.store, &e.ws, &["remote", "add", "origin", &r.url]);
+    fill(&e.ws, 40);
+    e.ok(&["snapshot", "-q"]);
+    r.ok(&e.store, &e.ws, &["push", "-q"]);
+    let lock = fake_push_lock(r.dir.as_ref().unwrap());
+
+    let out = r.run(
+        &e.store,
+        &e.ws,
+        &["gc", "--remote", "origin", "--lock-timeout", "1"],
+    );
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("waiting for remote origin"), "{err}");
+    assert!(
+        err.contains("is busy") && err.contains("a push by pid"),
+        "{err}"
+    );
+
+    // A gc that may wait long enough goes ahead once the push's lock is gone.
+    let mut gc = r
+        .cmd(
+            &e.store,
+            &e.ws,
+            &["gc", "--remote", "origin", "--lock-timeout", "120"],
+        )
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // It waits (and says so) until the lock goes, however slow the machine.
+    let mut stderr = gc.stderr.take().unwrap();
+    let mut first = [0u8; 64];
+    let n = stderr.read(&mut first).unwrap();
+    assert!(
+        String::from_utf8_lossy(&first[..n]).contains("waiting"),
+        "{}",
+        String::from_utf8_lossy(&first[..n])
+    );
+    std::fs::remove_file(&lock).unwrap();
+    let status = gc.wait().unwrap();
+    assert!(status.success());
+    let v = r.json(&e.store, &e.ws, &["verify", "--remote", "origin"]);
+    assert_eq!(v["ok"], true, "{v}");
+}
+
+/// A forced tag move is a conditional update: a writer holding an old version loses to the
+/// one that moved the tag first, on S3 (If-Match against moto) and on file:// alike.
+fn tag_moves_are_conditional(r: &Remote) {
+    let e = Env::new();
+    r.ok(&e.store, &e.ws, &["remote", "add", "origin", &r.url]);
+    e.write("a", b"1");
+    e.ok(&["snapshot", "-q"]);
+    let first = head(&e);
+    e.ok(&["tag", "rel", &first]);
+    r.ok(&e.store, &e.ws, &["push", "-q", "--tags"]);
+    e.write("a", b"2");
+    e.ok(&["snapshot", "-q"]);
+    let second = head(&e);
+    e.ok(&["tag", "-f", "rel", &second]);
+    // Without --force the remote's tag is left alone; with it, it moves.
+    let j = r.json(&e.store, &e.ws, &["push", "--tags"]);
+    assert_eq!(j["tags_refused"][0]["tag"], "rel", "{j}");
+    let j = r.json(&e.store, &e.ws, &["push", "--tags", "--force"]);
+    assert_eq!(j["tags_sent"][0], "rel", "{j}");
+    assert_eq!(r.open().tag("rel").unwrap().unwrap().hex(), second);
+
+    // Two writers read the same version; the second write is refused, not lost silently.
+    let (a, b) = (r.open(), r.open());
+    let (_, va) = a.get_versioned("refs/rel").unwrap().unwrap();
+    let (_, vb) = b.get_versioned("refs/rel").unwrap().unwrap();
+    assert!(
+        a.put_if_version("refs/rel", first.clone().into_bytes(), va)
+            .unwrap()
+    );
+    assert!(
+        !b.put_if_version("refs/rel", second.clone().into_bytes(), vb)
+            .unwrap()
+    );
+    assert_eq!(r.open().tag("rel").unwrap().unwrap().hex(), first);
+    // A version read after the move works.
+    let (_, vc) = b.get_versioned("refs/rel").unwrap().unwrap();
+    assert!(
+        b.put_if_version("refs/rel", second.clone().into_bytes(), vc)
+            .unwrap()
+    );
+    assert_eq!(r.open().tag("rel").unwrap().unwrap().hex(), second);
+}
+
+#[test]
+fn tag_moves_are_conditional_file() {
+    let t = tempfile::tempdir().unwrap();
+    tag_moves_are_conditional(&Remote::file(t.path()));
+}
+
+#[test]
+fn tag_moves_are_conditional_s3() {
+    if let Some(r) = Remote::s3("tagcas") {
+        tag_moves_are_conditional(&r);
+    }
+}
+
+/// Workspace logs travel: a pull appends the pushed history to the workspace of the same path
+/// in another store, and to a workspace mapped to it (`remote map`) at another path.
+#[test]
+fn workspace_logs_are_pushed_and_pulled() {
+    let t = tempfile::tempdir().unwrap();
+    let r = Remote::file(t.path());
+    let a = Env::new();
+    r.ok(&a.store, &a.ws, &["remote", "add", "origin", &r.url]);
+    let mut ids = Vec::new();
+    for i in 0..3 {
+        a.write("f", format!("v{i}").as_bytes());
+        a.ok(&["snapshot", "-q"]);
+        ids.push(head(&a));
+    }
+    let j = r.json(&a.store, &a.ws, &["push", "--all"]);
+    assert_eq!(j["logs"], 1, "{j}");
+    let log_ids = |store: &Path, ws: &Path| -> Vec<String> {
+        let v = r.json(store, ws, &["log"]);
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+
+    // Store B has the same workspace path registered (its own snapshot of it).
+    let b = tempfile::tempdir().unwrap();
+    let b_store = b.path().join("store");
+    r.ok(&b_store, &a.ws, &["snapshot", "-q"]);
+    let own = log_ids(&b_store, &a.ws);
+    r.ok(&b_store, &a.ws, &["remote", "add", "origin", &r.url]);
+    let j = r.json(&b_store, &a.ws, &["pull"]);
+    assert_eq!(j["logs_appended"][0]["snapshots"], 3, "{j}");
+    let got = log_ids(&b_store, &a.ws);
+    for id in ids.iter().chain(&own) {
+        assert!(got.contains(id), "{id} not in {got:?}");
+    }
+    // A second pull adds nothing twice.
+    let j = r.json(&b_store, &a.ws, &["pull"]);
+    assert_eq!(j["logs_appended"].as_array().unwrap().len(), 0, "{j}");
+
+    // Store C: another path, mapped to A's workspace.
+    let c = Env::new();
+    r.ok(&c.store, &c.ws, &["remote", "add", "origin", &r.url]);
+    let a_path = std::fs::canonicalize(&a.ws).unwrap();
+    r.ok(
+        &c.store,
+        &c.ws,
+        &["remote", "map", "origin", a_path.to_str().unwrap()],
+    );
+    // Only the first snapshot is pulled: only it joins the log.
+    r.ok(&c.store, &c.ws, &["pull", "origin", &ids[0]]);
+    assert_eq!(log_ids(&c.store, &c.ws), vec![ids[0].clone()]);
+    r.ok(&c.store, &c.ws, &["pull"]);
+    let mut got = log_ids(&c.store, &c.ws);
+    got.sort();
+    let mut want = ids.clone();
+    want.sort();
+    assert_eq!(got, want);
+
+    // A later push merges: the remote log keeps all four.
+    a.write("f", b"v9");
+    a.ok(&["snapshot", "-q"]);
+    r.ok(&a.store, &a.ws, &["push", "-q"]);
+    r.ok(&c.store, &c.ws, &["pull"]);
+    assert_eq!(log_ids(&c.store, &c.ws).len(), 4);
+}
+
+/// gs:// and az:// are understood; what is missing to reach them is named before any request.
+#[test]
+fn gcs_and_azure_urls() {
+    let e = Env::new();
+    e.write("a", b"a");
+    e.ok(&["snapshot", "-q"]);
+    e.ok(&["remote", "add", "g", "gs://bucket/team"]);
+    e.ok(&["remote", "add", "z", "az://container/team"]);
+    let ls = e.ok(&["remote", "ls"]);
+    assert!(
+        ls.contains("gs://bucket/team") && ls.contains("az://container/team"),
+        "{ls}"
+    );
+    let (_, err) = e.fails(&["remote", "add", "x", "gs://"]);
+    assert!(err.contains("unsupported remote URL"), "{err}");
+
+    // Azure without an account: the error names the setting.
+    let out = e
+        .cmd()
+        .env_remove("AZURE_STORAGE_ACCOUNT_NAME")
+        .env_remove("AZURE_STORAGE_ACCOUNT")
+        .env_remove("AZURE_STORAGE_USE_EMULATOR")
+        .args(["push", "z"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("AZURE_STORAGE_ACCOUNT_NAME"), "{err}");
+
+    // GCS with a service-account file that is not there: named.
+    let out = e
+        .cmd()
+        .env("GOOGLE_SERVICE_ACCOUNT", "/nonexistent/sa.json")
+        .args(["push", "g"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("/nonexistent/sa.json"), "{err}");
+}
+
+/// A damaged local object is refused by push before it reaches the remote.
+#[test]
+fn push_refuses_a_damaged_local_object() {
+    let t = tempfile::tempdir().unwrap();
+    let r = Remote::file(t.path());
+    let e = Env::new();
+    r.ok(&e.store, &e.ws, &["remote", "add", "origin", &r.url]);
+    e.write("data.bin", &noise(77, 20_000));
+    e.ok(&["snapshot", "-q"]);
+    common::flip_last_segment_byte(&e.store, 10);
+    let out = r.run(&e.store, &e.ws, &["push"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("blob"), "{err}");
+    // No snapshot reached the remote.
+    assert!(r.open().snapshot_ids().unwrap().is_empty());
+}

@@ -23,8 +23,12 @@ pub const REMOTES_FILE: &str = "remotes.toml";
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RemoteConfig {
-    /// `s3://bucket/prefix` or `file:///path`.
+    /// `s3://bucket/prefix`, `gs://bucket/prefix`, `az://container/prefix` or `file:///path`.
     pub url: String,
+    /// Workspace path on the remote (where it was pushed from) -> local workspace path, for
+    /// pulled workspace logs whose path differs here (see [`super::logs`]).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub workspaces: BTreeMap<String, String>,
 }
 
 #[derive(Default, Serialize, Deserialize)]
@@ -75,16 +79,17 @@ pub fn validate_name(name: &str) -> Result<()> {
 
 /// Checks a URL's form (the scheme rewind can open) without contacting it.
 pub fn validate_url(url: &str) -> Result<()> {
-    let ok = match (url.strip_prefix("s3://"), url.strip_prefix("file://")) {
-        (Some(rest), _) => !rest.split('/').next().unwrap_or("").is_empty(),
-        (_, Some(path)) => path.starts_with('/'),
+    let ok = match url.split_once("://") {
+        Some(("file", path)) => path.starts_with('/'),
+        Some(("s3" | "gs" | "az", rest)) => !rest.split('/').next().unwrap_or("").is_empty(),
         _ => false,
     };
     if ok {
         Ok(())
     } else {
         Err(Error::Invalid(format!(
-            "unsupported remote URL '{url}': expected s3://BUCKET[/PREFIX] or file:///ABSOLUTE/PATH"
+            "unsupported remote URL '{url}': {}",
+            super::URL_FORMS
         )))
     }
 }
@@ -109,6 +114,7 @@ pub fn add(store_dir: &Path, name: &str, url: &str) -> Result<()> {
         name.to_string(),
         RemoteConfig {
             url: url.to_string(),
+            workspaces: BTreeMap::new(),
         },
     );
     save(store_dir, &file)
@@ -124,11 +130,32 @@ pub fn remove(store_dir: &Path, name: &str) -> Result<bool> {
     Ok(existed)
 }
 
+/// Maps the workspace `remote_path` (the path it has where it was pushed from) to the local
+/// workspace `local`: pulls from remote `name` append that workspace's log to `local`'s.
+pub fn map_workspace(store_dir: &Path, name: &str, remote_path: &str, local: &Path) -> Result<()> {
+    let mut file = load(store_dir)?;
+    let local = local.to_str().ok_or_else(|| {
+        Error::Invalid(format!(
+            "{}: a workspace mapped to a remote's needs a UTF-8 path",
+            local.display()
+        ))
+    })?;
+    let cfg = file.remote.get_mut(name).ok_or_else(|| no_remote(name))?;
+    cfg.workspaces
+        .insert(remote_path.to_string(), local.to_string());
+    save(store_dir, &file)
+}
+
+fn no_remote(name: &str) -> Error {
+    Error::Invalid(format!(
+        "no remote '{name}': add it with `rewind remote add {name} URL` (see `rewind remote ls`)"
+    ))
+}
+
 /// One remote's settings.
 pub fn get(store_dir: &Path, name: &str) -> Result<RemoteConfig> {
-    load(store_dir)?.remote.remove(name).ok_or_else(|| {
-        Error::Invalid(format!(
-            "no remote '{name}': add it with `rewind remote add {name} URL` (see `rewind remote ls`)"
-        ))
-    })
+    load(store_dir)?
+        .remote
+        .remove(name)
+        .ok_or_else(|| no_remote(name))
 }

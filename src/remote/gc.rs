@@ -188,6 +188,7 @@ pub fn verify(
         progress.start("verify", total, objects);
         let mut ids: Vec<&Id> = index.packs.keys().collect();
         ids.sort();
+        let mut chunked: Vec<(Id, Vec<blob::ChunkRef>)> = Vec::new();
         for id in ids {
             let i = &index.packs[id];
             if !packs.contains_key(id) {
@@ -207,18 +208,60 @@ pub fn verify(
                 let stored = bytes
                     .get(e.offset as usize..(e.offset + u64::from(e.len)) as usize)
                     .unwrap_or_default();
-                if let Err(err) = super::pack::check(e, id, stored) {
-                    r.problems.push(Problem {
+                match super::pack::check(e, id, stored) {
+                    Err(err) => r.problems.push(Problem {
                         what: format!("{} {}", e.kind.name(), e.id.hex()),
                         why: err.to_string(),
-                    });
+                    }),
+                    Ok(content) if e.kind == ObjKind::ChunkedBlob => {
+                        if let Ok(BlobRecord::Chunked { chunks, .. }) =
+                            blob::decode_blob(&e.id, &content)
+                        {
+                            chunked.push((e.id, chunks));
+                        }
+                    }
+                    Ok(_) => {}
                 }
                 progress.advance(u64::from(e.len), 1);
             }
         }
         progress.finish();
+        // A chunked blob's id is the hash of its whole content: each chunk was checked above,
+        // now their concatenation, a chunk at a time in order (memory stays at one chunk).
+        for (bid, chunks) in chunked {
+            if let Some(why) = rehash_chunked(remote, &index, &bid, &chunks)? {
+                r.problems.push(Problem {
+                    what: format!("blob {}", bid.hex()),
+                    why,
+                });
+            }
+        }
     }
     Ok(r)
+}
+
+/// Hashes a chunked blob's chunks in order, as read from the remote: None when they add up
+/// to its id, else what is wrong.
+fn rehash_chunked(
+    remote: &Remote,
+    index: &RemoteIndex,
+    id: &Id,
+    chunks: &[blob::ChunkRef],
+) -> Result<Option<String>> {
+    let mut h = blake3::Hasher::new();
+    for c in chunks {
+        let Some(loc) = index.objects.get(&c.id) else {
+            return Ok(Some(format!("its chunk {} is in no pack", c.id.hex())));
+        };
+        let got = remote.fetch(&loc.pack, &[loc.entry], &mut |_, _, content| {
+            h.update(&content);
+            Ok(())
+        });
+        if let Err(e) = got {
+            return Ok(Some(format!("its chunk {}: {e}", c.id.hex())));
+        }
+    }
+    Ok((Id::from(h.finalize()) != *id).then(|| "its chunks do not add up to its id".into()))
 }
 
 /// What `gc --remote` did.
@@ -242,16 +285,22 @@ pub struct GcReport {
     pub seconds: f64,
 }
 
-/// Deletes what no remote snapshot or artifact reaches, under the remote's exclusive lock (a
-/// push running refuses it; see [`super::lock`]). A pack whose objects are all unreachable is
+/// Deletes what no remote snapshot or artifact reaches, under the remote's exclusive lock
+/// (taken once no push holds the remote, waiting up to `lock_timeout`, `on_wait` told what it
+/// waits for; see [`super::lock`]). A pack whose objects are all unreachable is
 /// deleted (index first, so no reader ever finds an index without its pack); one that is at
 /// least a fifth unreachable is rewritten with only the rest, and the new pack and index are
 /// uploaded before the old are deleted. An object two pushes stored twice stays in one pack.
-pub fn gc(remote: &Remote, progress: &dyn TransferProgress) -> Result<GcReport> {
+pub fn gc(
+    remote: &Remote,
+    progress: &dyn TransferProgress,
+    lock_timeout: std::time::Duration,
+    on_wait: &dyn Fn(&str),
+) -> Result<GcReport> {
     let t0 = Instant::now();
     let requests0 = remote.requests();
     remote.check_format(false)?;
-    let _lock = Lock::exclusive(remote)?;
+    let _lock = Lock::exclusive(remote, lock_timeout, on_wait)?;
     let mut r = GcReport::default();
     let index = remote.load_index()?;
     let mut problems = Vec::new();

@@ -9,8 +9,8 @@
 //! Safety rests on list-after-write consistency (S3 has had it since December 2020; a local
 //! directory has it): each side writes its own lock *before* listing, so of a push and a gc
 //! that start together, the one that lists last sees the other. A push that sees a gc lock
-//! removes its own, waits and tries again; a gc that sees any other live lock removes its own
-//! and stops. A push refreshes its lock while it runs; a lock not refreshed for
+//! removes its own, waits and tries again; a gc that sees any other live lock does the same
+//! (both up to a timeout, with a varied back-off so they do not retry in step). A push refreshes its lock while it runs; a lock not refreshed for
 //! [`STALE_AFTER`], or one whose holder on this host no longer exists, belongs to a process
 //! that died and is ignored (and removed by gc).
 
@@ -101,6 +101,15 @@ fn write(remote: &Remote, kind: &str) -> Result<(String, LockInfo)> {
     Ok((key, info))
 }
 
+/// Sleeps before trying a lock again: 400-600 ms, varied by the lock's random name so that a
+/// push and a gc that back off from each other do not retry in step for ever.
+fn backoff(key: &str) {
+    let jitter = key
+        .bytes()
+        .fold(0u64, |a, b| a.wrapping_mul(31).wrapping_add(u64::from(b)));
+    std::thread::sleep(Duration::from_millis(400 + jitter % 200));
+}
+
 /// Every lock but `own`: (key, info). A lock file that does not decode counts as live: it
 /// may be a newer rewind's.
 fn others(remote: &Remote, own: &str) -> Result<Vec<(String, Option<LockInfo>)>> {
@@ -155,42 +164,55 @@ impl<'r> Lock<'r> {
                 on_wait(&blocker);
                 told = true;
             }
-            std::thread::sleep(Duration::from_millis(500));
+            backoff(&key);
         }
     }
 
-    /// Takes the exclusive lock for a gc; fails at once when any live lock is held.
-    pub fn exclusive(remote: &'r Remote) -> Result<Lock<'r>> {
-        let (key, info) = write(remote, "gc")?;
-        let mut stale = Vec::new();
-        for (k, i) in others(remote, &key)? {
-            match i {
-                Some(i) if i.stale() => stale.push(k),
-                Some(i) => {
-                    remote.delete(&key)?;
-                    return Err(Error::RemoteBusy {
-                        remote: remote.name.clone(),
-                        holder: i.describe(),
-                    });
-                }
-                None => {
-                    remote.delete(&key)?;
-                    return Err(Error::RemoteBusy {
-                        remote: remote.name.clone(),
-                        holder: format!("an unreadable lock {k}"),
-                    });
+    /// Takes the exclusive lock for a gc, waiting up to `timeout` while any other live lock
+    /// (a push, another gc) is held; `on_wait` is told once what it waits for. Stale locks are
+    /// removed.
+    pub fn exclusive(
+        remote: &'r Remote,
+        timeout: Duration,
+        on_wait: &dyn Fn(&str),
+    ) -> Result<Lock<'r>> {
+        let start = Instant::now();
+        let mut told = false;
+        loop {
+            let (key, info) = write(remote, "gc")?;
+            let mut stale = Vec::new();
+            let mut blocker = None;
+            for (k, i) in others(remote, &key)? {
+                match i {
+                    Some(i) if i.stale() => stale.push(k),
+                    Some(i) => blocker = blocker.or(Some(i.describe())),
+                    None => blocker = blocker.or(Some(format!("an unreadable lock {k}"))),
                 }
             }
+            let Some(blocker) = blocker else {
+                for k in stale {
+                    remote.delete(&k)?;
+                }
+                return Ok(Lock {
+                    remote,
+                    key,
+                    info,
+                    refreshed: Cell::new(Instant::now()),
+                });
+            };
+            remote.delete(&key)?;
+            if start.elapsed() >= timeout {
+                return Err(Error::RemoteBusy {
+                    remote: remote.name.clone(),
+                    holder: blocker,
+                });
+            }
+            if !told {
+                on_wait(&blocker);
+                told = true;
+            }
+            backoff(&key);
         }
-        for k in stale {
-            remote.delete(&k)?;
-        }
-        Ok(Lock {
-            remote,
-            key,
-            info,
-            refreshed: Cell::new(Instant::now()),
-        })
     }
 
     /// Rewrites the lock when it is due, so a long push is never taken for a dead one.

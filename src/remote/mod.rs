@@ -16,9 +16,11 @@
 pub mod config;
 pub mod gc;
 pub mod lock;
+pub mod logs;
 pub mod pack;
 pub mod pull;
 pub mod push;
+pub mod restore;
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -27,7 +29,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use futures::{StreamExt, TryStreamExt};
 use object_store::path::Path as ObjPath;
-use object_store::{ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload};
+use object_store::{
+    GetOptions, ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload, UpdateVersion,
+};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -69,6 +73,11 @@ impl TransferProgress for NoTransferProgress {}
 /// Called for each object fetched: its entry, stored bytes and checked content.
 pub type OnObject<'a> = dyn FnMut(&Entry, &[u8], Vec<u8>) -> Result<()> + 'a;
 
+/// The step [`Remote::fetch_many_with`] runs on the rayon pool for each checked object.
+pub type ParStep<'a, T> = dyn Fn(&Entry, &[u8], Vec<u8>) -> Result<T> + Sync + 'a;
+/// The step [`Remote::fetch_many_with`] then runs on the calling thread, in order.
+pub type EachStep<'a, T> = dyn FnMut(&Entry, &[u8], T) -> Result<()> + 'a;
+
 /// The marker's contents.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Marker {
@@ -86,6 +95,9 @@ pub struct Remote {
     pub url: String,
     store: Arc<dyn ObjectStore>,
     prefix: String,
+    /// For `file://`: the directory, where conditional updates take a lock file (object_store's
+    /// local store has no `PutMode::Update`).
+    local_root: Option<std::path::PathBuf>,
     rt: tokio::runtime::Runtime,
     requests: AtomicU64,
     bytes_up: AtomicU64,
@@ -111,8 +123,9 @@ pub struct RemoteIndex {
 }
 
 impl Remote {
-    /// Opens the remote at `url` (`s3://bucket/prefix` or `file:///path`). Credentials, region
-    /// and endpoint come from the environment object_store reads (`AWS_*`).
+    /// Opens the remote at `url` (`s3://bucket/prefix`, `gs://bucket/prefix`,
+    /// `az://container/prefix` or `file:///path`). Credentials, region and endpoint come from
+    /// the environment object_store reads (`AWS_*`, `GOOGLE_*`, `AZURE_*`).
     pub fn open(name: &str, url: &str) -> Result<Remote> {
         Remote::open_with(name, url, &[])
     }
@@ -124,6 +137,7 @@ impl Remote {
             remote: name.to_string(),
             why,
         };
+        let local_root = url.strip_prefix("file://").map(std::path::PathBuf::from);
         let (store, prefix): (Arc<dyn ObjectStore>, String) =
             if let Some(path) = url.strip_prefix("file://") {
                 if !path.starts_with('/') {
@@ -133,25 +147,16 @@ impl Remote {
                 let fs = object_store::local::LocalFileSystem::new_with_prefix(path)
                     .map_err(|e| bad(format!("{url}: {e}")))?;
                 (Arc::new(fs), String::new())
-            } else if let Some(rest) = url.strip_prefix("s3://") {
+            } else if let Some((scheme, rest)) = url.split_once("://") {
                 let (bucket, prefix) = rest.split_once('/').unwrap_or((rest, ""));
                 if bucket.is_empty() {
                     return Err(bad(format!("{url}: no bucket named")));
                 }
-                let mut b = object_store::aws::AmazonS3Builder::from_env();
-                for (k, v) in settings {
-                    let key = k.parse().map_err(|e| bad(format!("setting {k}: {e}")))?;
-                    b = b.with_config(key, *v);
-                }
-                let s3 = b
-                    .with_bucket_name(bucket)
-                    .build()
-                    .map_err(|e| bad(format!("{url}: {e}")))?;
-                (Arc::new(s3), prefix.trim_matches('/').to_string())
+                let store =
+                    cloud(scheme, bucket, settings).map_err(|why| bad(format!("{url}: {why}")))?;
+                (store, prefix.trim_matches('/').to_string())
             } else {
-                return Err(bad(format!(
-                    "{url}: unsupported URL (expected s3://BUCKET[/PREFIX] or file:///PATH)"
-                )));
+                return Err(bad(format!("{url}: unsupported URL ({URL_FORMS})")));
             };
         // Two workers: uploads run while this thread builds the next pack.
         let rt = tokio::runtime::Builder::new_multi_thread()
@@ -164,6 +169,7 @@ impl Remote {
             url: url.to_string(),
             store,
             prefix,
+            local_root,
             rt,
             requests: AtomicU64::new(0),
             bytes_up: AtomicU64::new(0),
@@ -227,6 +233,81 @@ impl Remote {
         ) {
             Ok(_) => Ok(true),
             Err(object_store::Error::AlreadyExists { .. }) => Ok(false),
+            Err(e) => Err(self.err("writing", key, e)),
+        }
+    }
+
+    /// Reads `key` with its version (the ETag), for [`Remote::put_if_version`]; None when it
+    /// does not exist.
+    pub fn get_versioned(&self, key: &str) -> Result<Option<(Vec<u8>, UpdateVersion)>> {
+        let path = self.path(key);
+        let got = self.rt.block_on(async {
+            let r = self.store.get_opts(&path, GetOptions::default()).await?;
+            let version = UpdateVersion {
+                e_tag: r.meta.e_tag.clone(),
+                version: r.meta.version.clone(),
+            };
+            Ok::<_, object_store::Error>((r.bytes().await?, version))
+        });
+        match got {
+            Ok((b, v)) => {
+                self.count(0, b.len() as u64);
+                Ok(Some((b.to_vec(), v)))
+            }
+            Err(object_store::Error::NotFound { .. }) => {
+                self.count(0, 0);
+                Ok(None)
+            }
+            Err(e) => Err(self.err("reading", key, e)),
+        }
+    }
+
+    /// Replaces `key` only if it is still at `version` (an S3 `If-Match` on its ETag, i.e.
+    /// object_store's `PutMode::Update`); false when another writer changed or deleted it
+    /// since it was read. On `file://` the check and the write happen under a lock file in
+    /// the remote's directory (`update.lock`), which every rewind honours.
+    pub fn put_if_version(
+        &self,
+        key: &str,
+        bytes: Vec<u8>,
+        version: UpdateVersion,
+    ) -> Result<bool> {
+        self.count(bytes.len() as u64, 0);
+        let path = self.path(key);
+        if let Some(root) = &self.local_root {
+            let lock_path = root.join("update.lock");
+            let lock = std::fs::OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(&lock_path)
+                .map_err(|e| Error::io(&lock_path, e))?;
+            lock.lock().map_err(|e| Error::io(&lock_path, e))?;
+            let now = match self.rt.block_on(self.store.head(&path)) {
+                Ok(m) => Some(m.e_tag),
+                Err(object_store::Error::NotFound { .. }) => None,
+                Err(e) => return Err(self.err("reading", key, e)),
+            };
+            if now.is_none() || now != Some(version.e_tag) {
+                return Ok(false);
+            }
+            self.rt
+                .block_on(self.store.put(&path, PutPayload::from(bytes)))
+                .map_err(|e| self.err("writing", key, e))?;
+            return Ok(true); // the lock goes with the file handle
+        }
+        let opts = PutOptions {
+            mode: PutMode::Update(version),
+            ..PutOptions::default()
+        };
+        match self
+            .rt
+            .block_on(self.store.put_opts(&path, PutPayload::from(bytes), opts))
+        {
+            Ok(_) => Ok(true),
+            Err(
+                object_store::Error::Precondition { .. } | object_store::Error::NotFound { .. },
+            ) => Ok(false),
             Err(e) => Err(self.err("writing", key, e)),
         }
     }
@@ -399,14 +480,7 @@ impl Remote {
         let Some(bytes) = self.get(&format!("refs/{name}"))? else {
             return Ok(None);
         };
-        let hex = String::from_utf8_lossy(&bytes);
-        Id::from_hex(hex.trim())
-            .map(Some)
-            .ok_or_else(|| Error::Corrupt {
-                kind: "remote tag",
-                id: name.to_string(),
-                why: "does not hold a snapshot id".into(),
-            })
+        parse_tag(self, name, &bytes).map(Some)
     }
 
     /// Artifacts on the remote.
@@ -470,6 +544,18 @@ impl Remote {
     /// and keeping [`PARALLEL`] requests in flight, and checks each object against its id.
     /// Calls `each` with the entry, its stored bytes and its checked content.
     pub fn fetch_many(&self, jobs: Vec<(Id, Vec<Entry>)>, each: &mut OnObject<'_>) -> Result<()> {
+        self.fetch_many_with(jobs, &|_, _, content| Ok(content), each)
+    }
+
+    /// [`Remote::fetch_many`] with a first step run on the rayon pool for each checked object
+    /// (while the next ranges download): `par` gets the entry, stored bytes and content, and
+    /// what it returns goes to `each`, which runs on this thread in order.
+    pub fn fetch_many_with<T: Send>(
+        &self,
+        jobs: Vec<(Id, Vec<Entry>)>,
+        par: &ParStep<'_, T>,
+        each: &mut EachStep<'_, T>,
+    ) -> Result<()> {
         // (pack, byte range, the entries inside it)
         let mut reads: Vec<(Id, Range<u64>, Vec<Entry>)> = Vec::new();
         for (pack, mut entries) in jobs {
@@ -510,7 +596,7 @@ impl Remote {
                 self.count(0, bytes.len() as u64);
                 // Checking (decompress and hash) is the CPU cost of a pull: on the rayon pool,
                 // while the next ranges download.
-                let checked: Vec<Result<(&[u8], Vec<u8>)>> = entries
+                let checked: Vec<Result<(&[u8], T)>> = entries
                     .par_iter()
                     .map(|e| {
                         let from = (e.offset - range.start) as usize;
@@ -521,12 +607,13 @@ impl Remote {
                                 why: "shorter than its index says".into(),
                             }
                         })?;
-                        Ok((stored, pack::check(e, pack, stored)?))
+                        let content = pack::check(e, pack, stored)?;
+                        Ok((stored, par(e, stored, content)?))
                     })
                     .collect();
                 for (e, c) in entries.iter().zip(checked) {
-                    let (stored, content) = c?;
-                    each(e, stored, content)?;
+                    let (stored, t) = c?;
+                    each(e, stored, t)?;
                 }
             }
             Ok(())
@@ -570,8 +657,75 @@ impl Remote {
     }
 }
 
+/// The snapshot id a tag object holds.
+fn parse_tag(remote: &Remote, name: &str, bytes: &[u8]) -> Result<Id> {
+    let hex = String::from_utf8_lossy(bytes);
+    Id::from_hex(hex.trim()).ok_or_else(|| Error::Corrupt {
+        kind: "remote tag",
+        id: name.to_string(),
+        why: format!("on remote {}: does not hold a snapshot id", remote.name),
+    })
+}
+
 /// A pack upload in flight.
 pub struct Upload(tokio::task::JoinHandle<std::result::Result<(), (String, object_store::Error)>>);
+
+/// The URL forms [`Remote::open`] takes, for messages.
+pub const URL_FORMS: &str =
+    "expected s3://BUCKET[/PREFIX], gs://BUCKET[/PREFIX], az://CONTAINER[/PREFIX] or file:///PATH";
+
+/// The object store behind an `s3://`, `gs://` or `az://` URL: the builder's settings from
+/// the environment object_store reads, then `settings` (its config keys, e.g. `aws_endpoint`,
+/// `google_service_account`, `azure_storage_account_name`) over them. Building checks what
+/// can be checked without a request (an Azure account named, a service-account file that
+/// reads); a credential that is missing altogether shows at the first request.
+fn cloud(
+    scheme: &str,
+    bucket: &str,
+    settings: &[(&str, &str)],
+) -> std::result::Result<Arc<dyn ObjectStore>, String> {
+    let key_err = |k: &str, e: object_store::Error| format!("setting {k}: {e}");
+    Ok(match scheme {
+        "s3" => {
+            let mut b = object_store::aws::AmazonS3Builder::from_env();
+            for (k, v) in settings {
+                b = b.with_config(k.parse().map_err(|e| key_err(k, e))?, *v);
+            }
+            Arc::new(
+                b.with_bucket_name(bucket)
+                    .build()
+                    .map_err(|e| e.to_string())?,
+            )
+        }
+        "gs" => {
+            let mut b = object_store::gcp::GoogleCloudStorageBuilder::from_env();
+            for (k, v) in settings {
+                b = b.with_config(k.parse().map_err(|e| key_err(k, e))?, *v);
+            }
+            Arc::new(
+                b.with_bucket_name(bucket)
+                    .build()
+                    .map_err(|e| e.to_string())?,
+            )
+        }
+        "az" => {
+            let mut b = object_store::azure::MicrosoftAzureBuilder::from_env();
+            for (k, v) in settings {
+                b = b.with_config(k.parse().map_err(|e| key_err(k, e))?, *v);
+            }
+            let built = b.with_container_name(bucket).build().map_err(|e| {
+                // object_store says "Account must be specified": name the setting.
+                if matches!(&e, object_store::Error::Generic { source, .. } if source.to_string().contains("Account must be specified")) {
+                    "no storage account: set AZURE_STORAGE_ACCOUNT_NAME (and a credential: AZURE_STORAGE_ACCOUNT_KEY, AZURE_STORAGE_SAS_KEY, or a client id and secret)".to_string()
+                } else {
+                    e.to_string()
+                }
+            })?;
+            Arc::new(built)
+        }
+        other => return Err(format!("unsupported URL scheme {other}:// ({URL_FORMS})")),
+    })
+}
 
 /// The object name of an artifact key: hex, so any key is a valid, flat object name.
 pub fn artifact_object(key: &str) -> String {

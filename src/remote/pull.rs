@@ -36,6 +36,9 @@ pub struct PullOptions {
     pub tags: Vec<(String, Id)>,
     /// Artifacts to bring; a local artifact of the same key is left alone.
     pub artifacts: Vec<(String, ArtifactRecord)>,
+    /// Workspace logs go to local workspaces of the same path; these map a remote workspace
+    /// path (raw bytes) to a local one instead, registered if needed (see [`super::logs`]).
+    pub workspace_map: Vec<(Vec<u8>, std::path::PathBuf)>,
 }
 
 /// What a pull did.
@@ -55,6 +58,8 @@ pub struct PullReport {
     pub tags_kept: Vec<(String, Id)>,
     /// Artifacts added.
     pub artifacts_received: u64,
+    /// Local workspaces whose log gained snapshots: (path, how many).
+    pub logs_appended: Vec<(std::path::PathBuf, u64)>,
     /// Requests made.
     pub requests: u64,
     /// Wall time.
@@ -72,7 +77,7 @@ fn locate(index: &RemoteIndex, remote: &Remote, kind: &'static str, id: &Id) -> 
     })
 }
 
-fn by_pack(locs: impl IntoIterator<Item = Location>) -> Vec<(Id, Vec<Entry>)> {
+pub(super) fn by_pack(locs: impl IntoIterator<Item = Location>) -> Vec<(Id, Vec<Entry>)> {
     let mut m: HashMap<Id, Vec<Entry>> = HashMap::new();
     for l in locs {
         m.entry(l.pack).or_default().push(l.entry);
@@ -96,6 +101,7 @@ pub fn pull(
     remote.check_format(false)?;
     let epoch = store.reader()?.gc_epoch()?;
     let index = remote.load_index()?;
+    let routed = super::logs::route(&super::logs::logs(remote)?, &opts.workspace_map);
     let reader = store.reader()?;
 
     // 1. Snapshot records, each checked against its id.
@@ -185,24 +191,7 @@ pub fn pull(
     progress.finish();
 
     // 5. A chunked blob's id is the hash of all its chunks: check it before it is referenced.
-    let reader = store.reader()?;
-    for (id, _, chunks) in &chunked {
-        let mut h = blake3::Hasher::new();
-        for c in chunks {
-            h.update(&reader.read_chunk(c)?);
-        }
-        if Id::from(h.finalize()) != *id {
-            return Err(Error::Corrupt {
-                kind: "blob",
-                id: id.hex(),
-                why: format!(
-                    "on remote {}: its chunks do not add up to its id",
-                    remote.name
-                ),
-            });
-        }
-    }
-    drop(reader);
+    check_chunked(store, remote, &chunked)?;
 
     // 6. Everything that references the data, in one transaction.
     let txn = store.begin_write()?;
@@ -229,6 +218,7 @@ pub fn pull(
         }
     }
     set_tags(&txn, &opts.tags, &mut report)?;
+    append_logs(&txn, &routed, &mut report)?;
     {
         let mut a = txn.open_table(ARTIFACTS)?;
         for (key, rec) in &opts.artifacts {
@@ -244,6 +234,33 @@ pub fn pull(
     report.bytes_received = remote.bytes().1 - down0;
     report.seconds = t0.elapsed().as_secs_f64();
     Ok(report)
+}
+
+/// Checks each chunked blob's id, the hash of its whole content, against its chunks as the
+/// store now holds them.
+pub(super) fn check_chunked(
+    store: &Store,
+    remote: &Remote,
+    chunked: &[(Id, Vec<u8>, Vec<blob::ChunkRef>)],
+) -> Result<()> {
+    let reader = store.reader()?;
+    for (id, _, chunks) in chunked {
+        let mut h = blake3::Hasher::new();
+        for c in chunks {
+            h.update(&reader.read_chunk(c)?);
+        }
+        if Id::from(h.finalize()) != *id {
+            return Err(Error::Corrupt {
+                kind: "blob",
+                id: id.hex(),
+                why: format!(
+                    "on remote {}: its chunks do not add up to its id",
+                    remote.name
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 fn set_tags(txn: &WriteTransaction, tags: &[(String, Id)], report: &mut PullReport) -> Result<()> {
@@ -266,8 +283,51 @@ fn set_tags(txn: &WriteTransaction, tags: &[(String, Id)], report: &mut PullRepo
     Ok(())
 }
 
+/// Appends each routed log's snapshots (those the store has, not yet in the workspace's log)
+/// to the local workspace's log, in the log's order.
+fn append_logs(
+    txn: &WriteTransaction,
+    routed: &[(std::path::PathBuf, bool, Vec<Id>)],
+    report: &mut PullReport,
+) -> Result<()> {
+    use crate::store::tables::{WORKSPACES, WS_LOG};
+    use std::os::unix::ffi::OsStrExt;
+    for (path, register, ids) in routed {
+        let found = txn
+            .open_table(WORKSPACES)?
+            .get(path.as_os_str().as_bytes())?
+            .map(|v| crate::store::decode_workspace(v.value()))
+            .transpose()?;
+        let mut ws = match found {
+            Some(ws) => ws,
+            None if *register => crate::store::register_in(txn, path)?,
+            None => continue,
+        };
+        let mut have: HashSet<Id> = HashSet::new();
+        for item in txn
+            .open_table(WS_LOG)?
+            .range((ws.id, 0)..=(ws.id, u64::MAX))?
+        {
+            have.insert(Id(item?.1.value()));
+        }
+        let mut added = 0;
+        for id in ids {
+            let known = txn.open_table(SNAPSHOTS)?.get(id.0)?.is_some();
+            if known && have.insert(*id) {
+                crate::store::append_log(txn, ws.clone(), *id)?;
+                ws.next_seq += 1;
+                added += 1;
+            }
+        }
+        if added > 0 {
+            report.logs_appended.push((path.clone(), added));
+        }
+    }
+    Ok(())
+}
+
 /// Writes checked blobs and chunks through the segment log in one transaction.
-fn commit_data(
+pub(super) fn commit_data(
     store: &Store,
     batch: &mut Vec<(Entry, Vec<u8>)>,
     report: &mut PullReport,

@@ -53,8 +53,13 @@ pub struct PushReport {
     pub tags_sent: Vec<String>,
     /// Tags left alone because the remote's points elsewhere (pass force).
     pub tags_refused: Vec<(String, Id)>,
+    /// Tags another push moved while this one was moving them (with force): left as the
+    /// other push set them (name, where they point now).
+    pub tags_raced: Vec<(String, Id)>,
     /// Artifacts written.
     pub artifacts_sent: u64,
+    /// Workspace logs written (merged into the remote's).
+    pub logs: u64,
     /// Requests made.
     pub requests: u64,
     /// Wall time.
@@ -223,7 +228,11 @@ pub fn push(
         for item in group {
             let stored = match (&item.inline, &item.span) {
                 (Some(b), _) => b.clone(),
-                (None, Some(span)) => reader.read_span(item.kind.name(), &item.id, span)?,
+                (None, Some(span)) => {
+                    let stored = reader.read_span(item.kind.name(), &item.id, span)?;
+                    check_local(item, &stored)?;
+                    stored
+                }
                 (None, None) => Vec::new(),
             };
             pack.add(item.kind, item.id, item.zstd, item.size, &stored);
@@ -256,11 +265,36 @@ pub fn push(
     for (name, id) in &opts.tags {
         push_tag(remote, name, id, opts.force, &mut report)?;
     }
+    // The workspaces' histories, now that every snapshot in them is on the remote.
+    let mut on_remote = on_remote;
+    on_remote.extend(opts.snapshots.iter().copied());
+    report.logs = super::logs::push_logs(remote, &reader, &on_remote)?;
     drop(lock);
     report.requests = remote.requests() - requests0;
     report.bytes_sent = remote.bytes().0 - up0;
     report.seconds = t0.elapsed().as_secs_f64();
     Ok(report)
+}
+
+/// Checks a blob or chunk read from the local store against its id before it is sent: a
+/// damaged local store must not spread to the remote (every puller would reject it).
+fn check_local(item: &Item, stored: &[u8]) -> Result<()> {
+    let content = blob::inflate(
+        item.kind.name(),
+        &item.id,
+        item.zstd,
+        item.size,
+        stored.to_vec(),
+    )?;
+    if Id::of(&content) != item.id {
+        return Err(Error::Corrupt {
+            kind: item.kind.name(),
+            id: item.id.hex(),
+            why: "in the local store: its content does not match its id, so it is not pushed"
+                .into(),
+        });
+    }
+    Ok(())
 }
 
 fn upload(
@@ -280,7 +314,9 @@ fn upload(
     Ok(())
 }
 
-/// Sets a remote tag: created with put-if-absent, moved only with `force`.
+/// Sets a remote tag: created with put-if-absent, moved only with `force`, and then only
+/// from the value this push read (a conditional update on its version): of two forced moves
+/// at once, one wins and the other is reported in `tags_raced`, never silently overwritten.
 fn push_tag(
     remote: &Remote,
     name: &str,
@@ -294,13 +330,25 @@ fn push_tag(
         report.tags_sent.push(name.to_string());
         return Ok(());
     }
-    match remote.tag(name)? {
-        Some(old) if old == *id => {}
-        Some(old) if !force => report.tags_refused.push((name.to_string(), old)),
-        _ => {
-            remote.put(&key, value)?;
-            report.tags_sent.push(name.to_string());
+    let moved = match remote.get_versioned(&key)? {
+        // Forgotten since the put-if-absent: created again, or someone else's creation won.
+        None => remote.put_if_absent(&key, value)?,
+        Some((bytes, version)) => {
+            let old = super::parse_tag(remote, name, &bytes)?;
+            if old == *id {
+                return Ok(());
+            }
+            if !force {
+                report.tags_refused.push((name.to_string(), old));
+                return Ok(());
+            }
+            remote.put_if_version(&key, value, version)?
         }
+    };
+    if moved {
+        report.tags_sent.push(name.to_string());
+    } else if let Some(now) = remote.tag(name)? {
+        report.tags_raced.push((name.to_string(), now));
     }
     Ok(())
 }

@@ -333,6 +333,15 @@ impl Reader {
             .unwrap_or(0))
     }
 
+    /// The store's random id, made when it was created (None in a store older than it).
+    pub fn store_id(&self) -> Result<Option<Id>> {
+        Ok(self
+            .meta
+            .get("store_id")?
+            .and_then(|v| <[u8; 32]>::try_from(v.value()).ok())
+            .map(Id))
+    }
+
     /// The gc epoch this view saw (see [`crate::gc`]).
     pub fn gc_epoch(&self) -> Result<u64> {
         self.counter("gc_epoch")

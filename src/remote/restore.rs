@@ -1,0 +1,372 @@
+//! `restore --remote` into an empty directory, straight from the fetched packs.
+//!
+//! A pull followed by a local restore decompresses every blob twice (once to check it, once
+//! to write it) and writes it through the store before reading it back. Here each whole blob
+//! is written to its files as soon as it is checked, on the rayon pool while the next ranges
+//! download, and its stored bytes go to a thread that imports them into the store (so the
+//! store ends with the snapshot, as after a pull, and `status`, `diff` and `undo` work).
+//! Chunked blobs, and blobs the store already had, are written from the store afterwards.
+//!
+//! Nothing is half-restored: files are written into a temporary directory inside the target
+//! (named with the scan's temporary prefix, so no snapshot takes it and a killed restore's
+//! leftover is recognised), and moved into place only once every object has been checked and
+//! the import has committed. A damaged object fails the restore with the directory as empty
+//! as it was.
+
+use std::collections::HashMap;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use rayon::prelude::*;
+use redb::ReadableTable;
+
+use super::pack::{Entry, ObjKind};
+use super::pull::{PullReport, check_chunked, commit_data};
+use super::{Location, Remote, TransferProgress};
+use crate::error::{Error, IoContext, Result};
+use crate::id::Id;
+use crate::store::Store;
+use crate::store::blob::{self, BlobRecord};
+use crate::store::oplog::{self, OpRecord};
+use crate::store::tables::{BLOBS, SNAPSHOTS, TREES};
+use crate::store::tree::{Kind, Tree};
+
+/// Stored bytes the import thread may lag behind the download by (it bounds memory).
+const IMPORT_QUEUE: usize = 8192;
+
+/// What a restore from a remote did.
+#[derive(Clone, Debug, Default)]
+pub struct RemoteRestoreReport {
+    /// The snapshot restored.
+    pub snapshot: Id,
+    /// Files and symlinks written.
+    pub written: u64,
+    /// Their bytes.
+    pub bytes_written: u64,
+    /// Objects (trees, blobs, chunks) imported into the store.
+    pub objects: u64,
+    /// Bytes downloaded.
+    pub bytes_received: u64,
+    /// Requests made.
+    pub requests: u64,
+    /// The operation recorded (`rewind undo` empties the directory again).
+    pub op: u64,
+    /// Wall time.
+    pub seconds: f64,
+}
+
+/// One file or symlink to write: its path below the root, kind and blob.
+struct File {
+    path: Vec<u8>,
+    kind: Kind,
+    id: Id,
+    size: u64,
+}
+
+/// Whether `root` holds nothing at all (the only case this module handles).
+pub fn is_empty_dir(root: &Path) -> Result<bool> {
+    Ok(std::fs::read_dir(root).at(root)?.next().is_none())
+}
+
+/// Restores snapshot `id` of `remote` into `root`, an empty directory, importing into `store`
+/// what it lacks; records the restore as an operation on the workspace `root`.
+pub fn restore_empty(
+    store: &Store,
+    remote: &Remote,
+    id: Id,
+    root: &Path,
+    progress: &dyn TransferProgress,
+) -> Result<RemoteRestoreReport> {
+    let t0 = Instant::now();
+    let requests0 = remote.requests();
+    let down0 = remote.bytes().1;
+    let root = crate::workspace::canonical(root, false)?;
+    if !is_empty_dir(&root)? {
+        return Err(Error::Invalid(format!(
+            "{} is not empty: a restore from a remote straight into it needs an empty directory",
+            root.display()
+        )));
+    }
+    remote.check_format(false)?;
+    let epoch = store.reader()?.gc_epoch()?;
+    let index = remote.load_index()?;
+    let reader = store.reader()?;
+    let have_snapshot = reader.snapshot_raw(&id)?.is_some();
+    let record = match reader.snapshot_raw(&id)? {
+        Some(_) => reader.snapshot(&id)?,
+        None => remote.snapshot(&id)?.ok_or_else(|| Error::Remote {
+            remote: remote.name.clone(),
+            why: format!("no snapshot {} on the remote", id.short()),
+        })?,
+    };
+    let locate = |kind: &'static str, id: &Id| -> Result<Location> {
+        index.objects.get(id).copied().ok_or_else(|| Error::Remote {
+            remote: remote.name.clone(),
+            why: format!("{kind} {} is in no pack on the remote", id.hex()),
+        })
+    };
+
+    // 1. Trees, a level at a time, with the paths they sit at.
+    let mut dirs: Vec<Vec<u8>> = Vec::new();
+    let mut files: Vec<File> = Vec::new();
+    let mut new_trees: Vec<(Id, Vec<u8>)> = Vec::new();
+    let mut level: Vec<(Id, Vec<u8>)> = vec![(record.root, Vec::new())];
+    while !level.is_empty() {
+        let mut at: HashMap<Id, Vec<Vec<u8>>> = HashMap::new();
+        let mut fetch = Vec::new();
+        let mut got: Vec<(Id, Tree)> = Vec::new();
+        for (tid, path) in std::mem::take(&mut level) {
+            let first = !at.contains_key(&tid);
+            at.entry(tid).or_default().push(path);
+            if !first {
+                continue;
+            }
+            if reader.has_tree(&tid)? {
+                got.push((tid, reader.tree(&tid)?));
+            } else {
+                fetch.push(locate("tree", &tid)?);
+            }
+        }
+        remote.fetch_many(super::pull::by_pack(fetch), &mut |e, _, content| {
+            got.push((e.id, Tree::decode(&e.id, &content)?));
+            new_trees.push((e.id, content));
+            Ok(())
+        })?;
+        for (tid, tree) in got {
+            for parent in &at[&tid] {
+                for te in &tree.entries {
+                    let mut path = parent.clone();
+                    if !path.is_empty() {
+                        path.push(b'/');
+                    }
+                    path.extend_from_slice(&te.name);
+                    match te.kind {
+                        Kind::Dir => {
+                            dirs.push(path.clone());
+                            level.push((te.id, path));
+                        }
+                        kind => files.push(File {
+                            path,
+                            kind,
+                            id: te.id,
+                            size: te.size,
+                        }),
+                    }
+                }
+            }
+        }
+    }
+
+    // 2. Which blobs come from the remote whole, which are chunked (their lists first).
+    let mut by_blob: HashMap<Id, Vec<usize>> = HashMap::new();
+    for (i, f) in files.iter().enumerate() {
+        by_blob.entry(f.id).or_default().push(i);
+    }
+    let mut whole = Vec::new();
+    let mut lists = Vec::new();
+    let mut later: Vec<Id> = Vec::new(); // written from the store at the end
+    for bid in by_blob.keys() {
+        if reader.has_blob(bid)? {
+            later.push(*bid);
+            continue;
+        }
+        let loc = locate("blob", bid)?;
+        if loc.entry.kind == ObjKind::ChunkedBlob {
+            lists.push(loc);
+            later.push(*bid);
+        } else {
+            whole.push(loc);
+        }
+    }
+    let mut seen_chunks = std::collections::HashSet::new();
+    let mut chunked: Vec<(Id, Vec<u8>, Vec<blob::ChunkRef>)> = Vec::new();
+    remote.fetch_many(super::pull::by_pack(lists), &mut |e, _, content| {
+        if let BlobRecord::Chunked { chunks, .. } = blob::decode_blob(&e.id, &content)? {
+            for c in &chunks {
+                if seen_chunks.insert(c.id) && !reader.has_chunk(&c.id)? {
+                    whole.push(locate("chunk", &c.id)?);
+                }
+            }
+            chunked.push((e.id, content, chunks));
+        }
+        Ok(())
+    })?;
+    drop(reader);
+
+    // 3. A private directory inside the target, with the tree's directories.
+    let staging = tempfile::Builder::new()
+        .prefix(crate::scan::walk::TEMP_PREFIX)
+        .tempdir_in(&root)
+        .at(&root)?;
+    let base = staging.path().to_path_buf();
+    for d in &dirs {
+        let p = crate::fs::join_rel(&base, d);
+        std::fs::create_dir(&p).at(&p)?;
+    }
+
+    // 4. The data: files written as their blobs are checked, stored bytes imported meanwhile.
+    let total: u64 = whole.iter().map(|l| u64::from(l.entry.len)).sum();
+    progress.start("restore", total, whole.len() as u64);
+    let written = AtomicU64::new(0);
+    let bytes_written = AtomicU64::new(0);
+    let mut import = PullReport::default();
+    let (tx, rx) = std::sync::mpsc::sync_channel::<(Entry, Vec<u8>)>(IMPORT_QUEUE);
+    let fetched = std::thread::scope(|s| {
+        let importer = s.spawn(|| -> Result<PullReport> {
+            let mut report = PullReport::default();
+            let mut batch = Vec::new();
+            let mut batch_bytes = 0;
+            for (e, stored) in rx {
+                batch_bytes += stored.len();
+                batch.push((e, stored));
+                if batch_bytes >= super::pull::BATCH_BYTES {
+                    commit_data(store, &mut batch, &mut report)?;
+                    batch_bytes = 0;
+                }
+            }
+            commit_data(store, &mut batch, &mut report)?;
+            Ok(report)
+        });
+        let write_files = |e: &Entry, _: &[u8], content: Vec<u8>| -> Result<()> {
+            if e.kind != ObjKind::Blob {
+                return Ok(());
+            }
+            for &i in by_blob.get(&e.id).map(Vec::as_slice).unwrap_or_default() {
+                let f = &files[i];
+                write_new(&crate::fs::join_rel(&base, &f.path), f.kind, &content)?;
+                written.fetch_add(1, Ordering::Relaxed);
+                bytes_written.fetch_add(f.size, Ordering::Relaxed);
+            }
+            Ok(())
+        };
+        let sent = remote.fetch_many_with(
+            super::pull::by_pack(whole),
+            &write_files,
+            &mut |e, stored, ()| {
+                progress.advance(stored.len() as u64, 1);
+                // A closed channel means the importer failed: its error is the one reported.
+                let _ = tx.send((*e, stored.to_vec()));
+                Ok(())
+            },
+        );
+        drop(tx);
+        let imported = importer.join().unwrap_or_else(|_| {
+            Err(Error::Remote {
+                remote: remote.name.clone(),
+                why: "the import thread panicked".into(),
+            })
+        });
+        sent.and(imported)
+    });
+    progress.finish();
+    import.objects += fetched?.objects;
+
+    // 5. Chunked blobs are checked whole.
+    check_chunked(store, remote, &chunked)?;
+
+    // 6. Trees, chunk lists and the snapshot record, in one transaction.
+    let txn = store.begin_write()?;
+    if crate::store::epoch_in(&txn)? != epoch {
+        return Err(Error::ConcurrentGc("restore --remote"));
+    }
+    {
+        let mut t = txn.open_table(TREES)?;
+        for (tid, raw) in &new_trees {
+            t.insert(tid.0, raw.as_slice())?;
+            import.objects += 1;
+        }
+        let mut b = txn.open_table(BLOBS)?;
+        for (bid, rec, _) in &chunked {
+            if b.get(bid.0)?.is_none() {
+                b.insert(bid.0, rec.as_slice())?;
+                import.objects += 1;
+            }
+        }
+        if !have_snapshot {
+            txn.open_table(SNAPSHOTS)?
+                .insert(id.0, record.encode()?.as_slice())?;
+        }
+    }
+    txn.commit()?;
+
+    // 7. Chunked blobs, and blobs the store had, from the store.
+    let reader = store.reader()?;
+    later
+        .par_iter()
+        .flat_map(|bid| by_blob[bid].par_iter())
+        .try_for_each(|&i| -> Result<()> {
+            let f = &files[i];
+            let p = crate::fs::join_rel(&base, &f.path);
+            crate::restore::write_entry(&reader, &p, f.kind, &f.id)?;
+            written.fetch_add(1, Ordering::Relaxed);
+            bytes_written.fetch_add(f.size, Ordering::Relaxed);
+            Ok(())
+        })?;
+    drop(reader);
+
+    // 8. Into place, then recorded as the workspace's state.
+    move_into(&base, &root)?;
+    drop(staging);
+    let txn = store.begin_write()?;
+    let ws = crate::store::register_in(&txn, &root)?;
+    crate::store::append_log(&txn, ws, id)?;
+    let root_bytes = root.as_os_str().as_bytes().to_vec();
+    let op = oplog::record(
+        &txn,
+        OpRecord::new(store, "restore", root_bytes, None, Some(id)),
+    )?;
+    txn.commit()?;
+    Ok(RemoteRestoreReport {
+        snapshot: id,
+        written: written.into_inner(),
+        bytes_written: bytes_written.into_inner(),
+        objects: import.objects,
+        bytes_received: remote.bytes().1 - down0,
+        requests: remote.requests() - requests0,
+        op,
+        seconds: t0.elapsed().as_secs_f64(),
+    })
+}
+
+/// Creates a file (or symlink) that must not exist yet, in the private directory: no
+/// temporary name and rename as a restore over live files needs. The creation mode lets the
+/// umask decide, as for any new file: 0666, or 0777 for an executable.
+fn write_new(p: &Path, kind: Kind, data: &[u8]) -> Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    if kind == Kind::Symlink {
+        let target = std::ffi::OsStr::from_bytes(data);
+        return std::os::unix::fs::symlink(target, p).at(p);
+    }
+    let mode = if kind == Kind::Executable {
+        0o777
+    } else {
+        0o666
+    };
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(mode)
+        .open(p)
+        .at(p)?;
+    f.write_all(data).at(p)
+}
+
+/// Moves each entry of `from` into `to` (which must not have gained one of the same name).
+fn move_into(from: &Path, to: &Path) -> Result<()> {
+    for item in std::fs::read_dir(from).at(from)? {
+        let item = item.at(from)?;
+        let dest: PathBuf = to.join(item.file_name());
+        if std::fs::symlink_metadata(&dest).is_ok() {
+            return Err(Error::Invalid(format!(
+                "{} appeared while restoring into {}: left alone, the restore is not in place",
+                dest.display(),
+                to.display()
+            )));
+        }
+        std::fs::rename(item.path(), &dest).at(&dest)?;
+    }
+    Ok(())
+}
