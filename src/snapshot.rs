@@ -268,371 +268,525 @@ struct Resolved {
     stat: Stat,
 }
 
-/// Takes a snapshot of the workspace at `root`.
+/// Takes a snapshot of the workspace at `root`. With `opts.dry_run` this is [`dry_run`].
 pub fn snapshot(
     store: &Store,
     root: &Path,
     opts: &SnapshotOptions,
     progress: &dyn Progress,
 ) -> Result<SnapshotOutcome> {
+    if opts.dry_run {
+        return dry_run(store, root, opts, progress);
+    }
     // A gc that commits while this snapshot deduplicates against its read view may delete what
     // the snapshot counted on; the final transaction notices (see `crate::gc`) and the snapshot
     // starts over. Two gcs in a row during one snapshot are rare; three give up with the error.
     let mut tries = 0;
     loop {
-        match snapshot_once(store, root, opts, progress) {
+        match Snapshotter::open(store, root, opts, progress, false).and_then(Snapshotter::take) {
             Err(Error::ConcurrentGc(_)) if tries < 2 => tries += 1,
             other => return other,
         }
     }
 }
 
-fn snapshot_once(
+/// Computes the snapshot [`snapshot`] would take now and stores nothing: files are read and
+/// hashed but not compressed, no transaction is begun, the stat cache is not updated. What
+/// `status` and the live diff use; the outcome's `pending_trees` hold the computed trees.
+/// `opts.dry_run` is ignored (this is always a dry run).
+pub fn dry_run(
     store: &Store,
     root: &Path,
     opts: &SnapshotOptions,
     progress: &dyn Progress,
 ) -> Result<SnapshotOutcome> {
-    let t0 = Instant::now();
-    let root = crate::workspace::canonical(root, opts.force)?;
-    let root_identity = dir_identity(&root)?;
-    for tag in &opts.tags {
-        crate::revision::validate_tag(tag)?;
-    }
-    let reader = store.reader()?;
-    let epoch = reader.gc_epoch()?;
-    let mut phases = Phases::new(t0);
-    for tag in &opts.tags {
-        if reader.tag(tag)?.is_some() {
-            return Err(Error::TagTaken(tag.clone()));
-        }
-    }
-    let ws = reader.workspace(&root)?;
-    phases.mark("open");
-    let cache = match &ws {
-        Some(ws) => StatCache::load(&reader, ws.id)?,
-        None => StatCache::default(),
-    };
-    phases.mark("cache");
-    // The watch daemon, when one runs, vouches for directories untouched since the cache's
-    // token: they are trusted as `run`'s own watch trusts them (see `scan::daemon_link`).
-    let mut daemon = daemon_narrowing(
-        store,
-        &reader,
-        ws.as_ref().map(|w| w.id),
-        &root,
-        opts.trusted_dirs.is_none(),
-    )?;
-    phases.mark("daemon");
-    let parent = match &ws {
-        Some(ws) => reader.history(ws.id, 1)?.first().copied(),
-        None => None,
-    };
-    let start_ns = fs_clock_ns(store.dir(), &root);
-    phases.mark("clock");
+    // Nothing is written, so a concurrent gc cannot invalidate anything: no retry.
+    Snapshotter::open(store, root, opts, progress, true)?.preview()
+}
 
-    let exclude = store
-        .dir()
-        .canonicalize()
-        .ok()
-        .filter(|d| d.starts_with(&root));
-    // The store's rules join the caller's; the record keeps them all, so a restore or a later
-    // diff leaves out exactly what this snapshot did.
-    let mut ignore_globs = opts.ignore_globs.clone();
-    for g in crate::config::IgnoreConfig::load(store.dir())?.globs() {
-        if !ignore_globs.contains(&g) {
-            ignore_globs.push(g);
-        }
-    }
-    // Untouched subtrees need not even be listed when what decides the ignored files is what
-    // it was when the cache was written.
-    let scan_key = (ignore_globs.clone(), opts.max_file_size);
-    let prune = daemon.prune && daemon.record.scan.as_ref() == Some(&scan_key);
-    if let crate::scan::daemon_link::WalkNarrowing::Narrowed { pruned, .. } = &mut daemon.walk {
-        *pruned = prune;
-    }
-    let walk_opts = WalkOptions {
-        ignore_globs: ignore_globs.clone(),
-        exclude,
-        threads: 0,
-        trusted: opts.trusted_dirs.clone().or(daemon.trusted.take()),
-        prune,
-    };
-    let walked = walk(&root, &walk_opts, &cache)?;
-    let linked_dirs = walked.linked_dirs;
-    let stale_temps = walked.temps;
-    phases.mark("walk");
-    let entries = walked.entries;
+/// One snapshot, as named steps: [`Snapshotter::open`] (read view, stat cache, daemon token),
+/// [`scan`](Snapshotter::scan) (the walk, with the stat cache's verdicts),
+/// [`read`](Snapshotter::read) (hash and store what the cache could not vouch for),
+/// [`build`](Snapshotter::build) (the trees), then either [`commit`](Snapshotter::commit) or,
+/// for a dry run, [`preview`](Snapshotter::preview)'s outcome.
+struct Snapshotter<'a> {
+    store: &'a Store,
+    opts: &'a SnapshotOptions,
+    progress: &'a dyn Progress,
+    /// Compute everything, store nothing.
+    dry: bool,
+    t0: Instant,
+    phases: Phases,
+    /// The canonical workspace root and its (device, inode) when the snapshot began.
+    root: PathBuf,
+    root_identity: (u64, u64),
+    reader: Reader,
+    /// The gc epoch of the read view (see [`check_still_stored`]).
+    epoch: u64,
+    cache: StatCache,
+    daemon: DaemonAnswer,
+    /// The workspace's latest snapshot in the read view.
+    parent: Option<Id>,
+    /// The file system clock before the walk (for racy-clean entries).
+    start_ns: i64,
+}
 
-    let mut skipped: Vec<Skipped> = walked
-        .errors
-        .into_iter()
-        .map(|(path, detail)| Skipped {
-            path,
-            reason: SkipReason::Unreadable,
-            detail,
+/// What the walk found, and how each entry stands after the stat cache.
+struct Scanned {
+    entries: Vec<WalkEntry>,
+    /// Per entry: its id and size when known (from the cache, or once read).
+    resolved: Vec<Option<Resolved>>,
+    /// Indexes of the entries to read.
+    to_read: Vec<usize>,
+    skipped: Vec<Skipped>,
+    linked_dirs: rustc_hash::FxHashSet<Vec<u8>>,
+    stale_temps: Vec<Vec<u8>>,
+    /// The caller's ignore globs joined with the store's.
+    ignore_globs: Vec<String>,
+    /// What decides the ignored files, recorded with the daemon token.
+    scan_key: (Vec<String>, Option<u64>),
+    /// Bytes read by [`Snapshotter::read`].
+    bytes_read: u64,
+}
+
+impl<'a> Snapshotter<'a> {
+    /// Opens the read view and loads what the walk needs: the stat cache, the daemon's
+    /// narrowing, the parent and the file system clock. Fails early on a taken tag.
+    fn open(
+        store: &'a Store,
+        root: &Path,
+        opts: &'a SnapshotOptions,
+        progress: &'a dyn Progress,
+        dry: bool,
+    ) -> Result<Snapshotter<'a>> {
+        let t0 = Instant::now();
+        let root = crate::workspace::canonical(root, opts.force)?;
+        let root_identity = dir_identity(&root)?;
+        for tag in &opts.tags {
+            crate::revision::validate_tag(tag)?;
+        }
+        let reader = store.reader()?;
+        let epoch = reader.gc_epoch()?;
+        let mut phases = Phases::new(t0);
+        for tag in &opts.tags {
+            if reader.tag(tag)?.is_some() {
+                return Err(Error::TagTaken(tag.clone()));
+            }
+        }
+        let ws = reader.workspace(&root)?;
+        phases.mark("open");
+        let cache = match &ws {
+            Some(ws) => StatCache::load(&reader, ws.id)?,
+            None => StatCache::default(),
+        };
+        phases.mark("cache");
+        // The watch daemon, when one runs, vouches for directories untouched since the cache's
+        // token: they are trusted as `run`'s own watch trusts them (see `scan::daemon_link`).
+        let daemon = daemon_narrowing(
+            store,
+            &reader,
+            ws.as_ref().map(|w| w.id),
+            &root,
+            opts.trusted_dirs.is_none(),
+        )?;
+        phases.mark("daemon");
+        let parent = match &ws {
+            Some(ws) => reader.history(ws.id, 1)?.first().copied(),
+            None => None,
+        };
+        let start_ns = fs_clock_ns(store.dir(), &root);
+        phases.mark("clock");
+        Ok(Snapshotter {
+            store,
+            opts,
+            progress,
+            dry,
+            t0,
+            phases,
+            root,
+            root_identity,
+            reader,
+            epoch,
+            cache,
+            daemon,
+            parent,
+            start_ns,
         })
-        .collect();
-    let mut resolved: Vec<Option<Resolved>> = vec![None; entries.len()];
-    let mut to_read = Vec::new();
-    for (i, e) in entries.iter().enumerate() {
-        match e.ty {
-            EntryType::Special => skipped.push(Skipped {
-                path: e.path.clone(),
-                reason: SkipReason::Special,
-                detail: "fifo, socket or device".into(),
-            }),
-            EntryType::File if opts.max_file_size.is_some_and(|m| e.stat.size > m) => {
-                skipped.push(Skipped {
-                    path: e.path.clone(),
-                    reason: SkipReason::TooLarge,
-                    detail: format!("{} bytes", e.stat.size),
-                })
-            }
-            EntryType::File | EntryType::Symlink => match e.cached {
-                Some((id, size)) => {
-                    resolved[i] = Some(Resolved {
-                        id,
-                        size,
-                        stat: e.stat,
-                    })
-                }
-                None => to_read.push(i),
-            },
-            EntryType::Dir => {}
-        }
     }
 
-    let total: u64 = to_read.iter().map(|&i| entries[i].stat.size).sum();
-    progress.start("snapshot", total);
-    let mut sink = Sink::new(store);
-    let ctx = ReadCtx {
-        root: &root,
-        reader: &reader,
-        claimed: Mutex::new(HashSet::new()),
-        level: opts.level,
-        dry_run: opts.dry_run,
-        progress,
-        bytes_read: AtomicU64::new(0),
-    };
-    let outcomes = read_files(&ctx, &entries, &to_read, &mut sink)?;
-    // Files that vanish are skipped one by one, but a workspace that vanished (deleted, or
-    // replaced by another directory) would be recorded as emptied: that is no snapshot of it.
-    if dir_identity(&root).ok() != Some(root_identity) {
-        return Err(Error::WorkspaceVanished(root.clone()));
-    }
-    phases.mark("read");
-    progress.finish();
-    for (i, outcome) in to_read.iter().zip(outcomes) {
-        match outcome {
-            Read1::Ok {
-                id,
-                size,
-                stat,
-                unstable,
-            } => {
-                resolved[*i] = Some(Resolved { id, size, stat });
-                if unstable {
-                    skipped.push(Skipped {
-                        path: entries[*i].path.clone(),
-                        reason: SkipReason::ChangedWhileRead,
-                        detail: "kept changing while read; stored as last read".into(),
-                    });
-                }
-            }
-            Read1::Skip(reason, detail) => skipped.push(Skipped {
-                path: entries[*i].path.clone(),
-                reason,
-                detail,
-            }),
-            Read1::Aborted => return Err(Error::Internal("snapshot aborted".into())),
-        }
-    }
-    if opts.strict
-        && let Some(s) = skipped
-            .iter()
-            .find(|s| matches!(s.reason, SkipReason::Unreadable | SkipReason::Vanished))
-    {
-        return Err(Error::Strict(format!(
-            "{}: {} ({})",
-            crate::fs::display(&s.path),
-            s.reason.name(),
-            s.detail
-        )));
-    }
-    skipped.sort_by(|a, b| a.path.cmp(&b.path));
-
-    let unreadable_dirs: HashSet<&[u8]> = skipped
-        .iter()
-        .filter(|s| s.reason == SkipReason::Unreadable)
-        .map(|s| s.path.as_slice())
-        .collect();
-    let built = build_trees(&entries, &resolved, &unreadable_dirs, &cache, start_ns)?;
-    phases.mark("trees");
-
-    let mut report = SnapshotReport {
-        id: None,
-        root: built.root,
-        parent,
-        unchanged: false,
-        workspace: root.clone(),
-        stats: built.stats,
-        files_read: to_read.len() as u64,
-        bytes_read: ctx.bytes_read.load(Ordering::Relaxed),
-        skipped,
-        walk: daemon.walk.clone(),
-        ..Default::default()
-    };
-    if let Some(p) = parent {
-        report.unchanged = reader.snapshot(&p)?.root == built.root;
+    /// A snapshot that writes: every step, then the commit.
+    fn take(mut self) -> Result<SnapshotOutcome> {
+        let mut scanned = self.scan()?;
+        let mut sink = Sink::new(self.store);
+        self.read(&mut scanned, &mut sink)?;
+        let built = self.build(&scanned)?;
+        self.commit(scanned, built, sink)
     }
 
-    if opts.dry_run {
-        report.seconds = t0.elapsed().as_secs_f64();
-        report.phases = phases.done;
+    /// A snapshot that writes nothing: the outcome carries the trees it computed.
+    fn preview(mut self) -> Result<SnapshotOutcome> {
+        let mut scanned = self.scan()?;
+        // Nothing reaches the sink in a dry run (`ReadCtx::claim` claims nothing).
+        let mut sink = Sink::new(self.store);
+        self.read(&mut scanned, &mut sink)?;
+        let built = self.build(&scanned)?;
+        let mut report = self.report(&mut scanned, &built)?;
+        report.seconds = self.t0.elapsed().as_secs_f64();
+        report.phases = self.phases.done;
         let pending_trees = built
             .new_trees
             .into_iter()
             .map(|(id, t, _)| (id, t))
             .collect();
-        return Ok(SnapshotOutcome {
+        Ok(SnapshotOutcome {
             report,
             pending_trees,
-            linked_dirs,
-            stale_temps,
-        });
+            linked_dirs: scanned.linked_dirs,
+            stale_temps: scanned.stale_temps,
+        })
     }
 
-    let stale_dirs: Vec<Vec<u8>> = cache
-        .dir_paths()
-        .filter(|d| !built.live_dirs.contains(*d))
-        .map(<[u8]>::to_vec)
-        .collect();
-    let record_base = SnapshotRecord {
-        workspace: root.as_os_str().as_bytes().to_vec(),
-        workspace_id: 0,
-        root: built.root,
-        time_ns: crate::fs::now_ns(),
-        parent: None,
-        message: opts.message.clone(),
-        meta: opts.meta.clone(),
-        stats: built.stats,
-        scan: ScanSettings {
+    /// Walks the workspace (narrowed by the daemon or the caller's trusted directories) and
+    /// sorts the entries: resolved by the stat cache, to read, or skipped.
+    fn scan(&mut self) -> Result<Scanned> {
+        let opts = self.opts;
+        let exclude = self
+            .store
+            .dir()
+            .canonicalize()
+            .ok()
+            .filter(|d| d.starts_with(&self.root));
+        // The store's rules join the caller's; the record keeps them all, so a restore or a
+        // later diff leaves out exactly what this snapshot did.
+        let mut ignore_globs = opts.ignore_globs.clone();
+        for g in crate::config::IgnoreConfig::load(self.store.dir())?.globs() {
+            if !ignore_globs.contains(&g) {
+                ignore_globs.push(g);
+            }
+        }
+        // Untouched subtrees need not even be listed when what decides the ignored files is
+        // what it was when the cache was written.
+        let scan_key = (ignore_globs.clone(), opts.max_file_size);
+        let daemon = &mut self.daemon;
+        let prune = daemon.prune && daemon.record.scan.as_ref() == Some(&scan_key);
+        if let crate::scan::daemon_link::WalkNarrowing::Narrowed { pruned, .. } = &mut daemon.walk {
+            *pruned = prune;
+        }
+        let walk_opts = WalkOptions {
+            ignore_globs: ignore_globs.clone(),
+            exclude,
+            threads: 0,
+            trusted: opts.trusted_dirs.clone().or(daemon.trusted.take()),
+            prune,
+        };
+        let walked = walk(&self.root, &walk_opts, &self.cache)?;
+        self.phases.mark("walk");
+        let entries = walked.entries;
+
+        let mut skipped: Vec<Skipped> = walked
+            .errors
+            .into_iter()
+            .map(|(path, detail)| Skipped {
+                path,
+                reason: SkipReason::Unreadable,
+                detail,
+            })
+            .collect();
+        let mut resolved: Vec<Option<Resolved>> = vec![None; entries.len()];
+        let mut to_read = Vec::new();
+        for (i, e) in entries.iter().enumerate() {
+            match e.ty {
+                EntryType::Special => skipped.push(Skipped {
+                    path: e.path.clone(),
+                    reason: SkipReason::Special,
+                    detail: "fifo, socket or device".into(),
+                }),
+                EntryType::File if opts.max_file_size.is_some_and(|m| e.stat.size > m) => skipped
+                    .push(Skipped {
+                        path: e.path.clone(),
+                        reason: SkipReason::TooLarge,
+                        detail: format!("{} bytes", e.stat.size),
+                    }),
+                EntryType::File | EntryType::Symlink => match e.cached {
+                    Some((id, size)) => {
+                        resolved[i] = Some(Resolved {
+                            id,
+                            size,
+                            stat: e.stat,
+                        })
+                    }
+                    None => to_read.push(i),
+                },
+                EntryType::Dir => {}
+            }
+        }
+        Ok(Scanned {
+            entries,
+            resolved,
+            to_read,
+            skipped,
+            linked_dirs: walked.linked_dirs,
+            stale_temps: walked.temps,
             ignore_globs,
-            max_file_size: opts.max_file_size,
-        },
-        skipped: report.skipped.clone(),
-    };
-    drop(reader);
-    let txn = sink.take_txn()?;
-    let (id, parent) = {
-        let mut trees = txn.open_table(TREES)?;
-        for (tid, _, bytes) in &built.new_trees {
-            if trees.insert(tid.0, bytes.as_slice())?.is_none() {
-                report.new_trees += 1;
-                report.stored_bytes += bytes.len() as u64;
-            }
-        }
-        drop(trees);
-        if crate::store::epoch_in(&txn)? != epoch {
-            check_still_stored(&txn, &built)?;
-        }
-        let ws = register_in(&txn, &root)?;
-        // Re-read the parent inside the transaction: another process may have snapshotted
-        // this workspace since we started.
-        let parent = {
-            let log = txn.open_table(WS_LOG)?;
-            let last = log
-                .range((ws.id, 0)..=(ws.id, u64::MAX))?
-                .next_back()
-                .transpose()?;
-            last.map(|(_, v)| Id(v.value()))
-        };
-        if parent != report.parent {
-            // Another process snapshotted this workspace meanwhile: compare with its snapshot.
-            report.unchanged = match parent {
-                Some(p) => match txn.open_table(SNAPSHOTS)?.get(p.0)? {
-                    Some(v) => SnapshotRecord::decode(&p, v.value())?.root == built.root,
-                    None => false,
-                },
-                None => false,
-            };
-        }
-        let reuse = parent.filter(|_| opts.if_changed && report.unchanged);
-        let id = match reuse {
-            Some(p) => p,
-            None => {
-                let record = SnapshotRecord {
-                    workspace_id: ws.id,
-                    parent,
-                    ..record_base
-                };
-                let bytes = record.encode()?;
-                let id = Id::of(&bytes);
-                txn.open_table(SNAPSHOTS)?.insert(id.0, bytes.as_slice())?;
-                crate::store::append_log(&txn, ws.clone(), id)?;
-                id
-            }
-        };
-        report.created = reuse.is_none();
-        let mut refs = txn.open_table(REFS)?;
-        for tag in &opts.tags {
-            if refs.insert(tag.as_str(), id.0)?.is_some() {
-                return Err(Error::Invalid(format!(
-                    "tag '{tag}' was created by another process meanwhile"
-                )));
-            }
-        }
-        drop(refs);
-        if reuse.is_none() {
-            crate::store::oplog::record(
-                &txn,
-                crate::store::oplog::OpRecord {
-                    changed_workspace: false,
-                    ..crate::store::oplog::OpRecord::new(
-                        store,
-                        opts.op_kind.clone().unwrap_or_else(|| "snapshot".into()),
-                        ws.path.clone(),
-                        parent,
-                        Some(id),
-                    )
-                },
-            )?;
-        }
-        let mut sc = txn.open_table(STAT_CACHE)?;
-        for (dir, dc) in &built.dirty_caches {
-            sc.insert((ws.id, dir.as_slice()), dc.encode().as_slice())?;
-        }
-        for dir in &stale_dirs {
-            sc.remove((ws.id, dir.as_slice()))?;
-        }
-        drop(sc);
-        crate::scan::token::record(
-            &txn,
-            ws.id,
-            daemon.record.generation,
-            daemon.token,
-            &linked_dirs,
             scan_key,
+            bytes_read: 0,
+        })
+    }
+
+    /// Reads, hashes and (unless dry) stores the files the stat cache could not vouch for,
+    /// and records what became of each. Fails if the workspace itself vanished meanwhile, or,
+    /// when strict, on the first unreadable or vanished file.
+    fn read(&mut self, scanned: &mut Scanned, sink: &mut Sink) -> Result<()> {
+        let entries = &scanned.entries;
+        let to_read = &scanned.to_read;
+        let total: u64 = to_read.iter().map(|&i| entries[i].stat.size).sum();
+        self.progress.start("snapshot", total);
+        let ctx = ReadCtx {
+            root: &self.root,
+            reader: &self.reader,
+            claimed: Mutex::new(HashSet::new()),
+            level: self.opts.level,
+            dry_run: self.dry,
+            progress: self.progress,
+            bytes_read: AtomicU64::new(0),
+        };
+        let outcomes = read_files(&ctx, entries, to_read, sink)?;
+        // Files that vanish are skipped one by one, but a workspace that vanished (deleted, or
+        // replaced by another directory) would be recorded as emptied: that is no snapshot of
+        // it.
+        if dir_identity(&self.root).ok() != Some(self.root_identity) {
+            return Err(Error::WorkspaceVanished(self.root.clone()));
+        }
+        self.phases.mark("read");
+        self.progress.finish();
+        let skipped = &mut scanned.skipped;
+        for (i, outcome) in to_read.iter().zip(outcomes) {
+            match outcome {
+                Read1::Ok {
+                    id,
+                    size,
+                    stat,
+                    unstable,
+                } => {
+                    scanned.resolved[*i] = Some(Resolved { id, size, stat });
+                    if unstable {
+                        skipped.push(Skipped {
+                            path: entries[*i].path.clone(),
+                            reason: SkipReason::ChangedWhileRead,
+                            detail: "kept changing while read; stored as last read".into(),
+                        });
+                    }
+                }
+                Read1::Skip(reason, detail) => skipped.push(Skipped {
+                    path: entries[*i].path.clone(),
+                    reason,
+                    detail,
+                }),
+                Read1::Aborted => return Err(Error::Internal("snapshot aborted".into())),
+            }
+        }
+        if self.opts.strict
+            && let Some(s) = skipped
+                .iter()
+                .find(|s| matches!(s.reason, SkipReason::Unreadable | SkipReason::Vanished))
+        {
+            return Err(Error::Strict(format!(
+                "{}: {} ({})",
+                crate::fs::display(&s.path),
+                s.reason.name(),
+                s.detail
+            )));
+        }
+        skipped.sort_by(|a, b| a.path.cmp(&b.path));
+        scanned.bytes_read = ctx.bytes_read.load(Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Builds the Merkle trees bottom-up from the resolved entries.
+    fn build(&mut self, scanned: &Scanned) -> Result<Built> {
+        let unreadable_dirs: HashSet<&[u8]> = scanned
+            .skipped
+            .iter()
+            .filter(|s| s.reason == SkipReason::Unreadable)
+            .map(|s| s.path.as_slice())
+            .collect();
+        let built = build_trees(
+            &scanned.entries,
+            &scanned.resolved,
+            &unreadable_dirs,
+            &self.cache,
+            self.start_ns,
         )?;
-        (id, parent)
-    };
-    phases.mark("write");
-    txn.commit()?;
-    phases.mark("commit");
-    report.phases = phases.done;
-    report.id = Some(id);
-    report.parent = parent;
-    report.new_blobs = sink.new_blobs;
-    report.new_chunks = sink.new_chunks;
-    report.stored_bytes += sink.stored_bytes;
-    report.seconds = t0.elapsed().as_secs_f64();
-    Ok(SnapshotOutcome {
-        report,
-        pending_trees: HashMap::new(),
-        linked_dirs,
-        stale_temps,
-    })
+        self.phases.mark("trees");
+        Ok(built)
+    }
+
+    /// The report as the read view sees it (the commit corrects the parent if another process
+    /// snapshotted meanwhile). Takes the skipped list from `scanned`.
+    fn report(&self, scanned: &mut Scanned, built: &Built) -> Result<SnapshotReport> {
+        let mut report = SnapshotReport {
+            id: None,
+            root: built.root,
+            parent: self.parent,
+            unchanged: false,
+            workspace: self.root.clone(),
+            stats: built.stats,
+            files_read: scanned.to_read.len() as u64,
+            bytes_read: scanned.bytes_read,
+            skipped: std::mem::take(&mut scanned.skipped),
+            walk: self.daemon.walk.clone(),
+            ..Default::default()
+        };
+        if let Some(p) = self.parent {
+            report.unchanged = self.reader.snapshot(&p)?.root == built.root;
+        }
+        Ok(report)
+    }
+
+    /// Stores the trees, the snapshot record (unless `if_changed` finds nothing changed), the
+    /// tags, the op, the stat cache and the daemon token in one transaction, the one that
+    /// already holds the new blobs.
+    fn commit(
+        mut self,
+        mut scanned: Scanned,
+        built: Built,
+        mut sink: Sink,
+    ) -> Result<SnapshotOutcome> {
+        let opts = self.opts;
+        let mut report = self.report(&mut scanned, &built)?;
+        let stale_dirs: Vec<Vec<u8>> = self
+            .cache
+            .dir_paths()
+            .filter(|d| !built.live_dirs.contains(*d))
+            .map(<[u8]>::to_vec)
+            .collect();
+        let record_base = SnapshotRecord {
+            workspace: self.root.as_os_str().as_bytes().to_vec(),
+            workspace_id: 0,
+            root: built.root,
+            time_ns: crate::fs::now_ns(),
+            parent: None,
+            message: opts.message.clone(),
+            meta: opts.meta.clone(),
+            stats: built.stats,
+            scan: ScanSettings {
+                ignore_globs: scanned.ignore_globs,
+                max_file_size: opts.max_file_size,
+            },
+            skipped: report.skipped.clone(),
+        };
+        drop(self.reader);
+        let txn = sink.take_txn()?;
+        let (id, parent) = {
+            let mut trees = txn.open_table(TREES)?;
+            for (tid, _, bytes) in &built.new_trees {
+                if trees.insert(tid.0, bytes.as_slice())?.is_none() {
+                    report.new_trees += 1;
+                    report.stored_bytes += bytes.len() as u64;
+                }
+            }
+            drop(trees);
+            if crate::store::epoch_in(&txn)? != self.epoch {
+                check_still_stored(&txn, &built)?;
+            }
+            let ws = register_in(&txn, &self.root)?;
+            // Re-read the parent inside the transaction: another process may have snapshotted
+            // this workspace since we started.
+            let parent = {
+                let log = txn.open_table(WS_LOG)?;
+                let last = log
+                    .range((ws.id, 0)..=(ws.id, u64::MAX))?
+                    .next_back()
+                    .transpose()?;
+                last.map(|(_, v)| Id(v.value()))
+            };
+            if parent != report.parent {
+                // Another process snapshotted this workspace meanwhile: compare with its
+                // snapshot.
+                report.unchanged = match parent {
+                    Some(p) => match txn.open_table(SNAPSHOTS)?.get(p.0)? {
+                        Some(v) => SnapshotRecord::decode(&p, v.value())?.root == built.root,
+                        None => false,
+                    },
+                    None => false,
+                };
+            }
+            let reuse = parent.filter(|_| opts.if_changed && report.unchanged);
+            let id = match reuse {
+                Some(p) => p,
+                None => {
+                    let record = SnapshotRecord {
+                        workspace_id: ws.id,
+                        parent,
+                        ..record_base
+                    };
+                    let bytes = record.encode()?;
+                    let id = Id::of(&bytes);
+                    txn.open_table(SNAPSHOTS)?.insert(id.0, bytes.as_slice())?;
+                    crate::store::append_log(&txn, ws.clone(), id)?;
+                    id
+                }
+            };
+            report.created = reuse.is_none();
+            let mut refs = txn.open_table(REFS)?;
+            for tag in &opts.tags {
+                if refs.insert(tag.as_str(), id.0)?.is_some() {
+                    return Err(Error::Invalid(format!(
+                        "tag '{tag}' was created by another process meanwhile"
+                    )));
+                }
+            }
+            drop(refs);
+            if reuse.is_none() {
+                crate::store::oplog::record(
+                    &txn,
+                    crate::store::oplog::OpRecord {
+                        changed_workspace: false,
+                        ..crate::store::oplog::OpRecord::new(
+                            self.store,
+                            opts.op_kind.clone().unwrap_or_else(|| "snapshot".into()),
+                            ws.path.clone(),
+                            parent,
+                            Some(id),
+                        )
+                    },
+                )?;
+            }
+            let mut sc = txn.open_table(STAT_CACHE)?;
+            for (dir, dc) in &built.dirty_caches {
+                sc.insert((ws.id, dir.as_slice()), dc.encode().as_slice())?;
+            }
+            for dir in &stale_dirs {
+                sc.remove((ws.id, dir.as_slice()))?;
+            }
+            drop(sc);
+            crate::scan::token::record(
+                &txn,
+                ws.id,
+                self.daemon.record.generation,
+                self.daemon.token,
+                &scanned.linked_dirs,
+                scanned.scan_key,
+            )?;
+            (id, parent)
+        };
+        self.phases.mark("write");
+        txn.commit()?;
+        self.phases.mark("commit");
+        report.phases = self.phases.done;
+        report.id = Some(id);
+        report.parent = parent;
+        report.new_blobs = sink.new_blobs;
+        report.new_chunks = sink.new_chunks;
+        report.stored_bytes += sink.stored_bytes;
+        report.seconds = self.t0.elapsed().as_secs_f64();
+        Ok(SnapshotOutcome {
+            report,
+            pending_trees: HashMap::new(),
+            linked_dirs: scanned.linked_dirs,
+            stale_temps: scanned.stale_temps,
+        })
+    }
 }
 
 /// What the watch daemon says about the workspace.

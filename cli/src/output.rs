@@ -12,11 +12,31 @@ pub fn stdout_color(choice: ColorChoice) -> bool {
     match choice {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
-        ColorChoice::Auto => {
-            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                && std::env::var_os("TERM").is_none_or(|t| t != "dumb")
-                && io::stdout().is_terminal()
+        ColorChoice::Auto => auto_color(Stream::Stdout),
+    }
+}
+
+/// The stream colours would go to.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Stream {
+    /// Command output.
+    Stdout,
+    /// Messages: errors, warnings, `run`'s summary.
+    Stderr,
+}
+
+/// Whether `stream` gets colours when `--color` does not decide: NO_COLOR unset or empty, and
+/// the stream a terminal. On stdout `TERM=dumb` turns them off too; stderr's messages have
+/// never looked at TERM, and still do not.
+pub fn auto_color(stream: Stream) -> bool {
+    if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) {
+        return false;
+    }
+    match stream {
+        Stream::Stdout => {
+            std::env::var_os("TERM").is_none_or(|t| t != "dumb") && io::stdout().is_terminal()
         }
+        Stream::Stderr => io::stderr().is_terminal(),
     }
 }
 
@@ -41,8 +61,7 @@ pub fn bold() -> Style {
 
 /// Prints an error for people on stderr, and for tools as JSON on stdout.
 pub fn error_line(msg: &str, json: bool) {
-    let color =
-        std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && io::stderr().is_terminal();
+    let color = auto_color(Stream::Stderr);
     let label = paint(
         color,
         Style::new().bold().fg_color(Some(AnsiColor::Red.into())),
@@ -56,8 +75,7 @@ pub fn error_line(msg: &str, json: bool) {
 
 /// A warning on stderr.
 pub fn warn(msg: &str) {
-    let color =
-        std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && io::stderr().is_terminal();
+    let color = auto_color(Stream::Stderr);
     eprintln!(
         "rewind: {} {msg}",
         paint(

@@ -363,8 +363,7 @@ fn run_inner(ctx: &Ctx, a: RunArgs) -> CliResult {
 
 /// The human summary, on stderr: stdout belongs to the command.
 fn print_summary(r: &RunResult) {
-    let color = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-        && io::IsTerminal::is_terminal(&io::stderr());
+    let color = output::auto_color(output::Stream::Stderr);
     let ended = match (&r.spawn_error, r.exit_code, &r.signal_name) {
         (Some(e), _, _) => format!("could not start ({e})"),
         (_, _, Some(sig)) => format!("killed by {sig}"),
