@@ -127,6 +127,16 @@ fn others(remote: &Remote, own: &str) -> Result<Vec<(String, Option<LockInfo>)>>
     Ok(out)
 }
 
+/// How a lock taker sees another process's lock.
+enum Seen {
+    /// It does not stand in the way.
+    Ignore,
+    /// Stale: removed once this lock is taken.
+    Stale,
+    /// It stands in the way; the text says whose it is.
+    Blocks(String),
+}
+
 impl<'r> Lock<'r> {
     /// Takes a shared lock for a push, waiting up to `timeout` while a gc holds the remote.
     pub fn shared(
@@ -134,38 +144,11 @@ impl<'r> Lock<'r> {
         timeout: Duration,
         on_wait: &dyn Fn(&str),
     ) -> Result<Lock<'r>> {
-        let start = Instant::now();
-        let mut told = false;
-        loop {
-            let (key, info) = write(remote, "push")?;
-            let blocker = others(remote, &key)?
-                .into_iter()
-                .find_map(|(k, i)| match i {
-                    Some(i) if i.kind == "push" || i.stale() => None,
-                    Some(i) => Some(i.describe()),
-                    None => Some(format!("an unreadable lock {k}")),
-                });
-            let Some(blocker) = blocker else {
-                return Ok(Lock {
-                    remote,
-                    key,
-                    info,
-                    refreshed: Cell::new(Instant::now()),
-                });
-            };
-            remote.delete(&key)?;
-            if start.elapsed() >= timeout {
-                return Err(Error::RemoteBusy {
-                    remote: remote.name.clone(),
-                    holder: blocker,
-                });
-            }
-            if !told {
-                on_wait(&blocker);
-                told = true;
-            }
-            backoff(&key);
-        }
+        Self::take(remote, "push", timeout, on_wait, |i| match i {
+            Some(i) if i.kind == "push" || i.stale() => Seen::Ignore,
+            Some(i) => Seen::Blocks(i.describe()),
+            None => Seen::Blocks(String::new()),
+        })
     }
 
     /// Takes the exclusive lock for a gc, waiting up to `timeout` while any other live lock
@@ -176,17 +159,39 @@ impl<'r> Lock<'r> {
         timeout: Duration,
         on_wait: &dyn Fn(&str),
     ) -> Result<Lock<'r>> {
+        Self::take(remote, "gc", timeout, on_wait, |i| match i {
+            Some(i) if i.stale() => Seen::Stale,
+            Some(i) => Seen::Blocks(i.describe()),
+            None => Seen::Blocks(String::new()),
+        })
+    }
+
+    /// Writes a lock of `kind`, then looks at the others: when none blocks it, it is held
+    /// (the stale ones removed); otherwise it is withdrawn and retried after a backoff until
+    /// `timeout`. Writing first and then looking means two takers that race both see each
+    /// other, so at most one of them keeps its lock. An unreadable lock blocks (an empty
+    /// `Blocks` text is named by its key).
+    fn take(
+        remote: &'r Remote,
+        kind: &str,
+        timeout: Duration,
+        on_wait: &dyn Fn(&str),
+        judge: impl Fn(Option<&LockInfo>) -> Seen,
+    ) -> Result<Lock<'r>> {
         let start = Instant::now();
         let mut told = false;
         loop {
-            let (key, info) = write(remote, "gc")?;
+            let (key, info) = write(remote, kind)?;
             let mut stale = Vec::new();
             let mut blocker = None;
             for (k, i) in others(remote, &key)? {
-                match i {
-                    Some(i) if i.stale() => stale.push(k),
-                    Some(i) => blocker = blocker.or(Some(i.describe())),
-                    None => blocker = blocker.or(Some(format!("an unreadable lock {k}"))),
+                match judge(i.as_ref()) {
+                    Seen::Ignore => {}
+                    Seen::Stale => stale.push(k),
+                    Seen::Blocks(what) if what.is_empty() => {
+                        blocker = blocker.or(Some(format!("an unreadable lock {k}")))
+                    }
+                    Seen::Blocks(what) => blocker = blocker.or(Some(what)),
                 }
             }
             let Some(blocker) = blocker else {
