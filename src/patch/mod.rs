@@ -18,7 +18,9 @@
 //! * **Three-way merge** ([`merge`]): similar 3.2's `TextMerge` exists and
 //!   has git's region rule, but its plain Myers alignment flips git's
 //!   verdicts on ambiguous input, so regions are built on our own line diff
-//!   ([`linediff`]: its own Myers line diff with git's preprocessing (linediff.rs) plus git-like alignment of changes).
+//!   ([`linediff`]: Myers with git's preprocessing and git-like alignment of
+//!   changes). It is rewind's only line diff: `diff::text` renders with it
+//!   too, so a rendered diff and a merge never disagree on what changed.
 
 pub mod apply;
 pub mod binary;
