@@ -497,14 +497,7 @@ pub fn run(
     }
 
     // 2. The command, with the store closed.
-    let started = Instant::now();
-    let outcome = run_command(opts, &cwd, events)?;
-    let duration = started.elapsed().as_secs_f64();
-    events(&RunEvent::CommandFinished {
-        exit_code: outcome.exit_code,
-        signal: outcome.signal,
-        seconds: duration,
-    });
+    let (outcome, duration) = run_command(opts, &cwd, events)?;
     let success = outcome.exit_code == Some(0);
 
     // 3. After, diff, patch, operation.
@@ -698,7 +691,7 @@ fn run_command(
     opts: &RunOptions,
     cwd: &Path,
     events: &mut dyn FnMut(&RunEvent),
-) -> Result<Outcome> {
+) -> Result<(Outcome, f64)> {
     let mut cmd = Command::new(&opts.command[0]);
     cmd.args(&opts.command[1..]).current_dir(cwd);
     if let Some(dir) = &opts.scratch {
@@ -707,8 +700,26 @@ fn run_command(
     run_prepared(cmd, opts, events)
 }
 
-/// Runs a prepared command (in an overlay, say) with the run's signal handling.
+/// Runs a prepared command (in an overlay, say) with the run's signal handling, timed: returns
+/// how it ended and its duration in seconds, and reports the end as `CommandFinished`.
 pub(crate) fn run_prepared(
+    cmd: Command,
+    opts: &RunOptions,
+    events: &mut dyn FnMut(&RunEvent),
+) -> Result<(Outcome, f64)> {
+    let started = Instant::now();
+    let outcome = wait_for(cmd, opts, events)?;
+    let seconds = started.elapsed().as_secs_f64();
+    events(&RunEvent::CommandFinished {
+        exit_code: outcome.exit_code,
+        signal: outcome.signal,
+        seconds,
+    });
+    Ok((outcome, seconds))
+}
+
+/// Spawns `cmd` and waits for it, forwarding signals as the run's options say.
+fn wait_for(
     mut cmd: Command,
     opts: &RunOptions,
     events: &mut dyn FnMut(&RunEvent),

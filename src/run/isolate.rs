@@ -156,14 +156,7 @@ pub fn run_isolated(
     }
 
     // 2. The command, with the store closed.
-    let started = Instant::now();
-    let outcome = run_prepared(cmd, opts, events)?;
-    let duration = started.elapsed().as_secs_f64();
-    events(&RunEvent::CommandFinished {
-        exit_code: outcome.exit_code,
-        signal: outcome.signal,
-        seconds: duration,
-    });
+    let (outcome, duration) = run_prepared(cmd, opts, events)?;
     let success = outcome.exit_code == Some(0);
 
     // 3. The overlay's state, the diff, the contract.
