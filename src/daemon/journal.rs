@@ -75,6 +75,9 @@ pub struct Journal {
     dirty: FxHashMap<Vec<u8>, u64>,
     /// Subtree -> stamp of its latest directory event.
     trees: FxHashMap<Vec<u8>, u64>,
+    /// Directories a snapshot would enter that are not watched (a mount inotify cannot see,
+    /// one that could not be read or watched): never trusted, named in every answer.
+    unwatched: rustc_hash::FxHashSet<Vec<u8>>,
     /// Tokens before this stamp are answered with a full walk.
     reset_at: u64,
     /// Stamp of the latest event on an ignore file (what snapshots leave out may have changed).
@@ -109,6 +112,7 @@ impl Journal {
             watched: FxHashMap::default(),
             dirty: FxHashMap::default(),
             trees: FxHashMap::default(),
+            unwatched: Default::default(),
             reset_at: seq,
             ignore_changed: 0,
             held: 0,
@@ -147,7 +151,6 @@ impl Journal {
                 .filter(|d| d.starts_with(&self.root)),
             threads: 1,
             trusted: None,
-            prune: false,
         };
         // SAFETY: inotify_init1 takes flags only; a negative result is an error.
         let raw = unsafe { libc::inotify_init1(libc::IN_NONBLOCK | libc::IN_CLOEXEC) };
@@ -169,6 +172,7 @@ impl Journal {
         self.watched.clear();
         self.dirty.clear();
         self.trees.clear();
+        self.unwatched.clear();
     }
 
     /// The inotify descriptor to poll (None when broken).
@@ -191,8 +195,21 @@ impl Journal {
             })
             .map_err(|e| e.to_string())?;
         let root_dev = self.identity.0;
+        self.unwatched.retain(|d| !is_under(d, sub));
         for entry in builder.build() {
-            let Ok(entry) = entry else { continue };
+            let entry = match entry {
+                Ok(e) => e,
+                // What is below a directory that could not be listed is not watched: a
+                // walk that can list it must not trust it.
+                Err(err) => match crate::scan::walk::error_path(&err) {
+                    Some(p) => {
+                        let rel = p.strip_prefix(&self.root).unwrap_or(p);
+                        self.unwatched.insert(rel.as_os_str().as_bytes().to_vec());
+                        continue;
+                    }
+                    None => return Err(format!("watching {}: {err}", self.root.display())),
+                },
+            };
             if !entry.file_type().is_some_and(|t| t.is_dir()) {
                 continue;
             }
@@ -211,6 +228,7 @@ impl Journal {
             if entry.metadata().is_ok_and(|m| m.dev() != root_dev)
                 && blind_fs(entry.path(), opts).is_some()
             {
+                self.unwatched.insert(rel);
                 continue;
             }
             self.add_watch(rel, seq, opts)?;
@@ -234,7 +252,10 @@ impl Journal {
         if wd < 0 {
             let e = std::io::Error::last_os_error();
             return match e.raw_os_error() {
-                Some(libc::ENOENT | libc::ENOTDIR | libc::EACCES) => Ok(()),
+                Some(libc::ENOENT | libc::ENOTDIR | libc::EACCES) => {
+                    self.unwatched.insert(rel);
+                    Ok(())
+                }
                 Some(libc::ENOSPC) => Err(
                     "watch limit reached (fs.inotify.max_user_watches: raise it with sysctl)"
                         .into(),
@@ -396,15 +417,16 @@ impl Journal {
     }
 
     /// Answers a query (after [`Journal::drain`]): the token to hand out is `token`; `since`
-    /// is the caller's. Returns the answer and the trusted list's bytes.
+    /// is the caller's. Returns the answer and its list of what changed since `since`: the
+    /// directories with an event or a watch added after it, the subtrees with a directory event
+    /// after it, and the directories not watched. O(watches), with no allocation per watch.
     pub fn query(&mut self, since: Option<Token>, token: Token) -> (QueryAnswer, Vec<u8>) {
         let full = |token: Option<Token>, why: &str| {
             (
                 QueryAnswer {
                     token,
                     full: Some(why.to_string()),
-                    trusted_len: 0,
-                    prune: false,
+                    ..QueryAnswer::default()
                 },
                 Vec::new(),
             )
@@ -433,28 +455,32 @@ impl Journal {
                 "the journal overflowed since the stat cache's token",
             );
         }
-        let trees: Vec<&[u8]> = self
+        let after = |s: &u64| *s > since.seq;
+        let dirs = self
+            .dirty
+            .iter()
+            .filter(|(_, s)| after(s))
+            .map(|(d, _)| d.as_slice())
+            .chain(
+                self.watched
+                    .iter()
+                    .filter(|(_, (_, added))| after(added))
+                    .map(|(d, _)| d.as_slice()),
+            );
+        let trees = self
             .trees
             .iter()
-            .filter(|(_, s)| **s > since.seq)
+            .filter(|(_, s)| after(s))
             .map(|(d, _)| d.as_slice())
-            .collect();
-        let mut bytes = Vec::new();
-        for (dir, (_, added)) in &self.watched {
-            if *added <= since.seq
-                && self.dirty.get(dir).is_none_or(|s| *s <= since.seq)
-                && !trees.iter().any(|t| is_under(dir, t))
-            {
-                bytes.extend_from_slice(dir);
-                bytes.push(0);
-            }
-        }
+            .chain(self.unwatched.iter().map(Vec::as_slice));
+        let bytes = crate::scan::daemon_link::encode_changed(dirs, trees);
         (
             QueryAnswer {
                 token: Some(token),
                 full: None,
-                trusted_len: bytes.len(),
+                changed_len: bytes.len(),
                 prune: self.ignore_changed <= since.seq,
+                globs: self.walk_opts.ignore_globs.clone(),
             },
             bytes,
         )
