@@ -470,7 +470,9 @@ impl StatCache {
             };
             let bytes = v.value();
             let Some(view) = DirView::parse(bytes) else {
-                continue;
+                // A damaged row would leave everything below it without a cache: read the
+                // whole cache instead, which drops only that row.
+                return StatCache::load(reader, ws);
             };
             for e in view.entries().filter(|e| e.kind() == Kind::Dir) {
                 let path = crate::fs::child_path(&dir, e.name());
