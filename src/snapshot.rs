@@ -878,7 +878,7 @@ fn daemon_narrowing(
                 untrusted.add_dir(d.clone());
             }
             answer.walk = WalkNarrowing::Narrowed {
-                untrusted_dirs: untrusted.len(),
+                untrusted: untrusted.len(),
                 pruned: false,
             };
             answer.trusted = Some(std::sync::Arc::new(untrusted));

@@ -415,16 +415,10 @@ fn warm_snapshot_with_daemon_reads_and_stats_only_what_changed() {
     assert_eq!(first["walk"]["walk"], "daemon_full", "{first}");
     let second: Value = serde_json::from_str(&env.ok(&["snapshot", "--json"])).unwrap();
     assert_eq!(second["walk"]["walk"], "narrowed", "{second}");
-    assert_eq!(
-        second["walk"]["untrusted_dirs"], 0,
-        "nothing changed: {second}"
-    );
+    assert_eq!(second["walk"]["untrusted"], 0, "nothing changed: {second}");
     env.write("a/b/one.txt", b"changed\n");
     let third: Value = serde_json::from_str(&env.ok(&["snapshot", "--json"])).unwrap();
-    assert_eq!(
-        third["walk"]["untrusted_dirs"], 1,
-        "a/b is not trusted: {third}"
-    );
+    assert_eq!(third["walk"]["untrusted"], 1, "a/b is not trusted: {third}");
     assert_eq!(third["files_read"], 1);
     let store = env.open();
     checked(&store, &env, &reference);

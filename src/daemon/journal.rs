@@ -9,7 +9,9 @@
 //! A directory is vouched for since T (the conditions of [`crate::scan::watch`], carried over):
 //! its watch was added at or before T (so the walk that wrote the cache after T was watched);
 //! no event on it after T; no directory event at its path or above it after T (a directory
-//! renamed or created there, a watched directory moved or deleted); no overflow since T. The
+//! renamed or created there, a watched directory moved or deleted); no overflow since T. An
+//! event that names an entry (nearly all do) leaves the directory's other entries vouched for:
+//! every change to an entry raises an event naming it on its directory's watch. The
 //! caller leaves out directories holding hard-linked files, and a new name made for a file that
 //! has another (a hard link made inside the workspace) resets the journal, since `link()`
 //! raises no event in the first name's directory. A link made from *outside* the workspace to
@@ -71,8 +73,10 @@ pub struct Journal {
     wds: FxHashMap<i32, Vec<u8>>,
     /// Directory -> (watch descriptor, stamp when the watch was added).
     watched: FxHashMap<Vec<u8>, (i32, u64)>,
-    /// Directory -> stamp of its latest event.
+    /// Directory -> stamp of its latest event about itself (no entry named).
     dirty: FxHashMap<Vec<u8>, u64>,
+    /// Entry (relative path) -> stamp of its latest event.
+    names: FxHashMap<Vec<u8>, u64>,
     /// Subtree -> stamp of its latest directory event.
     trees: FxHashMap<Vec<u8>, u64>,
     /// Directories a snapshot would enter that are not watched (a mount inotify cannot see,
@@ -111,6 +115,7 @@ impl Journal {
             wds: FxHashMap::default(),
             watched: FxHashMap::default(),
             dirty: FxHashMap::default(),
+            names: FxHashMap::default(),
             trees: FxHashMap::default(),
             unwatched: Default::default(),
             reset_at: seq,
@@ -171,6 +176,7 @@ impl Journal {
         self.wds.clear();
         self.watched.clear();
         self.dirty.clear();
+        self.names.clear();
         self.trees.clear();
         self.unwatched.clear();
     }
@@ -301,6 +307,7 @@ impl Journal {
     fn reset(&mut self, seq: u64) {
         self.reset_at = seq;
         self.dirty.clear();
+        self.names.clear();
         self.trees.clear();
         self.held = 0;
         self.overflows += 1;
@@ -351,7 +358,10 @@ impl Journal {
                 }
                 continue;
             }
-            self.dirty.insert(dir.clone(), seq);
+            if name.is_empty() {
+                // The directory itself (its mode, or it went away): none of it is vouched for.
+                self.dirty.insert(dir.clone(), seq);
+            }
             if mask & (libc::IN_DELETE_SELF | libc::IN_MOVE_SELF) != 0 {
                 self.trees.insert(dir.clone(), seq);
                 if dir.is_empty() {
@@ -364,6 +374,8 @@ impl Journal {
                 continue;
             }
             let child = child_path(&dir, &name);
+            // inotify names the entry of every change in a directory: the others are unchanged.
+            self.names.insert(child.clone(), seq);
             self.changed.insert(child.clone());
             if mask & libc::IN_ISDIR != 0 {
                 self.trees.insert(child.clone(), seq);
@@ -418,8 +430,9 @@ impl Journal {
 
     /// Answers a query (after [`Journal::drain`]): the token to hand out is `token`; `since`
     /// is the caller's. Returns the answer and its list of what changed since `since`: the
-    /// directories with an event or a watch added after it, the subtrees with a directory event
-    /// after it, and the directories not watched. O(watches), with no allocation per watch.
+    /// directories with an event about themselves or a watch added after it, the entries an
+    /// event named after it, the subtrees with a directory event after it, and the directories
+    /// not watched. O(watches), with no allocation per watch.
     pub fn query(&mut self, since: Option<Token>, token: Token) -> (QueryAnswer, Vec<u8>) {
         let full = |token: Option<Token>, why: &str| {
             (
@@ -467,13 +480,18 @@ impl Journal {
                     .filter(|(_, (_, added))| after(added))
                     .map(|(d, _)| d.as_slice()),
             );
+        let names = self
+            .names
+            .iter()
+            .filter(|(_, s)| after(s))
+            .map(|(d, _)| d.as_slice());
         let trees = self
             .trees
             .iter()
             .filter(|(_, s)| after(s))
             .map(|(d, _)| d.as_slice())
             .chain(self.unwatched.iter().map(Vec::as_slice));
-        let bytes = crate::scan::daemon_link::encode_changed(dirs, trees);
+        let bytes = crate::scan::daemon_link::encode_changed(dirs, names, trees);
         (
             QueryAnswer {
                 token: Some(token),
@@ -514,7 +532,7 @@ impl Journal {
             "watches": self.watched.len(),
             "events": self.events,
             "overflows": self.overflows,
-            "journal": {"dirty_dirs": self.dirty.len(), "dirty_trees": self.trees.len(), "held_events": self.held},
+            "journal": {"dirty_dirs": self.dirty.len(), "dirty_entries": self.names.len(), "dirty_trees": self.trees.len(), "held_events": self.held},
         })
     }
 }

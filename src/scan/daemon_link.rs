@@ -79,7 +79,7 @@ pub enum Request {
 
 /// The answer to [`Request::Changes`]: a JSON line, then `changed_len` bytes listing what
 /// must not be trusted, each entry a kind byte ([`CHANGED_DIR`] or [`CHANGED_TREE`]), the
-/// relative path and a NUL byte (the root is the empty path).
+/// relative path and a NUL byte (the root is the empty path); or [`CHANGED_ENTRY`].
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct QueryAnswer {
     /// The new token to record with the stat cache this walk writes (None when the workspace
@@ -99,19 +99,24 @@ pub struct QueryAnswer {
     pub globs: Vec<String>,
 }
 
-/// In a [`QueryAnswer`]'s list: the directory's own entries may have changed.
+/// In a [`QueryAnswer`]'s list: none of the directory's entries can be trusted.
 pub const CHANGED_DIR: u8 = b'd';
+/// In a [`QueryAnswer`]'s list: this entry may have changed (the other entries of its
+/// directory did not, unless named too).
+pub const CHANGED_ENTRY: u8 = b'n';
 /// In a [`QueryAnswer`]'s list: nothing at or below the directory can be trusted.
 pub const CHANGED_TREE: u8 = b't';
 
 /// Encodes an answer's list.
 pub fn encode_changed<'a>(
     dirs: impl IntoIterator<Item = &'a [u8]>,
+    names: impl IntoIterator<Item = &'a [u8]>,
     trees: impl IntoIterator<Item = &'a [u8]>,
 ) -> Vec<u8> {
     let mut out = Vec::new();
     for (kind, list) in [
         (CHANGED_DIR, dirs.into_iter().collect::<Vec<_>>()),
+        (CHANGED_ENTRY, names.into_iter().collect()),
         (CHANGED_TREE, trees.into_iter().collect()),
     ] {
         for p in list {
@@ -125,19 +130,20 @@ pub fn encode_changed<'a>(
 
 /// Decodes an answer's list; None if it is malformed.
 fn decode_changed(bytes: &[u8]) -> Option<Untrusted> {
-    let (mut dirs, mut trees) = (Vec::new(), Vec::new());
+    let (mut dirs, mut names, mut trees) = (Vec::new(), Vec::new(), Vec::new());
     let mut rest = bytes;
     while !rest.is_empty() {
         let end = rest.iter().position(|&b| b == 0)?;
         let (kind, path) = (rest[0], rest[1..end].to_vec());
         match kind {
             CHANGED_DIR => dirs.push(path),
+            CHANGED_ENTRY => names.push(path),
             CHANGED_TREE => trees.push(path),
             _ => return None,
         }
         rest = &rest[end + 1..];
     }
-    Some(Untrusted::new(dirs, trees))
+    Some(Untrusted::new(dirs, names, trees))
 }
 
 /// What a walk learned from the daemon.
@@ -182,8 +188,8 @@ pub enum WalkNarrowing {
     },
     /// Directories the daemon vouched for were not `lstat`ed.
     Narrowed {
-        /// How many directories (or subtrees) the daemon said may have changed.
-        untrusted_dirs: usize,
+        /// How many directories, entries or subtrees the daemon said may have changed.
+        untrusted: usize,
         /// Whether subtrees where nothing changed were not even listed.
         pruned: bool,
     },

@@ -12,31 +12,43 @@ use rustc_hash::FxHashSet;
 
 use crate::fs::split_parent;
 
-/// The directories a walk must not trust.
+/// The directories and entries a walk must not trust.
 #[derive(Clone, Debug, Default)]
 pub struct Untrusted {
-    /// Directories whose own entries may have changed.
+    /// Directories none of whose entries can be trusted.
     dirs: FxHashSet<Vec<u8>>,
+    /// Entries (relative paths) that may have changed: inotify names the entry of every change
+    /// in a directory, so the other entries of their directories are unchanged.
+    names: FxHashSet<Vec<u8>>,
     /// Subtrees in which nothing can be trusted (a directory created, moved or deleted there,
     /// or one the daemon could not watch).
     trees: FxHashSet<Vec<u8>>,
-    /// Every directory at or above one of `dirs` or `trees`.
+    /// Every directory at or above one of `dirs` or `trees`, or holding one of `names`.
     on_path: FxHashSet<Vec<u8>>,
 }
 
 impl Untrusted {
-    /// From the untrusted directories and subtrees.
+    /// From the untrusted directories, entries and subtrees.
     pub fn new(
         dirs: impl IntoIterator<Item = Vec<u8>>,
+        names: impl IntoIterator<Item = Vec<u8>>,
         trees: impl IntoIterator<Item = Vec<u8>>,
     ) -> Untrusted {
         let mut u = Untrusted {
             dirs: dirs.into_iter().collect(),
+            names: names.into_iter().collect(),
             trees: trees.into_iter().collect(),
             on_path: FxHashSet::default(),
         };
-        for p in u.dirs.iter().chain(u.trees.iter()) {
-            let mut d = p.as_slice();
+        let parents = u.names.iter().map(|n| split_parent(n).0);
+        for p in u
+            .dirs
+            .iter()
+            .chain(u.trees.iter())
+            .map(Vec::as_slice)
+            .chain(parents)
+        {
+            let mut d = p;
             while u.on_path.insert(d.to_vec()) && !d.is_empty() {
                 d = split_parent(d).0;
             }
@@ -53,9 +65,9 @@ impl Untrusted {
         self.dirs.insert(dir);
     }
 
-    /// How many directories and subtrees are named.
+    /// How many directories, entries and subtrees are named.
     pub fn len(&self) -> usize {
-        self.dirs.len() + self.trees.len()
+        self.dirs.len() + self.names.len() + self.trees.len()
     }
 
     /// Whether nothing is named (nothing changed).
@@ -80,9 +92,15 @@ impl Untrusted {
         }
     }
 
-    /// Whether the entries of `dir` are unchanged since the token.
+    /// Whether the entries of `dir` are unchanged since the token, except those
+    /// [`Untrusted::trusts_entry`] refuses.
     pub fn trusts(&self, dir: &[u8]) -> bool {
         !self.dirs.contains(dir) && !self.covered(dir)
+    }
+
+    /// In a directory it [trusts](Untrusted::trusts): whether the entry at `path` is unchanged.
+    pub fn trusts_entry(&self, path: &[u8]) -> bool {
+        self.names.is_empty() || !self.names.contains(path)
     }
 
     /// Whether nothing at or below `dir` changed since the token.
@@ -98,14 +116,17 @@ mod tests {
     #[test]
     fn trust_follows_dirs_and_trees() {
         let v = |s: &str| s.as_bytes().to_vec();
-        let mut u = Untrusted::new([v("a/b")], [v("c/d")]);
+        let mut u = Untrusted::new([v("a/b")], [v("g/h/f.txt")], [v("c/d")]);
         u.add_dir(v("e"));
         assert!(!u.trusts(b"a/b") && u.trusts(b"a") && u.trusts(b"a/b/x"));
+        assert!(u.trusts(b"g/h") && !u.trusts_entry(b"g/h/f.txt") && u.trusts_entry(b"g/h/e"));
+        assert!(!u.untouched_below(b"g/h") && !u.untouched_below(b"g"));
+        assert!(u.untouched_below(b"g/h/f.txt") && u.untouched_below(b"g/i"));
         assert!(!u.trusts(b"c/d") && !u.trusts(b"c/d/x") && u.trusts(b"c"));
         assert!(!u.untouched_below(b"") && !u.untouched_below(b"a"));
         assert!(!u.untouched_below(b"c/d/x") && !u.untouched_below(b"e"));
         assert!(u.untouched_below(b"a/b/x") && u.untouched_below(b"f"));
         assert!(u.untouched_below(b"a/bc"));
-        assert_eq!(u.len(), 3);
+        assert_eq!(u.len(), 4);
     }
 }

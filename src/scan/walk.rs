@@ -54,11 +54,20 @@ pub enum Trust {
 }
 
 impl Trust {
-    /// Whether `dir`'s entries are known unchanged.
+    /// Whether `dir`'s entries are known unchanged (but for those
+    /// [`trusts_entry`](Trust::trusts_entry) refuses).
     pub fn trusts(&self, dir: &[u8]) -> bool {
         match self {
             Trust::Only(set) => set.contains(dir),
             Trust::AllBut(untrusted) => untrusted.trusts(dir),
+        }
+    }
+
+    /// In a trusted directory: whether the entry at `path` is unchanged.
+    pub fn trusts_entry(&self, path: &[u8]) -> bool {
+        match self {
+            Trust::Only(_) => true,
+            Trust::AllBut(untrusted) => untrusted.trusts_entry(path),
         }
     }
 }
@@ -320,6 +329,7 @@ impl ParallelVisitor for Visitor<'_> {
         let view = self.last_dir.as_ref().and_then(|(_, v)| *v);
         // In a trusted directory a cached, settled entry of the same type needs no lstat.
         if self.dir_trusted
+            && self.trusted.is_some_and(|t| t.trusts_entry(&rel))
             && let Some(e) = view.and_then(|v| v.get(name))
             && !e.racy()
             && match e.kind() {
