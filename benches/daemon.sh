@@ -11,7 +11,10 @@
 #                         (its start is timed: it puts a watch on every directory);
 #   peers, in the same rounds: git status, git add -A && git write-tree, jj util snapshot.
 # The tree is read (tar > /dev/null) right before each round: the page cache on these machines
-# drops data untouched for ~30 s. Needs: git, jq, python3; jj optional (skipped when absent).
+# drops data untouched for ~30 s. Each step gives wall time and, when perf is installed, CPU
+# time (perf stat task-clock of the step and everything it starts, a stable figure on a loaded
+# machine); every step runs in `bash -c`, whose own cost is the "shell" line. The load average
+# is printed at start and end. Needs: git, jq, python3; jj and perf optional.
 # Env: REWIND_BIN (default target/release/rewind), MUTATE (default ../shared/bench/mutate.sh).
 set -euo pipefail
 export LC_ALL=C
@@ -24,6 +27,8 @@ mutate=${MUTATE:-$here/../shared/bench/mutate.sh}
 [ -x "$mutate" ] || mutate=/work/shared/bench/mutate.sh
 have_jj=0
 command -v jj >/dev/null && have_jj=1
+have_perf=0
+perf stat -e task-clock true >/dev/null 2>&1 && have_perf=1
 
 W=$(mktemp -d "${TMPDIR:-/tmp}/rewind-daemon-bench.XXXXXX")
 tree=$W/tree
@@ -40,6 +45,9 @@ bash "$mutate" --list "$tree" >"$W/list"
 
 R() { "$rewind" --store "$store" -C "$tree" "$@"; }
 G() { git -C "$tree" "$@"; }
+export -f R G
+export rewind store tree
+echo "# load at start: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
 echo "# cold snapshots" >&2
 R init >/dev/null
@@ -51,13 +59,18 @@ if [ $have_jj = 1 ]; then
 	(cd "$tree" && jj git init >/dev/null 2>&1 && jj util snapshot >/dev/null 2>&1) || have_jj=0
 fi
 
-# ms for one run of a shell command
+# "WALL_MS CPU_MS" for one run of a shell command (CPU "-" without perf)
 t() {
-	local s e
+	local s e cpu=-
 	s=$(date +%s%N)
-	eval "$1" >/dev/null 2>&1
+	if [ $have_perf = 1 ]; then
+		perf stat -x, -e task-clock -o "$W/cpu" -- bash -c "$1" >/dev/null 2>&1 || true
+		cpu=$(awk -F, '/task-clock/ {printf "%.1f", $1}' "$W/cpu")
+	else
+		bash -c "$1" >/dev/null 2>&1 || true
+	fi
 	e=$(date +%s%N)
-	echo $(((e - s) / 1000000))
+	echo "$(((e - s) / 1000000)) $cpu"
 }
 
 samples=$W/samples.tsv
@@ -72,6 +85,7 @@ measure() { # phase
 		warm
 		R snapshot -q >/dev/null # settle: nothing pending
 		G add -A >/dev/null 2>&1
+		rec shell "bash -c true (inside every figure)" "$(t 'true')"
 		rec "$phase" "rewind snapshot, nothing changed" "$(t 'R snapshot -q')"
 		rec "$phase" "rewind status, nothing changed" "$(t 'R status')"
 		rec "$phase" "rewind run -- true" "$(t 'R run -q -- true')"
@@ -99,16 +113,23 @@ R daemon status --json >"$W/status.json"
 measure "daemon"
 R daemon status --json >"$W/status2.json"
 
+echo "# load at end: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+
 python3 - "$samples" "$W/status.json" "$W/status2.json" <<'EOF'
 import json, statistics, sys
 rows = {}
 for line in open(sys.argv[1]):
     phase, what, ms = line.rstrip("\n").split("\t")
-    rows.setdefault((phase, what), []).append(int(ms))
-print("| phase | step | median ms | min | max | runs |")
-print("|---|---|---|---|---|---|")
-for (phase, what), v in rows.items():
-    print(f"| {phase} | {what} | {statistics.median(v):.0f} | {min(v)} | {max(v)} | {len(v)} |")
+    wall, cpu = ms.split()
+    r = rows.setdefault((phase, what), ([], []))
+    r[0].append(int(wall))
+    if cpu != "-":
+        r[1].append(float(cpu))
+print("| phase | step | wall median ms | min | max | CPU median ms | runs |")
+print("|---|---|---|---|---|---|---|")
+for (phase, what), (v, c) in rows.items():
+    cpu = f"{statistics.median(c):.1f}" if c else "-"
+    print(f"| {phase} | {what} | {statistics.median(v):.0f} | {min(v)} | {max(v)} | {cpu} | {len(v)} |")
 for f in sys.argv[2:]:
     s = json.load(open(f))
     w = s["workspaces"][0]

@@ -36,7 +36,7 @@ fn main() {
     let cache = rewind::scan::StatCache::load(&reader, ws.id).expect("cache");
     let all: rustc_hash::FxHashSet<Vec<u8>> = cache.dir_paths().map(<[u8]>::to_vec).collect();
     let trusted = rewind::scan::WalkOptions {
-        trusted: Some(std::sync::Arc::new(all)),
+        trusted: Some(rewind::scan::Trust::Only(std::sync::Arc::new(all))),
         ..Default::default()
     };
     let (mut best_plain, mut best_trusted) = (f64::MAX, f64::MAX);

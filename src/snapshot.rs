@@ -25,8 +25,8 @@ use crate::error::{Error, IoContext, Result};
 use crate::fs::{join_rel, split_parent};
 use crate::id::Id;
 use crate::progress::Progress;
-use crate::scan::statcache::{CacheEntry, DirCache, Stat, StatCache, is_racy};
-use crate::scan::walk::{EntryType, WalkEntry, WalkOptions, walk};
+use crate::scan::statcache::{CacheEntry, DirCache, Stat, StatCache, Subtree, is_racy};
+use crate::scan::walk::{EntryType, Trust, WalkEntry, WalkOptions, walk};
 use crate::store::blob::{self, ChunkRef, Payload, SegmentWriter};
 use crate::store::snapshot::{ScanSettings, SkipReason, Skipped, SnapshotRecord, TreeStats};
 use crate::store::tables::*;
@@ -196,6 +196,7 @@ pub(crate) fn store_files(store: &Store, root: &Path, files: &[Vec<u8>]) -> Resu
             ty,
             stat: Stat::from_metadata(&meta),
             cached: None,
+            subtree: None,
         });
     }
     let mut sink = Sink::new(store);
@@ -329,6 +330,10 @@ struct Snapshotter<'a> {
     parent: Option<Id>,
     /// The file system clock before the walk (for racy-clean entries).
     start_ns: i64,
+    /// The caller's ignore globs joined with the store's.
+    ignore_globs: Vec<String>,
+    /// What decides the ignored files, recorded with the daemon token.
+    scan_key: (Vec<String>, Option<u64>),
 }
 
 /// What the walk found, and how each entry stands after the stat cache.
@@ -374,22 +379,41 @@ impl<'a> Snapshotter<'a> {
             }
         }
         let ws = reader.workspace(&root)?;
+        // The store's rules join the caller's; the record keeps them all, so a restore or a
+        // later diff leaves out exactly what this snapshot did.
+        let mut ignore_globs = opts.ignore_globs.clone();
+        for g in crate::config::IgnoreConfig::load(store.dir())?.globs() {
+            if !ignore_globs.contains(&g) {
+                ignore_globs.push(g);
+            }
+        }
+        let scan_key = (ignore_globs.clone(), opts.max_file_size);
         phases.mark("open");
-        let cache = match &ws {
-            Some(ws) => StatCache::load(&reader, ws.id)?,
-            None => StatCache::default(),
-        };
-        phases.mark("cache");
-        // The watch daemon, when one runs, vouches for directories untouched since the cache's
-        // token: they are trusted as `run`'s own watch trusts them (see `scan::daemon_link`).
-        let daemon = daemon_narrowing(
+        // The watch daemon, when one runs, says what changed since the cache's token; the rest
+        // is trusted as `run`'s own watch trusts it (see `scan::daemon_link`).
+        let mut daemon = daemon_narrowing(
             store,
             &reader,
             ws.as_ref().map(|w| w.id),
             &root,
             opts.trusted_dirs.is_none(),
+            &ignore_globs,
         )?;
         phases.mark("daemon");
+        // Untouched subtrees need not even be listed, nor their cache read, when what decides
+        // the ignored files is what it was when the cache was written.
+        let prune = daemon.prune && daemon.record.scan.as_ref() == Some(&scan_key);
+        if let crate::scan::daemon_link::WalkNarrowing::Narrowed { pruned, .. } = &mut daemon.walk {
+            *pruned = prune;
+        }
+        let cache = match (&ws, &daemon.trusted) {
+            (Some(ws), Some(untrusted)) if prune => {
+                StatCache::load_narrowed(&reader, ws.id, untrusted)?
+            }
+            (Some(ws), _) => StatCache::load(&reader, ws.id)?,
+            (None, _) => StatCache::default(),
+        };
+        phases.mark("cache");
         let parent = match &ws {
             Some(ws) => reader.history(ws.id, 1)?.first().copied(),
             None => None,
@@ -411,6 +435,8 @@ impl<'a> Snapshotter<'a> {
             daemon,
             parent,
             start_ns,
+            ignore_globs,
+            scan_key,
         })
     }
 
@@ -456,28 +482,17 @@ impl<'a> Snapshotter<'a> {
             .canonicalize()
             .ok()
             .filter(|d| d.starts_with(&self.root));
-        // The store's rules join the caller's; the record keeps them all, so a restore or a
-        // later diff leaves out exactly what this snapshot did.
-        let mut ignore_globs = opts.ignore_globs.clone();
-        for g in crate::config::IgnoreConfig::load(self.store.dir())?.globs() {
-            if !ignore_globs.contains(&g) {
-                ignore_globs.push(g);
-            }
-        }
-        // Untouched subtrees need not even be listed when what decides the ignored files is
-        // what it was when the cache was written.
-        let scan_key = (ignore_globs.clone(), opts.max_file_size);
-        let daemon = &mut self.daemon;
-        let prune = daemon.prune && daemon.record.scan.as_ref() == Some(&scan_key);
-        if let crate::scan::daemon_link::WalkNarrowing::Narrowed { pruned, .. } = &mut daemon.walk {
-            *pruned = prune;
-        }
+        let ignore_globs = std::mem::take(&mut self.ignore_globs);
+        let scan_key = std::mem::take(&mut self.scan_key);
+        let trusted = match &opts.trusted_dirs {
+            Some(dirs) => Some(Trust::Only(dirs.clone())),
+            None => self.daemon.trusted.take().map(Trust::AllBut),
+        };
         let walk_opts = WalkOptions {
             ignore_globs: ignore_globs.clone(),
             exclude,
             threads: 0,
-            trusted: opts.trusted_dirs.clone().or(daemon.trusted.take()),
-            prune,
+            trusted,
         };
         let walked = walk(&self.root, &walk_opts, &self.cache)?;
         self.phases.mark("walk");
@@ -654,12 +669,18 @@ impl<'a> Snapshotter<'a> {
     ) -> Result<SnapshotOutcome> {
         let opts = self.opts;
         let mut report = self.report(&mut scanned, &built)?;
-        let stale_dirs: Vec<Vec<u8>> = self
-            .cache
-            .dir_paths()
-            .filter(|d| !built.live_dirs.contains(*d))
-            .map(<[u8]>::to_vec)
-            .collect();
+        // A complete cache lists every stored directory: the ones no longer in the tree go. A
+        // narrowed one only knows the directories it read: under those, the subdirectories
+        // that went away go, with everything below them (`stale_trees`).
+        let stale_dirs: Vec<Vec<u8>> = if self.cache.is_complete() {
+            self.cache
+                .dir_paths()
+                .filter(|d| !built.live_dirs.contains(*d))
+                .map(<[u8]>::to_vec)
+                .collect()
+        } else {
+            Vec::new()
+        };
         let record_base = SnapshotRecord {
             workspace: self.root.as_os_str().as_bytes().to_vec(),
             workspace_id: 0,
@@ -759,6 +780,11 @@ impl<'a> Snapshotter<'a> {
             for dir in &stale_dirs {
                 sc.remove((ws.id, dir.as_slice()))?;
             }
+            if !self.cache.is_complete() {
+                for top in &built.stale_trees {
+                    remove_cache_tree(&mut sc, ws.id, top)?;
+                }
+            }
             drop(sc);
             crate::scan::token::record(
                 &txn,
@@ -791,8 +817,8 @@ impl<'a> Snapshotter<'a> {
 
 /// What the watch daemon says about the workspace.
 struct DaemonAnswer {
-    /// Directories it vouches for, less those holding hard-linked files.
-    trusted: Option<std::sync::Arc<rustc_hash::FxHashSet<Vec<u8>>>>,
+    /// What it says changed, with the directories holding hard-linked files added.
+    trusted: Option<std::sync::Arc<crate::scan::narrow::Untrusted>>,
     /// The token to record with the cache this snapshot writes.
     token: Option<crate::scan::token::Token>,
     /// The token record as read with the cache.
@@ -809,6 +835,7 @@ fn daemon_narrowing(
     ws: Option<u64>,
     root: &Path,
     ask: bool,
+    ignore_globs: &[String],
 ) -> Result<DaemonAnswer> {
     use crate::scan::daemon_link::{Narrowing, WalkNarrowing, narrow};
     let record = match ws {
@@ -831,19 +858,30 @@ fn daemon_narrowing(
             answer.token = token;
             answer.walk = WalkNarrowing::DaemonFull { reason };
         }
-        Narrowing::Trusted {
+        // The daemon watches what its own ignore globs leave in: a directory they leave out
+        // and this walk enters was never watched, so nothing it says can be trusted.
+        Narrowing::Changed { token, globs, .. }
+            if globs.iter().any(|g| !ignore_globs.contains(g)) =>
+        {
+            answer.token = Some(token);
+            answer.walk = WalkNarrowing::DaemonFull {
+                reason: "the daemon ignores directories this snapshot reads".into(),
+            };
+        }
+        Narrowing::Changed {
             token,
-            mut dirs,
+            mut untrusted,
             prune,
+            ..
         } => {
             for d in &answer.record.linked_dirs {
-                dirs.remove(d);
+                untrusted.add_dir(d.clone());
             }
             answer.walk = WalkNarrowing::Narrowed {
-                trusted_dirs: dirs.len(),
+                untrusted: untrusted.len(),
                 pruned: false,
             };
-            answer.trusted = Some(std::sync::Arc::new(dirs));
+            answer.trusted = Some(std::sync::Arc::new(untrusted));
             answer.token = Some(token);
             answer.prune = prune;
         }
@@ -1295,8 +1333,21 @@ struct Built {
     new_trees: Vec<(Id, Tree, Vec<u8>)>,
     /// Directories whose stat cache changed.
     dirty_caches: Vec<(Vec<u8>, DirCache)>,
-    /// Every directory in the new tree.
+    /// Every directory the walk listed (not those inside unread subtrees).
     live_dirs: HashSet<Vec<u8>>,
+    /// Subdirectories the cache of a rebuilt directory had and the new tree has not: their
+    /// caches, and everything below, are stale.
+    stale_trees: Vec<Vec<u8>>,
+}
+
+/// A directory once built: its tree id, total size, whether its cache was reused unchanged,
+/// and its subtree's totals.
+#[derive(Clone, Copy)]
+struct DoneDir {
+    id: Id,
+    size: u64,
+    clean: bool,
+    subtree: Subtree,
 }
 
 fn build_trees(
@@ -1307,9 +1358,10 @@ fn build_trees(
     start_ns: i64,
 ) -> Result<Built> {
     // Group children by parent directory; every walked directory gets a slot, so empty
-    // directories are kept.
+    // directories are kept. A subtree the walk left unread is done already.
     let mut children: rustc_hash::FxHashMap<&[u8], Vec<usize>> = rustc_hash::FxHashMap::default();
     children.insert(b"", Vec::new());
+    let mut done: rustc_hash::FxHashMap<&[u8], DoneDir> = rustc_hash::FxHashMap::default();
     let mut stats = TreeStats::default();
     for (i, e) in entries.iter().enumerate() {
         let (parent, _) = split_parent(&e.path);
@@ -1318,8 +1370,27 @@ fn build_trees(
                 if unreadable_dirs.contains(e.path.as_slice()) {
                     continue;
                 }
-                children.entry(e.path.as_slice()).or_default();
                 stats.dirs += 1;
+                match (e.subtree, e.cached) {
+                    (Some(sub), Some((id, size))) => {
+                        stats.dirs += sub.dirs;
+                        stats.files += sub.files;
+                        stats.symlinks += sub.symlinks;
+                        stats.bytes += size;
+                        done.insert(
+                            e.path.as_slice(),
+                            DoneDir {
+                                id,
+                                size,
+                                clean: true,
+                                subtree: sub,
+                            },
+                        );
+                    }
+                    _ => {
+                        children.entry(e.path.as_slice()).or_default();
+                    }
+                }
             }
             EntryType::File | EntryType::Symlink => {
                 let Some(r) = resolved[i] else { continue };
@@ -1345,12 +1416,33 @@ fn build_trees(
         })
     });
 
-    let mut done: rustc_hash::FxHashMap<&[u8], (Id, u64, bool)> =
-        rustc_hash::FxHashMap::with_capacity_and_hasher(dirs.len(), Default::default());
+    done.reserve(dirs.len());
     let mut new_trees = Vec::new();
     let mut dirty_caches = Vec::new();
+    let mut stale_trees = Vec::new();
     for dir in dirs {
         let kids = &children[dir];
+        // The subtree's totals, and whether all below is settled (cached, none racy): from the
+        // children, so a reused cache and a rebuilt one say the same.
+        let mut subtree = Subtree {
+            settled: true,
+            ..Subtree::default()
+        };
+        for &i in kids {
+            let e = &entries[i];
+            match e.ty {
+                EntryType::Dir => {
+                    let d = &done[e.path.as_slice()];
+                    subtree.dirs += 1 + d.subtree.dirs;
+                    subtree.files += d.subtree.files;
+                    subtree.symlinks += d.subtree.symlinks;
+                    subtree.settled &= d.subtree.settled;
+                }
+                EntryType::Symlink if resolved[i].is_some() => subtree.symlinks += 1,
+                EntryType::File if resolved[i].is_some() => subtree.files += 1,
+                _ => {}
+            }
+        }
         let old = cache.dir(dir);
         let clean = old.is_some_and(|old| {
             old.len() == kids.len()
@@ -1359,15 +1451,28 @@ fn build_trees(
                     match e.ty {
                         EntryType::Dir => {
                             let (_, name) = split_parent(&e.path);
-                            matches!(done.get(e.path.as_slice()), Some((id, _, true))
-                                if old.get(name).is_some_and(|c| c.kind() == Kind::Dir && c.id() == *id))
+                            let d = &done[e.path.as_slice()];
+                            d.clean
+                                && old.get(name).is_some_and(|c| {
+                                    c.kind() == Kind::Dir
+                                        && c.id() == d.id
+                                        && c.subtree() == Some(d.subtree)
+                                })
                         }
                         _ => e.cached.is_some(),
                     }
                 })
         });
         if let (true, Some(old)) = (clean, old) {
-            done.insert(dir, (old.tree(), old.size(), true));
+            done.insert(
+                dir,
+                DoneDir {
+                    id: old.tree(),
+                    size: old.size(),
+                    clean: true,
+                    subtree,
+                },
+            );
             continue;
         }
         let mut tree_entries = Vec::with_capacity(kids.len());
@@ -1378,8 +1483,8 @@ fn build_trees(
             let (_, name) = split_parent(&e.path);
             let (kind, id, size, stat, racy) = match e.ty {
                 EntryType::Dir => {
-                    let (id, size, _) = done[e.path.as_slice()];
-                    (Kind::Dir, id, size, Stat::default(), false)
+                    let d = done[e.path.as_slice()];
+                    (Kind::Dir, d.id, d.size, d.subtree.as_stat(), false)
                 }
                 _ => {
                     let Some(r) = resolved[i] else { continue };
@@ -1392,6 +1497,7 @@ fn build_trees(
                     )
                 }
             };
+            subtree.settled &= !racy;
             if kind != Kind::Symlink {
                 total += size;
             }
@@ -1412,6 +1518,16 @@ fn build_trees(
         }
         let tree = Tree::from_unsorted(tree_entries);
         cache_entries.sort_unstable_by(|a, b| a.name.cmp(&b.name));
+        if let Some(old) = old {
+            for gone in old.entries().filter(|c| {
+                c.kind() == Kind::Dir
+                    && cache_entries
+                        .binary_search_by(|n| n.name.as_slice().cmp(c.name()))
+                        .map_or(true, |at| cache_entries[at].kind != Kind::Dir)
+            }) {
+                stale_trees.push(crate::fs::child_path(dir, gone.name()));
+            }
+        }
         let (id, bytes) = tree.id_and_bytes()?;
         dirty_caches.push((
             dir.to_vec(),
@@ -1422,9 +1538,17 @@ fn build_trees(
             },
         ));
         new_trees.push((id, tree, bytes));
-        done.insert(dir, (id, total, false));
+        done.insert(
+            dir,
+            DoneDir {
+                id,
+                size: total,
+                clean: false,
+                subtree,
+            },
+        );
     }
-    let root = done.get(&b""[..]).map(|d| d.0).unwrap_or_default();
+    let root = done.get(&b""[..]).map(|d| d.id).unwrap_or_default();
     let live_dirs = children.keys().map(|d| d.to_vec()).collect();
     Ok(Built {
         root,
@@ -1432,7 +1556,30 @@ fn build_trees(
         new_trees,
         dirty_caches,
         live_dirs,
+        stale_trees,
     })
+}
+
+/// Removes the stat cache of directory `top` and of every directory below it.
+fn remove_cache_tree(
+    sc: &mut redb::Table<(u64, &'static [u8]), &'static [u8]>,
+    ws: u64,
+    top: &[u8],
+) -> Result<()> {
+    sc.remove((ws, top))?;
+    // Below `top`: paths starting with "top/", which sort before "top0" ('0' follows '/').
+    let mut lo = top.to_vec();
+    lo.push(b'/');
+    let mut hi = top.to_vec();
+    hi.push(b'0');
+    let below: Vec<Vec<u8>> = sc
+        .range((ws, lo.as_slice())..(ws, hi.as_slice()))?
+        .map(|item| item.map(|(k, _)| k.value().1.to_vec()))
+        .collect::<std::result::Result<_, _>>()?;
+    for dir in below {
+        sc.remove((ws, dir.as_slice()))?;
+    }
+    Ok(())
 }
 
 impl Store {

@@ -89,6 +89,11 @@ fn snap(store: &Store, ws: &Path) -> rewind::SnapshotReport {
 /// The root tree a full walk with no stat cache and no daemon gives: a dry run in a store of
 /// its own.
 fn full_walk_root(reference: &Path, ws: &Path) -> Id {
+    full_walk(reference, ws).root
+}
+
+/// The report of a full walk with no stat cache and no daemon (see [`full_walk_root`]).
+fn full_walk(reference: &Path, ws: &Path) -> rewind::SnapshotReport {
     let store = Store::open(reference, StoreOptions::default()).expect("reference store");
     rewind::snapshot::snapshot(
         &store,
@@ -101,7 +106,82 @@ fn full_walk_root(reference: &Path, ws: &Path) -> Id {
     )
     .expect("reference snapshot")
     .report
-    .root
+}
+
+/// Checks that the workspace's stored stat cache describes the tree `root` exactly: a row per
+/// directory of the tree with its tree id, each subdirectory's subtree totals right where
+/// they are recorded, and no row for a directory the tree does not have (a narrowed snapshot
+/// removes those by prefix). Returns a description of the first mismatch.
+fn cache_matches_tree(store: &Store, ws: &Path, root: Id) -> Result<(), String> {
+    use rewind::scan::{StatCache, Subtree};
+    use rewind::store::tree::Kind;
+    let reader = store.reader().expect("reader");
+    let canonical = ws.canonicalize().expect("canonical");
+    let id = reader
+        .workspace(&canonical)
+        .expect("ws")
+        .expect("registered")
+        .id;
+    let cache = StatCache::load(&reader, id).expect("cache");
+    // Depth first: (path, tree id); totals are summed on the way back up.
+    fn visit(
+        reader: &rewind::store::Reader,
+        cache: &StatCache,
+        path: &[u8],
+        tree: Id,
+        seen: &mut Vec<Vec<u8>>,
+    ) -> Result<Subtree, String> {
+        let shown = String::from_utf8_lossy(path).into_owned();
+        seen.push(path.to_vec());
+        let view = cache
+            .dir(path)
+            .ok_or_else(|| format!("no cache row for {shown:?}"))?;
+        if view.tree() != tree {
+            return Err(format!("cache row of {shown:?} has another tree id"));
+        }
+        let mut total = Subtree::default();
+        for e in reader.tree(&tree).expect("tree").entries {
+            match e.kind {
+                Kind::Dir => {
+                    let mut child = path.to_vec();
+                    if !child.is_empty() {
+                        child.push(b'/');
+                    }
+                    child.extend_from_slice(&e.name);
+                    let sub = visit(reader, cache, &child, e.id, seen)?;
+                    let recorded = view.get(&e.name).and_then(|c| c.subtree());
+                    if recorded.map(|r| (r.files, r.dirs, r.symlinks))
+                        != Some((sub.files, sub.dirs, sub.symlinks))
+                    {
+                        return Err(format!(
+                            "subtree of {:?} recorded as {recorded:?}, is {sub:?}",
+                            String::from_utf8_lossy(&child)
+                        ));
+                    }
+                    total.dirs += 1 + sub.dirs;
+                    total.files += sub.files;
+                    total.symlinks += sub.symlinks;
+                }
+                Kind::Symlink => total.symlinks += 1,
+                Kind::File | Kind::Executable => total.files += 1,
+            }
+        }
+        Ok(total)
+    }
+    let mut seen = Vec::new();
+    visit(&reader, &cache, b"", root, &mut seen)?;
+    seen.sort();
+    let mut rows: Vec<Vec<u8>> = cache.dir_paths().map(<[u8]>::to_vec).collect();
+    rows.sort();
+    if rows != seen {
+        let extra: Vec<String> = rows
+            .iter()
+            .filter(|r| !seen.contains(r))
+            .map(|r| String::from_utf8_lossy(r).into_owned())
+            .collect();
+        return Err(format!("stale cache rows: {extra:?}"));
+    }
+    Ok(())
 }
 
 /// A snapshot through the daemon, checked against a full walk.
@@ -159,6 +239,10 @@ enum Edit {
     Symlink(usize, usize),
     /// A .gitignore in a directory, naming a file or a directory (or nothing).
     Ignore(usize, usize),
+    /// A directory renamed over another path (under a trusted ancestor).
+    RenameDir(usize, usize),
+    /// A directory's permissions changed (it stays readable).
+    ChmodDir(usize),
     Snapshot,
 }
 
@@ -185,6 +269,8 @@ fn edit() -> impl Strategy<Value = Edit> {
         (0..15usize).prop_map(Edit::Chmod),
         (0..15usize, 0..15usize).prop_map(|(a, b)| Edit::Symlink(a, b)),
         (0..DIRS.len(), 0..4usize).prop_map(|(d, k)| Edit::Ignore(d, k)),
+        (1..DIRS.len(), 1..DIRS.len()).prop_map(|(a, b)| Edit::RenameDir(a, b)),
+        (1..DIRS.len()).prop_map(Edit::ChmodDir),
         Just(Edit::Snapshot),
     ]
 }
@@ -248,6 +334,28 @@ fn apply(ws: &Path, e: &Edit) {
                 let _ = fs::write(dir.join(".gitignore"), rules);
             }
         }
+        Edit::RenameDir(a, b) => {
+            let (from, to) = (ws.join(DIRS[*a]), ws.join(DIRS[*b]));
+            // Not into itself; whatever is at the target goes first, as `mv -T` would.
+            if from.is_dir() && !to.starts_with(&from) && !from.starts_with(&to) {
+                let _ = fs::remove_dir_all(&to);
+                if fs::create_dir_all(to.parent().unwrap()).is_ok() {
+                    let _ = fs::rename(&from, &to);
+                }
+            }
+        }
+        Edit::ChmodDir(d) => {
+            if let Ok(m) = fs::symlink_metadata(ws.join(DIRS[*d]))
+                && m.is_dir()
+            {
+                let mode = if m.permissions().mode() & 0o777 == 0o700 {
+                    0o755
+                } else {
+                    0o700
+                };
+                fs::set_permissions(ws.join(DIRS[*d]), fs::Permissions::from_mode(mode)).unwrap();
+            }
+        }
         Edit::Snapshot => {}
     }
 }
@@ -276,8 +384,17 @@ fn narrowed_snapshots_equal_full_walks_under_random_edits() {
                     snapshots.set(snapshots.get() + 1);
                     narrowed_count.set(narrowed_count.get() + narrowed(&r) as usize);
                     pruned_count.set(pruned_count.get() + pruned(&r) as usize);
-                    let full = full_walk_root(&reference, &env.ws);
-                    prop_assert_eq!(r.root, full, "after {:?} ({:?})", edits, r.walk);
+                    let full = full_walk(&reference, &env.ws);
+                    prop_assert_eq!(r.root, full.root, "after {:?} ({:?})", edits, r.walk);
+                    prop_assert_eq!(r.stats, full.stats, "after {:?} ({:?})", edits, r.walk);
+                    let cache = cache_matches_tree(&store, &env.ws, r.root);
+                    prop_assert!(
+                        cache.is_ok(),
+                        "after {:?} ({:?}): {:?}",
+                        edits,
+                        r.walk,
+                        cache
+                    );
                 }
             }
             Ok(())
@@ -298,13 +415,10 @@ fn warm_snapshot_with_daemon_reads_and_stats_only_what_changed() {
     assert_eq!(first["walk"]["walk"], "daemon_full", "{first}");
     let second: Value = serde_json::from_str(&env.ok(&["snapshot", "--json"])).unwrap();
     assert_eq!(second["walk"]["walk"], "narrowed", "{second}");
-    assert_eq!(second["walk"]["trusted_dirs"], 4, "root, a, a/b, c");
+    assert_eq!(second["walk"]["untrusted"], 0, "nothing changed: {second}");
     env.write("a/b/one.txt", b"changed\n");
     let third: Value = serde_json::from_str(&env.ok(&["snapshot", "--json"])).unwrap();
-    assert_eq!(
-        third["walk"]["trusted_dirs"], 3,
-        "a/b is not trusted: {third}"
-    );
+    assert_eq!(third["walk"]["untrusted"], 1, "a/b is not trusted: {third}");
     assert_eq!(third["files_read"], 1);
     let store = env.open();
     checked(&store, &env, &reference);

@@ -9,7 +9,9 @@
 //! A directory is vouched for since T (the conditions of [`crate::scan::watch`], carried over):
 //! its watch was added at or before T (so the walk that wrote the cache after T was watched);
 //! no event on it after T; no directory event at its path or above it after T (a directory
-//! renamed or created there, a watched directory moved or deleted); no overflow since T. The
+//! renamed or created there, a watched directory moved or deleted); no overflow since T. An
+//! event that names an entry (nearly all do) leaves the directory's other entries vouched for:
+//! every change to an entry raises an event naming it on its directory's watch. The
 //! caller leaves out directories holding hard-linked files, and a new name made for a file that
 //! has another (a hard link made inside the workspace) resets the journal, since `link()`
 //! raises no event in the first name's directory. A link made from *outside* the workspace to
@@ -71,10 +73,15 @@ pub struct Journal {
     wds: FxHashMap<i32, Vec<u8>>,
     /// Directory -> (watch descriptor, stamp when the watch was added).
     watched: FxHashMap<Vec<u8>, (i32, u64)>,
-    /// Directory -> stamp of its latest event.
+    /// Directory -> stamp of its latest event about itself (no entry named).
     dirty: FxHashMap<Vec<u8>, u64>,
+    /// Entry (relative path) -> stamp of its latest event.
+    names: FxHashMap<Vec<u8>, u64>,
     /// Subtree -> stamp of its latest directory event.
     trees: FxHashMap<Vec<u8>, u64>,
+    /// Directories a snapshot would enter that are not watched (a mount inotify cannot see,
+    /// one that could not be read or watched): never trusted, named in every answer.
+    unwatched: rustc_hash::FxHashSet<Vec<u8>>,
     /// Tokens before this stamp are answered with a full walk.
     reset_at: u64,
     /// Stamp of the latest event on an ignore file (what snapshots leave out may have changed).
@@ -108,7 +115,9 @@ impl Journal {
             wds: FxHashMap::default(),
             watched: FxHashMap::default(),
             dirty: FxHashMap::default(),
+            names: FxHashMap::default(),
             trees: FxHashMap::default(),
+            unwatched: Default::default(),
             reset_at: seq,
             ignore_changed: 0,
             held: 0,
@@ -147,7 +156,6 @@ impl Journal {
                 .filter(|d| d.starts_with(&self.root)),
             threads: 1,
             trusted: None,
-            prune: false,
         };
         // SAFETY: inotify_init1 takes flags only; a negative result is an error.
         let raw = unsafe { libc::inotify_init1(libc::IN_NONBLOCK | libc::IN_CLOEXEC) };
@@ -168,7 +176,9 @@ impl Journal {
         self.wds.clear();
         self.watched.clear();
         self.dirty.clear();
+        self.names.clear();
         self.trees.clear();
+        self.unwatched.clear();
     }
 
     /// The inotify descriptor to poll (None when broken).
@@ -191,8 +201,21 @@ impl Journal {
             })
             .map_err(|e| e.to_string())?;
         let root_dev = self.identity.0;
+        self.unwatched.retain(|d| !is_under(d, sub));
         for entry in builder.build() {
-            let Ok(entry) = entry else { continue };
+            let entry = match entry {
+                Ok(e) => e,
+                // What is below a directory that could not be listed is not watched: a
+                // walk that can list it must not trust it.
+                Err(err) => match crate::scan::walk::error_path(&err) {
+                    Some(p) => {
+                        let rel = p.strip_prefix(&self.root).unwrap_or(p);
+                        self.unwatched.insert(rel.as_os_str().as_bytes().to_vec());
+                        continue;
+                    }
+                    None => return Err(format!("watching {}: {err}", self.root.display())),
+                },
+            };
             if !entry.file_type().is_some_and(|t| t.is_dir()) {
                 continue;
             }
@@ -211,6 +234,7 @@ impl Journal {
             if entry.metadata().is_ok_and(|m| m.dev() != root_dev)
                 && blind_fs(entry.path(), opts).is_some()
             {
+                self.unwatched.insert(rel);
                 continue;
             }
             self.add_watch(rel, seq, opts)?;
@@ -234,7 +258,10 @@ impl Journal {
         if wd < 0 {
             let e = std::io::Error::last_os_error();
             return match e.raw_os_error() {
-                Some(libc::ENOENT | libc::ENOTDIR | libc::EACCES) => Ok(()),
+                Some(libc::ENOENT | libc::ENOTDIR | libc::EACCES) => {
+                    self.unwatched.insert(rel);
+                    Ok(())
+                }
                 Some(libc::ENOSPC) => Err(
                     "watch limit reached (fs.inotify.max_user_watches: raise it with sysctl)"
                         .into(),
@@ -280,6 +307,7 @@ impl Journal {
     fn reset(&mut self, seq: u64) {
         self.reset_at = seq;
         self.dirty.clear();
+        self.names.clear();
         self.trees.clear();
         self.held = 0;
         self.overflows += 1;
@@ -330,7 +358,10 @@ impl Journal {
                 }
                 continue;
             }
-            self.dirty.insert(dir.clone(), seq);
+            if name.is_empty() {
+                // The directory itself (its mode, or it went away): none of it is vouched for.
+                self.dirty.insert(dir.clone(), seq);
+            }
             if mask & (libc::IN_DELETE_SELF | libc::IN_MOVE_SELF) != 0 {
                 self.trees.insert(dir.clone(), seq);
                 if dir.is_empty() {
@@ -343,6 +374,8 @@ impl Journal {
                 continue;
             }
             let child = child_path(&dir, &name);
+            // inotify names the entry of every change in a directory: the others are unchanged.
+            self.names.insert(child.clone(), seq);
             self.changed.insert(child.clone());
             if mask & libc::IN_ISDIR != 0 {
                 self.trees.insert(child.clone(), seq);
@@ -396,15 +429,17 @@ impl Journal {
     }
 
     /// Answers a query (after [`Journal::drain`]): the token to hand out is `token`; `since`
-    /// is the caller's. Returns the answer and the trusted list's bytes.
+    /// is the caller's. Returns the answer and its list of what changed since `since`: the
+    /// directories with an event about themselves or a watch added after it, the entries an
+    /// event named after it, the subtrees with a directory event after it, and the directories
+    /// not watched. O(watches), with no allocation per watch.
     pub fn query(&mut self, since: Option<Token>, token: Token) -> (QueryAnswer, Vec<u8>) {
         let full = |token: Option<Token>, why: &str| {
             (
                 QueryAnswer {
                     token,
                     full: Some(why.to_string()),
-                    trusted_len: 0,
-                    prune: false,
+                    ..QueryAnswer::default()
                 },
                 Vec::new(),
             )
@@ -433,28 +468,37 @@ impl Journal {
                 "the journal overflowed since the stat cache's token",
             );
         }
-        let trees: Vec<&[u8]> = self
+        let after = |s: &u64| *s > since.seq;
+        let dirs = self
+            .dirty
+            .iter()
+            .filter(|(_, s)| after(s))
+            .map(|(d, _)| d.as_slice())
+            .chain(
+                self.watched
+                    .iter()
+                    .filter(|(_, (_, added))| after(added))
+                    .map(|(d, _)| d.as_slice()),
+            );
+        let names = self
+            .names
+            .iter()
+            .filter(|(_, s)| after(s))
+            .map(|(d, _)| d.as_slice());
+        let trees = self
             .trees
             .iter()
-            .filter(|(_, s)| **s > since.seq)
+            .filter(|(_, s)| after(s))
             .map(|(d, _)| d.as_slice())
-            .collect();
-        let mut bytes = Vec::new();
-        for (dir, (_, added)) in &self.watched {
-            if *added <= since.seq
-                && self.dirty.get(dir).is_none_or(|s| *s <= since.seq)
-                && !trees.iter().any(|t| is_under(dir, t))
-            {
-                bytes.extend_from_slice(dir);
-                bytes.push(0);
-            }
-        }
+            .chain(self.unwatched.iter().map(Vec::as_slice));
+        let bytes = crate::scan::daemon_link::encode_changed(dirs, names, trees);
         (
             QueryAnswer {
                 token: Some(token),
                 full: None,
-                trusted_len: bytes.len(),
+                changed_len: bytes.len(),
                 prune: self.ignore_changed <= since.seq,
+                globs: self.walk_opts.ignore_globs.clone(),
             },
             bytes,
         )
@@ -488,7 +532,7 @@ impl Journal {
             "watches": self.watched.len(),
             "events": self.events,
             "overflows": self.overflows,
-            "journal": {"dirty_dirs": self.dirty.len(), "dirty_trees": self.trees.len(), "held_events": self.held},
+            "journal": {"dirty_dirs": self.dirty.len(), "dirty_entries": self.names.len(), "dirty_trees": self.trees.len(), "held_events": self.held},
         })
     }
 }

@@ -286,7 +286,7 @@ fn serve(shared: &Arc<Shared>, stream: UnixStream) {
             }
         };
         let written = match req {
-            Request::Query { workspace, since } => {
+            Request::Changes { workspace, since } => {
                 let (answer, bytes) = shared.query(&workspace, since);
                 let mut buf = serde_json::to_vec(&answer).unwrap_or_default();
                 buf.push(b'\n');
@@ -459,8 +459,7 @@ impl Shared {
                 crate::scan::daemon_link::QueryAnswer {
                     token: None,
                     full: Some("the workspace is not watched (rewind watch on)".into()),
-                    trusted_len: 0,
-                    prune: false,
+                    ..Default::default()
                 },
                 Vec::new(),
             );

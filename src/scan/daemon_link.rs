@@ -12,9 +12,9 @@ use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use rustc_hash::FxHashSet;
 use serde::{Deserialize, Serialize};
 
+use super::narrow::Untrusted;
 use super::token::Token;
 
 /// The daemon's directory inside the store directory (owner-only).
@@ -51,8 +51,10 @@ pub fn paths(store_dir: &Path) -> DaemonPaths {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum Request {
-    /// Which directories of `workspace` can be trusted since `since`; hands out a new token.
-    Query {
+    /// Which directories of `workspace` may have changed since `since`; hands out a new
+    /// token. (It replaced `query`, which listed the unchanged directories: an older daemon
+    /// does not know it and answers with an error, which means a full walk.)
+    Changes {
         /// The workspace's canonical path.
         workspace: String,
         /// The token the caller's stat cache was written at.
@@ -75,21 +77,73 @@ pub enum Request {
     },
 }
 
-/// The answer to [`Request::Query`]: a JSON line, then `trusted_len` bytes holding the trusted
-/// directories, each followed by a NUL byte (the root is the empty path).
+/// The answer to [`Request::Changes`]: a JSON line, then `changed_len` bytes listing what
+/// must not be trusted, each entry a kind byte ([`CHANGED_DIR`] or [`CHANGED_TREE`]), the
+/// relative path and a NUL byte (the root is the empty path); or [`CHANGED_ENTRY`].
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct QueryAnswer {
     /// The new token to record with the stat cache this walk writes (None when the workspace
     /// is not watched, or its watch is broken).
     pub token: Option<Token>,
-    /// Why nothing is trusted (None: `trusted_len` bytes follow).
+    /// Why nothing is trusted (None: `changed_len` bytes follow).
     pub full: Option<String>,
-    /// Length of the trusted list that follows.
-    pub trusted_len: usize,
+    /// Length of the list that follows.
+    pub changed_len: usize,
     /// No ignore file (`.gitignore`, `.ignore`, `.rewindignore`) changed since the caller's
-    /// token: untouched subtrees need not be read at all (see `WalkOptions::prune`).
+    /// token: untouched subtrees need not be read at all (see `StatCache::load_narrowed`).
     #[serde(default)]
     pub prune: bool,
+    /// The ignore globs the daemon's watches follow: a directory they leave out is not
+    /// watched, so a walk that enters it cannot trust what the daemon says.
+    #[serde(default)]
+    pub globs: Vec<String>,
+}
+
+/// In a [`QueryAnswer`]'s list: none of the directory's entries can be trusted.
+pub const CHANGED_DIR: u8 = b'd';
+/// In a [`QueryAnswer`]'s list: this entry may have changed (the other entries of its
+/// directory did not, unless named too).
+pub const CHANGED_ENTRY: u8 = b'n';
+/// In a [`QueryAnswer`]'s list: nothing at or below the directory can be trusted.
+pub const CHANGED_TREE: u8 = b't';
+
+/// Encodes an answer's list.
+pub fn encode_changed<'a>(
+    dirs: impl IntoIterator<Item = &'a [u8]>,
+    names: impl IntoIterator<Item = &'a [u8]>,
+    trees: impl IntoIterator<Item = &'a [u8]>,
+) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (kind, list) in [
+        (CHANGED_DIR, dirs.into_iter().collect::<Vec<_>>()),
+        (CHANGED_ENTRY, names.into_iter().collect()),
+        (CHANGED_TREE, trees.into_iter().collect()),
+    ] {
+        for p in list {
+            out.push(kind);
+            out.extend_from_slice(p);
+            out.push(0);
+        }
+    }
+    out
+}
+
+/// Decodes an answer's list; None if it is malformed.
+fn decode_changed(bytes: &[u8]) -> Option<Untrusted> {
+    let (mut dirs, mut names, mut trees) = (Vec::new(), Vec::new(), Vec::new());
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        let end = rest.iter().position(|&b| b == 0)?;
+        let (kind, path) = (rest[0], rest[1..end].to_vec());
+        match kind {
+            CHANGED_DIR => dirs.push(path),
+            CHANGED_ENTRY => names.push(path),
+            CHANGED_TREE => trees.push(path),
+            _ => return None,
+        }
+        rest = &rest[end + 1..];
+    }
+    Some(Untrusted::new(dirs, names, trees))
 }
 
 /// What a walk learned from the daemon.
@@ -106,14 +160,17 @@ pub enum Narrowing {
         /// Why (overflow, restarted daemon, not watched...).
         reason: String,
     },
-    /// These directories are unchanged since the stat cache's token.
-    Trusted {
+    /// Every directory the daemon watches is unchanged since the stat cache's token, but
+    /// these.
+    Changed {
         /// The token to record.
         token: Token,
-        /// The directories.
-        dirs: FxHashSet<Vec<u8>>,
+        /// What changed.
+        untrusted: Untrusted,
         /// Whether untouched subtrees may be left unread (no ignore file changed).
         prune: bool,
+        /// The ignore globs the daemon's watches follow.
+        globs: Vec<String>,
     },
 }
 
@@ -131,8 +188,8 @@ pub enum WalkNarrowing {
     },
     /// Directories the daemon vouched for were not `lstat`ed.
     Narrowed {
-        /// How many directories were trusted.
-        trusted_dirs: usize,
+        /// How many directories, entries or subtrees the daemon said may have changed.
+        untrusted: usize,
         /// Whether subtrees where nothing changed were not even listed.
         pruned: bool,
     },
@@ -192,26 +249,29 @@ impl Client {
         self.reader.get_ref().set_read_timeout(None)
     }
 
-    /// Asks which directories of `workspace` are unchanged since `since`.
+    /// Asks which directories of `workspace` may have changed since `since`.
     pub fn query(&mut self, workspace: &str, since: Option<Token>) -> std::io::Result<Narrowing> {
-        self.send(&Request::Query {
+        self.send(&Request::Changes {
             workspace: workspace.to_string(),
             since,
         })?;
         let mut line = String::new();
         self.reader.read_line(&mut line)?;
         let answer: QueryAnswer = serde_json::from_str(&line)?;
-        let mut bytes = vec![0u8; answer.trusted_len];
+        let mut bytes = vec![0u8; answer.changed_len];
         self.reader.read_exact(&mut bytes)?;
         Ok(match (answer.full, answer.token) {
-            (None, Some(token)) => Narrowing::Trusted {
-                token,
-                prune: answer.prune,
-                dirs: bytes
-                    .split(|&b| b == 0)
-                    .take(bytes.iter().filter(|&&b| b == 0).count())
-                    .map(<[u8]>::to_vec)
-                    .collect(),
+            (None, Some(token)) => match decode_changed(&bytes) {
+                Some(untrusted) => Narrowing::Changed {
+                    token,
+                    untrusted,
+                    prune: answer.prune,
+                    globs: answer.globs,
+                },
+                None => Narrowing::Full {
+                    token: Some(token),
+                    reason: "the daemon's answer was malformed".into(),
+                },
             },
             (full, token) => Narrowing::Full {
                 token,

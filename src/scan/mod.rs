@@ -2,10 +2,11 @@
 //! that lets a warm snapshot skip reading files whose stat has not changed.
 
 pub mod daemon_link;
+pub mod narrow;
 pub mod statcache;
 pub mod token;
 pub mod walk;
 pub mod watch;
 
-pub use statcache::{CacheEntry, DirCache, Stat, StatCache};
-pub use walk::{EntryType, WalkEntry, WalkOptions, WalkOutput, walk};
+pub use statcache::{CacheEntry, DirCache, Opaque, Stat, StatCache, Subtree};
+pub use walk::{EntryType, Trust, WalkEntry, WalkOptions, WalkOutput, walk};

@@ -75,6 +75,51 @@ pub fn is_racy(stat: &Stat, start_ns: i64) -> bool {
     stat.mtime_ns.max(stat.ctime_ns) >= start_ns
 }
 
+/// Totals of a directory's subtree (everything below it, not itself), kept in its parent's
+/// cache entry so that a walk the daemon narrowed can take an untouched subdirectory whole,
+/// without reading anything below it.
+///
+/// A directory entry has no lstat of its own in the cache, so the summary is packed into the
+/// entry's stat fields (see [`Subtree::as_stat`]); a cache written before summaries existed
+/// has none there, and that directory is simply read (and its summary written) next time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Subtree {
+    /// Regular files below.
+    pub files: u64,
+    /// Directories below.
+    pub dirs: u64,
+    /// Symlinks below.
+    pub symlinks: u64,
+    /// Every entry below is cached and none is racy, so nothing below needs a look when no
+    /// directory below was touched.
+    pub settled: bool,
+}
+
+/// Marks a directory entry's `mode` as holding a [`Subtree`].
+const SUBTREE_FLAG: u32 = 0x8000_0000;
+
+impl Subtree {
+    /// The summary packed into a directory entry's stat fields.
+    pub fn as_stat(&self) -> Stat {
+        Stat {
+            mtime_ns: self.files as i64,
+            ctime_ns: self.dirs as i64,
+            size: 0,
+            ino: self.symlinks,
+            mode: SUBTREE_FLAG | self.settled as u32,
+        }
+    }
+
+    fn from_stat(stat: &Stat) -> Option<Subtree> {
+        (stat.mode & SUBTREE_FLAG != 0).then_some(Subtree {
+            files: stat.mtime_ns as u64,
+            dirs: stat.ctime_ns as u64,
+            symlinks: stat.ino,
+            settled: stat.mode & 1 != 0,
+        })
+    }
+}
+
 /// One cached entry of a directory, as built by a snapshot.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CacheEntry {
@@ -86,7 +131,8 @@ pub struct CacheEntry {
     pub id: Id,
     /// Size as recorded in the tree entry.
     pub size: u64,
-    /// The lstat at the last snapshot (all zero for directories: their tree id says it all).
+    /// The lstat at the last snapshot; for directories, their [`Subtree`] packed by
+    /// [`Subtree::as_stat`] (or all zero).
     pub stat: Stat,
     /// Must be re-hashed next time (see [`is_racy`]).
     pub racy: bool,
@@ -299,6 +345,21 @@ impl<'a> EntryView<'a> {
         !self.racy() && self.stat() == *stat && self.kind() == stat.kind()
     }
 
+    /// A directory's subtree summary, if the cache holds one.
+    pub fn subtree(&self) -> Option<Subtree> {
+        if self.kind() != Kind::Dir {
+            return None;
+        }
+        let r = self.rec;
+        Subtree::from_stat(&Stat {
+            mtime_ns: u64_at(self.bytes, r + 52) as i64,
+            ctime_ns: u64_at(self.bytes, r + 60) as i64,
+            ino: u64_at(self.bytes, r + 68),
+            mode: u32_at(self.bytes, r + 76),
+            size: 0,
+        })
+    }
+
     /// Whether it must be re-hashed.
     pub fn racy(&self) -> bool {
         self.bytes[self.rec + 9] != 0
@@ -329,12 +390,41 @@ impl<'a> EntryView<'a> {
     }
 }
 
-/// A workspace's whole stat cache: every directory's stored value copied into one buffer,
-/// indexed by directory path.
-#[derive(Default)]
+/// A workspace's stat cache, or the part of it a walk reads: directories' stored values
+/// copied into one buffer, indexed by directory path.
 pub struct StatCache {
     arena: Vec<u8>,
     dirs: rustc_hash::FxHashMap<Vec<u8>, (usize, usize)>,
+    /// Every stored directory is loaded (see [`StatCache::load`]); false for
+    /// [`StatCache::load_narrowed`].
+    complete: bool,
+    /// Untouched subtrees a narrowed walk takes whole (see [`StatCache::load_narrowed`]).
+    opaque: Vec<Opaque>,
+}
+
+impl Default for StatCache {
+    /// An empty cache: there is nothing stored, so it is complete.
+    fn default() -> Self {
+        StatCache {
+            arena: Vec::new(),
+            dirs: Default::default(),
+            complete: true,
+            opaque: Vec::new(),
+        }
+    }
+}
+
+/// A subtree left unread by a narrowed walk: what its parent's cache says about it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Opaque {
+    /// The directory (relative path).
+    pub path: Vec<u8>,
+    /// Its tree id.
+    pub tree: Id,
+    /// Total bytes below it.
+    pub size: u64,
+    /// Its totals.
+    pub subtree: Subtree,
 }
 
 impl StatCache {
@@ -357,6 +447,69 @@ impl StatCache {
         Ok(cache)
     }
 
+    /// Reads only what a walk narrowed by the watch daemon needs, with point reads: the root,
+    /// every directory on the way to one that `untrusted` names, and below that what is not
+    /// [settled](Subtree::settled). Every other subdirectory of a directory read is an
+    /// [`Opaque`] subtree: untouched since the cache was written, with every entry below it
+    /// cached and settled, so its parent's entry says all about it. O(what changed), not
+    /// O(cached directories).
+    pub fn load_narrowed(
+        reader: &Reader,
+        ws: u64,
+        untrusted: &crate::scan::narrow::Untrusted,
+    ) -> Result<StatCache> {
+        let mut cache = StatCache {
+            complete: false,
+            ..StatCache::default()
+        };
+        let mut queue: Vec<Vec<u8>> = vec![Vec::new()];
+        let mut kids: Vec<(Vec<u8>, Option<Opaque>)> = Vec::new();
+        while let Some(dir) = queue.pop() {
+            let Some(v) = reader.stat_cache.get((ws, dir.as_slice()))? else {
+                continue;
+            };
+            let bytes = v.value();
+            let Some(view) = DirView::parse(bytes) else {
+                // A damaged row would leave everything below it without a cache: read the
+                // whole cache instead, which drops only that row.
+                return StatCache::load(reader, ws);
+            };
+            for e in view.entries().filter(|e| e.kind() == Kind::Dir) {
+                let path = crate::fs::child_path(&dir, e.name());
+                let opaque = e
+                    .subtree()
+                    .filter(|s| s.settled && untrusted.untouched_below(&path))
+                    .map(|subtree| Opaque {
+                        path: Vec::new(),
+                        tree: e.id(),
+                        size: e.size(),
+                        subtree,
+                    });
+                kids.push((path, opaque));
+            }
+            for (path, opaque) in kids.drain(..) {
+                match opaque {
+                    Some(o) => cache.opaque.push(Opaque { path, ..o }),
+                    None => queue.push(path),
+                }
+            }
+            let start = cache.arena.len();
+            cache.arena.extend_from_slice(bytes);
+            cache.dirs.insert(dir, (start, bytes.len()));
+        }
+        Ok(cache)
+    }
+
+    /// Whether every stored directory is loaded (so one missing here is not stored).
+    pub fn is_complete(&self) -> bool {
+        self.complete
+    }
+
+    /// The subtrees a narrowed walk takes whole, without reading them.
+    pub fn opaque(&self) -> &[Opaque] {
+        &self.opaque
+    }
+
     /// The cache of directory `dir`, if there is one.
     pub fn dir(&self, dir: &[u8]) -> Option<DirView<'_>> {
         self.dirs.get(dir).map(|&(start, len)| DirView {
@@ -364,7 +517,7 @@ impl StatCache {
         })
     }
 
-    /// Every cached directory path.
+    /// Every loaded directory path (every cached one when [complete](Self::is_complete)).
     pub fn dir_paths(&self) -> impl Iterator<Item = &[u8]> {
         self.dirs.keys().map(|k| k.as_slice())
     }

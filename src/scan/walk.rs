@@ -16,7 +16,8 @@ use std::sync::Mutex;
 use ignore::overrides::OverrideBuilder;
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
 
-use super::statcache::{DirView, Stat, StatCache};
+use super::narrow::Untrusted;
+use super::statcache::{DirView, Stat, StatCache, Subtree};
 use crate::error::{Error, Result};
 use crate::id::Id;
 use crate::store::tree::Kind;
@@ -37,13 +38,38 @@ pub struct WalkOptions {
     /// Walker threads (0: one per core).
     pub threads: usize,
     /// Directories whose entries are known unchanged since the stat cache was written (see
-    /// [`super::watch`]): their files take the cached stat instead of an `lstat`.
-    pub trusted: Option<std::sync::Arc<rustc_hash::FxHashSet<Vec<u8>>>>,
-    /// With `trusted`: a subtree in which every directory is trusted and cached, and every
-    /// cached entry settled, is not read at all; its entries come from the stat cache. Only
-    /// right when nothing that decides what is ignored changed since the cache was written
-    /// (the caller checks: no ignore file touched, the same globs).
-    pub prune: bool,
+    /// [`super::watch`]): their files take the cached stat instead of an `lstat`. The stat
+    /// cache's [opaque](StatCache::opaque) subtrees are not read at all: the caller loads a
+    /// cache with some only when nothing that decides what is ignored changed.
+    pub trusted: Option<Trust>,
+}
+
+/// Which directories a walk trusts (see [`WalkOptions::trusted`]).
+#[derive(Clone, Debug)]
+pub enum Trust {
+    /// These directories, and no others (`run`'s own watch).
+    Only(std::sync::Arc<rustc_hash::FxHashSet<Vec<u8>>>),
+    /// Every directory but these (the watch daemon's answer).
+    AllBut(std::sync::Arc<Untrusted>),
+}
+
+impl Trust {
+    /// Whether `dir`'s entries are known unchanged (but for those
+    /// [`trusts_entry`](Trust::trusts_entry) refuses).
+    pub fn trusts(&self, dir: &[u8]) -> bool {
+        match self {
+            Trust::Only(set) => set.contains(dir),
+            Trust::AllBut(untrusted) => untrusted.trusts(dir),
+        }
+    }
+
+    /// In a trusted directory: whether the entry at `path` is unchanged.
+    pub fn trusts_entry(&self, path: &[u8]) -> bool {
+        match self {
+            Trust::Only(_) => true,
+            Trust::AllBut(untrusted) => untrusted.trusts_entry(path),
+        }
+    }
 }
 
 /// The type of a walked entry.
@@ -68,8 +94,12 @@ pub struct WalkEntry {
     pub ty: EntryType,
     /// The lstat (files and symlinks only).
     pub stat: Stat,
-    /// The id and size from the stat cache when the stat matched (the file need not be read).
+    /// The id and size from the stat cache when the stat matched (the file need not be read);
+    /// for an unread subtree, its tree id and size.
     pub cached: Option<(Id, u64)>,
+    /// Set for a directory the walk did not read (an [opaque](StatCache::opaque) subtree): its
+    /// totals. Nothing below it is listed.
+    pub subtree: Option<Subtree>,
 }
 
 /// The walk's result.
@@ -88,99 +118,48 @@ pub struct WalkOutput {
 }
 
 /// Walks `root` in parallel, comparing each file's lstat with `cache` in the walker's threads.
+/// The cache's opaque subtrees are not entered; each is listed as one entry.
 pub fn walk(root: &Path, opts: &WalkOptions, cache: &StatCache) -> Result<WalkOutput> {
-    let pruned = match (&opts.trusted, opts.prune) {
-        (Some(trusted), true) => prunable_tops(cache, trusted),
-        _ => rustc_hash::FxHashSet::default(),
-    };
-    let skip = std::sync::Arc::new(pruned);
+    let skip: rustc_hash::FxHashSet<Vec<u8>> =
+        cache.opaque().iter().map(|o| o.path.clone()).collect();
+    let skip = std::sync::Arc::new(skip);
     let skip_in_walk = skip.clone();
     let builder = builder(root, opts, move |rel| !skip_in_walk.contains(rel))?;
     let sink = Mutex::new(WalkOutput::default());
     let mut vb = VisitorBuilder {
         root,
         cache,
-        trusted: opts.trusted.as_deref(),
+        trusted: opts.trusted.as_ref(),
         sink: &sink,
     };
     builder.build_parallel().visit(&mut vb);
     let mut out = sink.into_inner().unwrap_or_else(|p| p.into_inner());
-    for top in skip.iter() {
-        from_cache(cache, top, &mut out.entries);
+    if !skip.is_empty() {
+        // An opaque subtree is only taken where the walk listed its parent (it always does: a
+        // directory the daemon vouches for cannot vanish unnoticed; this keeps the tree whole
+        // even so).
+        let listed: rustc_hash::FxHashSet<&[u8]> = out
+            .entries
+            .iter()
+            .filter(|e| e.ty == EntryType::Dir)
+            .map(|e| e.path.as_slice())
+            .chain([&b""[..]])
+            .collect();
+        let opaque: Vec<WalkEntry> = cache
+            .opaque()
+            .iter()
+            .filter(|o| listed.contains(crate::fs::split_parent(&o.path).0))
+            .map(|o| WalkEntry {
+                path: o.path.clone(),
+                ty: EntryType::Dir,
+                stat: Stat::default(),
+                cached: Some((o.tree, o.size)),
+                subtree: Some(o.subtree),
+            })
+            .collect();
+        out.entries.extend(opaque);
     }
     Ok(out)
-}
-
-/// The tops of the subtrees the walk need not read (see [`WalkOptions::prune`]): directories
-/// that, with every directory below them, are trusted, cached (subdirectories included) and
-/// hold no racy entry. The root is always read.
-fn prunable_tops(
-    cache: &StatCache,
-    trusted: &rustc_hash::FxHashSet<Vec<u8>>,
-) -> rustc_hash::FxHashSet<Vec<u8>> {
-    let mut bad: rustc_hash::FxHashSet<&[u8]> = rustc_hash::FxHashSet::default();
-    bad.insert(b"");
-    for dir in cache.dir_paths() {
-        let settled = trusted.contains(dir)
-            && cache.dir(dir).is_some_and(|v| {
-                v.entries().all(|e| {
-                    !e.racy()
-                        && (e.kind() != Kind::Dir
-                            || cache.dir(&crate::fs::child_path(dir, e.name())).is_some())
-                })
-            });
-        if !settled {
-            // It and every directory above it must be read.
-            let mut d = dir;
-            while bad.insert(d) && !d.is_empty() {
-                d = crate::fs::split_parent(d).0;
-            }
-        }
-    }
-    cache
-        .dir_paths()
-        .filter(|d| !bad.contains(d) && bad.contains(crate::fs::split_parent(d).0))
-        .map(<[u8]>::to_vec)
-        .collect()
-}
-
-/// The entries of the subtree at `top` as the stat cache holds them, as the walk would have
-/// found them (nothing in it changed).
-fn from_cache(cache: &StatCache, top: &[u8], out: &mut Vec<WalkEntry>) {
-    out.push(WalkEntry {
-        path: top.to_vec(),
-        ty: EntryType::Dir,
-        stat: Stat::default(),
-        cached: None,
-    });
-    let mut stack = vec![top.to_vec()];
-    while let Some(dir) = stack.pop() {
-        let Some(view) = cache.dir(&dir) else {
-            continue;
-        };
-        for e in view.entries() {
-            let path = crate::fs::child_path(&dir, e.name());
-            let ty = match e.kind() {
-                Kind::Dir => {
-                    stack.push(path.clone());
-                    EntryType::Dir
-                }
-                Kind::Symlink => EntryType::Symlink,
-                Kind::File | Kind::Executable => EntryType::File,
-            };
-            let (stat, cached) = if ty == EntryType::Dir {
-                (Stat::default(), None)
-            } else {
-                (e.stat(), Some((e.id(), e.size())))
-            };
-            out.push(WalkEntry {
-                path,
-                ty,
-                stat,
-                cached,
-            });
-        }
-    }
 }
 
 /// A walker of `root` with rewind's rules (see the module's doc). `enter` further limits the
@@ -243,7 +222,7 @@ pub fn builder(
 struct VisitorBuilder<'a> {
     root: &'a Path,
     cache: &'a StatCache,
-    trusted: Option<&'a rustc_hash::FxHashSet<Vec<u8>>>,
+    trusted: Option<&'a Trust>,
     sink: &'a Mutex<WalkOutput>,
 }
 
@@ -256,6 +235,7 @@ impl<'s> ParallelVisitorBuilder<'s> for VisitorBuilder<'s> {
             sink: self.sink,
             out: WalkOutput::default(),
             last_dir: None,
+            dir_trusted: false,
             dir_fd: None,
         })
     }
@@ -266,9 +246,11 @@ impl<'s> ParallelVisitorBuilder<'s> for VisitorBuilder<'s> {
 struct Visitor<'a> {
     root: &'a Path,
     cache: &'a StatCache,
-    trusted: Option<&'a rustc_hash::FxHashSet<Vec<u8>>>,
+    trusted: Option<&'a Trust>,
     sink: &'a Mutex<WalkOutput>,
     out: WalkOutput,
+    /// Whether `last_dir` is trusted.
+    dir_trusted: bool,
     /// The directory looked up last and its cache: a walker thread gets a directory's entries
     /// one after another, so this saves a hash lookup per file.
     last_dir: Option<(Vec<u8>, Option<DirView<'a>>)>,
@@ -326,6 +308,7 @@ impl ParallelVisitor for Visitor<'_> {
                 ty: EntryType::Dir,
                 stat: Stat::default(),
                 cached: None,
+                subtree: None,
             });
             return WalkState::Continue;
         }
@@ -341,10 +324,12 @@ impl ParallelVisitor for Visitor<'_> {
         {
             self.last_dir = Some((dir.to_vec(), self.cache.dir(dir)));
             self.dir_fd = entry.path().parent().and_then(open_dir);
+            self.dir_trusted = self.trusted.is_some_and(|t| t.trusts(dir));
         }
         let view = self.last_dir.as_ref().and_then(|(_, v)| *v);
         // In a trusted directory a cached, settled entry of the same type needs no lstat.
-        if self.trusted.is_some_and(|t| t.contains(dir))
+        if self.dir_trusted
+            && self.trusted.is_some_and(|t| t.trusts_entry(&rel))
             && let Some(e) = view.and_then(|v| v.get(name))
             && !e.racy()
             && match e.kind() {
@@ -363,6 +348,7 @@ impl ParallelVisitor for Visitor<'_> {
                 ty,
                 stat: e.stat(),
                 cached: Some((e.id(), e.size())),
+                subtree: None,
             });
             return WalkState::Continue;
         }
@@ -406,6 +392,7 @@ impl ParallelVisitor for Visitor<'_> {
             ty,
             stat,
             cached,
+            subtree: None,
         });
         WalkState::Continue
     }
@@ -429,7 +416,8 @@ fn lstat_at(dir: &std::os::fd::OwnedFd, name: &[u8]) -> Option<rustix::fs::Stat>
     rustix::fs::statat(dir, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW).ok()
 }
 
-fn error_path(err: &ignore::Error) -> Option<&Path> {
+/// The path an error of the walker is about, if it names one.
+pub fn error_path(err: &ignore::Error) -> Option<&Path> {
     match err {
         ignore::Error::WithPath { path, .. } => Some(path),
         ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
