@@ -18,6 +18,7 @@ use std::path::Path;
 use crate::apply::{FileOutcome, Planned, fail, read_current};
 use crate::compare::{DiffRequest, Rev, diff};
 use crate::error::Result;
+use crate::fs::RelPath;
 use crate::id::Id;
 use crate::patch::{MergeLabels, MergeOutcome, merge3};
 use crate::store::Store;
@@ -74,7 +75,7 @@ pub(crate) fn plan_carry(
     root: &Path,
     from: Id,
     to: Id,
-    paths: &[Vec<u8>],
+    paths: &[RelPath],
     policy: ConflictPolicy,
     labels: &CarryLabels,
 ) -> Result<CarryPlan> {
@@ -90,7 +91,7 @@ pub(crate) fn plan_carry_with(
     root: &Path,
     from: Id,
     to: Id,
-    paths: &[Vec<u8>],
+    paths: &[RelPath],
     policy: ConflictPolicy,
     labels: &CarryLabels,
     renames: bool,

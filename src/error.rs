@@ -150,6 +150,15 @@ pub enum Error {
     #[error("{0}")]
     Invalid(String),
 
+    /// A workspace-relative path (or a tree entry name) breaks [`crate::fs::RelPath`]'s rules.
+    #[error("invalid path '{path}': {why}")]
+    BadPath {
+        /// The path, as given (lossy for non-UTF-8 bytes).
+        path: String,
+        /// Which rule it breaks.
+        why: BadPath,
+    },
+
     /// A patch could not be parsed.
     #[error("cannot read the patch: {0}")]
     PatchParse(String),
@@ -545,6 +554,33 @@ from_redb!(
     redb::StorageError,
     redb::CommitError
 );
+
+/// Why bytes are not a tree entry name or a workspace-relative path (see
+/// [`crate::fs::RelPath`]). Defined here, below the `fs` layer, so [`Error`] can carry it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BadPath {
+    /// Nothing at all: a name, or a path where the workspace root is not allowed.
+    #[error("empty path")]
+    Empty,
+    /// Starts with `/`.
+    #[error("absolute paths are refused")]
+    Absolute,
+    /// A `..` component: it would climb out of the workspace.
+    #[error("paths with '..' are refused")]
+    DotDot,
+    /// A `.` component (only stored paths refuse it; what people type drops it).
+    #[error("'.' components are refused")]
+    Dot,
+    /// An empty component (`a//b`, a trailing `/`; only stored paths refuse it).
+    #[error("empty components are refused")]
+    EmptyComponent,
+    /// A `/` inside a single name.
+    #[error("a name cannot contain '/'")]
+    Slash,
+    /// A NUL byte, which no Unix file name can hold.
+    #[error("paths cannot contain a NUL byte")]
+    Nul,
+}
 
 /// Errors of the daemon and its clients.
 #[derive(Debug, thiserror::Error)]

@@ -420,7 +420,7 @@ pub fn restore_review(
     store: &crate::store::Store,
     root: &Path,
     rev: crate::id::Id,
-    paths: &[Vec<u8>],
+    paths: &[crate::fs::RelPath],
 ) -> Result<Vec<(Vec<u8>, Vec<ReviewHunk>)>> {
     let d = crate::compare::diff(
         store,
@@ -463,7 +463,7 @@ pub fn restore_hunks(
     rev: crate::id::Id,
     ids: &[String],
 ) -> Result<RevertReport> {
-    let root = crate::workspace::canonical(root, true)?;
+    let root = crate::workspace::resolve(root)?;
     let wanted = |id: &str| ids.iter().any(|x| x == id);
     let review: Vec<_> = restore_review(store, &root, rev, &[])?
         .into_iter()

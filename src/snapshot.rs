@@ -360,7 +360,7 @@ impl<'a> Snapshotter<'a> {
         dry: bool,
     ) -> Result<Snapshotter<'a>> {
         let t0 = Instant::now();
-        let root = crate::workspace::canonical(root, opts.force)?;
+        let root = crate::workspace::canonical(root, opts.force, store.refused_workspaces())?;
         let root_identity = dir_identity(&root)?;
         for tag in &opts.tags {
             crate::revision::validate_tag(tag)?;

@@ -74,7 +74,7 @@ pub fn undo(
     force: bool,
     progress: &dyn Progress,
 ) -> Result<(OpRecord, RestoreReport)> {
-    let root = crate::workspace::canonical(root, true)?;
+    let root = crate::workspace::resolve(root)?;
     let target_op = pick(store, &root, redo, op)?;
     if let Some(report) = undo_overlay_reject(store, &root, &target_op, redo, force)? {
         return Ok((target_op, report));

@@ -492,6 +492,9 @@ fn run_in(ctx: &Ctx, id: &str, argv: Vec<OsString>) -> CliResult {
     };
     let opts = rewind::run::RunOptions {
         command: argv,
+        // The command starts where the user is, relative to the workspace (its root when
+        // the user is outside it).
+        cwd: std::env::current_dir().ok(),
         forward_signals: true,
         isolate: Some(rewind::run::isolate::Isolate {
             overlay: Some(key),

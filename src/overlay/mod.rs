@@ -31,6 +31,7 @@ use crate::carry::{CarryLabels, Conflict, ConflictPolicy, plan_carry};
 use crate::compare::{Diff, DiffRequest, Rev, diff};
 use crate::diff::tree::FileChange;
 use crate::error::{Error, IoContext, Result};
+use crate::fs::RelPath;
 use crate::hunks;
 use crate::id::Id;
 use crate::snapshot::{SnapshotOptions, snapshot};
@@ -220,7 +221,7 @@ pub fn create(
     progress: &dyn crate::progress::Progress,
 ) -> Result<Created> {
     let t0 = std::time::Instant::now();
-    let root = crate::workspace::canonical(root, false)?;
+    let root = crate::workspace::canonical(root, false, store.refused_workspaces())?;
     if let Some(name) = &opts.name {
         validate_name(name)?;
         if list(store)?.iter().any(|o| o.name.as_deref() == Some(name)) {
@@ -720,7 +721,7 @@ pub fn review_hunks(
 #[derive(Clone, Debug)]
 pub struct AcceptOptions {
     /// Only these paths (and what is below them); empty for every pending change.
-    pub paths: Vec<Vec<u8>>,
+    pub paths: Vec<RelPath>,
     /// What to do with a file changed on both sides that does not merge cleanly.
     pub policy: ConflictPolicy,
     /// Accept changes to ignored paths too.
@@ -758,7 +759,7 @@ pub fn accept(
     rec: &mut OverlayRecord,
     opts: &AcceptOptions,
 ) -> Result<AcceptReport> {
-    let root = crate::workspace::canonical(&rec.workspace_path(), true)?;
+    let root = crate::workspace::resolve(&rec.workspace_path())?;
     let _run = run_lock(store, rec)?;
     let _lock = lock(store, rec)?;
     let od = diff_locked(store, rec, false)?;
@@ -874,7 +875,11 @@ fn carry_onto(
             root,
             rec.base,
             state_id,
-            take,
+            &take
+                .iter()
+                .cloned()
+                .map(RelPath::trusted)
+                .collect::<Vec<_>>(),
             policy,
             &CarryLabels {
                 ours: "workspace",
@@ -1067,7 +1072,7 @@ pub struct RejectReport {
 pub fn reject(
     store: &Store,
     rec: &mut OverlayRecord,
-    paths: &[Vec<u8>],
+    paths: &[RelPath],
     hunks: &[String],
 ) -> Result<RejectReport> {
     let _run = run_lock(store, rec)?;
@@ -1241,16 +1246,6 @@ fn remove_tree(dir: &Path) -> Result<()> {
     }
     open_up(dir);
     fs::remove_dir_all(dir).at(dir)
-}
-
-/// Where a command inside the overlay starts: the caller's directory relative to the
-/// workspace, or the workspace's root when the caller is outside it.
-pub fn relative_cwd(workspace: &Path) -> PathBuf {
-    std::env::current_dir()
-        .ok()
-        .and_then(|d| d.canonicalize().ok())
-        .and_then(|d| d.strip_prefix(workspace).ok().map(Path::to_path_buf))
-        .unwrap_or_default()
 }
 
 /// Builds the command that runs `argv` inside the overlay, starting in `rel_cwd` (relative to

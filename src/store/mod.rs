@@ -58,6 +58,9 @@ pub struct StoreOptions {
     pub on_notice: Option<Notice>,
     /// The command line recorded in the operation log for what this handle does.
     pub command: Vec<String>,
+    /// Directories refused as workspaces unless an operation is forced, besides `/` (always
+    /// refused): the CLI passes the user's home directory. The library reads no `HOME`.
+    pub refused_workspaces: Vec<PathBuf>,
 }
 
 impl Default for StoreOptions {
@@ -68,6 +71,7 @@ impl Default for StoreOptions {
             on_wait: None,
             on_notice: None,
             command: Vec::new(),
+            refused_workspaces: Vec::new(),
         }
     }
 }
@@ -96,16 +100,6 @@ impl Handle {
     }
 }
 
-/// The per-user default store directory (`~/.local/share/rewind`). The CLI prefers
-/// `$REWIND_STORE`; the library reads no environment variable of its own.
-pub fn default_dir() -> Result<PathBuf> {
-    dirs::data_dir().map(|d| d.join("rewind")).ok_or_else(|| {
-        Error::Invalid(
-            "cannot find a per-user data directory: set REWIND_STORE or pass --store DIR".into(),
-        )
-    })
-}
-
 impl Store {
     /// Opens (and with `opts.create`, creates) the store in `dir`.
     pub fn open(dir: &Path, opts: StoreOptions) -> Result<Store> {
@@ -132,6 +126,11 @@ impl Store {
     /// The store directory.
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// [`StoreOptions::refused_workspaces`], for [`crate::workspace::canonical`].
+    pub fn refused_workspaces(&self) -> &[PathBuf] {
+        &self.opts.refused_workspaces
     }
 
     /// How long a wait for another process may last.
