@@ -49,6 +49,17 @@ pub struct Conflict {
     /// How many line regions conflict; 0 when the conflict is not about lines (a deletion
     /// against an edit, a symlink, a binary file).
     pub regions: usize,
+    /// What settles it, where a choice of the caller does (the CLI names its flags).
+    pub settle: Option<Settle>,
+}
+
+/// What settles a [`Conflict`], in library terms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Settle {
+    /// Choosing a side: [`ConflictPolicy::Theirs`] or [`ConflictPolicy::Ours`].
+    ChooseSide,
+    /// Choosing a side, or rejecting the change (`overlay::reject`).
+    ChooseSideOrReject,
 }
 
 /// A carry's plan: what to write, and what was left out.
@@ -317,6 +328,7 @@ fn settle(
                 path: path.to_vec(),
                 why,
                 regions,
+                settle: None,
             });
             Ok(None)
         }

@@ -261,6 +261,32 @@ pub enum Error {
         overlay: u64,
     },
 
+    /// gc found a reachable object it cannot read, and deleted nothing rather than guess.
+    #[error("gc stopped, nothing was deleted: {kind} {id} (reached from {referrer}) is {why}")]
+    GcDamaged {
+        /// "tree", "blob"...
+        kind: &'static str,
+        /// The object's short id.
+        id: String,
+        /// What reaches it.
+        referrer: String,
+        /// What is wrong with it.
+        why: String,
+    },
+
+    /// A command run (`run::RunOptions::command`) was given no program.
+    #[error("no command to run")]
+    NoCommand,
+
+    /// A hunk id that none of the hunks it was looked for among has.
+    #[error("no hunk '{hunk}' in {among}")]
+    NoSuchHunk {
+        /// The id as given.
+        hunk: String,
+        /// Where it was looked for.
+        among: HunkSet,
+    },
+
     /// An ignore glob (of a scan, or of the ignored paths copied into an overlay) is malformed.
     #[error("bad {} {}: {why}", list.noun(), glob.as_ref().map(|g| format!("glob '{g}'")).unwrap_or_else(|| "globs".into()))]
     BadGlob {
@@ -448,6 +474,30 @@ pub enum Error {
         why: String,
     },
 
+    /// An object a snapshot needs is in none of the remote's packs (the remote is damaged).
+    #[error("remote '{remote}': {kind} {id} is in no pack on the remote")]
+    RemoteObjectMissing {
+        /// The remote's name.
+        remote: String,
+        /// "blob", "tree"...
+        kind: &'static str,
+        /// The object's id (hex).
+        id: String,
+    },
+
+    /// A remote gc found the remote damaged, and deletes nothing.
+    #[error("remote '{remote}': not collecting: {what}: {why} ({problems} problems)")]
+    RemoteDamaged {
+        /// The remote's name.
+        remote: String,
+        /// The first damaged thing.
+        what: String,
+        /// What is wrong with it.
+        why: String,
+        /// How many problems were found.
+        problems: usize,
+    },
+
     /// Another process holds the remote (a gc while pushing, or a push while collecting).
     #[error(
         "remote '{remote}' is busy: {holder}; try again when it has finished (a lock not \
@@ -478,6 +528,22 @@ pub enum Remedy {
     ThreeWay,
     /// A base revision for the three-way merge (`ApplyOptions::base`).
     Base,
+}
+
+/// The hunks a [`Error::NoSuchHunk`] id was looked for among.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HunkSet {
+    /// The modified files between two snapshots (a revert by hunk); short ids.
+    #[error("the modified files of {a}..{b}")]
+    Between {
+        /// The older snapshot.
+        a: String,
+        /// The newer snapshot.
+        b: String,
+    },
+    /// The workspace's changes against a snapshot (a restore by hunk).
+    #[error("the workspace's changes against that snapshot (they moved since?)")]
+    LiveAgainst,
 }
 
 /// Which glob list a [`Error::BadGlob`] came from.

@@ -301,6 +301,7 @@ pub(crate) fn merge_onto(
             path: path.to_vec(),
             why: why.into(),
             regions,
+            settle: None,
         })
     };
     let Some((kind, ours)) = crate::apply::read_current(root, path)? else {
@@ -402,13 +403,14 @@ pub(crate) fn write_selection(
 pub(crate) fn check_ids<'a>(
     wanted: &[String],
     hunks: impl Iterator<Item = &'a ReviewHunk>,
-    where_: &str,
+    among: crate::error::HunkSet,
 ) -> Result<()> {
     let known: rustc_hash::FxHashSet<&str> = hunks.map(|h| h.id.as_str()).collect();
     match wanted.iter().find(|w| !known.contains(w.as_str())) {
-        Some(id) => Err(crate::error::Error::Invalid(format!(
-            "no hunk '{id}' in {where_}"
-        ))),
+        Some(id) => Err(crate::error::Error::NoSuchHunk {
+            hunk: id.clone(),
+            among,
+        }),
         None => Ok(()),
     }
 }
@@ -475,7 +477,7 @@ pub fn restore_hunks(
     check_ids(
         ids,
         review.iter().flat_map(|(_, h)| h.iter()),
-        "the workspace's changes against that snapshot (they moved since?)",
+        crate::error::HunkSet::LiveAgainst,
     )?;
     let reader = store.reader()?;
     let rev_root = reader.snapshot(&rev)?.root;

@@ -120,11 +120,10 @@ pub fn revert_hunks(
             .zip(&all)
             .filter(|(c, _)| modified(c))
             .flat_map(|(_, h)| h.iter().flatten()),
-        &format!(
-            "the modified files of {}..{} (see `rewind diff A B --json --hunks`)",
-            a.short(),
-            b.short()
-        ),
+        crate::error::HunkSet::Between {
+            a: a.short(),
+            b: b.short(),
+        },
     )?;
     let mut files = Vec::new();
     for (c, hs) in d.changes.iter().zip(&all) {

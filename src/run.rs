@@ -428,7 +428,7 @@ pub fn run(
 ) -> Result<RunResult> {
     let t0 = Instant::now();
     if opts.command.is_empty() {
-        return Err(Error::Invalid("rewind run needs a command after --".into()));
+        return Err(Error::NoCommand);
     }
     if opts.isolate.is_some() {
         return isolate::run_isolated(open, root, opts, events);

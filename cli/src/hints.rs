@@ -3,7 +3,28 @@
 //! printed text is what rewind has always printed; the library's own messages name no flag.
 
 use rewind::Error;
-use rewind::error::{GlobList, Remedy};
+use rewind::carry::{Conflict, Settle};
+use rewind::error::{GlobList, HunkSet, Remedy};
+use rewind::gc::CompactSkipped;
+
+/// A conflict's reason, with the flags that settle it where the library says a choice does.
+pub fn conflict_why(c: &Conflict) -> String {
+    match c.settle {
+        None => c.why.clone(),
+        Some(Settle::ChooseSide) => format!("{}: choose with --theirs or --ours", c.why),
+        Some(Settle::ChooseSideOrReject) => {
+            format!("{}: choose with --theirs or --ours, or reject it", c.why)
+        }
+    }
+}
+
+/// Why gc did not compact the store, with what to do about it.
+pub fn compact_skipped(why: &CompactSkipped) -> String {
+    match why {
+        CompactSkipped::Busy => format!("{why}; run `rewind gc` again when it is idle"),
+        _ => why.to_string(),
+    }
+}
 
 /// The message printed for `e`.
 pub fn message(e: &Error) -> String {
@@ -47,6 +68,22 @@ pub fn message(e: &Error) -> String {
                 None => format!("bad {flag} globs: {why}"),
             }
         }
+        Error::NoSuchHunk {
+            among: HunkSet::Between { .. },
+            ..
+        } => format!("{e} (see `rewind diff A B --json --hunks`)"),
+        Error::RemoteObjectMissing { remote, .. } => {
+            format!("{e} (run `rewind verify --remote {remote}`)")
+        }
+        Error::RemoteDamaged { remote, .. } => {
+            let e = e.to_string();
+            let open = e.strip_suffix(')').unwrap_or(&e);
+            format!("{open}; see `rewind verify --remote {remote}`)")
+        }
+        Error::GcDamaged { .. } => {
+            format!("{e}; run `rewind verify --full` to see what is damaged")
+        }
+        Error::NoCommand => "rewind run needs a command after --".into(),
         Error::NeedsWorkspace(_) => format!("{e} (use -C DIR)"),
         Error::WhiteoutUnsupported { .. } => format!("{e}, else use --backend copy"),
         Error::StoreInsideWorkspace { .. } => {
@@ -319,6 +356,90 @@ mod tests {
             }),
             "f: three-way merge conflicts at lines 1-2, lines 5-5 (use --conflict=markers to \
              write markers) (nothing was changed)"
+        );
+    }
+
+    /// Report data and errors whose hint moved out of the library read as before.
+    #[test]
+    fn conflicts_hunks_remotes_and_gc_name_their_commands() {
+        use super::{compact_skipped, conflict_why};
+        use rewind::carry::{Conflict, Settle};
+        use rewind::error::HunkSet;
+        use rewind::gc::CompactSkipped;
+        let raced = |settle| Conflict {
+            path: b"f".to_vec(),
+            why: "the workspace changed it while a command ran in the overlay".into(),
+            regions: 0,
+            settle: Some(settle),
+        };
+        assert_eq!(
+            conflict_why(&raced(Settle::ChooseSide)),
+            "the workspace changed it while a command ran in the overlay: choose with --theirs \
+             or --ours"
+        );
+        assert_eq!(
+            conflict_why(&Conflict {
+                why: "the workspace changed it while a command ran in the overlay, which may \
+                      have read the workspace's version"
+                    .into(),
+                ..raced(Settle::ChooseSideOrReject)
+            }),
+            "the workspace changed it while a command ran in the overlay, which may have read \
+             the workspace's version: choose with --theirs or --ours, or reject it"
+        );
+        assert_eq!(
+            message(&Error::NoSuchHunk {
+                hunk: "h1".into(),
+                among: HunkSet::Between {
+                    a: "aaaa".into(),
+                    b: "bbbb".into()
+                }
+            }),
+            "no hunk 'h1' in the modified files of aaaa..bbbb (see `rewind diff A B --json \
+             --hunks`)"
+        );
+        assert_eq!(
+            message(&Error::NoSuchHunk {
+                hunk: "h1".into(),
+                among: HunkSet::LiveAgainst
+            }),
+            "no hunk 'h1' in the workspace's changes against that snapshot (they moved since?)"
+        );
+        assert_eq!(
+            message(&Error::RemoteObjectMissing {
+                remote: "r".into(),
+                kind: "blob",
+                id: "ab".into()
+            }),
+            "remote 'r': blob ab is in no pack on the remote (run `rewind verify --remote r`)"
+        );
+        assert_eq!(
+            message(&Error::RemoteDamaged {
+                remote: "r".into(),
+                what: "pack p".into(),
+                why: "missing".into(),
+                problems: 2
+            }),
+            "remote 'r': not collecting: pack p: missing (2 problems; see `rewind verify \
+             --remote r`)"
+        );
+        assert_eq!(
+            compact_skipped(&CompactSkipped::Busy),
+            "another process is using the store; run `rewind gc` again when it is idle"
+        );
+        assert_eq!(
+            message(&Error::GcDamaged {
+                kind: "blob",
+                id: "ab".into(),
+                referrer: "tree cd".into(),
+                why: "missing".into()
+            }),
+            "gc stopped, nothing was deleted: blob ab (reached from tree cd) is missing; run \
+             `rewind verify --full` to see what is damaged"
+        );
+        assert_eq!(
+            message(&Error::NoCommand),
+            "rewind run needs a command after --"
         );
     }
 }

@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::apply::{FileOutcome, Planned, request_key, write_with_op};
-use crate::carry::{CarryLabels, Conflict, ConflictPolicy, plan_carry};
+use crate::carry::{CarryLabels, Conflict, ConflictPolicy, Settle, plan_carry};
 use crate::compare::{Diff, DiffRequest, Rev, diff};
 use crate::diff::tree::FileChange;
 use crate::error::{Error, IoContext, Result};
@@ -809,8 +809,9 @@ pub fn accept(
                 .into_iter()
                 .map(|path| Conflict {
                     path,
-                    why: "the workspace changed it while a command ran in the overlay, which may have read the workspace's version: choose with --theirs or --ours, or reject it".into(),
+                    why: "the workspace changed it while a command ran in the overlay, which may have read the workspace's version".into(),
                     regions: 0,
+                    settle: Some(Settle::ChooseSideOrReject),
                 })
                 .collect();
         }
@@ -998,8 +999,9 @@ fn plan_hunks(
         {
             part.conflicts.push(Conflict {
                 path: c.path.clone(),
-                why: "the workspace changed it while a command ran in the overlay: choose with --theirs or --ours".into(),
+                why: "the workspace changed it while a command ran in the overlay".into(),
                 regions: 0,
+                settle: Some(Settle::ChooseSide),
             });
             continue;
         }
@@ -1257,7 +1259,7 @@ pub fn command(
     rel_cwd: &Path,
 ) -> Result<std::process::Command> {
     let Some((prog, args)) = argv.split_first() else {
-        return Err(Error::Invalid("a command is needed after --".into()));
+        return Err(Error::NoCommand);
     };
     let mut cmd = std::process::Command::new(prog);
     cmd.args(args);

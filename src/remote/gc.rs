@@ -307,15 +307,11 @@ pub fn gc(
     let marked = mark(remote, &index, &mut problems)?;
     if let Some(p) = problems.first() {
         // Deleting on a damaged remote could throw away what a repair needs.
-        return Err(Error::Remote {
+        return Err(Error::RemoteDamaged {
             remote: remote.name.clone(),
-            why: format!(
-                "not collecting: {}: {} ({} problems; see `rewind verify --remote {}`)",
-                p.what,
-                p.why,
-                problems.len(),
-                remote.name
-            ),
+            what: p.what.clone(),
+            why: p.why.clone(),
+            problems: problems.len(),
         });
     }
     r.snapshots = marked.snapshots;

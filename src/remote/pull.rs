@@ -67,14 +67,15 @@ pub struct PullReport {
 }
 
 fn locate(index: &RemoteIndex, remote: &Remote, kind: &'static str, id: &Id) -> Result<Location> {
-    index.objects.get(id).copied().ok_or_else(|| Error::Remote {
-        remote: remote.name.clone(),
-        why: format!(
-            "{kind} {} is in no pack on the remote (run `rewind verify --remote {}`)",
-            id.hex(),
-            remote.name
-        ),
-    })
+    index
+        .objects
+        .get(id)
+        .copied()
+        .ok_or_else(|| Error::RemoteObjectMissing {
+            remote: remote.name.clone(),
+            kind,
+            id: id.hex(),
+        })
 }
 
 pub(super) fn by_pack(locs: impl IntoIterator<Item = Location>) -> Vec<(Id, Vec<Entry>)> {

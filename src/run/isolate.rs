@@ -75,7 +75,7 @@ pub fn run_isolated(
     let t0 = Instant::now();
     let iso = opts.isolate.clone().unwrap_or_default();
     if opts.command.is_empty() {
-        return Err(Error::Invalid("rewind run needs a command after --".into()));
+        return Err(Error::NoCommand);
     }
     let checker = Checker::new(&opts.contract)?;
     let root = crate::workspace::resolve(root)?;

@@ -76,6 +76,20 @@ impl Default for StoreOptions {
     }
 }
 
+/// Why the store file was not compacted (see `gc::GcReport::compact_skipped`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CompactSkipped {
+    /// The store is open read-only.
+    #[error("the store is open read-only")]
+    ReadOnly,
+    /// Another process holds a transaction open: a reason to try again later.
+    #[error("another process is using the store")]
+    Busy,
+    /// The database refused for another reason.
+    #[error("{0}")]
+    Failed(String),
+}
+
 /// An open store.
 pub struct Store {
     db: Handle,
@@ -204,16 +218,14 @@ impl Store {
 
     /// Compacts the database file. `Err` says why it could not run (another process holds a
     /// transaction open); that is not a failure of the store, only a reason to try later.
-    pub(crate) fn compact(&mut self) -> std::result::Result<bool, String> {
+    pub(crate) fn compact(&mut self) -> std::result::Result<bool, CompactSkipped> {
         let Handle::ReadWrite(db) = &mut self.db else {
-            return Err("the store is open read-only".into());
+            return Err(CompactSkipped::ReadOnly);
         };
         match db.compact() {
             Ok(done) => Ok(done),
-            Err(redb::CompactionError::TransactionInProgress) => Err(
-                "another process is using the store; run `rewind gc` again when it is idle".into(),
-            ),
-            Err(e) => Err(e.to_string()),
+            Err(redb::CompactionError::TransactionInProgress) => Err(CompactSkipped::Busy),
+            Err(e) => Err(CompactSkipped::Failed(e.to_string())),
         }
     }
 
