@@ -92,7 +92,7 @@ pub struct ApplyReport {
     /// The operation recorded.
     pub op: Option<u64>,
     /// Whether this finished an earlier, interrupted run of the same apply (see
-    /// [`crate::store::pending`]) rather than planning anew.
+    /// `crate::store::pending`) rather than planning anew.
     pub resumed: bool,
 }
 
@@ -485,7 +485,7 @@ fn finish(store: &Store, root: &Path, kind: &str, before: Option<Id>) -> Result<
     Ok(Recorded { before, after, op })
 }
 
-/// Identifies a request (its command, options and input) for [`resume_pending`].
+/// Identifies a request (its command, options and input) for `resume_pending`.
 pub fn request_key(parts: &[&[u8]]) -> Id {
     let mut h = blake3::Hasher::new();
     for p in parts {

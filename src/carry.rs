@@ -10,7 +10,7 @@
 //!   against an edit, a symlink, a binary file, conflicting lines) is a conflict, settled by
 //!   the [`ConflictPolicy`].
 //!
-//! Nothing is written here: the caller hands the plan to [`crate::apply::write_with_op`], so
+//! Nothing is written here: the caller hands the plan to `crate::apply::write_with_op`, so
 //! every path or none is written, as one undoable operation.
 
 use std::path::Path;

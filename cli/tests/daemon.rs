@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use common::{Env, rewind_bin, write_file};
 use proptest::prelude::*;
-use rewind::scan::daemon_link::WalkNarrowing;
+use rewind::daemon::WalkNarrowing;
 use rewind::{Id, SnapshotOptions, Store, StoreOptions};
 use serde_json::Value;
 

@@ -2,10 +2,10 @@
 //! onto the workspace (merged three ways) or rejected, per file.
 //!
 //! Two backends, both without FUSE:
-//! - [`namespace`]: the command runs in a private user and mount namespace where overlayfs
+//! - `namespace`: the command runs in a private user and mount namespace where overlayfs
 //!   shows the workspace as the lower layer and `overlays/<id>/upper` in the store as the upper
 //!   one. Nothing is copied; the changes are read from the upper directory alone.
-//! - [`copy`]: the base snapshot is materialized into `overlays/<id>/tree` (reflinked or
+//! - `copy`: the base snapshot is materialized into `overlays/<id>/tree` (reflinked or
 //!   copied from the workspace where it still matches, else written from the store), and the
 //!   changes are a snapshot of that directory compared with the base.
 //!
@@ -16,9 +16,9 @@
 //! pending until the overlay changes them again.
 
 mod backend;
-pub mod copy;
+mod copy;
 
-pub mod namespace;
+mod namespace;
 
 use std::fs;
 use std::os::unix::ffi::OsStrExt;
@@ -442,7 +442,7 @@ pub fn lock(store: &Store, rec: &mut OverlayRecord) -> Result<OverlayLock> {
     Ok(held)
 }
 
-/// Takes the overlay's run lock (see [`LockKind`]): what a command in the overlay holds
+/// Takes the overlay's run lock (see `LockKind`): what a command in the overlay holds
 /// while it runs, and what accept and reject wait for.
 pub fn run_lock(store: &Store, rec: &OverlayRecord) -> Result<OverlayLock> {
     take_lock(store, rec, LockKind::Run)

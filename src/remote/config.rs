@@ -26,7 +26,7 @@ pub struct RemoteConfig {
     /// `s3://bucket/prefix`, `gs://bucket/prefix`, `az://container/prefix` or `file:///path`.
     pub url: String,
     /// Workspace path on the remote (where it was pushed from) -> local workspace path, for
-    /// pulled workspace logs whose path differs here (see [`super::logs`]).
+    /// pulled workspace logs whose path differs here (see `super::logs`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub workspaces: BTreeMap<String, String>,
 }

@@ -287,7 +287,7 @@ pub struct GcReport {
 
 /// Deletes what no remote snapshot or artifact reaches, under the remote's exclusive lock
 /// (taken once no push holds the remote, waiting up to `lock_timeout`, `on_wait` told what it
-/// waits for; see [`super::lock`]). A pack whose objects are all unreachable is
+/// waits for; see `super::lock`). A pack whose objects are all unreachable is
 /// deleted (index first, so no reader ever finds an index without its pack); one that is at
 /// least a fifth unreachable is rewritten with only the rest, and the new pack and index are
 /// uploaded before the old are deleted. An object two pushes stored twice stays in one pack.

@@ -88,7 +88,7 @@ pub struct CacheEntry {
     pub size: u64,
     /// The lstat at the last snapshot (all zero for directories: their tree id says it all).
     pub stat: Stat,
-    /// Must be re-hashed next time (see [`is_racy`]).
+    /// Must be re-hashed next time (see `is_racy`).
     pub racy: bool,
 }
 

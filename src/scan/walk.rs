@@ -37,7 +37,7 @@ pub struct WalkOptions {
     /// Walker threads (0: one per core).
     pub threads: usize,
     /// Directories whose entries are known unchanged since the stat cache was written (see
-    /// [`super::watch`]): their files take the cached stat instead of an `lstat`.
+    /// `super::watch`): their files take the cached stat instead of an `lstat`.
     pub trusted: Option<std::sync::Arc<rustc_hash::FxHashSet<Vec<u8>>>>,
     /// With `trusted`: a subtree in which every directory is trusted and cached, and every
     /// cached entry settled, is not read at all; its entries come from the stat cache. Only

@@ -4,12 +4,12 @@
 //! store: readers never wait, writers take turns. A writer that finds the write lock taken says
 //! so through [`StoreOptions::on_wait`] and polls until [`StoreOptions::lock_timeout`].
 
-pub mod artifact;
-pub mod blob;
+pub(crate) mod artifact;
+pub(crate) mod blob;
 pub mod holders;
 pub mod oplog;
-pub mod pending;
-pub mod read;
+pub(crate) mod pending;
+pub(crate) mod read;
 pub mod snapshot;
 pub(crate) mod tables;
 pub mod tags;
@@ -31,7 +31,7 @@ use redb::{
 };
 
 use crate::error::{Error, IoContext, Result};
-pub use read::{ContentTotals, Reader, TableUsage};
+pub use read::{BlobReader, ContentTotals, Reader, TableUsage};
 use snapshot::WorkspaceRecord;
 use tables::*;
 
