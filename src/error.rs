@@ -73,7 +73,7 @@ pub enum Error {
     /// commits atomically, so the failed write left the store as it was.
     #[error(
         "the disk holding the store is full ({0}); nothing was stored and the store is as it \
-         was: free some space (`rewind forget` then `rewind gc` frees rewind's own)"
+         was: free some space"
     )]
     DiskFull(io::Error),
 
@@ -134,7 +134,7 @@ pub enum Error {
     },
 
     /// `@` was used but the workspace has no snapshot yet.
-    #[error("workspace {} has no snapshot yet: run `rewind snapshot` first", .0.display())]
+    #[error("workspace {} has no snapshot yet", .0.display())]
     NoSnapshots(PathBuf),
 
     /// A path was looked up in a snapshot and is not there.
@@ -311,11 +311,11 @@ pub enum Error {
     ForgetIdsAndPolicy,
 
     /// No overlay with that id or name.
-    #[error("no overlay '{0}' in this store (see `rewind overlay list`)")]
+    #[error("no overlay '{0}' in this store")]
     NoOverlay(String),
 
     /// An overlay with that name exists already.
-    #[error("an overlay named '{0}' already exists (see `rewind overlay list`)")]
+    #[error("an overlay named '{0}' already exists")]
     OverlayExists(String),
 
     /// The overlay was dropped by another process while this one worked on it.
@@ -323,7 +323,7 @@ pub enum Error {
     OverlayDropped(u64),
 
     /// No operation with that id in the workspace's log.
-    #[error("no operation {op} in workspace {} (see `rewind op log`)", workspace.display())]
+    #[error("no operation {op} in workspace {}", workspace.display())]
     NoOperation {
         /// The operation id asked for.
         op: u64,
@@ -398,7 +398,7 @@ pub enum Error {
     ArtifactExists(String),
 
     /// No artifact under that key.
-    #[error("no artifact '{0}' in the store (see `rewind artifact ls`)")]
+    #[error("no artifact '{0}' in the store")]
     NoArtifact(String),
 
     /// A file contract (`--allow`, `--forbid`, `--contract FILE`) is malformed.

@@ -32,7 +32,10 @@ pub fn message(e: &Error) -> String {
         Error::NoStore(_) => format!("{e}: run `rewind init` or pass --store DIR"),
         Error::ReadOnlyStore { .. } => format!("{e} or pass another --store"),
         Error::DiskFull(_) => {
-            format!("{e}, or put the store elsewhere with --store DIR or REWIND_STORE")
+            format!(
+                "{e} (`rewind forget` then `rewind gc` frees rewind's own), or put the store \
+                 elsewhere with --store DIR or REWIND_STORE"
+            )
         }
         Error::DangerousWorkspace(_) => format!("{e} (pass --force if you mean it)"),
         Error::ArtifactExists(_) => format!("{e}: pass --force to replace it"),
@@ -83,6 +86,12 @@ pub fn message(e: &Error) -> String {
         Error::GcDamaged { .. } => {
             format!("{e}; run `rewind verify --full` to see what is damaged")
         }
+        Error::NoSnapshots(_) => format!("{e}: run `rewind snapshot` first"),
+        Error::NoOverlay(_) | Error::OverlayExists(_) => {
+            format!("{e} (see `rewind overlay list`)")
+        }
+        Error::NoOperation { .. } => format!("{e} (see `rewind op log`)"),
+        Error::NoArtifact(_) => format!("{e} (see `rewind artifact ls`)"),
         Error::NoCommand => "rewind run needs a command after --".into(),
         Error::NeedsWorkspace(_) => format!("{e} (use -C DIR)"),
         Error::WhiteoutUnsupported { .. } => format!("{e}, else use --backend copy"),
@@ -436,6 +445,29 @@ mod tests {
             }),
             "gc stopped, nothing was deleted: blob ab (reached from tree cd) is missing; run \
              `rewind verify --full` to see what is damaged"
+        );
+        assert_eq!(
+            message(&Error::NoSnapshots(PathBuf::from("/w"))),
+            "workspace /w has no snapshot yet: run `rewind snapshot` first"
+        );
+        assert_eq!(
+            message(&Error::NoOverlay("x".into())),
+            "no overlay 'x' in this store (see `rewind overlay list`)"
+        );
+        assert_eq!(
+            message(&Error::OverlayExists("x".into())),
+            "an overlay named 'x' already exists (see `rewind overlay list`)"
+        );
+        assert_eq!(
+            message(&Error::NoOperation {
+                op: 3,
+                workspace: PathBuf::from("/w")
+            }),
+            "no operation 3 in workspace /w (see `rewind op log`)"
+        );
+        assert_eq!(
+            message(&Error::NoArtifact("k".into())),
+            "no artifact 'k' in the store (see `rewind artifact ls`)"
         );
         assert_eq!(
             message(&Error::NoCommand),
