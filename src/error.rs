@@ -274,6 +274,41 @@ pub enum Error {
         why: String,
     },
 
+    /// A remote of that name is configured already.
+    #[error("remote '{name}' already exists ({url})")]
+    RemoteExists {
+        /// The name.
+        name: String,
+        /// Its configured URL.
+        url: String,
+    },
+
+    /// No remote of that name is configured.
+    #[error("no remote '{0}'")]
+    NoRemote(String),
+
+    /// An undo or redo names a state (snapshot) that was forgotten since.
+    #[error(
+        "cannot {action} operation {op} ({kind}): its {which} state, snapshot {snapshot}, was \
+         forgotten, so there is nothing to compare with or go back to"
+    )]
+    StateForgotten {
+        /// "undo" or "redo".
+        action: &'static str,
+        /// The operation.
+        op: u64,
+        /// Its kind.
+        kind: String,
+        /// "before" or "after".
+        which: &'static str,
+        /// The forgotten snapshot's short id.
+        snapshot: String,
+    },
+
+    /// The undo or redo of a reject names an overlay that was dropped since.
+    #[error("overlay {0} was dropped, so its reject cannot be taken back")]
+    RejectedOverlayGone(u64),
+
     /// A command run (`run::RunOptions::command`) was given no program.
     #[error("no command to run")]
     NoCommand,

@@ -92,6 +92,25 @@ pub fn message(e: &Error) -> String {
         }
         Error::NoOperation { .. } => format!("{e} (see `rewind op log`)"),
         Error::NoArtifact(_) => format!("{e} (see `rewind artifact ls`)"),
+        Error::RemoteExists { name, .. } => {
+            format!("{e}: remove it first with `rewind remote rm {name}`")
+        }
+        Error::NoRemote(name) => {
+            format!("{e}: add it with `rewind remote add {name} URL` (see `rewind remote ls`)")
+        }
+        Error::StateForgotten {
+            action,
+            op,
+            kind,
+            which,
+            snapshot,
+        } => format!(
+            "cannot {action} operation {op} ({kind}): its {which} state, snapshot {snapshot}, was \
+             forgotten (`rewind forget`), so there is nothing to compare with or go back to"
+        ),
+        Error::RejectedOverlayGone(_) => {
+            format!("{e} (`rewind undo OP` picks another operation)")
+        }
         Error::NoCommand => "rewind run needs a command after --".into(),
         Error::NeedsWorkspace(_) => format!("{e} (use -C DIR)"),
         Error::WhiteoutUnsupported { .. } => format!("{e}, else use --backend copy"),
@@ -468,6 +487,33 @@ mod tests {
         assert_eq!(
             message(&Error::NoArtifact("k".into())),
             "no artifact 'k' in the store (see `rewind artifact ls`)"
+        );
+        assert_eq!(
+            message(&Error::RemoteExists {
+                name: "r".into(),
+                url: "s3://b".into()
+            }),
+            "remote 'r' already exists (s3://b): remove it first with `rewind remote rm r`"
+        );
+        assert_eq!(
+            message(&Error::NoRemote("r".into())),
+            "no remote 'r': add it with `rewind remote add r URL` (see `rewind remote ls`)"
+        );
+        assert_eq!(
+            message(&Error::StateForgotten {
+                action: "undo",
+                op: 4,
+                kind: "restore".into(),
+                which: "before",
+                snapshot: "abcd".into()
+            }),
+            "cannot undo operation 4 (restore): its before state, snapshot abcd, was forgotten \
+             (`rewind forget`), so there is nothing to compare with or go back to"
+        );
+        assert_eq!(
+            message(&Error::RejectedOverlayGone(7)),
+            "overlay 7 was dropped, so its reject cannot be taken back (`rewind undo OP` picks \
+             another operation)"
         );
         assert_eq!(
             message(&Error::NoCommand),

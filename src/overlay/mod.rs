@@ -1184,11 +1184,7 @@ pub fn rejected_overlay(kind: &str) -> Option<u64> {
 /// Moves an overlay from state `from` (which it must still be in, unless `force`) to state
 /// `to`, path by path: the undo (or redo) of a reject.
 pub fn move_state(store: &Store, id: u64, from: Id, to: Id, force: bool) -> Result<()> {
-    let mut rec = find(store, &id.to_string()).map_err(|_| {
-        Error::Invalid(format!(
-            "overlay {id} was dropped, so its reject cannot be taken back (`rewind undo OP` picks another operation)"
-        ))
-    })?;
+    let mut rec = find(store, &id.to_string()).map_err(|_| Error::RejectedOverlayGone(id))?;
     let _run = run_lock(store, &rec)?;
     let _lock = lock(store, &mut rec)?;
     let now = state(store, &mut rec)?;

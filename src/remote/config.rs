@@ -105,10 +105,10 @@ pub fn add(store_dir: &Path, name: &str, url: &str) -> Result<()> {
     validate_url(url)?;
     let mut file = load(store_dir)?;
     if let Some(old) = file.remote.get(name) {
-        return Err(Error::Invalid(format!(
-            "remote '{name}' already exists ({}): remove it first with `rewind remote rm {name}`",
-            old.url
-        )));
+        return Err(Error::RemoteExists {
+            name: name.to_string(),
+            url: old.url.clone(),
+        });
     }
     file.remote.insert(
         name.to_string(),
@@ -147,9 +147,7 @@ pub fn map_workspace(store_dir: &Path, name: &str, remote_path: &str, local: &Pa
 }
 
 fn no_remote(name: &str) -> Error {
-    Error::Invalid(format!(
-        "no remote '{name}': add it with `rewind remote add {name} URL` (see `rewind remote ls`)"
-    ))
+    Error::NoRemote(name.to_string())
 }
 
 /// One remote's settings.
