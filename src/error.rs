@@ -447,10 +447,9 @@ pub enum Error {
     /// A multi-file write (apply, revert) was interrupted (the process was killed) and the
     /// workspace may be half-written.
     #[error(
-        "an interrupted `rewind {kind}` left {} partly written: run the same `rewind {kind}` \
-         again to finish it{}",
+        "an interrupted {kind} left {} partly written: the same {kind} again finishes it{}",
         workspace.display(),
-        before.as_ref().map(|b| format!(", or `rewind restore {b}` to go back to the state before it")).unwrap_or_default()
+        before.as_ref().map(|b| format!(", a restore of {b} goes back to the state before it")).unwrap_or_default()
     )]
     InterruptedWrite {
         /// The interrupted command.
@@ -464,8 +463,7 @@ pub enum Error {
     /// A restore (or undo, redo) stopped part way at a signal; every file is old or new.
     #[error(
         "interrupted: {written} of {total} files of the {kind} written, the rest untouched. \
-         Run `rewind restore {target}` to finish it, or `rewind undo` to go back to the state \
-         before it{}",
+         A restore of {target} finishes it, an undo goes back to the state before it{}",
         before.as_ref().map(|b| format!(" ({b})")).unwrap_or_default()
     )]
     RestoreInterrupted {

@@ -111,6 +111,37 @@ pub fn message(e: &Error) -> String {
         Error::RejectedOverlayGone(_) => {
             format!("{e} (`rewind undo OP` picks another operation)")
         }
+        Error::InterruptedWrite {
+            kind,
+            workspace,
+            before,
+        } => format!(
+            "an interrupted `rewind {kind}` left {} partly written: run the same `rewind {kind}` \
+             again to finish it{}",
+            workspace.display(),
+            before
+                .as_ref()
+                .map(|b| format!(", or `rewind restore {b}` to go back to the state before it"))
+                .unwrap_or_default()
+        ),
+        Error::RestoreInterrupted {
+            kind,
+            target,
+            before,
+            written,
+            total,
+        } => format!(
+            "interrupted: {written} of {total} files of the {kind} written, the rest untouched. \
+             Run `rewind restore {target}` to finish it, or `rewind undo` to go back to the \
+             state before it{}",
+            before
+                .as_ref()
+                .map(|b| format!(" ({b})"))
+                .unwrap_or_default()
+        ),
+        Error::ConcurrentGc("remote restore") => {
+            Error::ConcurrentGc("restore --remote").to_string()
+        }
         Error::NoCommand => "rewind run needs a command after --".into(),
         Error::NeedsWorkspace(_) => format!("{e} (use -C DIR)"),
         Error::WhiteoutUnsupported { .. } => format!("{e}, else use --backend copy"),
@@ -514,6 +545,31 @@ mod tests {
             message(&Error::RejectedOverlayGone(7)),
             "overlay 7 was dropped, so its reject cannot be taken back (`rewind undo OP` picks \
              another operation)"
+        );
+        assert_eq!(
+            message(&Error::InterruptedWrite {
+                kind: "apply".into(),
+                workspace: PathBuf::from("/w"),
+                before: Some("abcd".into())
+            }),
+            "an interrupted `rewind apply` left /w partly written: run the same `rewind apply` \
+             again to finish it, or `rewind restore abcd` to go back to the state before it"
+        );
+        assert_eq!(
+            message(&Error::RestoreInterrupted {
+                kind: "restore".into(),
+                target: "t1".into(),
+                before: Some("b1".into()),
+                written: 2,
+                total: 5
+            }),
+            "interrupted: 2 of 5 files of the restore written, the rest untouched. Run `rewind \
+             restore t1` to finish it, or `rewind undo` to go back to the state before it (b1)"
+        );
+        assert_eq!(
+            message(&Error::ConcurrentGc("remote restore")),
+            "a `rewind gc` ran in another process while this restore --remote was being \
+             written; nothing was stored: run it again"
         );
         assert_eq!(
             message(&Error::NoCommand),

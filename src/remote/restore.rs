@@ -269,7 +269,7 @@ pub fn restore_empty(
     // 6. Trees, chunk lists and the snapshot record, in one transaction.
     let txn = store.begin_write()?;
     if crate::store::epoch_in(&txn)? != epoch {
-        return Err(Error::ConcurrentGc("restore --remote"));
+        return Err(Error::ConcurrentGc("remote restore"));
     }
     {
         let mut t = txn.open_table(TREES)?;
