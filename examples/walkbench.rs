@@ -8,13 +8,13 @@ fn main() {
     let dir = std::path::PathBuf::from(args.next().expect("usage: walkbench DIR [RUNS] [STORE]"));
     let runs: usize = args.next().and_then(|r| r.parse().ok()).unwrap_or(5);
     let store = args.next();
-    let empty = rewind::scan::StatCache::default();
-    let time = |opts: &rewind::scan::WalkOptions, cache: &rewind::scan::StatCache| {
+    let empty = rewind::internals::StatCache::default();
+    let time = |opts: &rewind::internals::WalkOptions, cache: &rewind::internals::StatCache| {
         let t = std::time::Instant::now();
-        let out = rewind::scan::walk(&dir, opts, cache).expect("walk");
+        let out = rewind::internals::walk(&dir, opts, cache).expect("walk");
         (out.entries.len(), t.elapsed().as_secs_f64())
     };
-    let plain = rewind::scan::WalkOptions::default();
+    let plain = rewind::internals::WalkOptions::default();
     let Some(store) = store else {
         for _ in 0..runs {
             let (n, s) = time(&plain, &empty);
@@ -33,10 +33,10 @@ fn main() {
         .workspace(&root)
         .expect("ws")
         .expect("a snapshot of DIR in STORE");
-    let cache = rewind::scan::StatCache::load(&reader, ws.id).expect("cache");
+    let cache = rewind::internals::StatCache::load(&reader, ws.id).expect("cache");
     let all: rustc_hash::FxHashSet<Vec<u8>> = cache.dir_paths().map(<[u8]>::to_vec).collect();
-    let trusted = rewind::scan::WalkOptions {
-        trusted: Some(rewind::scan::Trust::Only(std::sync::Arc::new(all))),
+    let trusted = rewind::internals::WalkOptions {
+        trusted: Some(rewind::internals::Trust::Only(std::sync::Arc::new(all))),
         ..Default::default()
     };
     let (mut best_plain, mut best_trusted) = (f64::MAX, f64::MAX);

@@ -13,7 +13,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 use crate::error::{Error, IoContext, Remedy, Result};
-use crate::fs::{checked_path, write_atomic};
+use crate::fs::{BadPath, RelPath, checked_path, write_atomic};
 use crate::fs::{display, join_rel};
 use crate::id::Id;
 use crate::patch::{
@@ -92,7 +92,7 @@ pub struct ApplyReport {
     /// The operation recorded.
     pub op: Option<u64>,
     /// Whether this finished an earlier, interrupted run of the same apply (see
-    /// [`crate::store::pending`]) rather than planning anew.
+    /// `crate::store::pending`) rather than planning anew.
     pub resumed: bool,
 }
 
@@ -122,30 +122,22 @@ fn refuse(path: &[u8], why: impl Into<String>, remedy: Remedy) -> Error {
     }
 }
 
-/// Checks a patch path and returns it: relative, no `..`, no empty or `.` components.
+/// Checks a patch path and returns it: a [`RelPath`] (relative, no `..`; empty and `.`
+/// components dropped), not the root, not inside another tool's store.
 fn safe_rel(raw: &[u8]) -> Result<Vec<u8>> {
-    if raw.first() == Some(&b'/') {
-        return Err(fail(raw, "absolute paths are refused"));
-    }
-    let comps: Vec<&[u8]> = raw
-        .split(|&b| b == b'/')
-        .filter(|c| !c.is_empty() && *c != b".")
-        .collect();
-    if comps.is_empty() {
-        return Err(fail(raw, "empty path"));
-    }
-    if comps.iter().any(|c| *c == b"..") {
-        return Err(fail(raw, "paths with '..' are refused"));
+    let rel = RelPath::normalize(raw).map_err(|why| fail(raw, why.to_string()))?;
+    if rel.is_root() {
+        return Err(fail(raw, BadPath::Empty.to_string()));
     }
     // Another tool's store (a git hook is code that runs): never written, as git apply refuses.
-    if comps.iter().any(|c| {
+    if rel.components().any(|c| {
         crate::scan::walk::NEVER_ENTER
             .iter()
             .any(|n| c.eq_ignore_ascii_case(n))
     }) {
         return Err(fail(raw, "paths inside .git, .jj or .hg are refused"));
     }
-    Ok(comps.join(&b'/'))
+    Ok(rel.into_bytes())
 }
 
 /// Refuses a path whose parents (or, unless it is a symlink patch, itself) are symlinks. A
@@ -292,7 +284,7 @@ pub fn apply_patch(
     input: &[u8],
     opts: &ApplyPatchOptions,
 ) -> Result<ApplyReport> {
-    let root = crate::workspace::canonical(root, true)?;
+    let root = crate::workspace::resolve(root)?;
     let key = request_key(&[format!("apply {opts:?}").as_bytes(), input]);
     if let Some((pending, done)) = resume_pending(store, &root, "apply", key, opts.check)? {
         return Ok(ApplyReport {
@@ -433,7 +425,7 @@ pub(crate) fn write_with_op(
     )?;
     if let Err(e) = write_plan(root, plan) {
         if let Some(id) = before {
-            let touched: Vec<Vec<u8>> = plan
+            let touched: Vec<RelPath> = plan
                 .iter()
                 .flat_map(|p| {
                     p.write
@@ -441,6 +433,7 @@ pub(crate) fn write_with_op(
                         .map(|w| w.0.clone())
                         .chain(p.remove.iter().cloned())
                 })
+                .map(RelPath::trusted)
                 .collect();
             let opts = crate::restore::RestoreOptions {
                 paths: touched,
@@ -492,7 +485,7 @@ fn finish(store: &Store, root: &Path, kind: &str, before: Option<Id>) -> Result<
     Ok(Recorded { before, after, op })
 }
 
-/// Identifies a request (its command, options and input) for [`resume_pending`].
+/// Identifies a request (its command, options and input) for `resume_pending`.
 pub fn request_key(parts: &[&[u8]]) -> Id {
     let mut h = blake3::Hasher::new();
     for p in parts {

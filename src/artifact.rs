@@ -1,6 +1,6 @@
 //! Artifacts, the library's face: put content from a file or a stream, get it back to a writer
 //! or a file, list and remove. Storage details (chunking, batching, the table) are in
-//! [`crate::store::artifact`].
+//! `crate::store::artifact`.
 
 use std::fs::File;
 use std::io::{self, Read, Write};
@@ -10,7 +10,7 @@ use crate::error::{Error, IoContext, Result};
 use crate::store::Store;
 pub use crate::store::artifact::{ArtifactRecord, MAX_KEY_LEN, PutReport, validate_key};
 
-/// Stores `input` under `key` (see [`crate::store::artifact::put`]).
+/// Stores `input` under `key` (see `crate::store::artifact::put`).
 pub fn put(
     store: &Store,
     key: &str,

@@ -10,7 +10,7 @@
 //!   against an edit, a symlink, a binary file, conflicting lines) is a conflict, settled by
 //!   the [`ConflictPolicy`].
 //!
-//! Nothing is written here: the caller hands the plan to [`crate::apply::write_with_op`], so
+//! Nothing is written here: the caller hands the plan to `crate::apply::write_with_op`, so
 //! every path or none is written, as one undoable operation.
 
 use std::path::Path;
@@ -18,6 +18,7 @@ use std::path::Path;
 use crate::apply::{FileOutcome, Planned, fail, read_current};
 use crate::compare::{DiffRequest, Rev, diff};
 use crate::error::Result;
+use crate::fs::RelPath;
 use crate::id::Id;
 use crate::patch::{MergeLabels, MergeOutcome, merge3};
 use crate::store::Store;
@@ -48,6 +49,17 @@ pub struct Conflict {
     /// How many line regions conflict; 0 when the conflict is not about lines (a deletion
     /// against an edit, a symlink, a binary file).
     pub regions: usize,
+    /// What settles it, where a choice of the caller does (the CLI names its flags).
+    pub settle: Option<Settle>,
+}
+
+/// What settles a [`Conflict`], in library terms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Settle {
+    /// Choosing a side: [`ConflictPolicy::Theirs`] or [`ConflictPolicy::Ours`].
+    ChooseSide,
+    /// Choosing a side, or rejecting the change (`overlay::reject`).
+    ChooseSideOrReject,
 }
 
 /// A carry's plan: what to write, and what was left out.
@@ -74,7 +86,7 @@ pub(crate) fn plan_carry(
     root: &Path,
     from: Id,
     to: Id,
-    paths: &[Vec<u8>],
+    paths: &[RelPath],
     policy: ConflictPolicy,
     labels: &CarryLabels,
 ) -> Result<CarryPlan> {
@@ -90,7 +102,7 @@ pub(crate) fn plan_carry_with(
     root: &Path,
     from: Id,
     to: Id,
-    paths: &[Vec<u8>],
+    paths: &[RelPath],
     policy: ConflictPolicy,
     labels: &CarryLabels,
     renames: bool,
@@ -316,6 +328,7 @@ fn settle(
                 path: path.to_vec(),
                 why,
                 regions,
+                settle: None,
             });
             Ok(None)
         }

@@ -16,6 +16,7 @@ use crate::diff::text::{DiffOptions, is_binary, line_diff};
 use crate::diff::tree::{ChangeStatus, EntryState, FileChange, PathFilter, TreeSource, compare};
 use crate::diff::{Change, EntryKind, Side};
 use crate::error::{Error, IoContext, Result};
+use crate::fs::RelPath;
 use crate::fs::join_rel;
 use crate::id::Id;
 use crate::progress::NoProgress;
@@ -41,7 +42,7 @@ pub struct DiffRequest {
     /// Pair exact renames.
     pub renames: bool,
     /// Only these paths (and what is below them); empty for everything.
-    pub paths: Vec<Vec<u8>>,
+    pub paths: Vec<RelPath>,
 }
 
 impl Default for DiffRequest {

@@ -73,7 +73,7 @@ pub enum Error {
     /// commits atomically, so the failed write left the store as it was.
     #[error(
         "the disk holding the store is full ({0}); nothing was stored and the store is as it \
-         was: free some space (`rewind forget` then `rewind gc` frees rewind's own)"
+         was: free some space"
     )]
     DiskFull(io::Error),
 
@@ -134,7 +134,7 @@ pub enum Error {
     },
 
     /// `@` was used but the workspace has no snapshot yet.
-    #[error("workspace {} has no snapshot yet: run `rewind snapshot` first", .0.display())]
+    #[error("workspace {} has no snapshot yet", .0.display())]
     NoSnapshots(PathBuf),
 
     /// A path was looked up in a snapshot and is not there.
@@ -149,6 +149,15 @@ pub enum Error {
     /// A user-supplied value is malformed (a tag name, a size, a KEY=VALUE pair ...).
     #[error("{0}")]
     Invalid(String),
+
+    /// A workspace-relative path (or a tree entry name) breaks [`crate::fs::RelPath`]'s rules.
+    #[error("invalid path '{path}': {why}")]
+    BadPath {
+        /// The path, as given (lossy for non-UTF-8 bytes).
+        path: String,
+        /// Which rule it breaks.
+        why: BadPath,
+    },
 
     /// A patch could not be parsed.
     #[error("cannot read the patch: {0}")]
@@ -252,6 +261,67 @@ pub enum Error {
         overlay: u64,
     },
 
+    /// gc found a reachable object it cannot read, and deleted nothing rather than guess.
+    #[error("gc stopped, nothing was deleted: {kind} {id} (reached from {referrer}) is {why}")]
+    GcDamaged {
+        /// "tree", "blob"...
+        kind: &'static str,
+        /// The object's short id.
+        id: String,
+        /// What reaches it.
+        referrer: String,
+        /// What is wrong with it.
+        why: String,
+    },
+
+    /// A remote of that name is configured already.
+    #[error("remote '{name}' already exists ({url})")]
+    RemoteExists {
+        /// The name.
+        name: String,
+        /// Its configured URL.
+        url: String,
+    },
+
+    /// No remote of that name is configured.
+    #[error("no remote '{0}'")]
+    NoRemote(String),
+
+    /// An undo or redo names a state (snapshot) that was forgotten since.
+    #[error(
+        "cannot {action} operation {op} ({kind}): its {which} state, snapshot {snapshot}, was \
+         forgotten, so there is nothing to compare with or go back to"
+    )]
+    StateForgotten {
+        /// "undo" or "redo".
+        action: &'static str,
+        /// The operation.
+        op: u64,
+        /// Its kind.
+        kind: String,
+        /// "before" or "after".
+        which: &'static str,
+        /// The forgotten snapshot's short id.
+        snapshot: String,
+    },
+
+    /// The undo or redo of a reject names an overlay that was dropped since.
+    #[error("overlay {0} was dropped, so its reject cannot be taken back")]
+    RejectedOverlayGone(u64),
+
+    /// A command run (`run::RunOptions::command`) was given no program.
+    #[error("no command to run")]
+    NoCommand,
+
+    /// A hunk id that none of the hunks it was looked for among has.
+    #[error("no hunk '{hunk}' in {among}")]
+    NoSuchHunk {
+        /// The id as given.
+        hunk: String,
+        /// Where it was looked for.
+        among: HunkSet,
+    },
+
     /// An ignore glob (of a scan, or of the ignored paths copied into an overlay) is malformed.
     #[error("bad {} {}: {why}", list.noun(), glob.as_ref().map(|g| format!("glob '{g}'")).unwrap_or_else(|| "globs".into()))]
     BadGlob {
@@ -276,11 +346,11 @@ pub enum Error {
     ForgetIdsAndPolicy,
 
     /// No overlay with that id or name.
-    #[error("no overlay '{0}' in this store (see `rewind overlay list`)")]
+    #[error("no overlay '{0}' in this store")]
     NoOverlay(String),
 
     /// An overlay with that name exists already.
-    #[error("an overlay named '{0}' already exists (see `rewind overlay list`)")]
+    #[error("an overlay named '{0}' already exists")]
     OverlayExists(String),
 
     /// The overlay was dropped by another process while this one worked on it.
@@ -288,7 +358,7 @@ pub enum Error {
     OverlayDropped(u64),
 
     /// No operation with that id in the workspace's log.
-    #[error("no operation {op} in workspace {} (see `rewind op log`)", workspace.display())]
+    #[error("no operation {op} in workspace {}", workspace.display())]
     NoOperation {
         /// The operation id asked for.
         op: u64,
@@ -363,7 +433,7 @@ pub enum Error {
     ArtifactExists(String),
 
     /// No artifact under that key.
-    #[error("no artifact '{0}' in the store (see `rewind artifact ls`)")]
+    #[error("no artifact '{0}' in the store")]
     NoArtifact(String),
 
     /// A file contract (`--allow`, `--forbid`, `--contract FILE`) is malformed.
@@ -377,10 +447,9 @@ pub enum Error {
     /// A multi-file write (apply, revert) was interrupted (the process was killed) and the
     /// workspace may be half-written.
     #[error(
-        "an interrupted `rewind {kind}` left {} partly written: run the same `rewind {kind}` \
-         again to finish it{}",
+        "an interrupted {kind} left {} partly written: the same {kind} again finishes it{}",
         workspace.display(),
-        before.as_ref().map(|b| format!(", or `rewind restore {b}` to go back to the state before it")).unwrap_or_default()
+        before.as_ref().map(|b| format!(", a restore of {b} goes back to the state before it")).unwrap_or_default()
     )]
     InterruptedWrite {
         /// The interrupted command.
@@ -394,8 +463,7 @@ pub enum Error {
     /// A restore (or undo, redo) stopped part way at a signal; every file is old or new.
     #[error(
         "interrupted: {written} of {total} files of the {kind} written, the rest untouched. \
-         Run `rewind restore {target}` to finish it, or `rewind undo` to go back to the state \
-         before it{}",
+         A restore of {target} finishes it, an undo goes back to the state before it{}",
         before.as_ref().map(|b| format!(" ({b})")).unwrap_or_default()
     )]
     RestoreInterrupted {
@@ -439,6 +507,30 @@ pub enum Error {
         why: String,
     },
 
+    /// An object a snapshot needs is in none of the remote's packs (the remote is damaged).
+    #[error("remote '{remote}': {kind} {id} is in no pack on the remote")]
+    RemoteObjectMissing {
+        /// The remote's name.
+        remote: String,
+        /// "blob", "tree"...
+        kind: &'static str,
+        /// The object's id (hex).
+        id: String,
+    },
+
+    /// A remote gc found the remote damaged, and deletes nothing.
+    #[error("remote '{remote}': not collecting: {what}: {why} ({problems} problems)")]
+    RemoteDamaged {
+        /// The remote's name.
+        remote: String,
+        /// The first damaged thing.
+        what: String,
+        /// What is wrong with it.
+        why: String,
+        /// How many problems were found.
+        problems: usize,
+    },
+
     /// Another process holds the remote (a gc while pushing, or a push while collecting).
     #[error(
         "remote '{remote}' is busy: {holder}; try again when it has finished (a lock not \
@@ -469,6 +561,22 @@ pub enum Remedy {
     ThreeWay,
     /// A base revision for the three-way merge (`ApplyOptions::base`).
     Base,
+}
+
+/// The hunks a [`Error::NoSuchHunk`] id was looked for among.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HunkSet {
+    /// The modified files between two snapshots (a revert by hunk); short ids.
+    #[error("the modified files of {a}..{b}")]
+    Between {
+        /// The older snapshot.
+        a: String,
+        /// The newer snapshot.
+        b: String,
+    },
+    /// The workspace's changes against a snapshot (a restore by hunk).
+    #[error("the workspace's changes against that snapshot (they moved since?)")]
+    LiveAgainst,
 }
 
 /// Which glob list a [`Error::BadGlob`] came from.
@@ -545,6 +653,33 @@ from_redb!(
     redb::StorageError,
     redb::CommitError
 );
+
+/// Why bytes are not a tree entry name or a workspace-relative path (see
+/// [`crate::fs::RelPath`]). Defined here, below the `fs` layer, so [`Error`] can carry it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BadPath {
+    /// Nothing at all: a name, or a path where the workspace root is not allowed.
+    #[error("empty path")]
+    Empty,
+    /// Starts with `/`.
+    #[error("absolute paths are refused")]
+    Absolute,
+    /// A `..` component: it would climb out of the workspace.
+    #[error("paths with '..' are refused")]
+    DotDot,
+    /// A `.` component (only stored paths refuse it; what people type drops it).
+    #[error("'.' components are refused")]
+    Dot,
+    /// An empty component (`a//b`, a trailing `/`; only stored paths refuse it).
+    #[error("empty components are refused")]
+    EmptyComponent,
+    /// A `/` inside a single name.
+    #[error("a name cannot contain '/'")]
+    Slash,
+    /// A NUL byte, which no Unix file name can hold.
+    #[error("paths cannot contain a NUL byte")]
+    Nul,
+}
 
 /// Errors of the daemon and its clients.
 #[derive(Debug, thiserror::Error)]

@@ -36,6 +36,8 @@ use crate::store::tables::*;
 use crate::store::tree::{Kind, Tree};
 use crate::store::{Store, epoch_in, write_counter};
 
+pub use crate::store::CompactSkipped;
+
 /// How to collect.
 #[derive(Clone, Debug)]
 pub struct GcOptions {
@@ -89,7 +91,7 @@ pub struct GcReport {
     /// Whether the file was compacted.
     pub compacted: bool,
     /// Why compaction was skipped, when it was worth doing but could not run.
-    pub compact_skipped: Option<String>,
+    pub compact_skipped: Option<CompactSkipped>,
     /// Wall time.
     pub seconds: f64,
 }
@@ -141,11 +143,12 @@ struct Live {
 
 /// A reachable object gc cannot read: gc refuses to delete anything rather than guess.
 fn damaged(kind: &'static str, id: &Id, referrer: &str, why: impl std::fmt::Display) -> Error {
-    Error::Invalid(format!(
-        "gc stopped, nothing was deleted: {kind} {} (reached from {referrer}) is {why}; \
-         run `rewind verify --full` to see what is damaged",
-        id.short()
-    ))
+    Error::GcDamaged {
+        kind,
+        id: id.short(),
+        referrer: referrer.to_string(),
+        why: why.to_string(),
+    }
 }
 
 fn mark(txn: &WriteTransaction, report: &mut GcReport, progress: &dyn Progress) -> Result<Live> {

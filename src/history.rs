@@ -15,6 +15,7 @@
 use crate::compare::{DiffRequest, Rev, diff};
 use crate::diff::ChangeStatus;
 use crate::error::Result;
+use crate::fs::RelPath;
 use crate::id::Id;
 use crate::store::snapshot::SnapshotRecord;
 use crate::store::tree::{Kind, TreeEntry};
@@ -26,7 +27,7 @@ pub struct LogQuery {
     /// At most this many rows (after filtering).
     pub limit: usize,
     /// Only rows where this path (workspace-relative bytes) changed.
-    pub path: Option<Vec<u8>>,
+    pub path: Option<RelPath>,
     /// Only snapshots carrying every one of these metadata pairs.
     pub meta: Vec<(String, String)>,
     /// Only snapshots whose `label` metadata is this (run's before/after labels).
@@ -86,7 +87,7 @@ pub fn log(store: &Store, reader: &Reader, ws: u64, q: &LogQuery) -> Result<Vec<
                     continue;
                 };
                 if let Some(old) = &change.old_path {
-                    path = Some(old.clone());
+                    path = Some(RelPath::trusted(old.clone()));
                 }
                 Some(change)
             }

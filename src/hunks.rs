@@ -301,6 +301,7 @@ pub(crate) fn merge_onto(
             path: path.to_vec(),
             why: why.into(),
             regions,
+            settle: None,
         })
     };
     let Some((kind, ours)) = crate::apply::read_current(root, path)? else {
@@ -402,13 +403,14 @@ pub(crate) fn write_selection(
 pub(crate) fn check_ids<'a>(
     wanted: &[String],
     hunks: impl Iterator<Item = &'a ReviewHunk>,
-    where_: &str,
+    among: crate::error::HunkSet,
 ) -> Result<()> {
     let known: rustc_hash::FxHashSet<&str> = hunks.map(|h| h.id.as_str()).collect();
     match wanted.iter().find(|w| !known.contains(w.as_str())) {
-        Some(id) => Err(crate::error::Error::Invalid(format!(
-            "no hunk '{id}' in {where_}"
-        ))),
+        Some(id) => Err(crate::error::Error::NoSuchHunk {
+            hunk: id.clone(),
+            among,
+        }),
         None => Ok(()),
     }
 }
@@ -420,7 +422,7 @@ pub fn restore_review(
     store: &crate::store::Store,
     root: &Path,
     rev: crate::id::Id,
-    paths: &[Vec<u8>],
+    paths: &[crate::fs::RelPath],
 ) -> Result<Vec<(Vec<u8>, Vec<ReviewHunk>)>> {
     let d = crate::compare::diff(
         store,
@@ -463,7 +465,7 @@ pub fn restore_hunks(
     rev: crate::id::Id,
     ids: &[String],
 ) -> Result<RevertReport> {
-    let root = crate::workspace::canonical(root, true)?;
+    let root = crate::workspace::resolve(root)?;
     let wanted = |id: &str| ids.iter().any(|x| x == id);
     let review: Vec<_> = restore_review(store, &root, rev, &[])?
         .into_iter()
@@ -475,7 +477,7 @@ pub fn restore_hunks(
     check_ids(
         ids,
         review.iter().flat_map(|(_, h)| h.iter()),
-        "the workspace's changes against that snapshot (they moved since?)",
+        crate::error::HunkSet::LiveAgainst,
     )?;
     let reader = store.reader()?;
     let rev_root = reader.snapshot(&rev)?.root;

@@ -10,6 +10,7 @@
 //! |---|---|---|
 //! | a store | [`Store::open`], [`Store::reader`] | [`StoreOptions`], [`Reader`], [`Id`] |
 //! | snapshots | [`snapshot()`] | [`SnapshotOptions`], [`SnapshotOutcome`], [`SnapshotReport`] |
+//! | paths in a workspace | [`RelPath::parse`] | [`RelPath`] (what every path option takes) |
 //! | diffs | [`diff()`] | [`Rev`], [`DiffRequest`], [`Diff`], [`FileChange`] |
 //! | restores | [`restore()`] | [`RestoreOptions`], [`OpInfo`], [`RestoreReport`] |
 //! | command runs | [`run()`] | [`RunOptions`], [`RunResult`], [`Isolate`] |
@@ -18,7 +19,15 @@
 //! | progress | | [`Progress`] (implement it), [`NoProgress`] |
 //!
 //! The other public modules (apply, revert, undo, gc, forget, verify, remotes...) are the
-//! operations the CLI drives, one module each.
+//! operations the CLI drives, one module each. The store's encodings (blob records, tables,
+//! the pending-write journal), the scan and the daemon's journal are private; `internals`
+//! (hidden from these docs) exposes the decoders to the fuzz target and tests, and is not
+//! part of the API.
+//!
+//! Library data names no CLI flag or command: where a caller's choice would get past a
+//! refusal, errors and reports carry it typed ([`error::Remedy`], [`carry::Settle`],
+//! [`error::HunkSet`]...), and the CLI words the hint. Nor does the library read `HOME` or the
+//! current directory: [`StoreOptions::refused_workspaces`] and [`RunOptions::cwd`] take them.
 //!
 //! The library reads no environment variable and changes no process-global state (umask,
 //! current directory); what the CLI takes from `REWIND_*` variables are fields of the option
@@ -110,6 +119,8 @@
 //! ```
 
 #![deny(missing_docs)]
+// A public type reachable only through a private module could not be named by an embedder.
+#![warn(unnameable_types)]
 
 pub mod apply;
 pub mod artifact;
@@ -127,6 +138,8 @@ pub mod gc;
 pub mod history;
 pub mod hunks;
 pub mod id;
+#[doc(hidden)]
+pub mod internals;
 pub mod interrupt;
 pub mod overlay;
 pub mod patch;
@@ -137,7 +150,7 @@ pub mod retention;
 pub mod revert;
 pub mod revision;
 pub mod run;
-pub mod scan;
+pub(crate) mod scan;
 pub mod scratch;
 pub mod snapshot;
 pub mod stats;
@@ -149,6 +162,7 @@ pub mod workspace;
 pub use compare::{Diff, DiffRequest, Rev, diff};
 pub use diff::FileChange;
 pub use error::{Error, Result};
+pub use fs::RelPath;
 pub use id::Id;
 pub use overlay::{AcceptOptions, BackendChoice, CreateOptions};
 pub use progress::{NoProgress, Progress};

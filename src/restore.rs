@@ -26,6 +26,7 @@ use rayon::prelude::*;
 use crate::compare::Trees;
 use crate::diff::tree::{ChangeStatus, FileChange, PathFilter, compare_with_dirs};
 use crate::error::{Error, IoContext, Result};
+use crate::fs::RelPath;
 use crate::fs::{SafeDirs, checked_path, exec_mode, lstat_beneath, split_parent, write_atomic};
 use crate::id::Id;
 use crate::progress::{NoProgress, Progress};
@@ -40,7 +41,7 @@ use crate::store::{Reader, Store};
 #[derive(Clone, Debug, Default)]
 pub struct RestoreOptions {
     /// Only these paths (and what is below them); empty for the whole workspace.
-    pub paths: Vec<Vec<u8>>,
+    pub paths: Vec<RelPath>,
     /// Compute and return the plan, change nothing.
     pub dry_run: bool,
     /// Allow `/` or the home directory as the workspace.
@@ -108,7 +109,7 @@ pub fn restore(
     progress: &dyn Progress,
 ) -> Result<RestoreReport> {
     let t0 = Instant::now();
-    let root = crate::workspace::canonical(root, opts.force)?;
+    let root = crate::workspace::canonical(root, opts.force, store.refused_workspaces())?;
     let target_rec = store.reader()?.snapshot(&target)?;
     check_origin(store, &root, target, &target_rec, opts)?;
     check_paths(&store.reader()?, &root, &target_rec, &opts.paths)?;
@@ -210,7 +211,7 @@ fn plan_restore(
     reader: &Reader,
     safety: &crate::snapshot::SnapshotOutcome,
     target_rec: &SnapshotRecord,
-    paths: &[Vec<u8>],
+    paths: &[RelPath],
 ) -> Result<(Vec<FileChange>, Vec<Vec<u8>>)> {
     let filter = PathFilter::new(paths);
     let trees = Trees {
@@ -407,7 +408,7 @@ fn check_paths(
     reader: &Reader,
     root: &Path,
     rec: &SnapshotRecord,
-    paths: &[Vec<u8>],
+    paths: &[RelPath],
 ) -> Result<()> {
     let mut unmatched = Vec::new();
     for p in paths {

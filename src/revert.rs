@@ -13,6 +13,7 @@ use std::path::Path;
 use crate::apply::{Planned, fail, request_key, resume_pending, resumed_outcomes, write_with_op};
 use crate::carry::{CarryLabels, ConflictPolicy, plan_carry_with};
 use crate::error::Result;
+use crate::fs::RelPath;
 use crate::id::Id;
 use crate::store::Store;
 
@@ -24,14 +25,14 @@ pub fn revert(
     root: &Path,
     a: Id,
     b: Id,
-    paths: &[Vec<u8>],
+    paths: &[RelPath],
     markers: bool,
     check: bool,
 ) -> Result<RevertReport> {
-    let root = crate::workspace::canonical(root, true)?;
+    let root = crate::workspace::resolve(root)?;
     let flags = [u8::from(markers)];
     let mut parts: Vec<&[u8]> = vec![b"revert", &a.0, &b.0, &flags];
-    parts.extend(paths.iter().map(Vec::as_slice));
+    parts.extend(paths.iter().map(RelPath::as_bytes));
     let key = request_key(&parts);
     if let Some((pending, done)) = resume_pending(store, &root, "revert", key, check)? {
         return Ok(RevertReport {
@@ -93,7 +94,7 @@ pub fn revert_hunks(
     markers: bool,
     check: bool,
 ) -> Result<RevertReport> {
-    let root = crate::workspace::canonical(root, true)?;
+    let root = crate::workspace::resolve(root)?;
     let d = crate::compare::diff(
         store,
         crate::compare::Rev::Snapshot(a),
@@ -119,11 +120,10 @@ pub fn revert_hunks(
             .zip(&all)
             .filter(|(c, _)| modified(c))
             .flat_map(|(_, h)| h.iter().flatten()),
-        &format!(
-            "the modified files of {}..{} (see `rewind diff A B --json --hunks`)",
-            a.short(),
-            b.short()
-        ),
+        crate::error::HunkSet::Between {
+            a: a.short(),
+            b: b.short(),
+        },
     )?;
     let mut files = Vec::new();
     for (c, hs) in d.changes.iter().zip(&all) {

@@ -43,7 +43,7 @@ use crate::contract::{Checker, Contract, OnViolation, Violation, revert_paths};
 use crate::diff::text::DiffOptions;
 use crate::diff::{PatchOptions, SideJson};
 use crate::error::{Error, Result};
-use crate::fs::{display, path_bytes};
+use crate::fs::{RelPath, display, path_bytes};
 use crate::id::Id;
 use crate::progress::NoProgress;
 use crate::restore::{OpInfo, RestoreOptions, restore};
@@ -66,7 +66,8 @@ pub const EXIT_NOT_FOUND: i32 = 127;
 pub struct RunOptions {
     /// The program and its arguments.
     pub command: Vec<OsString>,
-    /// Where the command starts (None: rewind's own current directory).
+    /// Where the command starts (None: the workspace root; the library does not look at the
+    /// process's current directory, so the CLI passes it).
     pub cwd: Option<PathBuf>,
     /// Message for both snapshots (default: the command line).
     pub message: String,
@@ -427,16 +428,16 @@ pub fn run(
 ) -> Result<RunResult> {
     let t0 = Instant::now();
     if opts.command.is_empty() {
-        return Err(Error::Invalid("rewind run needs a command after --".into()));
+        return Err(Error::NoCommand);
     }
     if opts.isolate.is_some() {
         return isolate::run_isolated(open, root, opts, events);
     }
     let checker = Checker::new(&opts.contract)?;
-    let root = crate::workspace::canonical(root, false)?;
+    let root = crate::workspace::resolve(root)?;
     let cwd = match &opts.cwd {
         Some(d) => d.clone(),
-        None => std::env::current_dir().map_err(|e| Error::io(".", e))?,
+        None => root.clone(),
     };
     let command: Vec<String> = opts
         .command
@@ -967,7 +968,7 @@ pub fn check(
             },
             &NoProgress,
         )?;
-        report.reverted = paths;
+        report.reverted = paths.into_iter().map(RelPath::into_bytes).collect();
         report.op = r.op;
     }
     Ok(report)

@@ -57,7 +57,7 @@ pub struct SnapshotOptions {
     /// The kind of operation recorded in the op log (default "snapshot").
     pub op_kind: Option<String>,
     /// Directories whose files are known unchanged since the stat cache was written (from a
-    /// [`crate::scan::watch::Watcher`]): their files are not stat'ed again.
+    /// `crate::scan::watch::Watcher`): their files are not stat'ed again.
     pub trusted_dirs: Option<std::sync::Arc<rustc_hash::FxHashSet<Vec<u8>>>>,
     /// Record nothing when the tree equals the workspace's latest snapshot's: the report names
     /// that snapshot (tags move to it) and says `created: false`. For pollers, so an unchanged
@@ -121,7 +121,7 @@ pub struct SnapshotReport {
     pub seconds: f64,
     /// Seconds per phase (load cache, walk, read, trees, commit), for tuning.
     pub phases: Vec<(&'static str, f64)>,
-    /// Whether the watch daemon narrowed the walk (see [`crate::scan::daemon_link`]).
+    /// Whether the watch daemon narrowed the walk (see `crate::scan::daemon_link`).
     pub walk: crate::scan::daemon_link::WalkNarrowing,
 }
 
@@ -133,7 +133,7 @@ pub struct SnapshotOutcome {
     pub report: SnapshotReport,
     /// Trees computed by a dry run (empty otherwise).
     pub pending_trees: HashMap<Id, Tree>,
-    /// Directories holding files with other hard links (see [`crate::scan::watch`]).
+    /// Directories holding files with other hard links (see `crate::scan::watch`).
     pub linked_dirs: rustc_hash::FxHashSet<Vec<u8>>,
     /// Temporary files a killed rewind left in the workspace (see
     /// [`crate::scan::walk::TEMP_PREFIX`]); commands that write into the workspace remove them
@@ -365,7 +365,7 @@ impl<'a> Snapshotter<'a> {
         dry: bool,
     ) -> Result<Snapshotter<'a>> {
         let t0 = Instant::now();
-        let root = crate::workspace::canonical(root, opts.force)?;
+        let root = crate::workspace::canonical(root, opts.force, store.refused_workspaces())?;
         let root_identity = dir_identity(&root)?;
         for tag in &opts.tags {
             crate::revision::validate_tag(tag)?;

@@ -74,7 +74,7 @@ pub fn undo(
     force: bool,
     progress: &dyn Progress,
 ) -> Result<(OpRecord, RestoreReport)> {
-    let root = crate::workspace::canonical(root, true)?;
+    let root = crate::workspace::resolve(root)?;
     let target_op = pick(store, &root, redo, op)?;
     if let Some(report) = undo_overlay_reject(store, &root, &target_op, redo, force)? {
         return Ok((target_op, report));
@@ -92,13 +92,13 @@ pub fn undo(
         if let Some(id) = id
             && reader.snapshot_raw(&id)?.is_none()
         {
-            return Err(Error::Invalid(format!(
-                "cannot {} operation {} ({}): its {which} state, snapshot {}, was forgotten (`rewind forget`), so there is nothing to compare with or go back to",
-                if redo { "redo" } else { "undo" },
-                target_op.id,
-                target_op.kind,
-                id.short()
-            )));
+            return Err(Error::StateForgotten {
+                action: if redo { "redo" } else { "undo" },
+                op: target_op.id,
+                kind: target_op.kind.clone(),
+                which,
+                snapshot: id.short(),
+            });
         }
     }
     drop(reader);

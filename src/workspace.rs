@@ -6,9 +6,25 @@ use crate::error::{Error, Result};
 use crate::store::Store;
 
 /// Canonicalises `path` and checks that it can be a workspace: it exists, is a directory, and
-/// is not `/` or the home directory itself (unless `force`), since snapshotting those by
-/// accident would copy a whole disk into the store.
-pub fn canonical(path: &Path, force: bool) -> Result<PathBuf> {
+/// is not `/` or one of `refused` (the CLI passes the home directory; see
+/// [`crate::store::StoreOptions::refused_workspaces`]) unless `force`, since snapshotting those
+/// by accident would copy a whole disk into the store.
+pub fn canonical(path: &Path, force: bool, refused: &[PathBuf]) -> Result<PathBuf> {
+    let canon = resolve(path)?;
+    if !force
+        && (canon == Path::new("/")
+            || refused
+                .iter()
+                .any(|r| r.canonicalize().is_ok_and(|r| r == canon)))
+    {
+        return Err(Error::DangerousWorkspace(canon));
+    }
+    Ok(canon)
+}
+
+/// Canonicalises `path`, checking only that it is an existing directory: for a caller whose
+/// snapshot makes the [`canonical`] check with the store's options.
+pub fn resolve(path: &Path) -> Result<PathBuf> {
     let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => Error::NoWorkspace(path.to_path_buf()),
         _ => Error::io(path, e),
@@ -16,14 +32,7 @@ pub fn canonical(path: &Path, force: bool) -> Result<PathBuf> {
     if !meta.is_dir() {
         return Err(Error::NotADirectory(path.to_path_buf()));
     }
-    let canon = path.canonicalize().map_err(|e| Error::io(path, e))?;
-    if !force {
-        let home = dirs::home_dir().and_then(|h| h.canonicalize().ok());
-        if canon == Path::new("/") || home.as_deref() == Some(canon.as_path()) {
-            return Err(Error::DangerousWorkspace(canon));
-        }
-    }
-    Ok(canon)
+    path.canonicalize().map_err(|e| Error::io(path, e))
 }
 
 /// The workspace a command without `-C` works on: the nearest registered ancestor of `cwd`
@@ -37,4 +46,29 @@ pub fn discover(store: &Store, cwd: &Path) -> Result<PathBuf> {
         }
     }
     Ok(cwd)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn root_and_refused_directories_need_force() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path().join("home");
+        std::fs::create_dir(&home).unwrap();
+        let refused = [home.clone()];
+        let dangerous = |r: Result<PathBuf>| matches!(r, Err(Error::DangerousWorkspace(_)));
+        assert!(dangerous(canonical(Path::new("/"), false, &[])));
+        assert!(dangerous(canonical(&home, false, &refused)));
+        // Reached another way (a `..` through the parent), it is the same directory.
+        assert!(dangerous(canonical(&home.join("../home"), false, &refused)));
+        assert_eq!(
+            canonical(&home, true, &refused).unwrap(),
+            home.canonicalize().unwrap()
+        );
+        // Without the list, the library knows no home directory of its own.
+        assert!(canonical(&home, false, &[]).is_ok());
+        assert!(canonical(tmp.path(), false, &refused).is_ok());
+    }
 }

@@ -303,7 +303,7 @@ pub fn watch(ctx: &Ctx, a: WatchArgs) -> CliResult {
     let mut list = WatchList::load(&dir)?;
     let root_of = |d: &Option<PathBuf>| -> Result<PathBuf, rewind::Error> {
         match d {
-            Some(d) => rewind::workspace::canonical(d, true),
+            Some(d) => rewind::workspace::resolve(d),
             None => ctx.workspace_root(&store),
         }
     };

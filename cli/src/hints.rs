@@ -3,7 +3,28 @@
 //! printed text is what rewind has always printed; the library's own messages name no flag.
 
 use rewind::Error;
-use rewind::error::{GlobList, Remedy};
+use rewind::carry::{Conflict, Settle};
+use rewind::error::{GlobList, HunkSet, Remedy};
+use rewind::gc::CompactSkipped;
+
+/// A conflict's reason, with the flags that settle it where the library says a choice does.
+pub fn conflict_why(c: &Conflict) -> String {
+    match c.settle {
+        None => c.why.clone(),
+        Some(Settle::ChooseSide) => format!("{}: choose with --theirs or --ours", c.why),
+        Some(Settle::ChooseSideOrReject) => {
+            format!("{}: choose with --theirs or --ours, or reject it", c.why)
+        }
+    }
+}
+
+/// Why gc did not compact the store, with what to do about it.
+pub fn compact_skipped(why: &CompactSkipped) -> String {
+    match why {
+        CompactSkipped::Busy => format!("{why}; run `rewind gc` again when it is idle"),
+        _ => why.to_string(),
+    }
+}
 
 /// The message printed for `e`.
 pub fn message(e: &Error) -> String {
@@ -11,7 +32,10 @@ pub fn message(e: &Error) -> String {
         Error::NoStore(_) => format!("{e}: run `rewind init` or pass --store DIR"),
         Error::ReadOnlyStore { .. } => format!("{e} or pass another --store"),
         Error::DiskFull(_) => {
-            format!("{e}, or put the store elsewhere with --store DIR or REWIND_STORE")
+            format!(
+                "{e} (`rewind forget` then `rewind gc` frees rewind's own), or put the store \
+                 elsewhere with --store DIR or REWIND_STORE"
+            )
         }
         Error::DangerousWorkspace(_) => format!("{e} (pass --force if you mean it)"),
         Error::ArtifactExists(_) => format!("{e}: pass --force to replace it"),
@@ -47,6 +71,78 @@ pub fn message(e: &Error) -> String {
                 None => format!("bad {flag} globs: {why}"),
             }
         }
+        Error::NoSuchHunk {
+            among: HunkSet::Between { .. },
+            ..
+        } => format!("{e} (see `rewind diff A B --json --hunks`)"),
+        Error::RemoteObjectMissing { remote, .. } => {
+            format!("{e} (run `rewind verify --remote {remote}`)")
+        }
+        Error::RemoteDamaged { remote, .. } => {
+            let e = e.to_string();
+            let open = e.strip_suffix(')').unwrap_or(&e);
+            format!("{open}; see `rewind verify --remote {remote}`)")
+        }
+        Error::GcDamaged { .. } => {
+            format!("{e}; run `rewind verify --full` to see what is damaged")
+        }
+        Error::NoSnapshots(_) => format!("{e}: run `rewind snapshot` first"),
+        Error::NoOverlay(_) | Error::OverlayExists(_) => {
+            format!("{e} (see `rewind overlay list`)")
+        }
+        Error::NoOperation { .. } => format!("{e} (see `rewind op log`)"),
+        Error::NoArtifact(_) => format!("{e} (see `rewind artifact ls`)"),
+        Error::RemoteExists { name, .. } => {
+            format!("{e}: remove it first with `rewind remote rm {name}`")
+        }
+        Error::NoRemote(name) => {
+            format!("{e}: add it with `rewind remote add {name} URL` (see `rewind remote ls`)")
+        }
+        Error::StateForgotten {
+            action,
+            op,
+            kind,
+            which,
+            snapshot,
+        } => format!(
+            "cannot {action} operation {op} ({kind}): its {which} state, snapshot {snapshot}, was \
+             forgotten (`rewind forget`), so there is nothing to compare with or go back to"
+        ),
+        Error::RejectedOverlayGone(_) => {
+            format!("{e} (`rewind undo OP` picks another operation)")
+        }
+        Error::InterruptedWrite {
+            kind,
+            workspace,
+            before,
+        } => format!(
+            "an interrupted `rewind {kind}` left {} partly written: run the same `rewind {kind}` \
+             again to finish it{}",
+            workspace.display(),
+            before
+                .as_ref()
+                .map(|b| format!(", or `rewind restore {b}` to go back to the state before it"))
+                .unwrap_or_default()
+        ),
+        Error::RestoreInterrupted {
+            kind,
+            target,
+            before,
+            written,
+            total,
+        } => format!(
+            "interrupted: {written} of {total} files of the {kind} written, the rest untouched. \
+             Run `rewind restore {target}` to finish it, or `rewind undo` to go back to the \
+             state before it{}",
+            before
+                .as_ref()
+                .map(|b| format!(" ({b})"))
+                .unwrap_or_default()
+        ),
+        Error::ConcurrentGc("remote restore") => {
+            Error::ConcurrentGc("restore --remote").to_string()
+        }
+        Error::NoCommand => "rewind run needs a command after --".into(),
         Error::NeedsWorkspace(_) => format!("{e} (use -C DIR)"),
         Error::WhiteoutUnsupported { .. } => format!("{e}, else use --backend copy"),
         Error::StoreInsideWorkspace { .. } => {
@@ -319,6 +415,165 @@ mod tests {
             }),
             "f: three-way merge conflicts at lines 1-2, lines 5-5 (use --conflict=markers to \
              write markers) (nothing was changed)"
+        );
+    }
+
+    /// Report data and errors whose hint moved out of the library read as before.
+    #[test]
+    fn conflicts_hunks_remotes_and_gc_name_their_commands() {
+        use super::{compact_skipped, conflict_why};
+        use rewind::carry::{Conflict, Settle};
+        use rewind::error::HunkSet;
+        use rewind::gc::CompactSkipped;
+        let raced = |settle| Conflict {
+            path: b"f".to_vec(),
+            why: "the workspace changed it while a command ran in the overlay".into(),
+            regions: 0,
+            settle: Some(settle),
+        };
+        assert_eq!(
+            conflict_why(&raced(Settle::ChooseSide)),
+            "the workspace changed it while a command ran in the overlay: choose with --theirs \
+             or --ours"
+        );
+        assert_eq!(
+            conflict_why(&Conflict {
+                why: "the workspace changed it while a command ran in the overlay, which may \
+                      have read the workspace's version"
+                    .into(),
+                ..raced(Settle::ChooseSideOrReject)
+            }),
+            "the workspace changed it while a command ran in the overlay, which may have read \
+             the workspace's version: choose with --theirs or --ours, or reject it"
+        );
+        assert_eq!(
+            message(&Error::NoSuchHunk {
+                hunk: "h1".into(),
+                among: HunkSet::Between {
+                    a: "aaaa".into(),
+                    b: "bbbb".into()
+                }
+            }),
+            "no hunk 'h1' in the modified files of aaaa..bbbb (see `rewind diff A B --json \
+             --hunks`)"
+        );
+        assert_eq!(
+            message(&Error::NoSuchHunk {
+                hunk: "h1".into(),
+                among: HunkSet::LiveAgainst
+            }),
+            "no hunk 'h1' in the workspace's changes against that snapshot (they moved since?)"
+        );
+        assert_eq!(
+            message(&Error::RemoteObjectMissing {
+                remote: "r".into(),
+                kind: "blob",
+                id: "ab".into()
+            }),
+            "remote 'r': blob ab is in no pack on the remote (run `rewind verify --remote r`)"
+        );
+        assert_eq!(
+            message(&Error::RemoteDamaged {
+                remote: "r".into(),
+                what: "pack p".into(),
+                why: "missing".into(),
+                problems: 2
+            }),
+            "remote 'r': not collecting: pack p: missing (2 problems; see `rewind verify \
+             --remote r`)"
+        );
+        assert_eq!(
+            compact_skipped(&CompactSkipped::Busy),
+            "another process is using the store; run `rewind gc` again when it is idle"
+        );
+        assert_eq!(
+            message(&Error::GcDamaged {
+                kind: "blob",
+                id: "ab".into(),
+                referrer: "tree cd".into(),
+                why: "missing".into()
+            }),
+            "gc stopped, nothing was deleted: blob ab (reached from tree cd) is missing; run \
+             `rewind verify --full` to see what is damaged"
+        );
+        assert_eq!(
+            message(&Error::NoSnapshots(PathBuf::from("/w"))),
+            "workspace /w has no snapshot yet: run `rewind snapshot` first"
+        );
+        assert_eq!(
+            message(&Error::NoOverlay("x".into())),
+            "no overlay 'x' in this store (see `rewind overlay list`)"
+        );
+        assert_eq!(
+            message(&Error::OverlayExists("x".into())),
+            "an overlay named 'x' already exists (see `rewind overlay list`)"
+        );
+        assert_eq!(
+            message(&Error::NoOperation {
+                op: 3,
+                workspace: PathBuf::from("/w")
+            }),
+            "no operation 3 in workspace /w (see `rewind op log`)"
+        );
+        assert_eq!(
+            message(&Error::NoArtifact("k".into())),
+            "no artifact 'k' in the store (see `rewind artifact ls`)"
+        );
+        assert_eq!(
+            message(&Error::RemoteExists {
+                name: "r".into(),
+                url: "s3://b".into()
+            }),
+            "remote 'r' already exists (s3://b): remove it first with `rewind remote rm r`"
+        );
+        assert_eq!(
+            message(&Error::NoRemote("r".into())),
+            "no remote 'r': add it with `rewind remote add r URL` (see `rewind remote ls`)"
+        );
+        assert_eq!(
+            message(&Error::StateForgotten {
+                action: "undo",
+                op: 4,
+                kind: "restore".into(),
+                which: "before",
+                snapshot: "abcd".into()
+            }),
+            "cannot undo operation 4 (restore): its before state, snapshot abcd, was forgotten \
+             (`rewind forget`), so there is nothing to compare with or go back to"
+        );
+        assert_eq!(
+            message(&Error::RejectedOverlayGone(7)),
+            "overlay 7 was dropped, so its reject cannot be taken back (`rewind undo OP` picks \
+             another operation)"
+        );
+        assert_eq!(
+            message(&Error::InterruptedWrite {
+                kind: "apply".into(),
+                workspace: PathBuf::from("/w"),
+                before: Some("abcd".into())
+            }),
+            "an interrupted `rewind apply` left /w partly written: run the same `rewind apply` \
+             again to finish it, or `rewind restore abcd` to go back to the state before it"
+        );
+        assert_eq!(
+            message(&Error::RestoreInterrupted {
+                kind: "restore".into(),
+                target: "t1".into(),
+                before: Some("b1".into()),
+                written: 2,
+                total: 5
+            }),
+            "interrupted: 2 of 5 files of the restore written, the rest untouched. Run `rewind \
+             restore t1` to finish it, or `rewind undo` to go back to the state before it (b1)"
+        );
+        assert_eq!(
+            message(&Error::ConcurrentGc("remote restore")),
+            "a `rewind gc` ran in another process while this restore --remote was being \
+             written; nothing was stored: run it again"
+        );
+        assert_eq!(
+            message(&Error::NoCommand),
+            "rewind run needs a command after --"
         );
     }
 }

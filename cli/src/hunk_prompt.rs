@@ -7,6 +7,7 @@ use anstyle::{AnsiColor, Style};
 
 use super::output::{paint, path_str};
 use super::{CliError, Ctx};
+use rewind::fs::RelPath;
 use rewind::overlay::{self as ov, OverlayRecord};
 use rewind::store::Store;
 
@@ -21,7 +22,7 @@ s - split the current hunk into smaller hunks
 
 /// What the user chose: hunk ids, and changes without line hunks taken whole. None when
 /// nothing was chosen.
-pub type Chosen = Option<(Vec<String>, Vec<Vec<u8>>)>;
+pub type Chosen = Option<(Vec<String>, Vec<RelPath>)>;
 
 /// One file to ask about: its hunks, or None for a change taken whole (binary, symlink...).
 pub struct Item<'a> {
@@ -49,7 +50,7 @@ pub fn choose(
     ctx: &Ctx,
     store: &Store,
     rec: &mut OverlayRecord,
-    paths: &[Vec<u8>],
+    paths: &[RelPath],
 ) -> Result<Chosen, CliError> {
     need_terminal(&format!(
         "pick hunks with --hunk ID (ids from `rewind overlay diff {} --json`)",
@@ -100,7 +101,7 @@ pub fn walk(ctx: &Ctx, items: &[Item], verb: &str) -> Result<Chosen, CliError> {
             writeln!(out, "{} {p} (no line hunks)", item.status)?;
             let prompt = format!("{verb} this change [y,n,q,?]? ");
             match ask(&mut input, &mut out, &prompt)? {
-                Answer::Yes | Answer::All => whole.push(item.path.to_vec()),
+                Answer::Yes | Answer::All => whole.push(RelPath::parse(item.path)?),
                 Answer::Quit => break 'files,
                 _ => {}
             }

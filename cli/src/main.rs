@@ -37,6 +37,7 @@ use clap::Parser;
 pub use args::Cli;
 use args::Command;
 use rewind::error::Error;
+use rewind::fs::RelPath;
 use rewind::store::{Store, StoreOptions};
 
 /// Exit code when rewind itself fails.
@@ -67,6 +68,22 @@ impl From<io::Error> for CliError {
 /// What a command returns: its exit code.
 pub type CliResult = Result<i32, CliError>;
 
+/// The per-user default store directory (`~/.local/share/rewind`), when neither --store nor
+/// `$REWIND_STORE` names one.
+fn default_store_dir() -> Result<PathBuf, Error> {
+    dirs::data_dir().map(|d| d.join("rewind")).ok_or_else(|| {
+        Error::Invalid(
+            "cannot find a per-user data directory: set REWIND_STORE or pass --store DIR".into(),
+        )
+    })
+}
+
+/// What may not become a workspace without --force, besides `/`: the home directory, since
+/// snapshotting it by accident would copy a whole disk into the store.
+pub fn refused_workspaces() -> Vec<PathBuf> {
+    dirs::home_dir().into_iter().collect()
+}
+
 /// Settings every command shares.
 pub struct Ctx {
     /// The parsed global options.
@@ -90,7 +107,7 @@ impl Ctx {
             Some(d) => d.clone(),
             None => match std::env::var_os("REWIND_STORE").filter(|v| !v.is_empty()) {
                 Some(dir) => PathBuf::from(dir),
-                None => rewind::store::default_dir()?,
+                None => default_store_dir()?,
             },
         };
         let dir_shown = dir.display().to_string();
@@ -120,6 +137,7 @@ impl Ctx {
                 command: std::env::args_os()
                     .map(|a| a.to_string_lossy().into_owned())
                     .collect(),
+                refused_workspaces: refused_workspaces(),
             },
         )
     }
@@ -132,14 +150,14 @@ impl Ctx {
         &self,
         root: Option<&Path>,
         paths: &[S],
-    ) -> Result<Vec<Vec<u8>>, Error> {
+    ) -> Result<Vec<RelPath>, Error> {
         use std::os::unix::ffi::OsStrExt;
         use std::path::Component;
         let Some(root) = root else {
-            return Ok(paths
+            return paths
                 .iter()
-                .map(|p| p.as_ref().as_bytes().to_vec())
-                .collect());
+                .map(|p| RelPath::parse(p.as_ref().as_bytes()))
+                .collect();
         };
         let cwd = std::env::current_dir().and_then(|d| d.canonicalize()).ok();
         let base = match cwd.as_deref().map(|c| c.strip_prefix(root)) {
@@ -171,7 +189,7 @@ impl Ctx {
                     root.display()
                 ))
             })?;
-            out.push(rel.as_os_str().as_bytes().to_vec());
+            out.push(RelPath::from_path(rel)?);
         }
         Ok(out)
     }
@@ -180,7 +198,7 @@ impl Ctx {
     /// directory, else the current directory.
     pub fn workspace_root(&self, store: &Store) -> Result<PathBuf, Error> {
         match &self.workspace {
-            Some(dir) => rewind::workspace::canonical(dir, true),
+            Some(dir) => rewind::workspace::resolve(dir),
             None => {
                 let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
                 rewind::workspace::discover(store, &cwd)

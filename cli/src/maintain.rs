@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::args::{ForgetArgs, GcArgs};
 use super::output::{self, format_time, human_bytes, paint, path_str};
-use super::{CliResult, Ctx};
+use super::{CliResult, Ctx, hints};
 use rewind::forget::{ForgetOptions, Judged};
 use rewind::gc::GcOptions;
 
@@ -129,12 +129,13 @@ pub fn gc(ctx: &Ctx, a: GcArgs) -> CliResult {
             "file_bytes_before": r.file_bytes_before,
             "file_bytes_after": r.file_bytes_after,
             "compacted": r.compacted,
-            "compact_skipped": r.compact_skipped,
+            "compact_skipped": r.compact_skipped.as_ref().map(hints::compact_skipped),
             "seconds": r.seconds,
         }))?;
         return Ok(0);
     }
     if let Some(why) = &r.compact_skipped {
+        let why = hints::compact_skipped(why);
         output::warn(&format!("compaction skipped: {why}"));
     }
     if ctx.quiet {

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use super::args::DiffArgs;
 use super::output::{self, format_time, paint, path_str};
-use super::{CliResult, Ctx};
+use super::{CliResult, Ctx, hints};
 use rewind::carry::ConflictPolicy;
 use rewind::overlay::{self as ov, AcceptOptions, BackendChoice, CreateOptions, OverlayRecord};
 use rewind::run::isolate::AcceptWhen;
@@ -391,7 +391,7 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
                         o
                     }).collect::<Vec<_>>(),
                     "conflicts": r.conflicts.iter().map(|c| {
-                        let mut o = json!({"why": c.why, "regions": c.regions});
+                        let mut o = json!({"why": hints::conflict_why(c), "regions": c.regions});
                         output::put_path(&mut o, "path", Some(&c.path));
                         o
                     }).collect::<Vec<_>>(),
@@ -423,7 +423,7 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
                         "{} {}: {}",
                         paint(ctx.color, output::bold(), "conflict "),
                         output::path_text(&c.path),
-                        c.why
+                        hints::conflict_why(c)
                     );
                 }
                 if !r.ignored.is_empty() {
@@ -492,6 +492,9 @@ fn run_in(ctx: &Ctx, id: &str, argv: Vec<OsString>) -> CliResult {
     };
     let opts = rewind::run::RunOptions {
         command: argv,
+        // The command starts where the user is, relative to the workspace (its root when
+        // the user is outside it).
+        cwd: std::env::current_dir().ok(),
         forward_signals: true,
         isolate: Some(rewind::run::isolate::Isolate {
             overlay: Some(key),

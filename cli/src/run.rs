@@ -273,7 +273,11 @@ fn run_inner(ctx: &Ctx, a: RunArgs) -> CliResult {
         let root = ctx.workspace_root(&store)?;
         // With -C the command starts in that directory (as with `git -C`); otherwise where
         // the user is, which may be below the workspace root.
-        (root, ctx.workspace.clone())
+        let cwd = match &ctx.workspace {
+            Some(dir) => dir.clone(),
+            None => std::env::current_dir().map_err(|e| Error::io(".", e))?,
+        };
+        (root, Some(cwd))
     };
     let opts = RunOptions {
         command: a.command,

@@ -10,7 +10,8 @@ use rewind::snapshot::{SnapshotOptions, SnapshotReport, snapshot as take};
 /// `rewind init`.
 pub fn init(ctx: &Ctx, a: InitArgs) -> CliResult {
     // Refused before the store is created: a refusal leaves nothing behind.
-    let root = rewind::workspace::canonical(&candidate_root(ctx)?, a.force)?;
+    let root =
+        rewind::workspace::canonical(&candidate_root(ctx)?, a.force, &super::refused_workspaces())?;
     let store = ctx.open_store(true)?;
     let ws = store.register_workspace(&root)?;
     if ctx.json {
@@ -41,7 +42,7 @@ fn candidate_root(ctx: &Ctx) -> Result<std::path::PathBuf, rewind::Error> {
 /// `rewind snapshot`.
 pub fn snapshot(ctx: &Ctx, a: SnapshotArgs) -> CliResult {
     // `/` or the home directory is refused before the store is created.
-    rewind::workspace::canonical(&candidate_root(ctx)?, a.force)?;
+    rewind::workspace::canonical(&candidate_root(ctx)?, a.force, &super::refused_workspaces())?;
     let store = ctx.open_store(true)?;
     let root = ctx.workspace_root(&store)?;
     let opts = SnapshotOptions {

@@ -340,10 +340,10 @@ fn an_interrupted_apply_is_finished_by_the_same_apply_and_blocks_others() {
     let root = fs::canonicalize(&env.ws).unwrap();
     {
         let store = env.open();
-        rewind::store::pending::begin(
+        rewind::internals::begin_pending(
             &store,
             root.as_os_str().as_encoded_bytes(),
-            &rewind::store::pending::PendingWrite {
+            &rewind::internals::PendingWrite {
                 kind: "apply".into(),
                 key,
                 before: Some(

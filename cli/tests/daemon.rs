@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use common::{Env, rewind_bin, write_file};
 use proptest::prelude::*;
-use rewind::scan::daemon_link::WalkNarrowing;
+use rewind::daemon::WalkNarrowing;
 use rewind::{Id, SnapshotOptions, Store, StoreOptions};
 use serde_json::Value;
 
@@ -113,7 +113,7 @@ fn full_walk(reference: &Path, ws: &Path) -> rewind::SnapshotReport {
 /// they are recorded, and no row for a directory the tree does not have (a narrowed snapshot
 /// removes those by prefix). Returns a description of the first mismatch.
 fn cache_matches_tree(store: &Store, ws: &Path, root: Id) -> Result<(), String> {
-    use rewind::scan::{StatCache, Subtree};
+    use rewind::internals::{StatCache, Subtree};
     use rewind::store::tree::Kind;
     let reader = store.reader().expect("reader");
     let canonical = ws.canonicalize().expect("canonical");

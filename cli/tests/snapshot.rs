@@ -755,3 +755,42 @@ fn json_everywhere_and_quiet() {
     let (_, err) = env.fails(&["snapshot", "--meta", "novalue"]);
     assert!(err.contains("KEY=VALUE"));
 }
+
+/// The home directory (from `HOME`, which the CLI reads and the library does not) is refused as
+/// a workspace unless forced.
+#[test]
+fn home_directory_is_refused_unless_forced() {
+    let env = Env::new();
+    let bin = || {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_rewind"));
+        c.arg("--store").arg(&env.store);
+        c
+    };
+    let home = env.tmp.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    std::fs::write(home.join("f"), "x").unwrap();
+    let out = bin()
+        .env("HOME", &home)
+        .args(["-C", home.to_str().unwrap(), "snapshot", "--dry-run"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("root or your home"));
+    let out = bin()
+        .env("HOME", &home)
+        .args([
+            "-C",
+            home.to_str().unwrap(),
+            "snapshot",
+            "--dry-run",
+            "--force",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

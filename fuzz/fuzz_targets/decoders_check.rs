@@ -4,10 +4,9 @@
 //! None may panic; what decodes must encode back to something that decodes to the same value.
 
 use rewind::id::Id;
+use rewind::internals::PackIndex as Index;
+use rewind::internals::{DirView, decode_blob, decode_chunk};
 use rewind::overlay::OverlayRecord;
-use rewind::remote::pack::Index;
-use rewind::scan::statcache::DirView;
-use rewind::store::blob::{decode_blob, decode_chunk};
 use rewind::store::oplog::OpRecord;
 use rewind::store::snapshot::SnapshotRecord;
 use rewind::store::tree::Tree;

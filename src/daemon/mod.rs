@@ -2,7 +2,7 @@
 //! (`rewind watch on`) with inotify, keeps per workspace a journal of the directories touched
 //! since a token, takes automatic snapshots once a tree has been quiet, and streams events.
 //!
-//! Commands that walk ask it first (see [`crate::scan::daemon_link`]) and `lstat` only the
+//! Commands that walk ask it first (see `crate::scan::daemon_link`) and `lstat` only the
 //! directories it cannot vouch for. Correctness never depends on it: any doubt (no daemon, a
 //! restarted one, an overflow, a watch limit, a file system inotify cannot see, a moved
 //! workspace) is answered with "walk everything".
@@ -13,12 +13,12 @@
 //! abstracts away behind a cross-platform event model and its own threads; and `run`'s watch
 //! (`scan::watch`) already speaks it.
 //!
-//! Layout: [`watchlist`] (which workspaces, kept in the store directory), [`journal`] (one
+//! Layout: [`watchlist`] (which workspaces, kept in the store directory), `journal` (one
 //! workspace's watches and journal), [`auto`] (when to take an automatic snapshot), `server`
 //! (the socket, the loop, automatic snapshots), `stream` (events to subscribers).
 
 pub mod auto;
-pub mod journal;
+mod journal;
 mod server;
 mod stream;
 pub mod watchlist;
@@ -26,7 +26,8 @@ pub mod watchlist;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-pub use crate::scan::daemon_link::{Client, Request, paths};
+pub use crate::scan::daemon_link::{Client, DaemonPaths, Narrowing, Request, WalkNarrowing, paths};
+pub use crate::scan::token::Token;
 pub use server::run;
 
 pub use crate::error::DaemonError;

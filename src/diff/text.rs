@@ -1,7 +1,7 @@
 //! Line splitting, binary detection, and hunks with context over the line diff.
 //!
 //! Which lines changed is decided by the one line diff the three-way merge uses too
-//! ([`crate::patch::linediff`], git's xdiff pipeline), so insertion and deletion counts equal
+//! (`crate::patch::linediff`, git's xdiff pipeline), so insertion and deletion counts equal
 //! `git diff --numstat`; this module groups its changes into hunks as git's `xdl_emit_diff`
 //! does and adds a deadline after which a file is shown as a whole replacement.
 

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use crate::error::Result;
-use crate::fs::child_path;
+use crate::fs::{RelPath, child_path};
 use crate::id::Id;
 use crate::store::tree::{Kind, Tree};
 
@@ -111,28 +111,21 @@ impl FileChange {
 /// Restricts a comparison to some paths (and everything below them).
 #[derive(Clone, Debug, Default)]
 pub struct PathFilter {
-    prefixes: Vec<Vec<u8>>,
+    prefixes: Vec<RelPath>,
 }
 
 impl PathFilter {
-    /// A filter from user-given paths; empty means everything.
-    pub fn new(paths: &[Vec<u8>]) -> PathFilter {
-        // `.`, `./x`, `x/` and `a//b` name what they look like: drop empty and `.` components.
-        let prefixes = paths
-            .iter()
-            .map(|p| {
-                p.split(|&b| b == b'/')
-                    .filter(|c| !c.is_empty() && *c != b".")
-                    .collect::<Vec<_>>()
-                    .join(&b'/')
-            })
-            .collect();
-        PathFilter { prefixes }
+    /// A filter from paths (already normalised by [`RelPath`]: `.`, `./x`, `x/` and `a//b`
+    /// name what they look like); empty means everything.
+    pub fn new(paths: &[RelPath]) -> PathFilter {
+        PathFilter {
+            prefixes: paths.to_vec(),
+        }
     }
 
     /// Whether the filter selects everything.
     pub fn is_all(&self) -> bool {
-        self.prefixes.is_empty() || self.prefixes.iter().any(|p| p.is_empty())
+        self.prefixes.is_empty() || self.prefixes.iter().any(RelPath::is_root)
     }
 
     /// Whether `path` is selected.

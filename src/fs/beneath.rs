@@ -74,11 +74,7 @@ impl<'a> SafeDirs<'a> {
 
     /// The absolute path of `rel`, its parents checked (or created) as real directories.
     pub fn path(&self, rel: &[u8]) -> Result<PathBuf> {
-        if rel.is_empty()
-            || rel
-                .split(|&b| b == b'/')
-                .any(|c| c.is_empty() || c == b"." || c == b"..")
-        {
+        if rel.is_empty() || super::RelPath::check(rel).is_err() {
             return Err(Error::Invalid(format!(
                 "refusing to restore the unsafe path '{}'",
                 super::display(rel)

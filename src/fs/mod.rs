@@ -2,17 +2,20 @@
 //! follow a symlink out of the workspace or leave a half-written file. Everything that writes
 //! into a workspace (restore, apply, revert, overlay accept) goes through [`SafeDirs`] /
 //! [`checked_path`] and [`write_atomic`]; everything that asks "is this entry really there"
-//! uses [`lstat_beneath`]. Nothing here knows about the store.
+//! uses [`lstat_beneath`]. What a path or a tree entry name may be is said once, by
+//! [`RelPath`]. Nothing here knows about the store.
 
 mod atomic;
 mod beneath;
 mod kind;
 mod path;
+mod relpath;
 
 pub use atomic::{TEMP_PREFIX, exec_mode, write_atomic};
 pub use beneath::{SafeDirs, checked_path, lstat_beneath};
 pub use kind::Kind;
 pub use path::{child_path, display, is_under, join_rel, path_bytes, split_parent};
+pub use relpath::{BadPath, RelPath, check_name};
 
 /// Now, in nanoseconds since the Unix epoch: the unit of every timestamp rewind records.
 pub fn now_ns() -> i64 {

@@ -2,10 +2,10 @@
 //! onto the workspace (merged three ways) or rejected, per file.
 //!
 //! Two backends, both without FUSE:
-//! - [`namespace`]: the command runs in a private user and mount namespace where overlayfs
+//! - `namespace`: the command runs in a private user and mount namespace where overlayfs
 //!   shows the workspace as the lower layer and `overlays/<id>/upper` in the store as the upper
 //!   one. Nothing is copied; the changes are read from the upper directory alone.
-//! - [`copy`]: the base snapshot is materialized into `overlays/<id>/tree` (reflinked or
+//! - `copy`: the base snapshot is materialized into `overlays/<id>/tree` (reflinked or
 //!   copied from the workspace where it still matches, else written from the store), and the
 //!   changes are a snapshot of that directory compared with the base.
 //!
@@ -16,9 +16,9 @@
 //! pending until the overlay changes them again.
 
 mod backend;
-pub mod copy;
+mod copy;
 
-pub mod namespace;
+mod namespace;
 
 use std::fs;
 use std::os::unix::ffi::OsStrExt;
@@ -27,10 +27,11 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::apply::{FileOutcome, Planned, request_key, write_with_op};
-use crate::carry::{CarryLabels, Conflict, ConflictPolicy, plan_carry};
+use crate::carry::{CarryLabels, Conflict, ConflictPolicy, Settle, plan_carry};
 use crate::compare::{Diff, DiffRequest, Rev, diff};
 use crate::diff::tree::FileChange;
 use crate::error::{Error, IoContext, Result};
+use crate::fs::RelPath;
 use crate::hunks;
 use crate::id::Id;
 use crate::snapshot::{SnapshotOptions, snapshot};
@@ -220,7 +221,7 @@ pub fn create(
     progress: &dyn crate::progress::Progress,
 ) -> Result<Created> {
     let t0 = std::time::Instant::now();
-    let root = crate::workspace::canonical(root, false)?;
+    let root = crate::workspace::canonical(root, false, store.refused_workspaces())?;
     if let Some(name) = &opts.name {
         validate_name(name)?;
         if list(store)?.iter().any(|o| o.name.as_deref() == Some(name)) {
@@ -441,7 +442,7 @@ pub fn lock(store: &Store, rec: &mut OverlayRecord) -> Result<OverlayLock> {
     Ok(held)
 }
 
-/// Takes the overlay's run lock (see [`LockKind`]): what a command in the overlay holds
+/// Takes the overlay's run lock (see `LockKind`): what a command in the overlay holds
 /// while it runs, and what accept and reject wait for.
 pub fn run_lock(store: &Store, rec: &OverlayRecord) -> Result<OverlayLock> {
     take_lock(store, rec, LockKind::Run)
@@ -720,7 +721,7 @@ pub fn review_hunks(
 #[derive(Clone, Debug)]
 pub struct AcceptOptions {
     /// Only these paths (and what is below them); empty for every pending change.
-    pub paths: Vec<Vec<u8>>,
+    pub paths: Vec<RelPath>,
     /// What to do with a file changed on both sides that does not merge cleanly.
     pub policy: ConflictPolicy,
     /// Accept changes to ignored paths too.
@@ -758,7 +759,7 @@ pub fn accept(
     rec: &mut OverlayRecord,
     opts: &AcceptOptions,
 ) -> Result<AcceptReport> {
-    let root = crate::workspace::canonical(&rec.workspace_path(), true)?;
+    let root = crate::workspace::resolve(&rec.workspace_path())?;
     let _run = run_lock(store, rec)?;
     let _lock = lock(store, rec)?;
     let od = diff_locked(store, rec, false)?;
@@ -808,8 +809,9 @@ pub fn accept(
                 .into_iter()
                 .map(|path| Conflict {
                     path,
-                    why: "the workspace changed it while a command ran in the overlay, which may have read the workspace's version: choose with --theirs or --ours, or reject it".into(),
+                    why: "the workspace changed it while a command ran in the overlay, which may have read the workspace's version".into(),
                     regions: 0,
+                    settle: Some(Settle::ChooseSideOrReject),
                 })
                 .collect();
         }
@@ -874,7 +876,11 @@ fn carry_onto(
             root,
             rec.base,
             state_id,
-            take,
+            &take
+                .iter()
+                .cloned()
+                .map(RelPath::trusted)
+                .collect::<Vec<_>>(),
             policy,
             &CarryLabels {
                 ours: "workspace",
@@ -993,8 +999,9 @@ fn plan_hunks(
         {
             part.conflicts.push(Conflict {
                 path: c.path.clone(),
-                why: "the workspace changed it while a command ran in the overlay: choose with --theirs or --ours".into(),
+                why: "the workspace changed it while a command ran in the overlay".into(),
                 regions: 0,
+                settle: Some(Settle::ChooseSide),
             });
             continue;
         }
@@ -1067,7 +1074,7 @@ pub struct RejectReport {
 pub fn reject(
     store: &Store,
     rec: &mut OverlayRecord,
-    paths: &[Vec<u8>],
+    paths: &[RelPath],
     hunks: &[String],
 ) -> Result<RejectReport> {
     let _run = run_lock(store, rec)?;
@@ -1177,11 +1184,7 @@ pub fn rejected_overlay(kind: &str) -> Option<u64> {
 /// Moves an overlay from state `from` (which it must still be in, unless `force`) to state
 /// `to`, path by path: the undo (or redo) of a reject.
 pub fn move_state(store: &Store, id: u64, from: Id, to: Id, force: bool) -> Result<()> {
-    let mut rec = find(store, &id.to_string()).map_err(|_| {
-        Error::Invalid(format!(
-            "overlay {id} was dropped, so its reject cannot be taken back (`rewind undo OP` picks another operation)"
-        ))
-    })?;
+    let mut rec = find(store, &id.to_string()).map_err(|_| Error::RejectedOverlayGone(id))?;
     let _run = run_lock(store, &rec)?;
     let _lock = lock(store, &mut rec)?;
     let now = state(store, &mut rec)?;
@@ -1243,16 +1246,6 @@ fn remove_tree(dir: &Path) -> Result<()> {
     fs::remove_dir_all(dir).at(dir)
 }
 
-/// Where a command inside the overlay starts: the caller's directory relative to the
-/// workspace, or the workspace's root when the caller is outside it.
-pub fn relative_cwd(workspace: &Path) -> PathBuf {
-    std::env::current_dir()
-        .ok()
-        .and_then(|d| d.canonicalize().ok())
-        .and_then(|d| d.strip_prefix(workspace).ok().map(Path::to_path_buf))
-        .unwrap_or_default()
-}
-
 /// Builds the command that runs `argv` inside the overlay, starting in `rel_cwd` (relative to
 /// the workspace). The caller holds the lock while it runs.
 pub fn command(
@@ -1262,7 +1255,7 @@ pub fn command(
     rel_cwd: &Path,
 ) -> Result<std::process::Command> {
     let Some((prog, args)) = argv.split_first() else {
-        return Err(Error::Invalid("a command is needed after --".into()));
+        return Err(Error::NoCommand);
     };
     let mut cmd = std::process::Command::new(prog);
     cmd.args(args);

@@ -3,7 +3,7 @@
 //!
 //! # What is our own code and what is borrowed
 //!
-//! * **Parsing** is our own ([`parse`]). diffy 0.5's `patch_set` parser was
+//! * **Parsing** is our own (`parse`). diffy 0.5's `patch_set` parser was
 //!   evaluated first: it splits multi-file git and unified diffs, but it drops
 //!   the `index` ids and similarity scores, only knows four file modes (a
 //!   patch with any other mode is an error), and reports errors as byte spans
@@ -13,25 +13,26 @@
 //!   multi-file splitting and raw-byte paths needed our own code anyway, the
 //!   hunk bodies are parsed by the same small state machine, and diffy is used
 //!   in the tests as an independent oracle for hunk ranges.
-//! * **Applying** is our own ([`apply`]): diffy's applier has no offset
+//! * **Applying** is our own (`apply`): diffy's applier has no offset
 //!   search or fuzz.
-//! * **Three-way merge** ([`merge`]): similar 3.2's `TextMerge` exists and
+//! * **Three-way merge** (`merge`): similar 3.2's `TextMerge` exists and
 //!   has git's region rule, but its plain Myers alignment flips git's
 //!   verdicts on ambiguous input, so regions are built on our own line diff
-//!   ([`linediff`]: Myers with git's preprocessing and git-like alignment of
+//!   (`linediff`: Myers with git's preprocessing and git-like alignment of
 //!   changes). It is rewind's only line diff: `diff::text` renders with it
 //!   too, so a rendered diff and a merge never disagree on what changed.
 
-pub mod apply;
-pub mod binary;
+mod apply;
+pub(crate) mod binary;
 pub(crate) mod linediff;
-pub mod merge;
-pub mod parse;
+mod merge;
+mod parse;
 mod quote;
 mod reverse;
 mod types;
 
 pub use apply::{Applied, ApplyError, ApplyOptions, FailureReason, HunkReport, apply_hunks};
+pub use binary::{BinaryHunk, BinaryKind};
 pub use merge::{ConflictRegion, MergeLabels, MergeOutcome, merge3};
 pub use parse::ParseError;
 pub use types::{FilePatch, Hunk, HunkLine, LineKind, PatchFormat, PatchSet, strip_components};

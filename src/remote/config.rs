@@ -26,7 +26,7 @@ pub struct RemoteConfig {
     /// `s3://bucket/prefix`, `gs://bucket/prefix`, `az://container/prefix` or `file:///path`.
     pub url: String,
     /// Workspace path on the remote (where it was pushed from) -> local workspace path, for
-    /// pulled workspace logs whose path differs here (see [`super::logs`]).
+    /// pulled workspace logs whose path differs here (see `super::logs`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub workspaces: BTreeMap<String, String>,
 }
@@ -105,10 +105,10 @@ pub fn add(store_dir: &Path, name: &str, url: &str) -> Result<()> {
     validate_url(url)?;
     let mut file = load(store_dir)?;
     if let Some(old) = file.remote.get(name) {
-        return Err(Error::Invalid(format!(
-            "remote '{name}' already exists ({}): remove it first with `rewind remote rm {name}`",
-            old.url
-        )));
+        return Err(Error::RemoteExists {
+            name: name.to_string(),
+            url: old.url.clone(),
+        });
     }
     file.remote.insert(
         name.to_string(),
@@ -147,9 +147,7 @@ pub fn map_workspace(store_dir: &Path, name: &str, remote_path: &str, local: &Pa
 }
 
 fn no_remote(name: &str) -> Error {
-    Error::Invalid(format!(
-        "no remote '{name}': add it with `rewind remote add {name} URL` (see `rewind remote ls`)"
-    ))
+    Error::NoRemote(name.to_string())
 }
 
 /// One remote's settings.

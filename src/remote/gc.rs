@@ -287,7 +287,7 @@ pub struct GcReport {
 
 /// Deletes what no remote snapshot or artifact reaches, under the remote's exclusive lock
 /// (taken once no push holds the remote, waiting up to `lock_timeout`, `on_wait` told what it
-/// waits for; see [`super::lock`]). A pack whose objects are all unreachable is
+/// waits for; see `super::lock`). A pack whose objects are all unreachable is
 /// deleted (index first, so no reader ever finds an index without its pack); one that is at
 /// least a fifth unreachable is rewritten with only the rest, and the new pack and index are
 /// uploaded before the old are deleted. An object two pushes stored twice stays in one pack.
@@ -307,15 +307,11 @@ pub fn gc(
     let marked = mark(remote, &index, &mut problems)?;
     if let Some(p) = problems.first() {
         // Deleting on a damaged remote could throw away what a repair needs.
-        return Err(Error::Remote {
+        return Err(Error::RemoteDamaged {
             remote: remote.name.clone(),
-            why: format!(
-                "not collecting: {}: {} ({} problems; see `rewind verify --remote {}`)",
-                p.what,
-                p.why,
-                problems.len(),
-                remote.name
-            ),
+            what: p.what.clone(),
+            why: p.why.clone(),
+            problems: problems.len(),
         });
     }
     r.snapshots = marked.snapshots;

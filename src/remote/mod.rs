@@ -11,13 +11,13 @@
 //!   a pack is uploaded before its index, and an index before any snapshot reaching it;
 //! - snapshot records (`snapshots/<id>`) are written last, so a snapshot on the remote is
 //!   complete; refs (`refs/<tag>`) and artifacts (`artifacts/<hex key>`) after that;
-//! - pushes hold a shared lock file, gc an exclusive one (`locks/`), see [`lock`].
+//! - pushes hold a shared lock file, gc an exclusive one (`locks/`), see `lock`.
 
 pub mod config;
 pub mod gc;
-pub mod lock;
-pub mod logs;
-pub mod pack;
+pub(crate) mod lock;
+pub(crate) mod logs;
+pub(crate) mod pack;
 pub mod pull;
 pub mod push;
 pub mod restore;

@@ -1,7 +1,7 @@
 //! Pull: bring snapshots (and tags, artifacts) from a remote with only the objects the local
 //! store lacks.
 //!
-//! Every object is checked against its id as it arrives ([`super::pack::check`]); a chunked
+//! Every object is checked against its id as it arrives (`super::pack::check`); a chunked
 //! blob's id, the hash of its whole content, is checked once its chunks are stored, before
 //! anything references it. Blobs and chunks are committed in batches of about
 //! [`BATCH_BYTES`]; trees, chunk lists, snapshot records, tags and artifacts in one last
@@ -37,7 +37,7 @@ pub struct PullOptions {
     /// Artifacts to bring; a local artifact of the same key is left alone.
     pub artifacts: Vec<(String, ArtifactRecord)>,
     /// Workspace logs go to local workspaces of the same path; these map a remote workspace
-    /// path (raw bytes) to a local one instead, registered if needed (see [`super::logs`]).
+    /// path (raw bytes) to a local one instead, registered if needed (see `super::logs`).
     pub workspace_map: Vec<(Vec<u8>, std::path::PathBuf)>,
 }
 
@@ -67,14 +67,15 @@ pub struct PullReport {
 }
 
 fn locate(index: &RemoteIndex, remote: &Remote, kind: &'static str, id: &Id) -> Result<Location> {
-    index.objects.get(id).copied().ok_or_else(|| Error::Remote {
-        remote: remote.name.clone(),
-        why: format!(
-            "{kind} {} is in no pack on the remote (run `rewind verify --remote {}`)",
-            id.hex(),
-            remote.name
-        ),
-    })
+    index
+        .objects
+        .get(id)
+        .copied()
+        .ok_or_else(|| Error::RemoteObjectMissing {
+            remote: remote.name.clone(),
+            kind,
+            id: id.hex(),
+        })
 }
 
 pub(super) fn by_pack(locs: impl IntoIterator<Item = Location>) -> Vec<(Id, Vec<Entry>)> {

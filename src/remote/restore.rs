@@ -82,7 +82,7 @@ pub fn restore_empty(
     let t0 = Instant::now();
     let requests0 = remote.requests();
     let down0 = remote.bytes().1;
-    let root = crate::workspace::canonical(root, false)?;
+    let root = crate::workspace::canonical(root, false, store.refused_workspaces())?;
     if !is_empty_dir(&root)? {
         return Err(Error::Invalid(format!(
             "{} is not empty: a restore from a remote straight into it needs an empty directory",
@@ -269,7 +269,7 @@ pub fn restore_empty(
     // 6. Trees, chunk lists and the snapshot record, in one transaction.
     let txn = store.begin_write()?;
     if crate::store::epoch_in(&txn)? != epoch {
-        return Err(Error::ConcurrentGc("restore --remote"));
+        return Err(Error::ConcurrentGc("remote restore"));
     }
     {
         let mut t = txn.open_table(TREES)?;

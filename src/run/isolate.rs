@@ -2,7 +2,7 @@
 //! same result object as `run`, then accept the changes onto the workspace or keep the overlay
 //! for inspection.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use serde::Serialize;
@@ -75,17 +75,17 @@ pub fn run_isolated(
     let t0 = Instant::now();
     let iso = opts.isolate.clone().unwrap_or_default();
     if opts.command.is_empty() {
-        return Err(Error::Invalid("rewind run needs a command after --".into()));
+        return Err(Error::NoCommand);
     }
     let checker = Checker::new(&opts.contract)?;
-    let root = crate::workspace::canonical(root, false)?;
+    let root = crate::workspace::resolve(root)?;
     let rel_cwd = match &opts.cwd {
         Some(d) => d
             .canonicalize()
             .ok()
             .and_then(|d| d.strip_prefix(&root).ok().map(Path::to_path_buf))
             .unwrap_or_default(),
-        None => crate::overlay::relative_cwd(&root),
+        None => PathBuf::new(),
     };
     let command: Vec<String> = opts
         .command

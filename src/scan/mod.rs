@@ -8,5 +8,6 @@ pub mod token;
 pub mod walk;
 pub mod watch;
 
+pub use narrow::Untrusted;
 pub use statcache::{CacheEntry, DirCache, Opaque, Stat, StatCache, Subtree};
 pub use walk::{EntryType, Trust, WalkEntry, WalkOptions, WalkOutput, walk};

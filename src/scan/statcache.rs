@@ -134,7 +134,7 @@ pub struct CacheEntry {
     /// The lstat at the last snapshot; for directories, their [`Subtree`] packed by
     /// [`Subtree::as_stat`] (or all zero).
     pub stat: Stat,
-    /// Must be re-hashed next time (see [`is_racy`]).
+    /// Must be re-hashed next time (see `is_racy`).
     pub racy: bool,
 }
 

@@ -38,7 +38,7 @@ pub struct WalkOptions {
     /// Walker threads (0: one per core).
     pub threads: usize,
     /// Directories whose entries are known unchanged since the stat cache was written (see
-    /// [`super::watch`]): their files take the cached stat instead of an `lstat`. The stat
+    /// `super::watch`): their files take the cached stat instead of an `lstat`. The stat
     /// cache's [opaque](StatCache::opaque) subtrees are not read at all: the caller loads a
     /// cache with some only when nothing that decides what is ignored changed.
     pub trusted: Option<Trust>,

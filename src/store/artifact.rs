@@ -58,7 +58,7 @@ impl ArtifactRecord {
     }
 }
 
-/// What [`put`] did.
+/// What `put` did.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PutReport {
     /// The key.

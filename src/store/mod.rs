@@ -4,12 +4,12 @@
 //! store: readers never wait, writers take turns. A writer that finds the write lock taken says
 //! so through [`StoreOptions::on_wait`] and polls until [`StoreOptions::lock_timeout`].
 
-pub mod artifact;
-pub mod blob;
+pub(crate) mod artifact;
+pub(crate) mod blob;
 pub mod holders;
 pub mod oplog;
-pub mod pending;
-pub mod read;
+pub(crate) mod pending;
+pub(crate) mod read;
 pub mod snapshot;
 pub(crate) mod tables;
 pub mod tags;
@@ -31,7 +31,7 @@ use redb::{
 };
 
 use crate::error::{Error, IoContext, Result};
-pub use read::{ContentTotals, Reader, TableUsage};
+pub use read::{BlobReader, ContentTotals, Reader, TableUsage};
 use snapshot::WorkspaceRecord;
 use tables::*;
 
@@ -58,6 +58,9 @@ pub struct StoreOptions {
     pub on_notice: Option<Notice>,
     /// The command line recorded in the operation log for what this handle does.
     pub command: Vec<String>,
+    /// Directories refused as workspaces unless an operation is forced, besides `/` (always
+    /// refused): the CLI passes the user's home directory. The library reads no `HOME`.
+    pub refused_workspaces: Vec<PathBuf>,
 }
 
 impl Default for StoreOptions {
@@ -68,8 +71,23 @@ impl Default for StoreOptions {
             on_wait: None,
             on_notice: None,
             command: Vec::new(),
+            refused_workspaces: Vec::new(),
         }
     }
+}
+
+/// Why the store file was not compacted (see `gc::GcReport::compact_skipped`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CompactSkipped {
+    /// The store is open read-only.
+    #[error("the store is open read-only")]
+    ReadOnly,
+    /// Another process holds a transaction open: a reason to try again later.
+    #[error("another process is using the store")]
+    Busy,
+    /// The database refused for another reason.
+    #[error("{0}")]
+    Failed(String),
 }
 
 /// An open store.
@@ -94,16 +112,6 @@ impl Handle {
             Handle::ReadOnly(db) => db.begin_read()?,
         })
     }
-}
-
-/// The per-user default store directory (`~/.local/share/rewind`). The CLI prefers
-/// `$REWIND_STORE`; the library reads no environment variable of its own.
-pub fn default_dir() -> Result<PathBuf> {
-    dirs::data_dir().map(|d| d.join("rewind")).ok_or_else(|| {
-        Error::Invalid(
-            "cannot find a per-user data directory: set REWIND_STORE or pass --store DIR".into(),
-        )
-    })
 }
 
 impl Store {
@@ -132,6 +140,11 @@ impl Store {
     /// The store directory.
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// [`StoreOptions::refused_workspaces`], for [`crate::workspace::canonical`].
+    pub fn refused_workspaces(&self) -> &[PathBuf] {
+        &self.opts.refused_workspaces
     }
 
     /// How long a wait for another process may last.
@@ -205,16 +218,14 @@ impl Store {
 
     /// Compacts the database file. `Err` says why it could not run (another process holds a
     /// transaction open); that is not a failure of the store, only a reason to try later.
-    pub(crate) fn compact(&mut self) -> std::result::Result<bool, String> {
+    pub(crate) fn compact(&mut self) -> std::result::Result<bool, CompactSkipped> {
         let Handle::ReadWrite(db) = &mut self.db else {
-            return Err("the store is open read-only".into());
+            return Err(CompactSkipped::ReadOnly);
         };
         match db.compact() {
             Ok(done) => Ok(done),
-            Err(redb::CompactionError::TransactionInProgress) => Err(
-                "another process is using the store; run `rewind gc` again when it is idle".into(),
-            ),
-            Err(e) => Err(e.to_string()),
+            Err(redb::CompactionError::TransactionInProgress) => Err(CompactSkipped::Busy),
+            Err(e) => Err(CompactSkipped::Failed(e.to_string())),
         }
     }
 

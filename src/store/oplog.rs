@@ -65,7 +65,7 @@ impl OpRecord {
 }
 
 /// Appends an operation inside an open write transaction; returns its id.
-pub fn record(txn: &WriteTransaction, mut op: OpRecord) -> Result<u64> {
+pub(crate) fn record(txn: &WriteTransaction, mut op: OpRecord) -> Result<u64> {
     let next = super::counter(txn, "next_op_id")?.unwrap_or(1);
     super::write_counter(txn, "next_op_id", next + 1)?;
     op.id = next;

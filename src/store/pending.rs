@@ -69,11 +69,3 @@ pub fn clear_in(txn: &WriteTransaction, root: &[u8]) -> Result<()> {
     txn.open_table(PENDING)?.remove(root)?;
     Ok(())
 }
-
-/// Removes the workspace's pending write in a transaction of its own.
-pub fn clear(store: &Store, root: &[u8]) -> Result<()> {
-    let txn = store.begin_write()?;
-    clear_in(&txn, root)?;
-    txn.commit()?;
-    Ok(())
-}

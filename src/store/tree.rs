@@ -66,9 +66,11 @@ impl Tree {
                 });
             }
         }
-        if let Some(bad) = tree.entries.iter().find(|e| {
-            e.name.is_empty() || e.name.contains(&b'/') || e.name == b"." || e.name == b".."
-        }) {
+        if let Some(bad) = tree
+            .entries
+            .iter()
+            .find(|e| crate::fs::check_name(&e.name).is_err())
+        {
             return Err(Error::Corrupt {
                 kind: "tree",
                 id: id.hex(),

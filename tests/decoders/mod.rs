@@ -10,10 +10,10 @@ use std::sync::OnceLock;
 
 use proptest::prelude::*;
 use rewind::id::Id;
+use rewind::internals::{CacheEntry, DirCache, Stat};
+use rewind::internals::{ChunkRef, Span, encode_chunk, encode_chunked, encode_whole};
 use rewind::progress::NoProgress;
-use rewind::scan::statcache::{CacheEntry, DirCache, Stat};
 use rewind::snapshot::SnapshotOptions;
-use rewind::store::blob::{ChunkRef, Span, encode_chunk, encode_chunked, encode_whole};
 use rewind::store::tree::{Kind, Tree, TreeEntry};
 use rewind::store::{Store, StoreOptions};
 

@@ -1,0 +1,16 @@
+//! Not part of the API: the on-disk decoders and encoders, the scan and the pending-write
+//! journal, reachable from outside the crate only for the fuzz target, the decoder property
+//! tests, crash-simulation tests and `examples/walkbench.rs`. Anything here may change or go
+//! away in any release; an embedder uses the crate root and the public modules.
+
+pub use crate::remote::pack::{Entry as PackEntry, Index as PackIndex, ObjKind};
+pub use crate::scan::statcache::{DirView, EntryView};
+pub use crate::scan::{
+    CacheEntry, DirCache, EntryType, Opaque, Stat, StatCache, Subtree, Trust, Untrusted, WalkEntry,
+    WalkOptions, WalkOutput, walk,
+};
+pub use crate::store::blob::{
+    BlobRecord, ChunkRecord, ChunkRef, Span, decode_blob, decode_chunk, encode_chunk,
+    encode_chunked, encode_whole,
+};
+pub use crate::store::pending::{PendingWrite, begin as begin_pending};
