@@ -127,6 +127,7 @@ pub mod gc;
 pub mod history;
 pub mod hunks;
 pub mod id;
+pub(crate) mod ingest;
 pub mod interrupt;
 pub mod overlay;
 pub mod patch;
