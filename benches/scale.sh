@@ -12,6 +12,8 @@
 #
 # REWIND_BIN is the binary (default target/release/rewind), WALKBENCH the bare walk
 # (default target/release/examples/walkbench: `cargo build --release --example walkbench`).
+# OLD_BIN, if set, is measured too, on the same trees, each step right before the new one's
+# (e.g. main's release build): before and after in one run, with the tree made once.
 #
 # For the reference tree and the synthetic one, in this order: cold snapshot into an empty
 # store, the bare walk (walkbench, the floor of a warm snapshot), warm snapshot with nothing
@@ -43,6 +45,8 @@ shift $((OPTIND - 1))
 MIB=${MIB:-$((GIB << 10))}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 REWIND=$(realpath "${REWIND_BIN:-$HERE/target/release/rewind}")
+BINS=("new:$REWIND")
+[ -n "${OLD_BIN:-}" ] && BINS=("old:$(realpath "$OLD_BIN")" "${BINS[@]}")
 WALKBENCH=$(realpath "${WALKBENCH:-$HERE/target/release/examples/walkbench}")
 for b in "$REWIND" "$WALKBENCH" /usr/bin/time b3sum openssl python3; do
 	command -v "$b" >/dev/null || { echo "scale.sh: $b is missing" >&2; exit 2; }
@@ -56,7 +60,7 @@ mkdir -p "$TRASH"
 cleanup() { rm -rf "$W"; sync; }
 trap cleanup EXIT
 TSV="$OUT/scale.tsv"
-[ -s "$TSV" ] || printf 'tree\tfiles\tstep\twall_s\tcpu_s\tpeak_rss_mib\tnote\n' >"$TSV"
+[ -s "$TSV" ] || printf 'bin\ttree\tfiles\tstep\twall_s\tcpu_s\tpeak_rss_mib\tnote\n' >"$TSV"
 has_step() { [[ ",$STEPS," == *",$1,"* ]]; }
 trash() { [ -e "$1" ] && mv "$1" "$TRASH/$(basename "$1").$RANDOM$RANDOM"; true; }
 warm() { tar -cf - "$@" 2>/dev/null | cat >/dev/null; }
@@ -75,15 +79,25 @@ measure() {
 	local cpu rss_mib
 	cpu=$(echo "$user + $sys" | bc)
 	rss_mib=$(echo "scale=1; $rss / 1024" | bc)
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$tree" "$files" "$step" "$wall" "$cpu" "$rss_mib" "$note" | tee -a "$TSV"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$BIN_LABEL" "$tree" "$files" "$step" "$wall" "$cpu" "$rss_mib" "$note" | tee -a "$TSV"
 }
 
 snap_id() { python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])' <"$W/cmd.out"; }
 
-# steps NAME DIR FILES: the per-tree measures (DIR may be edited).
+# steps NAME DIR FILES: the per-tree measures, for each binary in turn (DIR is edited: the
+# edits are undone after each binary's turn by restoring its first snapshot).
 steps() {
+	local name=$1 dir=$2 files=$3 b
+	for b in "${BINS[@]}"; do
+		BIN_LABEL=${b%%:*} REWIND=${b#*:} steps1 "$@"
+	done
+}
+
+steps1() {
 	local name=$1 dir=$2 files=$3
-	export REWIND_STORE="$W/store-$name"
+	# Disk is short: the previous binary's restore goes now, long before this one's restore.
+	rm -rf "$TRASH"/restore-* && sync
+	export REWIND_STORE="$W/store-$name-$BIN_LABEL"
 	warm "$dir"
 	measure "$name" "$files" cold "" "$REWIND" -C "$dir" snapshot --json
 	local id1
@@ -94,8 +108,8 @@ steps() {
 	measure "$name" "$files" warm "nothing changed" "$REWIND" -C "$dir" snapshot -q
 	warm "$dir"
 	measure "$name" "$files" status "nothing changed" "$REWIND" -C "$dir" status
-	# 10 edits and 5 new files, spread over the tree.
-	find "$dir" -type f -name '*.[ch]' -o -type f -name '*.txt' | awk 'NR % 997 == 1' | head -10 |
+	# 10 edits and 5 new files, spread over the tree (awk reads all: no SIGPIPE for find).
+	find "$dir" -type f -name '*.[ch]' | awk 'NR % 997 == 1 && n++ < 10' |
 		while read -r f; do echo "// scale.sh edit" >>"$f"; done
 	for i in 1 2 3 4 5; do echo "new file $i" >"$dir/scale-new-$i.txt"; done
 	warm "$dir"
@@ -108,6 +122,8 @@ steps() {
 	warm "$REWIND_STORE"
 	measure "$name" "$files" restore "into an empty dir" "$REWIND" -C "$dest" restore "$id1" -q
 	trash "$dest"
+	# Undo the edits for the next binary.
+	"$REWIND" -C "$dir" restore "$id1" -q >/dev/null
 	trash "$REWIND_STORE"
 	unset REWIND_STORE
 }
@@ -157,59 +173,69 @@ EOF
 	trash "$W/synth"
 fi
 
-if has_step big; then
-	echo "== one file of $MIB MiB"
-	# Disk is short: the trees measured above go now (one file is made next, not many).
-	rm -rf "$TRASH" && mkdir "$TRASH" && sync
-	big="$W/big"
+# big: one file of MIB MiB, made afresh for each binary (disk is short: it is deleted before
+# the restore, which is checked against its BLAKE3).
+big() {
+	local big="$W/big"
 	mkdir -p "$big"
-	SYMS='a-zA-Z0-9 \n' # 64 symbols
-	# prng KEY: endless bytes (killed by SIGPIPE when the reader has enough).
-	prng() { openssl enc -aes-128-ctr -nosalt -K "$1" -iv 00000000000000000000000000000000 </dev/zero 2>/dev/null || true; }
 	# AES-CTR over zeros is a fast seeded PRNG; mapped to 64 symbols it is text that zstd can
 	# shrink by a quarter or so, with no repeats for dedup to find.
 	prng 00112233445566778899aabbccddeeff |
 		head -c "$((MIB << 20))" |
 		tr '\000-\377' "$SYMS$SYMS$SYMS$SYMS" >"$big/file"
+	sync
 	export REWIND_STORE="$W/store-big"
 	measure big 1 cold "$MIB MiB file" "$REWIND" -C "$big" snapshot --json
-	python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); print("first: new_chunks", o["new_chunks"], "stored_bytes", o["stored_bytes"])' "$W/cmd.out" | tee -a "$OUT/big.txt"
+	python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); print(sys.argv[2], "first snapshot: new_chunks", o["new_chunks"], "stored_bytes", o["stored_bytes"])' "$W/cmd.out" "$BIN_LABEL" | tee -a "$OUT/big.txt"
 	# 1 MiB of other PRNG bytes over the middle.
 	prng ffeeddccbbaa99887766554433221100 |
 		head -c $((1 << 20)) | dd of="$big/file" bs=1M seek=$((MIB / 2)) conv=notrunc status=none
 	measure big 1 edit "1 MiB overwritten in the middle" "$REWIND" -C "$big" snapshot --json
+	local id sum got
 	id=$(snap_id)
-	python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); print("after the edit: new_chunks", o["new_chunks"], "new_blobs", o["new_blobs"], "stored_bytes", o["stored_bytes"])' "$W/cmd.out" | tee -a "$OUT/big.txt"
-	"$REWIND" stats --json >"$OUT/big-stats.json"
+	python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); print(sys.argv[2], "after the edit: new_chunks", o["new_chunks"], "new_blobs", o["new_blobs"], "stored_bytes", o["stored_bytes"])' "$W/cmd.out" "$BIN_LABEL" | tee -a "$OUT/big.txt"
+	"$REWIND" stats --json >"$OUT/big-stats-$BIN_LABEL.json"
 	sum=$(b3sum --no-names "$big/file")
 	rm -rf "$big"
 	sync
-	dest="$W/restore-big"
+	local dest="$W/restore-big"
 	mkdir "$dest"
 	measure big 1 restore "into an empty dir" "$REWIND" -C "$dest" restore "$id" -q
 	got=$(b3sum --no-names "$dest/file")
 	[ "$got" = "$sum" ] || { echo "scale.sh: the restored big file differs" >&2; exit 1; }
-	echo "restored file matches (b3sum)" | tee -a "$OUT/big.txt"
+	echo "$BIN_LABEL: restored file matches (b3sum)" | tee -a "$OUT/big.txt"
 	rm -rf "$dest" "$REWIND_STORE"
 	unset REWIND_STORE
 	sync
+}
+
+if has_step big; then
+	echo "== one file of $MIB MiB"
+	# Disk is short: the trees measured above go now (one file is made next, not many).
+	rm -rf "$TRASH" && mkdir "$TRASH" && sync
+	SYMS='a-zA-Z0-9 \n' # 64 symbols
+	# prng KEY: endless bytes (killed by SIGPIPE when the reader has enough).
+	prng() { openssl enc -aes-128-ctr -nosalt -K "$1" -iv 00000000000000000000000000000000 </dev/zero 2>/dev/null || true; }
+	for b in "${BINS[@]}"; do
+		BIN_LABEL=${b%%:*} REWIND=${b#*:} big
+	done
 fi
 
-# The table: each step's figures per tree, and per 1000 files against the reference.
+# The table: each step's figures per binary and tree, and per file against the reference.
 python3 - "$TSV" >"$OUT/table.md" <<'EOF'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
-ref = {r["step"]: r for r in rows if r["tree"] == "ref"}
-print("| tree | files | step | wall s | CPU s | peak RSS MiB | wall per 1k files vs ref |")
-print("|---|---|---|---|---|---|---|")
+ref = {(r["bin"], r["step"]): r for r in rows if r["tree"] == "ref"}
+print("| binary | tree | files | step | wall s | CPU s | peak RSS MiB | wall per file vs ref |")
+print("|---|---|---|---|---|---|---|---|")
 for r in rows:
     ratio = ""
-    b = ref.get(r["step"])
+    b = ref.get((r["bin"], r["step"]))
     if r["tree"] not in ("ref", "big") and b and float(b["wall_s"]) > 0:
         per = float(r["wall_s"]) / int(r["files"])
         per_ref = float(b["wall_s"]) / int(b["files"])
         ratio = "%.2fx" % (per / per_ref)
-    print("| %s | %s | %s | %s | %s | %s | %s |" % (r["tree"], r["files"], r["step"], r["wall_s"],
-          r["cpu_s"], r["peak_rss_mib"], ratio))
+    print("| %s | %s | %s | %s | %s | %s | %s | %s |" % (r["bin"], r["tree"], r["files"], r["step"],
+          r["wall_s"], r["cpu_s"], r["peak_rss_mib"], ratio))
 EOF
 cat "$OUT/table.md"
