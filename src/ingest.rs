@@ -38,16 +38,17 @@ use crate::store::tables::*;
 use crate::store::{Reader, Store};
 
 /// A worker sends its batch once it holds this many encoded bytes...
-const BATCH_BYTES: usize = 1 << 20;
+const BATCH_BYTES: usize = 256 << 10;
 /// ...or this many objects.
 const BATCH_ITEMS: usize = 64;
 /// Batches waiting for the writer: with [`BATCH_BYTES`] (plus one chunk of overshoot each),
-/// what is in flight stays under ~20 MiB.
-const CHANNEL_BATCHES: usize = 8;
+/// what is in flight stays under ~20 MiB. Deep enough that the workers rarely wait while the
+/// writer is in one of the fsyncs redb makes when it grows the file.
+const CHANNEL_BATCHES: usize = 16;
 /// Chunks of one large file hashed and compressed on the pool together.
-const CHUNK_GROUP: usize = 8;
+const CHUNK_GROUP: usize = 4;
 /// The store file's dirty pages are handed to writeback after this many new bytes.
-const WRITEBACK_BYTES: u64 = 32 << 20;
+const WRITEBACK_BYTES: u64 = 8 << 20;
 /// A worker's read buffer is kept between files up to this size; a larger one is freed.
 const KEEP_BUFFER: usize = 1 << 20;
 
