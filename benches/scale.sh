@@ -213,6 +213,13 @@ if has_step big; then
 	echo "== one file of $MIB MiB"
 	# Disk is short: the trees measured above go now (one file is made next, not many).
 	rm -rf "$TRASH" && mkdir "$TRASH" && sync
+	# The file, its store (~80% of it) and the restored copy, with 2 GiB to spare.
+	need_kib=$(((MIB * 2 + 2048) * 1024))
+	free_kib=$(df -Pk "$W" | awk 'NR == 2 {print $4}')
+	if [ "$free_kib" -lt "$need_kib" ]; then
+		echo "scale.sh: the big file needs $((need_kib >> 20)) GiB free, $((free_kib >> 20)) GiB are" >&2
+		exit 1
+	fi
 	SYMS='a-zA-Z0-9 \n' # 64 symbols
 	# prng KEY: endless bytes (killed by SIGPIPE when the reader has enough).
 	prng() { openssl enc -aes-128-ctr -nosalt -K "$1" -iv 00000000000000000000000000000000 </dev/zero 2>/dev/null || true; }
