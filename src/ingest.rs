@@ -7,8 +7,8 @@
 //! one per file, and at most [`CHANNEL_BATCHES`] wait, so memory stays bounded whatever the
 //! file sizes. A small file costs open, fstat, one read (into the worker's reused buffer),
 //! fstat, close. A large file is cut into chunks by one worker, which hashes the stream while
-//! the chunks' ids and compression run on the pool [`CHUNK_GROUP`] at a time: one 8 GiB file
-//! keeps both cores busy. What redb spills to the store file is handed to the kernel's
+//! the chunks' ids and compression run on the pool [`CHUNK_GROUP`] at a time, so one large file
+//! can keep both cores compressing. What redb spills to the store file is handed to the kernel's
 //! writeback as it goes ([`WRITEBACK_BYTES`]), so the commit does not write it all at the end.
 
 use std::borrow::Cow;
