@@ -138,6 +138,7 @@ pub mod gc;
 pub mod history;
 pub mod hunks;
 pub mod id;
+pub(crate) mod ingest;
 #[doc(hidden)]
 pub mod internals;
 pub mod interrupt;

@@ -3,31 +3,26 @@
 //!
 //! Threads: the walker's threads lstat entries and compare them with the stat cache; the rayon
 //! pool reads, hashes and compresses files that missed; this thread alone owns the write
-//! transaction and drains a bounded channel of encoded objects, so memory stays bounded while
+//! transaction and drains a bounded channel of encoded objects (`crate::ingest`), so memory stays bounded while
 //! both cores compress. The write transaction is begun lazily, at the first new object, so a
 //! warm snapshot holds the store's write lock only for its final commit.
 
 use std::collections::{HashMap, HashSet};
-use std::fs::File;
-use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use crossbeam_channel::{Receiver, Sender, bounded};
-use rayon::prelude::*;
 use redb::{ReadableTable, WriteTransaction};
 
 use crate::error::{Error, IoContext, Result};
 use crate::fs::{join_rel, split_parent};
 use crate::id::Id;
+use crate::ingest::{Read1, ReadCtx, Sink, read_files};
 use crate::progress::Progress;
 use crate::scan::statcache::{CacheEntry, DirCache, Stat, StatCache, Subtree, is_racy};
 use crate::scan::walk::{EntryType, Trust, WalkEntry, WalkOptions, walk};
-use crate::store::blob::{self, ChunkRef, Payload, SegmentWriter};
 use crate::store::snapshot::{ScanSettings, SkipReason, Skipped, SnapshotRecord, TreeStats};
 use crate::store::tables::*;
 use crate::store::tree::{Kind, Tree, TreeEntry};
@@ -200,15 +195,13 @@ pub(crate) fn store_files(store: &Store, root: &Path, files: &[Vec<u8>]) -> Resu
         });
     }
     let mut sink = Sink::new(store);
-    let ctx = ReadCtx {
+    let ctx = ReadCtx::new(
         root,
-        reader: &reader,
-        claimed: Mutex::new(HashSet::new()),
-        level: SnapshotOptions::default().level,
-        dry_run: false,
-        progress: &crate::progress::NoProgress,
-        bytes_read: AtomicU64::new(0),
-    };
+        &reader,
+        SnapshotOptions::default().level,
+        false,
+        &crate::progress::NoProgress,
+    );
     let to_read: Vec<usize> = (0..entries.len()).collect();
     let outcomes = read_files(&ctx, &entries, &to_read, &mut sink)?;
     let mut ids = Vec::with_capacity(outcomes.len());
@@ -237,28 +230,6 @@ pub(crate) fn store_files(store: &Store, root: &Path, files: &[Vec<u8>]) -> Resu
         }
     }
     Ok(StoredFiles { ids, txn })
-}
-
-/// An object on its way to the writer.
-enum Put {
-    /// A whole blob: its uncompressed size and encoded bytes.
-    Blob(Id, u64, Payload),
-    /// A chunk: its uncompressed length and encoded bytes.
-    Chunk(Id, u32, Payload),
-    /// The record of a chunked blob (its chunks were sent before it).
-    Chunked(Id, Vec<u8>),
-}
-
-/// What reading one file gave.
-enum Read1 {
-    Ok {
-        id: Id,
-        size: u64,
-        stat: Stat,
-        unstable: bool,
-    },
-    Skip(SkipReason, String),
-    Aborted,
 }
 
 /// A file's resolved state: in the tree with this id and size, with this stat for the cache.
@@ -556,15 +527,13 @@ impl<'a> Snapshotter<'a> {
         let to_read = &scanned.to_read;
         let total: u64 = to_read.iter().map(|&i| entries[i].stat.size).sum();
         self.progress.start("snapshot", total);
-        let ctx = ReadCtx {
-            root: &self.root,
-            reader: &self.reader,
-            claimed: Mutex::new(HashSet::new()),
-            level: self.opts.level,
-            dry_run: self.dry,
-            progress: self.progress,
-            bytes_read: AtomicU64::new(0),
-        };
+        let ctx = ReadCtx::new(
+            &self.root,
+            &self.reader,
+            self.opts.level,
+            self.dry,
+            self.progress,
+        );
         let outcomes = read_files(&ctx, entries, to_read, sink)?;
         // Files that vanish are skipped one by one, but a workspace that vanished (deleted, or
         // replaced by another directory) would be recorded as emptied: that is no snapshot of
@@ -959,370 +928,6 @@ fn fs_clock_ns(store_dir: &Path, root: &Path) -> i64 {
         return Stat::from_metadata(&meta).mtime_ns;
     }
     crate::fs::now_ns() - 2_000_000_000
-}
-
-/// Owns the lazily-begun write transaction and counts what it stored.
-struct Sink<'s> {
-    store: &'s Store,
-    txn: Option<(WriteTransaction, SegmentWriter)>,
-    new_blobs: u64,
-    new_chunks: u64,
-    stored_bytes: u64,
-}
-
-impl<'s> Sink<'s> {
-    /// A writer with no transaction yet: it begins one at the first object.
-    fn new(store: &'s Store) -> Sink<'s> {
-        Sink {
-            store,
-            txn: None,
-            new_blobs: 0,
-            new_chunks: 0,
-            stored_bytes: 0,
-        }
-    }
-
-    fn put(&mut self, batch: &[Put]) -> Result<()> {
-        if self.txn.is_none() {
-            let txn = self.store.begin_write()?;
-            let next = crate::store::next_segment(&txn, &txn.open_table(SEGMENTS)?)?;
-            self.txn = Some((txn, SegmentWriter::new(next)));
-        }
-        let Some((txn, segw)) = self.txn.as_mut() else {
-            unreachable!("just set")
-        };
-        let mut blobs = txn.open_table(BLOBS)?;
-        let mut chunks = txn.open_table(CHUNKS)?;
-        let mut segments = txn.open_table(SEGMENTS)?;
-        let mut flush = |n: u64, data: &[u8]| -> Result<()> {
-            segments.insert(n, data)?;
-            Ok(())
-        };
-        let (mut nb, mut nc, mut sb) = (0, 0, 0);
-        for p in batch {
-            match p {
-                Put::Blob(id, size, payload) => {
-                    // Another process may have stored it since our read view was taken.
-                    if blobs.get(id.0)?.is_some() {
-                        continue;
-                    }
-                    let span = segw.append(&payload.bytes, &mut flush)?;
-                    blobs.insert(
-                        id.0,
-                        blob::encode_whole(*size, payload.zstd, &span).as_slice(),
-                    )?;
-                    nb += 1;
-                    sb += payload.bytes.len() as u64;
-                }
-                Put::Chunk(id, len, payload) => {
-                    if chunks.get(id.0)?.is_some() {
-                        continue;
-                    }
-                    let span = segw.append(&payload.bytes, &mut flush)?;
-                    chunks.insert(
-                        id.0,
-                        blob::encode_chunk(*len, payload.zstd, &span).as_slice(),
-                    )?;
-                    nc += 1;
-                    sb += payload.bytes.len() as u64;
-                }
-                Put::Chunked(id, record) => {
-                    if blobs.insert(id.0, record.as_slice())?.is_none() {
-                        nb += 1;
-                        sb += record.len() as u64;
-                    }
-                }
-            }
-        }
-        self.new_blobs += nb;
-        self.new_chunks += nc;
-        self.stored_bytes += sb;
-        Ok(())
-    }
-
-    /// The write transaction, with the segment log's last segment written and its counter
-    /// saved.
-    fn take_txn(&mut self) -> Result<WriteTransaction> {
-        let Some((txn, segw)) = self.txn.take() else {
-            return self.store.begin_write();
-        };
-        {
-            let mut segments = txn.open_table(SEGMENTS)?;
-            let next = segw.finish(&mut |n, data| {
-                segments.insert(n, data)?;
-                Ok(())
-            })?;
-            crate::store::write_counter(&txn, "next_segment", next)?;
-        }
-        Ok(txn)
-    }
-}
-
-struct ReadCtx<'a> {
-    root: &'a Path,
-    reader: &'a Reader,
-    /// Ids some worker already decided to store in this snapshot, so identical files are
-    /// compressed once.
-    claimed: Mutex<HashSet<Id>>,
-    level: i32,
-    dry_run: bool,
-    progress: &'a dyn Progress,
-    bytes_read: AtomicU64,
-}
-
-impl ReadCtx<'_> {
-    /// Whether this worker should store `id`: not in the store and not claimed by another.
-    fn claim(&self, id: &Id, is_chunk: bool) -> Result<bool> {
-        if self.dry_run {
-            return Ok(false);
-        }
-        let stored = if is_chunk {
-            self.reader.has_chunk(id)?
-        } else {
-            self.reader.has_blob(id)?
-        };
-        if stored {
-            return Ok(false);
-        }
-        Ok(self
-            .claimed
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(*id))
-    }
-}
-
-/// Reads, hashes and (unless dry-run) compresses the files at `to_read` on the rayon pool,
-/// while this thread writes what they produce.
-fn read_files(
-    ctx: &ReadCtx,
-    entries: &[WalkEntry],
-    to_read: &[usize],
-    sink: &mut Sink,
-) -> Result<Vec<Read1>> {
-    if to_read.is_empty() {
-        return Ok(Vec::new());
-    }
-    let (tx, rx): (Sender<Put>, Receiver<Put>) = bounded(64);
-    std::thread::scope(|s| {
-        let worker = s.spawn(move || {
-            to_read
-                .par_iter()
-                .map_with(tx, |tx, &i| read_one(ctx, &entries[i], tx))
-                .collect::<Vec<_>>()
-        });
-        let mut failure = None;
-        while let Ok(first) = rx.recv() {
-            let mut batch = vec![first];
-            while batch.len() < 256 {
-                match rx.try_recv() {
-                    Ok(p) => batch.push(p),
-                    Err(_) => break,
-                }
-            }
-            if let Err(e) = sink.put(&batch) {
-                failure = Some(e);
-                break;
-            }
-        }
-        // Dropping the receiver makes the workers' sends fail, so they stop early on error.
-        drop(rx);
-        let outcomes = worker
-            .join()
-            .map_err(|_| Error::Internal("a snapshot worker thread panicked".into()))?;
-        match failure {
-            Some(e) => Err(e),
-            None => Ok(outcomes),
-        }
-    })
-}
-
-fn read_one(ctx: &ReadCtx, entry: &WalkEntry, tx: &Sender<Put>) -> Read1 {
-    let path = join_rel(ctx.root, &entry.path);
-    let result = if entry.ty == EntryType::Symlink {
-        read_symlink(ctx, &path, tx)
-    } else {
-        read_file(ctx, &path, tx)
-    };
-    match result {
-        Ok(r) => r,
-        Err(e) => Read1::Skip(SkipReason::Unreadable, e.to_string()),
-    }
-}
-
-fn send(tx: &Sender<Put>, put: Put) -> bool {
-    tx.send(put).is_ok()
-}
-
-fn read_symlink(ctx: &ReadCtx, path: &Path, tx: &Sender<Put>) -> Result<Read1> {
-    let meta = match std::fs::symlink_metadata(path) {
-        Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Ok(Read1::Skip(SkipReason::Vanished, e.to_string()));
-        }
-        Err(e) => return Err(Error::io(path, e)),
-    };
-    if !meta.file_type().is_symlink() {
-        return Ok(Read1::Skip(
-            SkipReason::Vanished,
-            "replaced by another kind of file during the snapshot".into(),
-        ));
-    }
-    let target = std::fs::read_link(path).at(path)?;
-    let bytes = target.as_os_str().as_bytes();
-    let id = Id::of(bytes);
-    ctx.bytes_read
-        .fetch_add(bytes.len() as u64, Ordering::Relaxed);
-    if ctx.claim(&id, false)?
-        && !send(
-            tx,
-            Put::Blob(
-                id,
-                bytes.len() as u64,
-                blob::encode_payload(bytes, ctx.level),
-            ),
-        )
-    {
-        return Ok(Read1::Aborted);
-    }
-    Ok(Read1::Ok {
-        id,
-        size: bytes.len() as u64,
-        stat: Stat::from_metadata(&meta),
-        unstable: false,
-    })
-}
-
-/// Reads a regular file; if its stat changes while it is read, reads it again (twice at most)
-/// and then reports it as unstable.
-fn read_file(ctx: &ReadCtx, path: &Path, tx: &Sender<Put>) -> Result<Read1> {
-    let mut last = None;
-    for _ in 0..3 {
-        // O_NOFOLLOW: the entry may have been swapped for a symlink since the walk; O_NONBLOCK:
-        // or for a fifo, whose open would block forever.
-        let file = match std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-            .open(path)
-        {
-            Ok(f) => f,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(Read1::Skip(
-                    SkipReason::Vanished,
-                    "deleted during the snapshot".into(),
-                ));
-            }
-            Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
-                return Ok(Read1::Skip(
-                    SkipReason::Vanished,
-                    "replaced by a symlink during the snapshot".into(),
-                ));
-            }
-            Err(e) => return Err(Error::io(path, e)),
-        };
-        let before = file.metadata().at(path)?;
-        if !before.is_file() {
-            return Ok(Read1::Skip(
-                SkipReason::Vanished,
-                "replaced by another kind of file during the snapshot".into(),
-            ));
-        }
-        let Some((id, size)) =
-            hash_and_store(ctx, path, file.try_clone().at(path)?, before.len(), tx)?
-        else {
-            return Ok(Read1::Aborted);
-        };
-        let after = file.metadata().at(path)?;
-        let (b, a) = (Stat::from_metadata(&before), Stat::from_metadata(&after));
-        if a == b && size == a.size {
-            return Ok(Read1::Ok {
-                id,
-                size,
-                stat: a,
-                unstable: false,
-            });
-        }
-        last = Some((id, size, a));
-    }
-    match last {
-        Some((id, size, stat)) => Ok(Read1::Ok {
-            id,
-            size,
-            stat,
-            unstable: true,
-        }),
-        None => Ok(Read1::Aborted),
-    }
-}
-
-/// Hashes a file's content and, where it is new, sends it to the writer: whole when small,
-/// chunked with FastCDC and streamed when large. Returns None if the writer went away.
-fn hash_and_store(
-    ctx: &ReadCtx,
-    path: &Path,
-    mut file: File,
-    len_hint: u64,
-    tx: &Sender<Put>,
-) -> Result<Option<(Id, u64)>> {
-    if len_hint < blob::CHUNK_THRESHOLD {
-        let mut data = Vec::with_capacity(len_hint as usize + 1);
-        file.read_to_end(&mut data).at(path)?;
-        ctx.bytes_read
-            .fetch_add(data.len() as u64, Ordering::Relaxed);
-        ctx.progress.advance(data.len() as u64);
-        let id = Id::of(&data);
-        if ctx.claim(&id, false)?
-            && !send(
-                tx,
-                Put::Blob(
-                    id,
-                    data.len() as u64,
-                    blob::encode_payload(&data, ctx.level),
-                ),
-            )
-        {
-            return Ok(None);
-        }
-        return Ok(Some((id, data.len() as u64)));
-    }
-    let mut hasher = blake3::Hasher::new();
-    let mut chunks = Vec::new();
-    let mut size = 0u64;
-    for chunk in fastcdc::v2020::StreamCDC::new(
-        file,
-        blob::CHUNK_MIN as usize,
-        blob::CHUNK_AVG as usize,
-        blob::CHUNK_MAX as usize,
-    ) {
-        let chunk = chunk.map_err(|e| Error::io(path, std::io::Error::other(e.to_string())))?;
-        hasher.update(&chunk.data);
-        size += chunk.data.len() as u64;
-        ctx.bytes_read
-            .fetch_add(chunk.data.len() as u64, Ordering::Relaxed);
-        ctx.progress.advance(chunk.data.len() as u64);
-        let cid = Id::of(&chunk.data);
-        chunks.push(ChunkRef {
-            id: cid,
-            len: chunk.data.len() as u32,
-        });
-        if ctx.claim(&cid, true)?
-            && !send(
-                tx,
-                Put::Chunk(
-                    cid,
-                    chunk.data.len() as u32,
-                    blob::encode_payload(&chunk.data, ctx.level),
-                ),
-            )
-        {
-            return Ok(None);
-        }
-    }
-    let id = Id::from(hasher.finalize());
-    if ctx.claim(&id, false)? && !send(tx, Put::Chunked(id, blob::encode_chunked(size, &chunks))) {
-        return Ok(None);
-    }
-    Ok(Some((id, size)))
 }
 
 /// The trees of a snapshot, built bottom-up.

@@ -16,6 +16,7 @@ mod diff_git;
 mod gc;
 mod history;
 mod ignore_rules;
+mod ingest;
 mod interrupt;
 mod nonutf8;
 mod oplog;

@@ -1,0 +1,655 @@
+//! Reading, hashing, compressing and storing the files a snapshot could not vouch for: the
+//! cold path, where a first snapshot spends its time.
+//!
+//! Threads: the rayon pool reads, hashes and compresses; the calling thread alone owns the
+//! write transaction. Workers hand their objects over in batches ([`BATCH_BYTES`],
+//! [`BATCH_ITEMS`]) on a bounded channel, one hand-off per few dozen small files instead of
+//! one per file, and at most [`CHANNEL_BATCHES`] wait, so memory stays bounded whatever the
+//! file sizes. A small file costs open, fstat, one read (into the worker's reused buffer),
+//! fstat, close. A large file is cut into chunks by one worker, which hashes the stream while
+//! the chunks' ids and compression run on the pool [`CHUNK_GROUP`] at a time, so one large file
+//! can keep both cores compressing. What redb spills to the store file is handed to the kernel's
+//! writeback as it goes ([`WRITEBACK_BYTES`]), so the commit does not write it all at the end.
+
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::collections::HashSet;
+use std::fs::File;
+use std::io::Read;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crossbeam_channel::{Sender, bounded};
+use rayon::prelude::*;
+use redb::{ReadableTable, WriteTransaction};
+
+use crate::error::{Error, IoContext, Result};
+use crate::fs::join_rel;
+use crate::id::Id;
+use crate::progress::Progress;
+use crate::scan::statcache::Stat;
+use crate::scan::walk::{EntryType, WalkEntry};
+use crate::store::blob::{self, ChunkRef, Payload, SegmentWriter};
+use crate::store::snapshot::SkipReason;
+use crate::store::tables::*;
+use crate::store::{Reader, Store};
+
+/// A worker sends its batch once it holds this many encoded bytes...
+const BATCH_BYTES: usize = 256 << 10;
+/// ...or this many objects.
+const BATCH_ITEMS: usize = 64;
+/// Batches waiting for the writer: with [`BATCH_BYTES`] (plus one chunk of overshoot each),
+/// what is in flight stays under ~20 MiB. Deep enough that the workers rarely wait while the
+/// writer is in one of the fsyncs redb makes when it grows the file.
+const CHANNEL_BATCHES: usize = 16;
+/// Chunks of one large file hashed and compressed on the pool together.
+const CHUNK_GROUP: usize = 4;
+/// The store file's dirty pages are handed to writeback after this many new bytes.
+const WRITEBACK_BYTES: u64 = 8 << 20;
+/// A worker's read buffer is kept between files up to this size; a larger one is freed.
+const KEEP_BUFFER: usize = 1 << 20;
+
+/// An object on its way to the writer.
+pub(crate) enum Put {
+    /// A whole blob: its uncompressed size and encoded bytes.
+    Blob(Id, u64, Payload),
+    /// A chunk: its uncompressed length and encoded bytes.
+    Chunk(Id, u32, Payload),
+    /// The record of a chunked blob (its chunks were sent before it).
+    Chunked(Id, Vec<u8>),
+}
+
+/// What reading one file gave.
+pub(crate) enum Read1 {
+    /// Read and (unless dry) stored: its id, size, the stat it had, and whether it kept
+    /// changing while read.
+    Ok {
+        id: Id,
+        size: u64,
+        stat: Stat,
+        unstable: bool,
+    },
+    /// Not stored, for this reason.
+    Skip(SkipReason, String),
+    /// The writer went away (it failed): stop.
+    Aborted,
+}
+
+/// Owns the lazily-begun write transaction and counts what it stored.
+pub(crate) struct Sink<'s> {
+    store: &'s Store,
+    txn: Option<(WriteTransaction, SegmentWriter)>,
+    /// The store file, to start the writeback of what redb has written so far (see
+    /// [`WRITEBACK_BYTES`]); None until the first kick, or when it cannot be opened.
+    writeback: Option<File>,
+    /// Stored bytes since the last writeback kick.
+    unkicked: u64,
+    /// New whole and chunked blobs.
+    pub new_blobs: u64,
+    /// New chunks.
+    pub new_chunks: u64,
+    /// Bytes of new objects.
+    pub stored_bytes: u64,
+}
+
+impl<'s> Sink<'s> {
+    /// A writer with no transaction yet: it begins one at the first object.
+    pub fn new(store: &'s Store) -> Sink<'s> {
+        Sink {
+            store,
+            txn: None,
+            writeback: None,
+            unkicked: 0,
+            new_blobs: 0,
+            new_chunks: 0,
+            stored_bytes: 0,
+        }
+    }
+
+    /// Stores a batch of objects in the (begun if need be) write transaction.
+    pub fn put(&mut self, batch: &[Put]) -> Result<()> {
+        if self.txn.is_none() {
+            let txn = self.store.begin_write()?;
+            let next = crate::store::next_segment(&txn, &txn.open_table(SEGMENTS)?)?;
+            self.txn = Some((txn, SegmentWriter::new(next)));
+        }
+        let Some((txn, segw)) = self.txn.as_mut() else {
+            unreachable!("just set")
+        };
+        let (nb, nc, sb) = Self::insert(txn, segw, batch)?;
+        self.new_blobs += nb;
+        self.new_chunks += nc;
+        self.stored_bytes += sb;
+        self.unkicked += sb;
+        if self.unkicked >= WRITEBACK_BYTES {
+            self.unkicked = 0;
+            self.kick_writeback();
+        }
+        Ok(())
+    }
+
+    /// Inserts `batch`'s objects; returns the counts of new blobs, new chunks and their bytes.
+    fn insert(
+        txn: &WriteTransaction,
+        segw: &mut SegmentWriter,
+        batch: &[Put],
+    ) -> Result<(u64, u64, u64)> {
+        let mut blobs = txn.open_table(BLOBS)?;
+        let mut chunks = txn.open_table(CHUNKS)?;
+        let mut segments = txn.open_table(SEGMENTS)?;
+        let mut flush = |n: u64, data: &[u8]| -> Result<()> {
+            segments.insert(n, data)?;
+            Ok(())
+        };
+        let (mut nb, mut nc, mut sb) = (0, 0, 0);
+        for p in batch {
+            match p {
+                Put::Blob(id, size, payload) => {
+                    // Another process may have stored it since our read view was taken.
+                    if blobs.get(id.0)?.is_some() {
+                        continue;
+                    }
+                    let span = segw.append(&payload.bytes, &mut flush)?;
+                    blobs.insert(
+                        id.0,
+                        blob::encode_whole(*size, payload.zstd, &span).as_slice(),
+                    )?;
+                    nb += 1;
+                    sb += payload.bytes.len() as u64;
+                }
+                Put::Chunk(id, len, payload) => {
+                    if chunks.get(id.0)?.is_some() {
+                        continue;
+                    }
+                    let span = segw.append(&payload.bytes, &mut flush)?;
+                    chunks.insert(
+                        id.0,
+                        blob::encode_chunk(*len, payload.zstd, &span).as_slice(),
+                    )?;
+                    nc += 1;
+                    sb += payload.bytes.len() as u64;
+                }
+                Put::Chunked(id, record) => {
+                    if blobs.insert(id.0, record.as_slice())?.is_none() {
+                        nb += 1;
+                        sb += record.len() as u64;
+                    }
+                }
+            }
+        }
+        Ok((nb, nc, sb))
+    }
+
+    /// Starts the kernel's writeback of the store file's dirty pages (those redb spilled from
+    /// its cache), without waiting: the commit's fsync then finds little left to write, instead
+    /// of writing the whole snapshot while both cores idle. Only a speed-up, so a failure is
+    /// ignored.
+    fn kick_writeback(&mut self) {
+        if self.writeback.is_none() {
+            self.writeback = File::open(self.store.dir().join(crate::store::DB_FILE)).ok();
+        }
+        if let Some(f) = &self.writeback {
+            crate::fs::start_writeback(f);
+        }
+    }
+
+    /// The write transaction, with the segment log's last segment written and its counter
+    /// saved.
+    pub fn take_txn(&mut self) -> Result<WriteTransaction> {
+        let Some((txn, segw)) = self.txn.take() else {
+            return self.store.begin_write();
+        };
+        {
+            let mut segments = txn.open_table(SEGMENTS)?;
+            let next = segw.finish(&mut |n, data| {
+                segments.insert(n, data)?;
+                Ok(())
+            })?;
+            crate::store::write_counter(&txn, "next_segment", next)?;
+        }
+        Ok(txn)
+    }
+}
+
+/// What the workers share while reading.
+pub(crate) struct ReadCtx<'a> {
+    /// The workspace root the entries' paths are relative to.
+    pub root: &'a Path,
+    /// The read view deduplication checks against.
+    pub reader: &'a Reader,
+    /// Ids some worker already decided to store in this snapshot, so identical files are
+    /// compressed once.
+    pub claimed: Mutex<HashSet<Id>>,
+    /// The zstd level.
+    pub level: i32,
+    /// Read and hash only: store nothing.
+    pub dry_run: bool,
+    /// Told of every byte read.
+    pub progress: &'a dyn Progress,
+    /// Bytes read in all.
+    pub bytes_read: AtomicU64,
+}
+
+impl<'a> ReadCtx<'a> {
+    /// A context for reading below `root`, nothing claimed or read yet.
+    pub fn new(
+        root: &'a Path,
+        reader: &'a Reader,
+        level: i32,
+        dry_run: bool,
+        progress: &'a dyn Progress,
+    ) -> ReadCtx<'a> {
+        ReadCtx {
+            root,
+            reader,
+            claimed: Mutex::new(HashSet::new()),
+            level,
+            dry_run,
+            progress,
+            bytes_read: AtomicU64::new(0),
+        }
+    }
+
+    /// Whether this worker should store `id`: not in the store and not claimed by another.
+    fn claim(&self, id: &Id, is_chunk: bool) -> Result<bool> {
+        if self.dry_run {
+            return Ok(false);
+        }
+        let stored = if is_chunk {
+            self.reader.has_chunk(id)?
+        } else {
+            self.reader.has_blob(id)?
+        };
+        if stored {
+            return Ok(false);
+        }
+        Ok(self
+            .claimed
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(*id))
+    }
+
+    fn count(&self, n: usize) {
+        self.bytes_read.fetch_add(n as u64, Ordering::Relaxed);
+        self.progress.advance(n as u64);
+    }
+}
+
+/// Reads, hashes and (unless dry-run) compresses the files at `to_read` on the rayon pool,
+/// while this thread writes what they produce into `sink`. One outcome per index, in order.
+pub(crate) fn read_files(
+    ctx: &ReadCtx,
+    entries: &[WalkEntry],
+    to_read: &[usize],
+    sink: &mut Sink,
+) -> Result<Vec<Read1>> {
+    if to_read.is_empty() {
+        return Ok(Vec::new());
+    }
+    let (tx, rx) = bounded::<Vec<Put>>(CHANNEL_BATCHES);
+    std::thread::scope(|s| {
+        let worker = s.spawn(move || {
+            // Each rayon job gathers into its own batch, sent when full and when the job ends.
+            to_read
+                .par_iter()
+                .map_init(
+                    || Batch::new(&tx),
+                    |batch, &i| read_one(ctx, &entries[i], batch),
+                )
+                .collect::<Vec<_>>()
+        });
+        let mut failure = None;
+        while let Ok(batch) = rx.recv() {
+            if let Err(e) = sink.put(&batch) {
+                failure = Some(e);
+                break;
+            }
+        }
+        // Dropping the receiver makes the workers' sends fail, so they stop early on error.
+        drop(rx);
+        let outcomes = worker
+            .join()
+            .map_err(|_| Error::Internal("a snapshot worker thread panicked".into()))?;
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(outcomes),
+        }
+    })
+}
+
+/// Objects on their way to the writer, sent together.
+struct Batch<'t> {
+    tx: &'t Sender<Vec<Put>>,
+    puts: Vec<Put>,
+    bytes: usize,
+    /// A send failed: the writer is gone.
+    closed: bool,
+}
+
+impl<'t> Batch<'t> {
+    fn new(tx: &'t Sender<Vec<Put>>) -> Batch<'t> {
+        Batch {
+            tx,
+            puts: Vec::new(),
+            bytes: 0,
+            closed: false,
+        }
+    }
+
+    /// Adds `put`, sending the batch when it is full. False if the writer went away.
+    fn push(&mut self, put: Put) -> bool {
+        self.bytes += match &put {
+            Put::Blob(_, _, p) | Put::Chunk(_, _, p) => p.bytes.len(),
+            Put::Chunked(_, r) => r.len(),
+        };
+        self.puts.push(put);
+        if self.bytes >= BATCH_BYTES || self.puts.len() >= BATCH_ITEMS {
+            self.send();
+        }
+        !self.closed
+    }
+
+    fn send(&mut self) {
+        if self.puts.is_empty() || self.closed {
+            return;
+        }
+        self.bytes = 0;
+        let puts = std::mem::replace(&mut self.puts, Vec::with_capacity(BATCH_ITEMS));
+        self.closed = self.tx.send(puts).is_err();
+    }
+}
+
+impl Drop for Batch<'_> {
+    /// A job's last objects: every batch is sent before `read_files` returns.
+    fn drop(&mut self) {
+        self.send();
+    }
+}
+
+fn read_one(ctx: &ReadCtx, entry: &WalkEntry, batch: &mut Batch) -> Read1 {
+    let path = join_rel(ctx.root, &entry.path);
+    let result = if entry.ty == EntryType::Symlink {
+        read_symlink(ctx, &path, batch)
+    } else {
+        read_file(ctx, &path, batch)
+    };
+    match result {
+        Ok(r) => r,
+        Err(e) => Read1::Skip(SkipReason::Unreadable, e.to_string()),
+    }
+}
+
+fn read_symlink(ctx: &ReadCtx, path: &Path, batch: &mut Batch) -> Result<Read1> {
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(Read1::Skip(SkipReason::Vanished, e.to_string()));
+        }
+        Err(e) => return Err(Error::io(path, e)),
+    };
+    if !meta.file_type().is_symlink() {
+        return Ok(Read1::Skip(
+            SkipReason::Vanished,
+            "replaced by another kind of file during the snapshot".into(),
+        ));
+    }
+    let target = std::fs::read_link(path).at(path)?;
+    let bytes = target.as_os_str().as_bytes();
+    let id = Id::of(bytes);
+    ctx.bytes_read
+        .fetch_add(bytes.len() as u64, Ordering::Relaxed);
+    if ctx.claim(&id, false)?
+        && !batch.push(Put::Blob(
+            id,
+            bytes.len() as u64,
+            blob::encode_payload(bytes, ctx.level),
+        ))
+    {
+        return Ok(Read1::Aborted);
+    }
+    Ok(Read1::Ok {
+        id,
+        size: bytes.len() as u64,
+        stat: Stat::from_metadata(&meta),
+        unstable: false,
+    })
+}
+
+/// Reads a regular file; if its stat changes while it is read, reads it again (twice at most)
+/// and then reports it as unstable.
+fn read_file(ctx: &ReadCtx, path: &Path, batch: &mut Batch) -> Result<Read1> {
+    let mut last = None;
+    for _ in 0..3 {
+        // O_NOFOLLOW: the entry may have been swapped for a symlink since the walk; O_NONBLOCK:
+        // or for a fifo, whose open would block forever.
+        let file = match std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+            .open(path)
+        {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(Read1::Skip(
+                    SkipReason::Vanished,
+                    "deleted during the snapshot".into(),
+                ));
+            }
+            Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+                return Ok(Read1::Skip(
+                    SkipReason::Vanished,
+                    "replaced by a symlink during the snapshot".into(),
+                ));
+            }
+            Err(e) => return Err(Error::io(path, e)),
+        };
+        let before = file.metadata().at(path)?;
+        if !before.is_file() {
+            return Ok(Read1::Skip(
+                SkipReason::Vanished,
+                "replaced by another kind of file during the snapshot".into(),
+            ));
+        }
+        let stored = if before.len() < blob::CHUNK_THRESHOLD {
+            store_small(ctx, path, &file, before.len(), batch)?
+        } else {
+            store_large(ctx, path, &file, batch)?
+        };
+        let Some((id, size)) = stored else {
+            return Ok(Read1::Aborted);
+        };
+        let after = file.metadata().at(path)?;
+        let (b, a) = (Stat::from_metadata(&before), Stat::from_metadata(&after));
+        if a == b && size == a.size {
+            return Ok(Read1::Ok {
+                id,
+                size,
+                stat: a,
+                unstable: false,
+            });
+        }
+        last = Some((id, size, a));
+    }
+    match last {
+        Some((id, size, stat)) => Ok(Read1::Ok {
+            id,
+            size,
+            stat,
+            unstable: true,
+        }),
+        None => Ok(Read1::Aborted),
+    }
+}
+
+thread_local! {
+    /// Each worker's read buffer, reused from file to file (see [`KEEP_BUFFER`]).
+    static READ_BUF: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Reads `file`, of `len` bytes when fstat'ed, into `buf` (grown as needed) and returns what
+/// it read. One read() when the file is as long as it was: the caller's second fstat catches
+/// a change of size or mtime. A file that grew is read to its end.
+fn read_small<'b>(file: &File, len: u64, buf: &'b mut Vec<u8>) -> std::io::Result<Cow<'b, [u8]>> {
+    let want = len as usize + 1;
+    if buf.len() < want {
+        buf.resize(want, 0);
+    }
+    let mut filled = 0;
+    let mut reader = file;
+    while filled < want {
+        match reader.read(&mut buf[filled..want]) {
+            Ok(0) => break,
+            Ok(n) => {
+                filled += n;
+                if filled == want - 1 {
+                    break;
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    if filled < want {
+        return Ok(Cow::Borrowed(&buf[..filled]));
+    }
+    // It grew since the fstat: take all of it (the caller reads it again or calls it unstable).
+    let mut all = buf[..filled].to_vec();
+    reader.read_to_end(&mut all)?;
+    Ok(Cow::Owned(all))
+}
+
+/// Hashes a small file whole and, where it is new, queues it compressed. None if the writer
+/// went away.
+fn store_small(
+    ctx: &ReadCtx,
+    path: &Path,
+    file: &File,
+    len: u64,
+    batch: &mut Batch,
+) -> Result<Option<(Id, u64)>> {
+    READ_BUF.with(|cell| {
+        let mut buf = cell.borrow_mut();
+        let data = read_small(file, len, &mut buf).at(path)?;
+        ctx.count(data.len());
+        let id = Id::of(&data);
+        let size = data.len() as u64;
+        let sent = !ctx.claim(&id, false)?
+            || batch.push(Put::Blob(id, size, blob::encode_payload(&data, ctx.level)));
+        drop(data);
+        if buf.len() > KEEP_BUFFER {
+            *buf = Vec::new();
+        }
+        Ok(sent.then_some((id, size)))
+    })
+}
+
+/// Cuts a large file into chunks with FastCDC while hashing it whole, and queues its new
+/// chunks and its record. The chunks' own hashes and compression run on the pool,
+/// [`CHUNK_GROUP`] at a time. None if the writer went away.
+fn store_large(
+    ctx: &ReadCtx,
+    path: &Path,
+    file: &File,
+    batch: &mut Batch,
+) -> Result<Option<(Id, u64)>> {
+    let mut hasher = blake3::Hasher::new();
+    let mut chunks = Vec::new();
+    let mut group = Vec::with_capacity(CHUNK_GROUP);
+    let mut size = 0u64;
+    for chunk in fastcdc::v2020::StreamCDC::new(
+        file,
+        blob::CHUNK_MIN as usize,
+        blob::CHUNK_AVG as usize,
+        blob::CHUNK_MAX as usize,
+    ) {
+        let chunk = chunk.map_err(|e| Error::io(path, std::io::Error::other(e.to_string())))?;
+        hasher.update(&chunk.data);
+        size += chunk.data.len() as u64;
+        ctx.count(chunk.data.len());
+        group.push(chunk.data);
+        if group.len() == CHUNK_GROUP && !store_chunks(ctx, &mut group, &mut chunks, batch)? {
+            return Ok(None);
+        }
+    }
+    if !store_chunks(ctx, &mut group, &mut chunks, batch)? {
+        return Ok(None);
+    }
+    let id = Id::from(hasher.finalize());
+    if ctx.claim(&id, false)? && !batch.push(Put::Chunked(id, blob::encode_chunked(size, &chunks)))
+    {
+        return Ok(None);
+    }
+    Ok(Some((id, size)))
+}
+
+/// Hashes and (where new) compresses the chunks in `group` in parallel, appends their refs to
+/// `chunks` in file order and queues the new ones; empties `group`. False if the writer went
+/// away.
+fn store_chunks(
+    ctx: &ReadCtx,
+    group: &mut Vec<Vec<u8>>,
+    chunks: &mut Vec<ChunkRef>,
+    batch: &mut Batch,
+) -> Result<bool> {
+    let done = group
+        .par_iter()
+        .map(|data| {
+            let id = Id::of(data);
+            let payload = if ctx.claim(&id, true)? {
+                Some(blob::encode_payload(data, ctx.level))
+            } else {
+                None
+            };
+            Ok((id, data.len() as u32, payload))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    group.clear();
+    for (id, len, payload) in done {
+        chunks.push(ChunkRef { id, len });
+        if let Some(p) = payload
+            && !batch.push(Put::Chunk(id, len, p))
+        {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn file_with(data: &[u8]) -> (tempfile::NamedTempFile, File) {
+        let mut f = tempfile::NamedTempFile::new().unwrap();
+        f.write_all(data).unwrap();
+        let r = File::open(f.path()).unwrap();
+        (f, r)
+    }
+
+    #[test]
+    fn read_small_reads_the_file_as_it_is_whatever_its_fstat_said() {
+        let data: Vec<u8> = (0..10_000u32).map(|i| (i * 7 % 251) as u8).collect();
+        let mut buf = Vec::new();
+        // As long as fstat said.
+        let (_t, f) = file_with(&data);
+        assert_eq!(
+            read_small(&f, 10_000, &mut buf).unwrap().as_ref(),
+            &data[..]
+        );
+        // It grew after the fstat: all of it, not the first `len` bytes.
+        let (_t, f) = file_with(&data);
+        assert_eq!(read_small(&f, 100, &mut buf).unwrap().as_ref(), &data[..]);
+        // It shrank: what is there. The reused buffer holds longer earlier content.
+        let (_t, f) = file_with(&data[..50]);
+        assert_eq!(
+            read_small(&f, 10_000, &mut buf).unwrap().as_ref(),
+            &data[..50]
+        );
+        let (_t, f) = file_with(b"");
+        assert_eq!(read_small(&f, 0, &mut buf).unwrap().as_ref(), b"");
+    }
+}
