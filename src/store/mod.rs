@@ -6,6 +6,8 @@
 
 pub mod artifact;
 pub mod blob;
+pub mod dense;
+pub mod dict;
 pub mod holders;
 pub mod oplog;
 pub mod pending;
