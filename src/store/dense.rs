@@ -23,7 +23,7 @@ use crate::progress::Progress;
 
 /// Content bytes recompressed per batch: bounds gc's memory (the batch's content and frames
 /// are held at once) while giving rayon enough work.
-const BATCH_BYTES: u64 = 32 << 20;
+const BATCH_BYTES: u64 = 8 << 20;
 
 /// What a recompression did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -27,9 +27,9 @@ use crate::id::Id;
 
 /// Largest dictionary gc trains. zstd's own default; larger ones did not pay on the Linux tree.
 pub const DICT_SIZE: usize = 110 << 10;
-/// Blobs up to this size are recompressed with the dictionary; larger ones hold enough
-/// context of their own, and a dictionary's gain on them is a rounding error.
-pub const DENSE_MAX: u64 = 256 << 10;
+/// Whole blobs up to this size are recompressed (every whole blob: larger files are chunked).
+/// The dictionary matters for small ones; the denser level pays on all of them.
+pub const DENSE_MAX: u64 = super::blob::CHUNK_THRESHOLD;
 /// How many bytes of samples the trainer reads: about 100x the dictionary, zstd's advice.
 pub const SAMPLE_BYTES: usize = 12 << 20;
 /// At most this much of one blob goes into the sample: many short samples train a better
