@@ -897,7 +897,7 @@ fn push_refuses_a_damaged_local_object() {
 /// Blobs gc rewrote with the local store's dictionary go to the remote as plain frames: a store
 /// that pulls them, or a restore straight from the remote, has no dictionary and needs none.
 fn dictionary_blobs_travel_plain(r: &Remote, e: &Env) {
-    source_tree(
+    common::source_tree(
         &e.ws,
         "src",
         11,

@@ -530,6 +530,47 @@ mod tests {
         );
     }
 
+    /// The byte layouts written before dictionaries existed decode as they always did, and the
+    /// dictionary record is the old zstd record plus a dictionary id.
+    #[test]
+    fn old_layouts_still_decode_and_the_dictionary_layout_is_fixed() {
+        let id = Id::default();
+        let span = Span {
+            segment: 2,
+            offset: 5,
+            len: 9,
+        };
+        let mut old = vec![1u8];
+        old.extend_from_slice(&20u64.to_le_bytes());
+        old.extend_from_slice(&2u64.to_le_bytes());
+        old.extend_from_slice(&5u32.to_le_bytes());
+        old.extend_from_slice(&9u32.to_le_bytes());
+        assert_eq!(encode_whole(20, true, &span), old);
+        assert_eq!(
+            decode_blob(&id, &old).unwrap(),
+            BlobRecord::Whole {
+                size: 20,
+                zstd: true,
+                dict: None,
+                span
+            }
+        );
+        let mut dense = old.clone();
+        dense[0] = 3;
+        dense.extend_from_slice(&7u32.to_le_bytes());
+        assert_eq!(encode_whole_dict(20, 7, &span), dense);
+        assert_eq!(
+            decode_blob(&id, &dense).unwrap(),
+            BlobRecord::Whole {
+                size: 20,
+                zstd: true,
+                dict: Some(7),
+                span
+            }
+        );
+        assert!(decode_blob(&id, &dense[..dense.len() - 1]).is_err());
+    }
+
     #[test]
     fn payloads_compress_only_when_it_pays() {
         let p = encode_payload(&[7u8; 100_000], 3);
