@@ -169,6 +169,10 @@ pub struct GcArgs {
     /// Collect on this remote instead: delete what no remote snapshot reaches
     #[arg(long, value_name = "NAME", conflicts_with = "dry_run")]
     pub remote: Option<String>,
+    /// Leave blob encodings as they are: no dictionary training, no recompression of small
+    /// blobs at a denser level (a faster gc; the store stays larger)
+    #[arg(long)]
+    pub no_recompress: bool,
 }
 
 /// `verify`.

@@ -109,6 +109,11 @@ pub fn gc(ctx: &Ctx, a: GcArgs) -> CliResult {
         &mut store,
         &GcOptions {
             dry_run: a.dry_run,
+            recompress_level: if a.no_recompress {
+                None
+            } else {
+                GcOptions::default().recompress_level
+            },
             ..GcOptions::default()
         },
         &bar,
@@ -128,6 +133,13 @@ pub fn gc(ctx: &Ctx, a: GcArgs) -> CliResult {
             "log_bytes_after": r.log_bytes_after,
             "file_bytes_before": r.file_bytes_before,
             "file_bytes_after": r.file_bytes_after,
+            "recompressed": {
+                "dictionary_trained": r.dense.trained,
+                "dictionaries_removed": r.dense.dicts_removed,
+                "blobs": r.dense.blobs,
+                "bytes_before": r.dense.bytes_before,
+                "bytes_after": r.dense.bytes_after,
+            },
             "compacted": r.compacted,
             "compact_skipped": r.compact_skipped.as_ref().map(hints::compact_skipped),
             "seconds": r.seconds,
@@ -161,6 +173,19 @@ pub fn gc(ctx: &Ctx, a: GcArgs) -> CliResult {
         r.objects_moved,
         human_bytes(r.bytes_moved)
     )?;
+    if r.dense.blobs > 0 || r.dense.trained.is_some() {
+        writeln!(
+            out,
+            "recompressed {} small blobs with the store's dictionary: {} -> {}{}",
+            r.dense.blobs,
+            human_bytes(r.dense.bytes_before),
+            human_bytes(r.dense.bytes_after),
+            match r.dense.trained {
+                Some(id) => format!(" (trained dictionary {id})"),
+                None => String::new(),
+            }
+        )?;
+    }
     if !r.dry_run {
         writeln!(
             out,

@@ -309,3 +309,44 @@ pub mod tables {
     pub const SEGMENTS: TableDefinition<u64, &[u8]> = TableDefinition::new("segments");
     pub const TREES: TableDefinition<[u8; 32], &[u8]> = TableDefinition::new("trees");
 }
+
+/// Writes `files` small source-like files (2-6 KiB each, about 4 KiB on average) under
+/// `dir/` in `root`: shared boilerplate, the words of `vocabulary`, and numbers drawn from
+/// `seed`, so files resemble each other the way a project's files do (what a zstd dictionary
+/// learns) without being copies.
+pub fn source_tree(root: &Path, dir: &str, seed: u64, files: usize, vocabulary: &[&str]) {
+    // splitmix64: an endless deterministic stream.
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0xD1B5_4A32_D192_ED03;
+    let mut r = std::iter::repeat_with(move || {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    });
+    for i in 0..files {
+        let mut text = format!(
+            "// SPDX-License-Identifier: MIT\n// Copyright (c) the authors of {dir}\n\n\
+             #include <{dir}/common.h>\n#include <{dir}/{}.h>\n\n",
+            vocabulary[i % vocabulary.len()]
+        );
+        let lines = 40 + (r.next().unwrap() % 80) as usize;
+        for _ in 0..lines {
+            let v = r.next().unwrap();
+            let a = vocabulary[(v % vocabulary.len() as u64) as usize];
+            let b = vocabulary[((v >> 8) % vocabulary.len() as u64) as usize];
+            text.push_str(&match v % 5 {
+                0 => format!("static int {a}_{b}_{}(struct {b} *p)\n{{\n", v % 997),
+                1 => format!("\tif (p->{a} > {}) return -EINVAL;\n", (v >> 16) % 4096),
+                2 => format!("\t{a}_lock(&p->{b}_lock); /* {} */\n", v >> 40),
+                3 => format!(
+                    "\treturn {b}_{a}(p, {}, {});\n}}\n\n",
+                    (v >> 20) % 64,
+                    v % 13
+                ),
+                _ => format!("#define {}_{} 0x{:x}\n", a.to_uppercase(), i, v >> 32),
+            });
+        }
+        write_file(root, format!("{dir}/f{i:05}.c").as_bytes(), text.as_bytes());
+    }
+}

@@ -893,3 +893,59 @@ fn push_refuses_a_damaged_local_object() {
     // No snapshot reached the remote.
     assert!(r.open().snapshot_ids().unwrap().is_empty());
 }
+
+/// Blobs gc rewrote with the local store's dictionary go to the remote as plain frames: a store
+/// that pulls them, or a restore straight from the remote, has no dictionary and needs none.
+fn dictionary_blobs_travel_plain(r: &Remote, e: &Env) {
+    common::source_tree(
+        &e.ws,
+        "src",
+        11,
+        2000,
+        &["alpha", "beta", "gamma", "delta", "queue", "lock"],
+    );
+    e.ok(&["snapshot", "-q"]);
+    e.ok(&["tag", "v1", "@"]);
+    let gc: serde_json::Value = serde_json::from_str(&e.ok(&["gc", "--json"])).unwrap();
+    assert_eq!(gc["recompressed"]["dictionary_trained"], 1, "{gc}");
+    r.ok(&e.store, &e.ws, &["remote", "add", "origin", &r.url]);
+    r.ok(&e.store, &e.ws, &["push", "--all"]);
+
+    let dest = e.tmp.path().join("dest");
+    std::fs::create_dir(&dest).unwrap();
+    r.ok(
+        &e.tmp.path().join("storeB"),
+        &dest,
+        &["restore", "--remote", &r.url, "v1"],
+    );
+    assert_eq!(list_disk(&dest), list_disk(&e.ws));
+
+    let c_store = e.tmp.path().join("storeC");
+    let latest = e.tmp.path().join("latest");
+    std::fs::create_dir(&latest).unwrap();
+    r.ok(&c_store, &latest, &["remote", "add", "origin", &r.url]);
+    r.ok(&c_store, &latest, &["pull"]);
+    r.ok(&c_store, &latest, &["restore", "v1"]);
+    assert_eq!(list_disk(&latest), list_disk(&e.ws));
+    r.ok(&c_store, &latest, &["verify", "--full"]);
+    let v = r.json(
+        &c_store,
+        &latest,
+        &["verify", "--remote", "origin", "--full"],
+    );
+    assert_eq!(v["ok"], true, "{v}");
+}
+
+#[test]
+fn dictionary_blobs_travel_plain_file() {
+    let e = Env::new();
+    dictionary_blobs_travel_plain(&Remote::file(e.tmp.path()), &e);
+}
+
+#[test]
+fn dictionary_blobs_travel_plain_s3() {
+    let Some(r) = Remote::s3("dictblobs") else {
+        return;
+    };
+    dictionary_blobs_travel_plain(&r, &Env::new());
+}

@@ -74,6 +74,9 @@ struct Item {
     size: u64,
     span: Option<blob::Span>,
     inline: Option<Vec<u8>>,
+    /// Compressed with one of the local store's dictionaries: a remote has no dictionaries, so
+    /// the blob is decoded and sent as a plain frame (packs stay readable on their own).
+    dict: bool,
 }
 
 impl Item {
@@ -117,6 +120,7 @@ fn plan(
                 size: raw.len() as u64,
                 span: None,
                 inline: Some(payload.bytes),
+                dict: false,
             });
         }
         for e in &tree.entries {
@@ -139,13 +143,19 @@ fn plan(
             id: id.hex(),
         })?;
         match rec {
-            BlobRecord::Whole { size, zstd, span } => data.push(Item {
+            BlobRecord::Whole {
+                size,
+                zstd,
+                dict,
+                span,
+            } => data.push(Item {
                 kind: ObjKind::Blob,
                 id,
                 zstd,
                 size,
                 span: Some(span),
                 inline: None,
+                dict: dict.is_some(),
             }),
             BlobRecord::Chunked { size, chunks } => {
                 for c in &chunks {
@@ -167,6 +177,7 @@ fn plan(
                         size: u64::from(cr.len),
                         span: Some(cr.span),
                         inline: None,
+                        dict: false,
                     });
                 }
                 data.push(Item {
@@ -176,6 +187,7 @@ fn plan(
                     size,
                     span: None,
                     inline: Some(blob::encode_chunked(size, &chunks)),
+                    dict: false,
                 });
             }
         }
@@ -226,8 +238,15 @@ pub fn push(
     for group in [&data, &trees] {
         let mut pack = PackBuilder::default();
         for item in group {
+            let mut zstd = item.zstd;
             let stored = match (&item.inline, &item.span) {
                 (Some(b), _) => b.clone(),
+                (None, Some(_)) if item.dict => {
+                    // read_blob checks the content against its id, as check_local does.
+                    let payload = blob::encode_payload(&reader.read_blob(&item.id)?, 3);
+                    zstd = payload.zstd;
+                    payload.bytes
+                }
                 (None, Some(span)) => {
                     let stored = reader.read_span(item.kind.name(), &item.id, span)?;
                     check_local(item, &stored)?;
@@ -235,7 +254,7 @@ pub fn push(
                 }
                 (None, None) => Vec::new(),
             };
-            pack.add(item.kind, item.id, item.zstd, item.size, &stored);
+            pack.add(item.kind, item.id, zstd, item.size, &stored);
             progress.advance(stored.len() as u64, 1);
             report.objects += 1;
             if pack.len() >= PACK_TARGET {

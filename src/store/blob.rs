@@ -15,11 +15,15 @@
 //! blob   = 0x00 size:u64 span   raw bytes
 //!        | 0x01 size:u64 span   one zstd frame
 //!        | 0x02 size:u64 n:u32 (id:[u8;32] len:u32){n}        split into chunks
+//!        | 0x03 size:u64 span dict:u32   one zstd frame made with dictionary `dict`
 //! chunk  = 0x00 len:u32 span | 0x01 len:u32 span
 //! ```
 //!
 //! `size`/`len` are the uncompressed lengths, so a reader knows how much to allocate and
-//! `verify` can check them.
+//! `verify` can check them. `dict` names a row of the `dicts` table (see [`super::dict`]); tag
+//! 0x03 is only ever written by gc's recompression, and a store without such records reads
+//! exactly as it did before dictionaries existed. Chunks never use a dictionary: at 256 KiB and
+//! up, a chunk holds enough context of its own.
 
 use redb::ReadableTable;
 
@@ -41,6 +45,7 @@ pub const SEGMENT_SIZE: usize = 65536 - 256;
 const TAG_RAW: u8 = 0;
 const TAG_ZSTD: u8 = 1;
 const TAG_CHUNKED: u8 = 2;
+const TAG_ZSTD_DICT: u8 = 3;
 
 /// Where encoded bytes live in the segment log.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -80,6 +85,8 @@ pub enum BlobRecord {
         size: u64,
         /// Whether the stored bytes are a zstd frame.
         zstd: bool,
+        /// The dictionary the frame was made with (always a zstd frame then), if any.
+        dict: Option<u32>,
         /// Where they are.
         span: Span,
     },
@@ -156,6 +163,24 @@ pub fn encode_whole(size: u64, zstd: bool, span: &Span) -> Vec<u8> {
     out
 }
 
+/// Encodes the record of a whole blob compressed with dictionary `dict`.
+pub fn encode_whole_dict(size: u64, dict: u32, span: &Span) -> Vec<u8> {
+    let mut out = Vec::with_capacity(29);
+    out.push(TAG_ZSTD_DICT);
+    out.extend_from_slice(&size.to_le_bytes());
+    push_span(&mut out, span);
+    out.extend_from_slice(&dict.to_le_bytes());
+    out
+}
+
+/// Encodes the record of a whole blob, with or without a dictionary.
+pub fn encode_whole_record(size: u64, zstd: bool, dict: Option<u32>, span: &Span) -> Vec<u8> {
+    match dict {
+        Some(d) => encode_whole_dict(size, d, span),
+        None => encode_whole(size, zstd, span),
+    }
+}
+
 /// Encodes the record of a chunked blob.
 pub fn encode_chunked(size: u64, chunks: &[ChunkRef]) -> Vec<u8> {
     let mut out = Vec::with_capacity(13 + chunks.len() * 36);
@@ -208,9 +233,17 @@ pub fn decode_blob(id: &Id, value: &[u8]) -> Result<BlobRecord> {
         .map(u64::from_le_bytes)
         .ok_or_else(|| corrupt("blob", id, "truncated header"))?;
     match tag {
-        TAG_RAW | TAG_ZSTD => {
+        TAG_RAW | TAG_ZSTD | TAG_ZSTD_DICT => {
             let span =
                 take_span(&mut rest).ok_or_else(|| corrupt("blob", id, "truncated location"))?;
+            let dict = if tag == TAG_ZSTD_DICT {
+                let d = take::<4>(&mut rest)
+                    .map(u32::from_le_bytes)
+                    .ok_or_else(|| corrupt("blob", id, "truncated dictionary id"))?;
+                Some(d)
+            } else {
+                None
+            };
             if !rest.is_empty() {
                 return Err(corrupt("blob", id, "trailing bytes after the record"));
             }
@@ -223,7 +256,8 @@ pub fn decode_blob(id: &Id, value: &[u8]) -> Result<BlobRecord> {
             }
             Ok(BlobRecord::Whole {
                 size,
-                zstd: tag == TAG_ZSTD,
+                zstd: tag != TAG_RAW,
+                dict,
                 span,
             })
         }
@@ -287,11 +321,46 @@ pub fn inflate(
     size: u64,
     stored: Vec<u8>,
 ) -> Result<Vec<u8>> {
+    inflate_with(kind, id, zstd, None, size, stored)
+}
+
+/// [`inflate`] for a frame that may have been made with a dictionary (`dict`, prepared once per
+/// reader by [`super::dict::Dictionaries`]).
+pub fn inflate_with(
+    kind: &'static str,
+    id: &Id,
+    zstd: bool,
+    dict: Option<&zstd::zstd_safe::DDict<'static>>,
+    size: u64,
+    stored: Vec<u8>,
+) -> Result<Vec<u8>> {
     thread_local! {
         static DECOMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
             const { std::cell::RefCell::new(None) };
+        static DCTX: std::cell::RefCell<Option<zstd::zstd_safe::DCtx<'static>>> =
+            const { std::cell::RefCell::new(None) };
     }
-    let out = if zstd {
+    let out = if let Some(ddict) = dict {
+        DCTX.with(|cell| {
+            let mut slot = cell.borrow_mut();
+            let dctx = slot.get_or_insert_with(zstd::zstd_safe::DCtx::create);
+            // The record's size bounds the allocation: a damaged record cannot make us
+            // allocate more than it claims, and a frame that decodes longer fails.
+            let mut out = Vec::with_capacity(size as usize);
+            dctx.decompress_using_ddict(&mut out, &stored, ddict)
+                .map(|_| out)
+                .map_err(|code| {
+                    corrupt(
+                        kind,
+                        id,
+                        format!(
+                            "zstd with dictionary: {}",
+                            zstd::zstd_safe::get_error_name(code)
+                        ),
+                    )
+                })
+        })?
+    } else if zstd {
         DECOMPRESSOR
             .with(|cell| {
                 let mut slot = cell.borrow_mut();
@@ -421,6 +490,7 @@ mod tests {
             BlobRecord::Whole {
                 size: 3,
                 zstd: false,
+                dict: None,
                 span
             }
         );
@@ -458,6 +528,47 @@ mod tests {
                 span
             }
         );
+    }
+
+    /// The byte layouts written before dictionaries existed decode as they always did, and the
+    /// dictionary record is the old zstd record plus a dictionary id.
+    #[test]
+    fn old_layouts_still_decode_and_the_dictionary_layout_is_fixed() {
+        let id = Id::default();
+        let span = Span {
+            segment: 2,
+            offset: 5,
+            len: 9,
+        };
+        let mut old = vec![1u8];
+        old.extend_from_slice(&20u64.to_le_bytes());
+        old.extend_from_slice(&2u64.to_le_bytes());
+        old.extend_from_slice(&5u32.to_le_bytes());
+        old.extend_from_slice(&9u32.to_le_bytes());
+        assert_eq!(encode_whole(20, true, &span), old);
+        assert_eq!(
+            decode_blob(&id, &old).unwrap(),
+            BlobRecord::Whole {
+                size: 20,
+                zstd: true,
+                dict: None,
+                span
+            }
+        );
+        let mut dense = old.clone();
+        dense[0] = 3;
+        dense.extend_from_slice(&7u32.to_le_bytes());
+        assert_eq!(encode_whole_dict(20, 7, &span), dense);
+        assert_eq!(
+            decode_blob(&id, &dense).unwrap(),
+            BlobRecord::Whole {
+                size: 20,
+                zstd: true,
+                dict: Some(7),
+                span
+            }
+        );
+        assert!(decode_blob(&id, &dense[..dense.len() - 1]).is_err());
     }
 
     #[test]

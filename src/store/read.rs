@@ -32,6 +32,10 @@ pub struct Reader {
     overlays: Option<ReadOnlyTable<u64, &'static [u8]>>,
     /// None until a snapshot first records a watch token.
     pub(crate) watch_tokens: Option<ReadOnlyTable<u64, &'static [u8]>>,
+    /// None until gc first trains a dictionary.
+    dicts: Option<ReadOnlyTable<u32, &'static [u8]>>,
+    /// The dictionaries this view has needed, prepared once each.
+    dictionaries: super::dict::Dictionaries,
 }
 
 impl Reader {
@@ -63,6 +67,12 @@ impl Reader {
                 Err(redb::TableError::TableDoesNotExist(_)) => None,
                 Err(e) => return Err(e.into()),
             },
+            dicts: match txn.open_table(DICTS) {
+                Ok(t) => Some(t),
+                Err(redb::TableError::TableDoesNotExist(_)) => None,
+                Err(e) => return Err(e.into()),
+            },
+            dictionaries: Default::default(),
         })
     }
 
@@ -269,9 +279,18 @@ impl Reader {
             id: id.hex(),
         })?;
         let (current, chunks) = match blob::decode_blob(id, v.value())? {
-            BlobRecord::Whole { size, zstd, span } => {
+            BlobRecord::Whole {
+                size,
+                zstd,
+                dict,
+                span,
+            } => {
                 let stored = self.read_span("blob", id, &span)?;
-                let bytes = blob::inflate("blob", id, zstd, size, stored)?;
+                let ddict = match dict {
+                    Some(d) => Some(self.dictionaries.get(self.dicts.as_ref(), d, id)?),
+                    None => None,
+                };
+                let bytes = blob::inflate_with("blob", id, zstd, ddict.as_deref(), size, stored)?;
                 // Never hand out damaged content: a restore would write it.
                 if Id::of(&bytes) != *id {
                     return Err(Error::Corrupt {
@@ -317,6 +336,19 @@ impl Reader {
             });
         }
         Ok(bytes)
+    }
+
+    /// The ids and sizes of the store's dictionaries (for `stats` and `verify`).
+    pub fn dictionaries(&self) -> Result<Vec<(u32, usize)>> {
+        let Some(t) = &self.dicts else {
+            return Ok(Vec::new());
+        };
+        t.iter()?
+            .map(|item| {
+                let (k, v) = item?;
+                Ok((k.value(), v.value().len()))
+            })
+            .collect()
     }
 
     /// Copies the stored bytes at `span` out of the segment log.

@@ -52,3 +52,7 @@ pub const OVERLAYS: TableDefinition<u64, &[u8]> = TableDefinition::new("overlays
 /// token the stat cache was written at (see [`crate::scan::token`]). Created on first use;
 /// readers treat a missing table as empty.
 pub const WATCH_TOKENS: TableDefinition<u64, &[u8]> = TableDefinition::new("watch_tokens");
+/// Dictionary id -> a zstd dictionary's bytes, as zstd's trainer made them (see
+/// [`super::dict`]). Blob records of kind 0x03 name a row. Created on first use (by gc);
+/// readers treat a missing table as empty.
+pub const DICTS: TableDefinition<u32, &[u8]> = TableDefinition::new("dicts");
