@@ -26,6 +26,7 @@ mod polish;
 mod remote;
 mod restore;
 mod revert_rename;
+mod review_page;
 mod run;
 mod safety;
 mod scratch;
