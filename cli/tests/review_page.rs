@@ -61,7 +61,11 @@ impl Drop for Proc {
 
 /// Starts `cmd` with stdout piped and returns the first stdout line `pick` accepts (lines are
 /// read on a thread, so a silent child fails the test after [`PATIENCE`] instead of hanging).
-fn start_and_read(mut cmd: Command, what: &str, pick: fn(&str) -> Option<String>) -> (Proc, String) {
+fn start_and_read(
+    mut cmd: Command,
+    what: &str,
+    pick: fn(&str) -> Option<String>,
+) -> (Proc, String) {
     let mut child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -199,7 +203,10 @@ impl Browser {
         let url = format!("/session/{}{path}", self.session);
         let (status, reply) = http(self.port, method, &url, body.as_ref());
         let v: Value = serde_json::from_slice(&reply).unwrap_or_else(|_| {
-            panic!("WebDriver {method} {path}: {}", String::from_utf8_lossy(&reply))
+            panic!(
+                "WebDriver {method} {path}: {}",
+                String::from_utf8_lossy(&reply)
+            )
         });
         assert_eq!(status, 200, "WebDriver {method} {path}: {v}");
         v["value"].clone()
@@ -360,7 +367,10 @@ fn accept_and_reject_hunks_and_files_then_undo() {
         "return document.querySelector('section.file[data-path=\"src/app.py\"]') === null;",
         json!([]),
     );
-    assert_eq!(read(&ov.join("src/app.py")), app_py("def f(x):\n", "    return 1\n"));
+    assert_eq!(
+        read(&ov.join("src/app.py")),
+        app_py("def f(x):\n", "    return 1\n")
+    );
 
     // Whole files: accept a change and a deletion, reject an addition.
     let gone = "return document.querySelector('section.file[data-path=\"' + arguments[0] + '\"]') === null;";
@@ -411,7 +421,10 @@ fn accept_and_reject_hunks_and_files_then_undo() {
         .collect();
     names.sort();
     assert_eq!(names, ["keep.txt", "notes.txt", "old.txt", "src"]);
-    assert!(!ov.join("new.txt").exists(), "the rejected addition left the overlay");
+    assert!(
+        !ov.join("new.txt").exists(),
+        "the rejected addition left the overlay"
+    );
 }
 
 #[test]
@@ -428,7 +441,12 @@ fn markup_in_names_contents_and_messages_is_shown_as_text() {
     common::write_file(&ov, b"plain.txt", b"<i onmouseover=x>three</i>\n");
 
     let (_server, url) = serve(&env);
-    for page in ["/", "/w/1", "/w/1/diff?from=%40~1&to=live", "/overlay/review"] {
+    for page in [
+        "/",
+        "/w/1",
+        "/w/1/diff?from=%40~2&to=live",
+        "/overlay/review",
+    ] {
         b.goto(&format!("{url}{page}"));
         b.wait_for(
             "the page",
@@ -446,21 +464,27 @@ fn markup_in_names_contents_and_messages_is_shown_as_text() {
         );
     }
     // The diff shows the file's name and content as text, exactly.
-    b.goto(&format!("{url}/w/1/diff?from=%40~1&to=live"));
+    b.goto(&format!("{url}/w/1/diff?from=%40~2&to=live"));
     let shown = b.js(
         "return Array.from(document.querySelectorAll('section.file .name')).map(n => n.textContent);",
         json!([]),
     );
     assert!(
-        shown.as_array().is_some_and(|a| a.iter().any(|n| n == name)),
-        "the name as text: {shown}"
+        shown
+            .as_array()
+            .is_some_and(|a| a.iter().any(|n| n == name)),
+        "the name as text: {shown} in {}",
+        b.js("return document.documentElement.outerHTML;", json!([]))
     );
     let text = b.js(
         "return Array.from(document.querySelectorAll('td.tx')).map(t => t.textContent).join('\\n');",
         json!([]),
     );
     let text = text.as_str().unwrap_or_default();
-    assert!(text.contains(content.trim_end()), "the content as text: {text}");
+    assert!(
+        text.contains(content.trim_end()),
+        "the content as text: {text}"
+    );
     assert!(text.contains("<b>two</b>"), "{text}");
     b.goto(&format!("{url}/w/1"));
     let msgs = b.js(

@@ -38,8 +38,13 @@ pub(super) async fn page(
 fn view(store: &rewind::Store, id: u64, q: Points) -> Result<String, PageError> {
     let ws = home::workspace_record(store, id)?;
     let root = home::root_of(&ws);
-    let from = q.from.filter(|s| !s.is_empty()).unwrap_or_else(|| "@".into());
-    let to = q.to.filter(|s| !s.is_empty()).unwrap_or_else(|| "live".into());
+    let from = q
+        .from
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "@".into());
+    let to =
+        q.to.filter(|s| !s.is_empty())
+            .unwrap_or_else(|| "live".into());
     let reader = store.reader()?;
     let rev = |s: &str| -> Result<Rev, PageError> {
         if s == "live" {

@@ -31,7 +31,10 @@ pub(super) async fn workspace(
 }
 
 /// The workspace record with this id.
-pub(super) fn workspace_record(store: &rewind::Store, id: u64) -> Result<WorkspaceRecord, PageError> {
+pub(super) fn workspace_record(
+    store: &rewind::Store,
+    id: u64,
+) -> Result<WorkspaceRecord, PageError> {
     store
         .reader()?
         .workspaces()?

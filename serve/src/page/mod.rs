@@ -14,7 +14,6 @@
 //! | `/w/{id}/diff?from=REV&to=REV` | a diff; `live` names the workspace as it is now |
 //! | `/overlay/{id}` | an overlay's pending changes, to accept or reject |
 
-
 mod diffview;
 mod highlight;
 mod home;
@@ -38,7 +37,6 @@ pub fn routes() -> Router<AppState> {
         .route("/overlay/{id}", get(overlay::page))
         .route("/assets/page.css", get(css))
         .route("/assets/page.js", get(js))
-
 }
 
 const CSS: &str = include_str!("../../assets/page.css");

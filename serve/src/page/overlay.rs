@@ -30,7 +30,11 @@ fn view(store: &rewind::Store, key: &str) -> Result<String, PageError> {
     let hunks = rewind::overlay::review_hunks(store, &rec, &od.diff)?;
     let ws = store.reader()?.workspace(&rec.workspace_path())?;
     let id = rec.id;
-    let name = rec.name.as_deref().map(|n| format!(" · {n}")).unwrap_or_default();
+    let name = rec
+        .name
+        .as_deref()
+        .map(|n| format!(" · {n}"))
+        .unwrap_or_default();
 
     let mut body = String::new();
     let _ = write!(
