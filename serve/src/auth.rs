@@ -73,11 +73,7 @@ fn presented(req: &Request) -> Option<String> {
 }
 
 /// Middleware: refuses a request without the right token (401 `unauthorized`).
-pub async fn require(
-    State(token): State<std::sync::Arc<String>>,
-    req: Request,
-    next: Next,
-) -> Response {
+pub async fn require(State(token): State<std::sync::Arc<String>>, req: Request, next: Next) -> Response {
     match presented(&req) {
         Some(t) if matches(&token, &t) => next.run(req).await,
         Some(_) => ApiError::new(
@@ -112,10 +108,7 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let t = load_or_create(d.path()).unwrap();
         assert_eq!(t.len(), 64);
-        let mode = std::fs::metadata(token_path(d.path()))
-            .unwrap()
-            .permissions()
-            .mode();
+        let mode = std::fs::metadata(token_path(d.path())).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o600);
         assert_eq!(load_or_create(d.path()).unwrap(), t);
         assert!(matches(&t, &t.clone()));

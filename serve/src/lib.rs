@@ -155,25 +155,19 @@ pub async fn serve_with(opts: ServeOptions, ready: impl FnOnce(&Bound)) -> Resul
         .await
         .map_err(|e| io_err("opening the store")(std::io::Error::other(e)))??;
     let state = AppState::new(store);
-    let need_token =
-        opts.require_token || matches!(&opts.listen, Listen::Tcp(a) if !a.ip().is_loopback());
+    let need_token = opts.require_token
+        || matches!(&opts.listen, Listen::Tcp(a) if !a.ip().is_loopback());
     let mut app = router(state.clone());
     let mut token_file = None;
     if need_token {
-        let token = auth::load_or_create(&opts.store_dir).map_err(io_err(format!(
-            "the token file in {}",
-            opts.store_dir.display()
-        )))?;
+        let token = auth::load_or_create(&opts.store_dir)
+            .map_err(io_err(format!("the token file in {}", opts.store_dir.display())))?;
         token_file = Some(auth::token_path(&opts.store_dir));
-        app = app.layer(axum::middleware::from_fn_with_state(
-            Arc::new(token),
-            auth::require,
-        ));
+        app = app.layer(axum::middleware::from_fn_with_state(Arc::new(token), auth::require));
     }
     tokio::spawn(events::tail_oplog(state));
     let shutdown = async {
-        let mut term =
-            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
         tokio::select! {
             _ = tokio::signal::ctrl_c() => {}
             _ = async { match term.as_mut() { Some(t) => { t.recv().await; } None => std::future::pending().await } } => {}

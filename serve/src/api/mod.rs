@@ -148,11 +148,7 @@ pub(crate) fn rev(store: &Store, root: &std::path::Path, text: &str, live: bool)
 
 /// A snapshot of workspace `root`, by any revision syntax.
 pub(crate) fn snapshot_id(store: &Store, root: &std::path::Path, text: &str) -> ApiResult<Id> {
-    Ok(rewind::revision::resolve(
-        &store.reader()?,
-        text,
-        Some(root),
-    )?)
+    Ok(rewind::revision::resolve(&store.reader()?, text, Some(root))?)
 }
 
 /// Lossy UTF-8 of a path (JSON strings).
@@ -234,11 +230,7 @@ fn percent_decode(s: &str) -> String {
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
-        match (
-            b[i],
-            b.get(i + 1).copied().and_then(hex),
-            b.get(i + 2).copied().and_then(hex),
-        ) {
+        match (b[i], b.get(i + 1).copied().and_then(hex), b.get(i + 2).copied().and_then(hex)) {
             (b'%', Some(h), Some(l)) => {
                 out.push(h * 16 + l);
                 i += 3;
