@@ -49,19 +49,25 @@ pub fn serve(ctx: &Ctx, a: ServeArgs) -> CliResult {
         // One line as soon as it listens: a program that started the server reads it to learn
         // the port (with --listen 127.0.0.1:0).
         let token = b.token_file.as_ref().map(|p| p.display().to_string());
-        let line = if json {
-            serde_json::json!({"listening": b.url, "token_file": token}).to_string()
-        } else {
-            match &token {
-                Some(t) => format!("rewind: serving on {} (token required: {t})", b.url),
-                None => format!("rewind: serving on {}", b.url),
-            }
+        let page = match (&b.token, b.url.starts_with("http")) {
+            (_, false) => None,
+            (Some(t), true) => Some(format!("{}/login?token={t}", b.url)),
+            (None, true) => Some(format!("{}/", b.url)),
         };
-        if json || !quiet {
-            let mut out = std::io::stdout().lock();
-            let _ = writeln!(out, "{line}");
-            let _ = out.flush();
+        let mut out = std::io::stdout().lock();
+        if json {
+            let v = serde_json::json!({"listening": b.url, "token_file": token, "page": page});
+            let _ = writeln!(out, "{v}");
+        } else if !quiet {
+            let _ = match &token {
+                Some(t) => writeln!(out, "rewind: serving on {} (token required: {t})", b.url),
+                None => writeln!(out, "rewind: serving on {}", b.url),
+            };
+            if let Some(p) = &page {
+                let _ = writeln!(out, "review page: {p}");
+            }
         }
+        let _ = out.flush();
     }))
     .map_err(|e| match e {
         rewind_serve::ServeError::Lib(e) => CliError::Lib(e),

@@ -50,51 +50,88 @@ pub fn load_or_create(dir: &Path) -> std::io::Result<String> {
 }
 
 /// Whether `given` is the token, in time independent of where they differ.
-pub fn matches(token: &str, given: &str) -> bool {
-    token.len() == given.len() && bool::from(token.as_bytes().ct_eq(given.as_bytes()))
+pub fn matches(token: &[u8], given: &[u8]) -> bool {
+    token.len() == given.len() && bool::from(token.ct_eq(given))
 }
 
-/// The token a request carries: `Authorization: Bearer T`, or `?token=T` (EventSource in a
-/// browser cannot set headers).
-fn presented(req: &Request) -> Option<String> {
+/// How a request proved it knows the token.
+#[derive(PartialEq, Eq)]
+enum Via {
+    Header,
+    Cookie,
+    Query,
+}
+
+/// The token a request carries: `Authorization: Bearer T`, the review page's cookie
+/// `rewind_token=T`, or `?token=T` (EventSource in a browser cannot set headers).
+fn presented(req: &Request) -> Option<(String, Via)> {
     if let Some(h) = req.headers().get(axum::http::header::AUTHORIZATION) {
         let h = h.to_str().ok()?;
         let (scheme, t) = h.split_once(' ')?;
         return scheme
             .eq_ignore_ascii_case("bearer")
-            .then(|| t.trim().to_string());
+            .then(|| (t.trim().to_string(), Via::Header));
+    }
+    for h in req.headers().get_all(axum::http::header::COOKIE) {
+        let Ok(h) = h.to_str() else { continue };
+        for c in h.split(';') {
+            if let Some(t) = c.trim().strip_prefix("rewind_token=") {
+                return Some((t.to_string(), Via::Cookie));
+            }
+        }
     }
     req.uri().query().and_then(|q| {
         q.split('&')
             .filter_map(|kv| kv.split_once('='))
             .find(|(k, _)| *k == "token")
-            .map(|(_, v)| v.to_string())
+            .map(|(_, v)| (v.to_string(), Via::Query))
     })
 }
 
-/// Middleware: refuses a request without the right token (401 `unauthorized`).
-pub async fn require(State(token): State<std::sync::Arc<String>>, req: Request, next: Next) -> Response {
+/// Routes open without the token: the page's login form and its static assets.
+fn open_route(path: &str) -> bool {
+    path == "/login" || path.starts_with("/assets/")
+}
+
+fn refuse(message: &'static str) -> Response {
+    let mut r = ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", message).into_response();
+    r.headers_mut().insert(
+        axum::http::header::WWW_AUTHENTICATE,
+        axum::http::HeaderValue::from_static("Bearer"),
+    );
+    r
+}
+
+/// Middleware: when the server has a token, refuses a request without it (401
+/// `unauthorized`; a page request from a browser is sent to `/login` instead). A write
+/// authenticated by the page's cookie must also carry `X-Rewind-Page: 1`, which a cross-site
+/// form cannot send.
+pub async fn require(State(st): State<crate::AppState>, req: Request, next: Next) -> Response {
+    if !st.token_required() || open_route(req.uri().path()) {
+        return next.run(req).await;
+    }
+    let page = !req.uri().path().starts_with("/v1/");
+    let wants_html = req
+        .headers()
+        .get(axum::http::header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.contains("text/html"));
     match presented(&req) {
-        Some(t) if matches(&token, &t) => next.run(req).await,
-        Some(_) => ApiError::new(
-            StatusCode::UNAUTHORIZED,
-            "unauthorized",
-            "wrong token (see serve.token in the store directory)",
-        )
-        .into_response(),
-        None => {
-            let mut r = ApiError::new(
-                StatusCode::UNAUTHORIZED,
-                "unauthorized",
-                "a token is required: Authorization: Bearer TOKEN (serve.token in the store directory)",
-            )
-            .into_response();
-            r.headers_mut().insert(
-                axum::http::header::WWW_AUTHENTICATE,
-                axum::http::HeaderValue::from_static("Bearer"),
-            );
-            r
+        Some((t, via)) if st.token_matches(t.as_bytes()) => {
+            let safe = matches!(req.method().as_str(), "GET" | "HEAD");
+            if via == Via::Cookie && !safe && req.headers().get("x-rewind-page").is_none_or(|v| v != "1") {
+                return ApiError::new(
+                    StatusCode::FORBIDDEN,
+                    "forbidden",
+                    "a write with the page's cookie needs the header X-Rewind-Page: 1",
+                )
+                .into_response();
+            }
+            next.run(req).await
         }
+        _ if page && wants_html => axum::response::Redirect::to("/login").into_response(),
+        Some(_) => refuse("wrong token (see serve.token in the store directory)"),
+        None => refuse("a token is required: Authorization: Bearer TOKEN (serve.token in the store directory)"),
     }
 }
 
@@ -111,8 +148,8 @@ mod tests {
         let mode = std::fs::metadata(token_path(d.path())).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o600);
         assert_eq!(load_or_create(d.path()).unwrap(), t);
-        assert!(matches(&t, &t.clone()));
-        assert!(!matches(&t, &t[..63]));
-        assert!(!matches(&t, &format!("{}0", &t[..63])) || t.ends_with('0'));
+        assert!(matches(t.as_bytes(), t.clone().as_bytes()));
+        assert!(!matches(t.as_bytes(), &t.as_bytes()[..63]));
+        assert!(!matches(t.as_bytes(), b"x"));
     }
 }

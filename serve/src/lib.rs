@@ -21,7 +21,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::extract::DefaultBodyLimit;
 
 /// Where the server listens.
 #[derive(Clone, Debug)]
@@ -52,6 +51,8 @@ pub struct Bound {
     pub url: String,
     /// The token file, when a token is required.
     pub token_file: Option<PathBuf>,
+    /// The token, when one is required (for the review page's login link).
+    pub token: Option<String>,
 }
 
 /// What every handler shares.
@@ -62,16 +63,19 @@ pub struct AppState {
 
 struct Inner {
     store: rewind::Store,
+    token: Option<String>,
     runs: runs::Runs,
     events: events::Hub,
 }
 
 impl AppState {
-    /// The shared state over an open store.
-    pub fn new(store: rewind::Store) -> AppState {
+    /// The shared state over an open store; with `token`, every request but the login page
+    /// and assets must carry it.
+    pub fn new(store: rewind::Store, token: Option<String>) -> AppState {
         AppState {
             inner: Arc::new(Inner {
                 store,
+                token,
                 runs: runs::Runs::default(),
                 events: events::Hub::default(),
             }),
@@ -81,6 +85,19 @@ impl AppState {
     /// The open store.
     pub fn store(&self) -> &rewind::Store {
         &self.inner.store
+    }
+
+    /// Whether requests need the token.
+    pub fn token_required(&self) -> bool {
+        self.inner.token.is_some()
+    }
+
+    /// Whether `candidate` is the token (constant time); false when there is none.
+    pub fn token_matches(&self, candidate: &[u8]) -> bool {
+        self.inner
+            .token
+            .as_deref()
+            .is_some_and(|t| auth::matches(t.as_bytes(), candidate))
     }
 
     /// The runs started through the API.
@@ -94,25 +111,16 @@ impl AppState {
     }
 }
 
-/// Largest JSON body; patches (`apply`) may be larger, artifacts are streamed without a limit.
-const JSON_LIMIT: usize = 16 << 20;
-const PATCH_LIMIT: usize = 256 << 20;
-
-/// The whole application: the review page and the API, without authentication.
+/// The whole application: the review page and the API, behind the token check (a no-op
+/// when the state has no token).
 pub fn router(state: AppState) -> Router {
-    let apply = Router::new()
-        .route(
-            "/v1/workspaces/{ws}/apply",
-            axum::routing::post(api::apply_route),
-        )
-        .layer(DefaultBodyLimit::max(PATCH_LIMIT));
     Router::new()
         .merge(page::routes())
-        .merge(api::routes().layer(DefaultBodyLimit::max(JSON_LIMIT)))
-        .merge(apply)
+        .merge(api::routes())
         .fallback(|| async {
-            error::ApiError::not_found("no such route (the API is under /v1; see openapi.json)")
+            error::ApiError::not_found("no such route (the API is under /v1; see serve/openapi.json)")
         })
+        .layer(axum::middleware::from_fn_with_state(state.clone(), auth::require))
         .with_state(state)
 }
 
@@ -154,17 +162,17 @@ pub async fn serve_with(opts: ServeOptions, ready: impl FnOnce(&Bound)) -> Resul
     let store = tokio::task::spawn_blocking(move || rewind::Store::open(&dir, sopts))
         .await
         .map_err(|e| io_err("opening the store")(std::io::Error::other(e)))??;
-    let state = AppState::new(store);
     let need_token = opts.require_token
         || matches!(&opts.listen, Listen::Tcp(a) if !a.ip().is_loopback());
-    let mut app = router(state.clone());
-    let mut token_file = None;
-    if need_token {
+    let (token, token_file) = if need_token {
         let token = auth::load_or_create(&opts.store_dir)
             .map_err(io_err(format!("the token file in {}", opts.store_dir.display())))?;
-        token_file = Some(auth::token_path(&opts.store_dir));
-        app = app.layer(axum::middleware::from_fn_with_state(Arc::new(token), auth::require));
-    }
+        (Some(token), Some(auth::token_path(&opts.store_dir)))
+    } else {
+        (None, None)
+    };
+    let state = AppState::new(store, token.clone());
+    let app = router(state.clone());
     tokio::spawn(events::tail_oplog(state));
     let shutdown = async {
         let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
@@ -182,6 +190,7 @@ pub async fn serve_with(opts: ServeOptions, ready: impl FnOnce(&Bound)) -> Resul
             ready(&Bound {
                 url: format!("http://{local}"),
                 token_file,
+                token,
             });
             run_until(axum::serve(l, app).into_future(), shutdown).await
         }
@@ -205,6 +214,7 @@ pub async fn serve_with(opts: ServeOptions, ready: impl FnOnce(&Bound)) -> Resul
             ready(&Bound {
                 url: path.display().to_string(),
                 token_file,
+                token,
             });
             let r = run_until(axum::serve(l, app).into_future(), shutdown).await;
             let _ = std::fs::remove_file(&path);

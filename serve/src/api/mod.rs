@@ -13,7 +13,8 @@ pub(crate) mod stream;
 use std::path::PathBuf;
 
 use axum::Router;
-use axum::routing::{get, post};
+use axum::extract::DefaultBodyLimit;
+use axum::routing::{MethodRouter, delete, get, post, put};
 use rewind::store::snapshot::{SnapshotRecord, WorkspaceRecord};
 use rewind::{Id, Rev, Store};
 use serde_json::{Value, json};
@@ -21,90 +22,66 @@ use serde_json::{Value, json};
 use crate::AppState;
 use crate::error::{ApiError, ApiResult};
 
-/// Every API route, as (method, path) pairs in axum's syntax: the list the OpenAPI test
-/// compares with serve/openapi.json.
-pub const ROUTES: &[(&str, &str)] = &[
-    ("GET", "/v1/health"),
-    ("GET", "/v1/workspaces"),
-    ("GET", "/v1/workspaces/{ws}"),
-    ("GET", "/v1/workspaces/{ws}/snapshots"),
-    ("POST", "/v1/workspaces/{ws}/snapshots"),
-    ("GET", "/v1/workspaces/{ws}/snapshots/{rev}"),
-    ("GET", "/v1/workspaces/{ws}/tree/{rev}"),
-    ("GET", "/v1/workspaces/{ws}/files/{rev}/{*path}"),
-    ("GET", "/v1/workspaces/{ws}/status"),
-    ("GET", "/v1/workspaces/{ws}/diff"),
-    ("POST", "/v1/workspaces/{ws}/restore"),
-    ("POST", "/v1/workspaces/{ws}/revert"),
-    ("POST", "/v1/workspaces/{ws}/apply"),
-    ("POST", "/v1/workspaces/{ws}/undo"),
-    ("POST", "/v1/workspaces/{ws}/redo"),
-    ("GET", "/v1/workspaces/{ws}/ops"),
-    ("POST", "/v1/workspaces/{ws}/run"),
-    ("GET", "/v1/workspaces/{ws}/overlays"),
-    ("POST", "/v1/workspaces/{ws}/overlays"),
-    ("GET", "/v1/overlays"),
-    ("GET", "/v1/overlays/{ov}"),
-    ("DELETE", "/v1/overlays/{ov}"),
-    ("GET", "/v1/overlays/{ov}/diff"),
-    ("POST", "/v1/overlays/{ov}/run"),
-    ("POST", "/v1/overlays/{ov}/accept"),
-    ("POST", "/v1/overlays/{ov}/reject"),
-    ("GET", "/v1/artifacts"),
-    ("GET", "/v1/artifacts/{*key}"),
-    ("PUT", "/v1/artifacts/{*key}"),
-    ("DELETE", "/v1/artifacts/{*key}"),
-    ("GET", "/v1/runs/{run}"),
-    ("GET", "/v1/events"),
-];
+/// Largest JSON body.
+const JSON_LIMIT: usize = 16 << 20;
+/// Largest patch (`apply` reads it whole: the library plans every file in memory).
+const PATCH_LIMIT: usize = 256 << 20;
 
-/// The API's routes.
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/v1/health", get(read::health))
-        .route("/v1/workspaces", get(read::workspaces))
-        .route("/v1/workspaces/{ws}", get(read::workspace_get))
-        .route(
-            "/v1/workspaces/{ws}/snapshots",
-            get(read::snapshots).post(edits::take_snapshot),
-        )
-        .route("/v1/workspaces/{ws}/snapshots/{rev}", get(read::show))
-        .route("/v1/workspaces/{ws}/tree/{rev}", get(read::tree))
-        .route("/v1/workspaces/{ws}/files/{rev}/{*path}", get(read::file))
-        .route("/v1/workspaces/{ws}/status", get(diff::status))
-        .route("/v1/workspaces/{ws}/diff", get(diff::diff))
-        .route("/v1/workspaces/{ws}/restore", post(edits::restore))
-        .route("/v1/workspaces/{ws}/revert", post(edits::revert))
-        .route("/v1/workspaces/{ws}/undo", post(edits::undo))
-        .route("/v1/workspaces/{ws}/redo", post(edits::redo))
-        .route("/v1/workspaces/{ws}/ops", get(read::ops))
-        .route("/v1/workspaces/{ws}/run", post(run::run))
-        .route(
-            "/v1/workspaces/{ws}/overlays",
-            get(overlays::list_of_workspace).post(overlays::create),
-        )
-        .route("/v1/overlays", get(overlays::list))
-        .route(
-            "/v1/overlays/{ov}",
-            get(overlays::show).delete(overlays::drop_overlay),
-        )
-        .route("/v1/overlays/{ov}/diff", get(overlays::diff))
-        .route("/v1/overlays/{ov}/run", post(overlays::run))
-        .route("/v1/overlays/{ov}/accept", post(overlays::accept))
-        .route("/v1/overlays/{ov}/reject", post(overlays::reject))
-        .route("/v1/artifacts", get(artifacts::list))
-        .route(
+/// Every API route: method, path (axum's syntax) and handler. The router is built from this
+/// table and the OpenAPI test compares it with serve/openapi.json, so neither can drift.
+pub fn table() -> Vec<(&'static str, &'static str, MethodRouter<AppState>)> {
+    vec![
+        ("GET", "/v1/health", get(read::health)),
+        ("GET", "/v1/workspaces", get(read::workspaces)),
+        ("GET", "/v1/workspaces/{ws}", get(read::workspace_get)),
+        ("GET", "/v1/workspaces/{ws}/snapshots", get(read::snapshots)),
+        ("POST", "/v1/workspaces/{ws}/snapshots", post(edits::take_snapshot)),
+        ("GET", "/v1/workspaces/{ws}/snapshots/{rev}", get(read::show)),
+        ("GET", "/v1/workspaces/{ws}/tree/{rev}", get(read::tree)),
+        ("GET", "/v1/workspaces/{ws}/files/{rev}/{*path}", get(read::file)),
+        ("GET", "/v1/workspaces/{ws}/status", get(diff::status)),
+        ("GET", "/v1/workspaces/{ws}/diff", get(diff::diff)),
+        ("POST", "/v1/workspaces/{ws}/restore", post(edits::restore)),
+        ("POST", "/v1/workspaces/{ws}/revert", post(edits::revert)),
+        (
+            "POST",
+            "/v1/workspaces/{ws}/apply",
+            post(edits::apply).layer(DefaultBodyLimit::max(PATCH_LIMIT)),
+        ),
+        ("POST", "/v1/workspaces/{ws}/undo", post(edits::undo)),
+        ("POST", "/v1/workspaces/{ws}/redo", post(edits::redo)),
+        ("GET", "/v1/workspaces/{ws}/ops", get(read::ops)),
+        ("POST", "/v1/workspaces/{ws}/run", post(run::run)),
+        ("GET", "/v1/workspaces/{ws}/overlays", get(overlays::list_of_workspace)),
+        ("POST", "/v1/workspaces/{ws}/overlays", post(overlays::create)),
+        ("GET", "/v1/overlays", get(overlays::list)),
+        ("GET", "/v1/overlays/{ov}", get(overlays::show)),
+        ("DELETE", "/v1/overlays/{ov}", delete(overlays::drop_overlay)),
+        ("GET", "/v1/overlays/{ov}/diff", get(overlays::diff)),
+        ("POST", "/v1/overlays/{ov}/run", post(overlays::run)),
+        ("POST", "/v1/overlays/{ov}/accept", post(overlays::accept)),
+        ("POST", "/v1/overlays/{ov}/reject", post(overlays::reject)),
+        ("GET", "/v1/artifacts", get(artifacts::list)),
+        ("GET", "/v1/artifacts/{*key}", get(artifacts::get)),
+        // Streamed to the store: no body limit.
+        (
+            "PUT",
             "/v1/artifacts/{*key}",
-            get(artifacts::get)
-                .put(artifacts::put)
-                .delete(artifacts::remove),
-        )
-        .route("/v1/runs/{run}", get(run::show))
-        .route("/v1/events", get(crate::events::sse))
+            put(artifacts::put).layer(DefaultBodyLimit::disable()),
+        ),
+        ("DELETE", "/v1/artifacts/{*key}", delete(artifacts::remove)),
+        ("GET", "/v1/runs/{run}", get(run::show)),
+        ("GET", "/v1/events", get(crate::events::sse)),
+    ]
 }
 
-/// `POST /v1/workspaces/{ws}/apply` (routed apart: it takes a larger body than JSON routes).
-pub use edits::apply as apply_route;
+/// The API's routes, from [`table`].
+pub fn routes() -> Router<AppState> {
+    table()
+        .into_iter()
+        .fold(Router::new(), |r, (_, path, handler)| r.route(path, handler))
+        .layer(DefaultBodyLimit::max(JSON_LIMIT))
+}
 
 /// Runs `f` on tokio's blocking pool (the library does file and database I/O).
 pub(crate) async fn blocking<T, F>(st: &AppState, f: F) -> ApiResult<T>
