@@ -9,8 +9,7 @@
 //! where they fail: .ci/run installs Debian's `chromium` and `chromium-driver`. Nothing waits
 //! for a fixed time: every step waits for a DOM condition, with a generous limit.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
@@ -88,72 +87,47 @@ fn start_and_read(
     (proc, found)
 }
 
-/// `rewind serve` on a free loopback port; its base URL.
-fn serve(env: &Env) -> (Proc, String) {
+/// `rewind serve ARGS` on a free loopback port: its base URL and the review page's URL it
+/// prints (the login URL when a token is required).
+fn serve(env: &Env, args: &[&str]) -> (Proc, String, String) {
     let mut cmd = env.cmd();
-    cmd.args(["--json", "serve", "--listen", "127.0.0.1:0"]);
-    start_and_read(cmd, "rewind serve", |line| {
+    cmd.args(["--json", "serve", "--listen", "127.0.0.1:0"])
+        .args(args);
+    let (proc, line) = start_and_read(cmd, "rewind serve", |line| {
         let v: Value = serde_json::from_str(line).ok()?;
-        Some(v["listening"].as_str()?.trim_end_matches('/').to_string())
-    })
+        v.get("listening")?;
+        Some(line.to_string())
+    });
+    let v: Value = serde_json::from_str(&line).expect("serve's JSON line");
+    let url = v["listening"]
+        .as_str()
+        .expect("listening")
+        .trim_end_matches('/');
+    let page = v["page"].as_str().expect("the page's URL");
+    (proc, url.to_string(), page.to_string())
 }
 
-/// One HTTP/1.1 request on loopback (chromedriver's WebDriver endpoint); returns the status and
-/// the body. A connection per request: no pooling to get wrong. chromedriver keeps connections
-/// open whatever `Connection` says, so the reply is read by its `Content-Length` (or chunks).
+/// One request to chromedriver's WebDriver endpoint on loopback; the status and the body
+/// (ureq, as the API tests use; statuses are not errors here: the body says what went wrong).
 fn http(port: u16, method: &str, path: &str, body: Option<&Value>) -> (u16, Vec<u8>) {
-    let body = body.map(|b| b.to_string()).unwrap_or_default();
-    let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect to chromedriver");
-    s.set_read_timeout(Some(PATIENCE)).expect("read timeout");
-    write!(
-        s,
-        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .expect("send to chromedriver");
-    let mut r = BufReader::new(s);
-    let mut status_line = String::new();
-    r.read_line(&mut status_line).expect("read the status line");
-    let status = status_line
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| panic!("not an HTTP reply: {status_line:?}"));
-    let (mut length, mut chunked) = (None, false);
-    loop {
-        let mut h = String::new();
-        r.read_line(&mut h).expect("read a header");
-        let h = h.trim_end().to_ascii_lowercase();
-        if h.is_empty() {
-            break;
-        }
-        if let Some(v) = h.strip_prefix("content-length:") {
-            length = v.trim().parse::<usize>().ok();
-        }
-        chunked |= h.starts_with("transfer-encoding:") && h.contains("chunked");
-    }
-    let mut out = Vec::new();
-    if chunked {
-        loop {
-            let mut size = String::new();
-            r.read_line(&mut size).expect("read a chunk size");
-            let n = usize::from_str_radix(size.trim().split(';').next().unwrap_or(""), 16)
-                .expect("a chunk size");
-            let mut chunk = vec![0; n + 2];
-            r.read_exact(&mut chunk).expect("read a chunk");
-            if n == 0 {
-                break;
-            }
-            out.extend_from_slice(&chunk[..n]);
-        }
-    } else if let Some(n) = length {
-        out.resize(n, 0);
-        r.read_exact(&mut out).expect("read the body");
-    } else {
-        r.read_to_end(&mut out).expect("read the body");
-    }
-    (status, out)
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(PATIENCE))
+        .build()
+        .into();
+    let url = format!("http://127.0.0.1:{port}{path}");
+    let r = match method {
+        "POST" => agent
+            .post(&url)
+            .header("Content-Type", "application/json")
+            .send(body.map(Value::to_string).unwrap_or_default()),
+        "DELETE" => agent.delete(&url).call(),
+        _ => agent.get(&url).call(),
+    };
+    let mut r = r.unwrap_or_else(|e| panic!("WebDriver {method} {path}: {e}"));
+    let status = r.status().as_u16();
+    let body = r.body_mut().read_to_vec().expect("WebDriver's reply");
+    (status, body)
 }
 
 /// chromedriver and one headless Chromium session.
@@ -225,20 +199,34 @@ impl Browser {
         )
     }
 
-    /// Clicks the one element `css` selects, as a user would (a real pointer click).
-    fn click(&self, css: &str) {
+    /// The WebDriver id of the one element `css` selects.
+    fn element(&self, css: &str) -> String {
         let el = self.cmd(
             "POST",
             "/element",
             Some(json!({"using": "css selector", "value": css})),
         );
-        let id = el
-            .as_object()
+        el.as_object()
             .and_then(|o| o.values().next())
             .and_then(Value::as_str)
             .unwrap_or_else(|| panic!("no element {css}"))
-            .to_string();
+            .to_string()
+    }
+
+    /// Clicks the one element `css` selects, as a user would (a real pointer click).
+    fn click(&self, css: &str) {
+        let id = self.element(css);
         self.cmd("POST", &format!("/element/{id}/click"), Some(json!({})));
+    }
+
+    /// Types `text` into the field `css` selects, key by key.
+    fn type_into(&self, css: &str, text: &str) {
+        let id = self.element(css);
+        self.cmd(
+            "POST",
+            &format!("/element/{id}/value"),
+            Some(json!({ "text": text })),
+        );
     }
 
     /// Waits until `script` returns true, failing with `what` and the page's message after
@@ -330,7 +318,7 @@ fn accept_and_reject_hunks_and_files_then_undo() {
     common::write_file(&ov, b"new.txt", b"brand new\n");
     std::fs::remove_file(ov.join("old.txt")).expect("delete in overlay");
 
-    let (_server, url) = serve(&env);
+    let (_server, url, _) = serve(&env, &[]);
     b.goto(&format!("{url}/overlay/review"));
     b.wait_for(
         "the overlay's review",
@@ -440,7 +428,7 @@ fn markup_in_names_contents_and_messages_is_shown_as_text() {
     let ov = overlay_on(&env);
     common::write_file(&ov, b"plain.txt", b"<i onmouseover=x>three</i>\n");
 
-    let (_server, url) = serve(&env);
+    let (_server, url, _) = serve(&env, &[]);
     for page in [
         "/",
         "/w/1",
@@ -496,4 +484,50 @@ fn markup_in_names_contents_and_messages_is_shown_as_text() {
             .is_some_and(|m| m.contains("<script>window.__pwned=3</script>")),
         "the message as text: {msgs}"
     );
+}
+
+#[test]
+fn with_a_token_the_printed_url_signs_in_and_the_buttons_work() {
+    let Some(b) = browser() else { return };
+    let env = Env::new();
+    env.write("a.txt", b"one\n");
+    let ov = overlay_on(&env);
+    common::write_file(&ov, b"a.txt", b"two\n");
+    let (_server, url, page) = serve(&env, &["--require-token"]);
+    assert!(
+        page.contains("/login?token="),
+        "the printed URL signs in: {page}"
+    );
+
+    // Without the cookie the page asks for the token; a wrong one is refused.
+    b.goto(&format!("{url}/overlay/review"));
+    b.wait_for(
+        "the sign-in form",
+        "return document.querySelector('input[name=token]') !== null;",
+        json!([]),
+    );
+    b.type_into("input[name=token]", "not-the-token");
+    b.click_and_wait(
+        "form button[type=submit]",
+        "the wrong token refused",
+        "return document.getElementById('login-error') !== null;",
+        json!([]),
+    );
+    assert!(!b.exists("#workspaces"));
+
+    // The URL `rewind serve` printed sets the cookie; the page and its buttons then work.
+    b.goto(&page);
+    b.wait_for(
+        "the workspaces after signing in",
+        "return document.getElementById('workspaces') !== null;",
+        json!([]),
+    );
+    b.goto(&format!("{url}/overlay/review"));
+    b.click_and_wait(
+        "section.file[data-path=\"a.txt\"] > header button.accept",
+        "a.txt accepted with the cookie",
+        "return document.getElementById('nothing-pending') !== null;",
+        json!([]),
+    );
+    assert_eq!(read(&env.path("a.txt")), b"two\n");
 }

@@ -12,13 +12,14 @@
 //! | `/` | the workspaces, with their overlays |
 //! | `/w/{id}` | one workspace: overlays, snapshots, the op log, undo and redo, a compare form |
 //! | `/w/{id}/diff?from=REV&to=REV` | a diff; `live` names the workspace as it is now |
-//! | `/overlay/{id}` | an overlay's pending changes, to accept or reject |
+//! | `/overlay/{id}` | an overlay's pending changes, to accept or reject (id or name) |
+//! | `/login` | when the server requires its token: the token, once, into a cookie |
 
 mod diffview;
 mod highlight;
 mod home;
 mod html;
-
+mod login;
 mod overlay;
 
 use axum::Router;
@@ -37,6 +38,7 @@ pub fn routes() -> Router<AppState> {
         .route("/overlay/{id}", get(overlay::page))
         .route("/assets/page.css", get(css))
         .route("/assets/page.js", get(js))
+        .route("/login", get(login::form).post(login::submit))
 }
 
 const CSS: &str = include_str!("../../assets/page.css");
