@@ -1,10 +1,7 @@
 //! The store's workspaces (`/`) and one workspace (`/w/{id}`): its overlays, snapshots and
 //! operation log, undo and redo, and a form to compare any two points.
 
-use std::ffi::OsStr;
 use std::fmt::Write;
-use std::os::unix::ffi::OsStrExt;
-use std::path::PathBuf;
 
 use axum::extract::{Path, State};
 use axum::response::Html;
@@ -35,18 +32,10 @@ pub(super) fn workspace_record(
     store: &rewind::Store,
     id: u64,
 ) -> Result<WorkspaceRecord, PageError> {
-    store
-        .reader()?
-        .workspaces()?
-        .into_iter()
-        .find(|w| w.id == id)
-        .ok_or_else(|| PageError::not_found(format!("no workspace {id} in this store")))
+    Ok(crate::api::workspace(store, id)?)
 }
 
-/// A workspace's root directory.
-pub(super) fn root_of(ws: &WorkspaceRecord) -> PathBuf {
-    PathBuf::from(OsStr::from_bytes(&ws.path))
-}
+pub(super) use crate::api::root_of;
 
 fn index_view(store: &rewind::Store) -> Result<String, PageError> {
     let reader = store.reader()?;

@@ -70,35 +70,19 @@ pub(crate) struct PageError {
     message: String,
 }
 
-impl PageError {
-    fn not_found(message: impl Into<String>) -> PageError {
+/// The API's judgement of an error (its status), so a view and the API answer alike.
+impl From<crate::error::ApiError> for PageError {
+    fn from(e: crate::error::ApiError) -> PageError {
         PageError {
-            status: StatusCode::NOT_FOUND,
-            message: message.into(),
+            status: e.status,
+            message: e.message,
         }
     }
 }
 
 impl From<rewind::Error> for PageError {
     fn from(e: rewind::Error) -> PageError {
-        use rewind::Error as E;
-        let status = match &e {
-            E::UnknownRevision(_)
-            | E::NoSnapshots(_)
-            | E::NoOverlay(_)
-            | E::NoWorkspace(_)
-            | E::OverlayDropped(_)
-            | E::Missing { .. } => StatusCode::NOT_FOUND,
-            E::AmbiguousRevision { .. } | E::RevisionOutOfRange { .. } | E::Invalid(_) => {
-                StatusCode::BAD_REQUEST
-            }
-            E::LockTimeout(..) | E::OverlayBusy { .. } => StatusCode::SERVICE_UNAVAILABLE,
-            _ => StatusCode::INTERNAL_SERVER_ERROR,
-        };
-        PageError {
-            status,
-            message: e.to_string(),
-        }
+        crate::error::ApiError::from(e).into()
     }
 }
 
