@@ -29,6 +29,7 @@ mod revert_rename;
 mod run;
 mod safety;
 mod scratch;
+mod serve;
 mod snapshot;
 mod soak;
 mod verify;
