@@ -71,7 +71,9 @@ pub fn serve(ctx: &Ctx, a: ServeArgs) -> CliResult {
     }))
     .map_err(|e| match e {
         rewind_serve::ServeError::Lib(e) => CliError::Lib(e),
-        rewind_serve::ServeError::Io { what, source } => CliError::Lib(rewind::Error::io(what, source)),
+        rewind_serve::ServeError::Io { what, source } => {
+            CliError::Lib(rewind::Error::io(what, source))
+        }
     })?;
     Ok(0)
 }

@@ -30,6 +30,7 @@ mod review_page;
 mod run;
 mod safety;
 mod scratch;
+mod serve;
 mod snapshot;
 mod soak;
 mod verify;

@@ -119,7 +119,10 @@ pub async fn require(State(st): State<crate::AppState>, req: Request, next: Next
     match presented(&req) {
         Some((t, via)) if st.token_matches(t.as_bytes()) => {
             let safe = matches!(req.method().as_str(), "GET" | "HEAD");
-            if via == Via::Cookie && !safe && req.headers().get("x-rewind-page").is_none_or(|v| v != "1") {
+            if via == Via::Cookie
+                && !safe
+                && req.headers().get("x-rewind-page").is_none_or(|v| v != "1")
+            {
                 return ApiError::new(
                     StatusCode::FORBIDDEN,
                     "forbidden",
@@ -131,7 +134,9 @@ pub async fn require(State(st): State<crate::AppState>, req: Request, next: Next
         }
         _ if page && wants_html => axum::response::Redirect::to("/login").into_response(),
         Some(_) => refuse("wrong token (see serve.token in the store directory)"),
-        None => refuse("a token is required: Authorization: Bearer TOKEN (serve.token in the store directory)"),
+        None => refuse(
+            "a token is required: Authorization: Bearer TOKEN (serve.token in the store directory)",
+        ),
     }
 }
 
@@ -145,7 +150,10 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let t = load_or_create(d.path()).unwrap();
         assert_eq!(t.len(), 64);
-        let mode = std::fs::metadata(token_path(d.path())).unwrap().permissions().mode();
+        let mode = std::fs::metadata(token_path(d.path()))
+            .unwrap()
+            .permissions()
+            .mode();
         assert_eq!(mode & 0o777, 0o600);
         assert_eq!(load_or_create(d.path()).unwrap(), t);
         assert!(matches(t.as_bytes(), t.clone().as_bytes()));

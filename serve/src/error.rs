@@ -130,3 +130,39 @@ impl From<axum::extract::rejection::PathRejection> for ApiError {
         ApiError::bad_request(r.body_text())
     }
 }
+
+/// Middleware: an error response axum made itself (a path that does not parse, a method the
+/// route does not take, a body too large) becomes the same JSON as every other error.
+pub async fn json_errors(req: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    let r = next.run(req).await;
+    let status = r.status();
+    let is_json = r
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        return r;
+    }
+    let code = match status {
+        StatusCode::NOT_FOUND => "not_found",
+        StatusCode::PAYLOAD_TOO_LARGE => "payload_too_large",
+        StatusCode::METHOD_NOT_ALLOWED => "method_not_allowed",
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => "bad_request",
+        s if s.is_client_error() => "bad_request",
+        _ => "internal",
+    };
+    let (parts, body) = r.into_parts();
+    let text = axum::body::to_bytes(body, 64 << 10)
+        .await
+        .unwrap_or_default();
+    let message = match String::from_utf8_lossy(&text).trim() {
+        "" => status.canonical_reason().unwrap_or("error").to_string(),
+        t => t.to_string(),
+    };
+    let mut out = ApiError::new(status, code, message).into_response();
+    if let Some(allow) = parts.headers.get(axum::http::header::ALLOW) {
+        out.headers_mut()
+            .insert(axum::http::header::ALLOW, allow.clone());
+    }
+    out
+}

@@ -61,9 +61,16 @@ impl Hub {
         self.publish(ws, v);
     }
 
-    fn subscribe(&self, replay: bool) -> (Vec<(String, Value)>, broadcast::Receiver<(String, Value)>) {
+    fn subscribe(
+        &self,
+        replay: bool,
+    ) -> (Vec<(String, Value)>, broadcast::Receiver<(String, Value)>) {
         let r = self.recent.lock().unwrap_or_else(|p| p.into_inner());
-        let past = if replay { r.iter().cloned().collect() } else { Vec::new() };
+        let past = if replay {
+            r.iter().cloned().collect()
+        } else {
+            Vec::new()
+        };
         (past, self.tx.subscribe())
     }
 }
@@ -74,7 +81,12 @@ pub async fn tail_oplog(st: AppState) {
     let last = {
         let st = st.clone();
         tokio::task::spawn_blocking(move || -> rewind::Result<u64> {
-            Ok(st.store().reader()?.ops(None, 1)?.first().map_or(0, |o| o.id))
+            Ok(st
+                .store()
+                .reader()?
+                .ops(None, 1)?
+                .first()
+                .map_or(0, |o| o.id))
         })
         .await
     };
@@ -131,7 +143,8 @@ pub async fn sse(
                 .parse()
                 .map_err(|_| ApiError::bad_request(format!("workspace={v}: a workspace id")))?;
             let st = st.clone();
-            let w = crate::api::blocking(&st, move |st| crate::api::workspace(st.store(), id)).await?;
+            let w =
+                crate::api::blocking(&st, move |st| crate::api::workspace(st.store(), id)).await?;
             Some(crate::api::text(&w.path))
         }
     };
@@ -155,7 +168,8 @@ pub async fn sse(
                     }
                 }
                 Err(broadcast::error::RecvError::Lagged(n)) => {
-                    let v = json!({"event": "lagged", "missed": n, "time_ns": rewind::fs::now_ns()});
+                    let v =
+                        json!({"event": "lagged", "missed": n, "time_ns": rewind::fs::now_ns()});
                     if tx.send(v).await.is_err() {
                         return;
                     }
@@ -167,7 +181,11 @@ pub async fn sse(
     relay_daemon(&st, tx2, wanted2);
     let stream = futures::stream::unfold(rx, |mut rx| async move {
         let v = rx.recv().await?;
-        let kind = v.get("event").and_then(Value::as_str).unwrap_or("event").to_string();
+        let kind = v
+            .get("event")
+            .and_then(Value::as_str)
+            .unwrap_or("event")
+            .to_string();
         let ev = SseEvent::default().event(kind).data(v.to_string());
         Some((Ok(ev), rx))
     });
@@ -176,7 +194,11 @@ pub async fn sse(
 
 /// When the watch daemon runs: its file-change and watch events (its snapshot and operation
 /// events come from the operation log already).
-fn relay_daemon(st: &AppState, tx: mpsc::Sender<Value>, wanted: impl Fn(&str) -> bool + Send + 'static) {
+fn relay_daemon(
+    st: &AppState,
+    tx: mpsc::Sender<Value>,
+    wanted: impl Fn(&str) -> bool + Send + 'static,
+) {
     let dir = st.store().dir().to_path_buf();
     std::thread::spawn(move || {
         let Ok(mut client) = rewind::daemon::Client::connect(&dir) else {

@@ -118,9 +118,15 @@ pub fn router(state: AppState) -> Router {
         .merge(page::routes())
         .merge(api::routes())
         .fallback(|| async {
-            error::ApiError::not_found("no such route (the API is under /v1; see serve/openapi.json)")
+            error::ApiError::not_found(
+                "no such route (the API is under /v1; see serve/openapi.json)",
+            )
         })
-        .layer(axum::middleware::from_fn_with_state(state.clone(), auth::require))
+        .layer(axum::middleware::from_fn(error::json_errors))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            auth::require,
+        ))
         .with_state(state)
 }
 
@@ -162,11 +168,13 @@ pub async fn serve_with(opts: ServeOptions, ready: impl FnOnce(&Bound)) -> Resul
     let store = tokio::task::spawn_blocking(move || rewind::Store::open(&dir, sopts))
         .await
         .map_err(|e| io_err("opening the store")(std::io::Error::other(e)))??;
-    let need_token = opts.require_token
-        || matches!(&opts.listen, Listen::Tcp(a) if !a.ip().is_loopback());
+    let need_token =
+        opts.require_token || matches!(&opts.listen, Listen::Tcp(a) if !a.ip().is_loopback());
     let (token, token_file) = if need_token {
-        let token = auth::load_or_create(&opts.store_dir)
-            .map_err(io_err(format!("the token file in {}", opts.store_dir.display())))?;
+        let token = auth::load_or_create(&opts.store_dir).map_err(io_err(format!(
+            "the token file in {}",
+            opts.store_dir.display()
+        )))?;
         (Some(token), Some(auth::token_path(&opts.store_dir)))
     } else {
         (None, None)
@@ -175,7 +183,8 @@ pub async fn serve_with(opts: ServeOptions, ready: impl FnOnce(&Bound)) -> Resul
     let app = router(state.clone());
     tokio::spawn(events::tail_oplog(state));
     let shutdown = async {
-        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+        let mut term =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
         tokio::select! {
             _ = tokio::signal::ctrl_c() => {}
             _ = async { match term.as_mut() { Some(t) => { t.recv().await; } None => std::future::pending().await } } => {}

@@ -68,7 +68,16 @@ mod tests {
     #[test]
     fn refuses_what_could_climb_out() {
         for bad in [
-            "", "/etc/passwd", "..", "../x", "a/../../x", "a/./b", "a//b", "a\\..\\b", "a\0b", ".",
+            "",
+            "/etc/passwd",
+            "..",
+            "../x",
+            "a/../../x",
+            "a/./b",
+            "a//b",
+            "a\\..\\b",
+            "a\0b",
+            ".",
         ] {
             assert!(rel_path(bad).is_err(), "{bad:?} accepted");
         }

@@ -32,7 +32,9 @@ impl Runs {
             json!({"run": id, "workspace": root.display().to_string(), "status": "running"}),
         );
         while g.1.len() > KEEP {
-            let Some(oldest) = g.1.keys().next().copied() else { break };
+            let Some(oldest) = g.1.keys().next().copied() else {
+                break;
+            };
             g.1.remove(&oldest);
         }
         id

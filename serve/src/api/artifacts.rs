@@ -27,21 +27,37 @@ fn record_json(key: &str, r: &rewind::artifact::ArtifactRecord) -> Value {
 pub async fn list(State(st): State<AppState>) -> ApiResult<Json<Value>> {
     blocking(&st, |st| {
         let all = rewind::artifact::list(st.store())?;
-        Ok(Json(Value::Array(all.iter().map(|(k, r)| record_json(k, r)).collect())))
+        Ok(Json(Value::Array(
+            all.iter().map(|(k, r)| record_json(k, r)).collect(),
+        )))
     })
     .await
 }
 
 /// `GET /v1/artifacts/{*key}`: the bytes, streamed (Range honoured).
-pub async fn get(State(st): State<AppState>, Path(key): Path<String>, headers: HeaderMap) -> ApiResult<Response> {
+pub async fn get(
+    State(st): State<AppState>,
+    Path(key): Path<String>,
+    headers: HeaderMap,
+) -> ApiResult<Response> {
     let k = key.clone();
-    let rec = blocking(&st, move |st| Ok(rewind::artifact::get_record(st.store(), &k)?)).await?;
+    let rec = blocking(&st, move |st| {
+        Ok(rewind::artifact::get_record(st.store(), &k)?)
+    })
+    .await?;
     let st2 = st.clone();
-    Ok(super::read::ranged(&headers, rec.size, "application/octet-stream", move |skip, len, w| {
-        let reader = st2.store().reader().map_err(std::io::Error::other)?;
-        let mut b = reader.blob_reader(&rec.blob).map_err(std::io::Error::other)?;
-        super::read::copy_range(&mut b, skip, len, w)
-    }))
+    Ok(super::read::ranged(
+        &headers,
+        rec.size,
+        "application/octet-stream",
+        move |skip, len, w| {
+            let reader = st2.store().reader().map_err(std::io::Error::other)?;
+            let mut b = reader
+                .blob_reader(&rec.blob)
+                .map_err(std::io::Error::other)?;
+            super::read::copy_range(&mut b, skip, len, w)
+        },
+    ))
 }
 
 /// `PUT /v1/artifacts/{*key}?force=true&meta=k=v`: the body, streamed into the store.
@@ -61,6 +77,17 @@ pub async fn put(
         meta.push((k.to_string(), v.to_string()));
     }
     rewind::artifact::validate_key(&key)?;
+    // Keys are names, not paths; still, clients map them to files (`artifact get -o`), so
+    // none that would climb out of a directory is taken.
+    if key.starts_with('/')
+        || key
+            .split('/')
+            .any(|p| p.is_empty() || p == "." || p == "..")
+    {
+        return Err(ApiError::bad_request(format!(
+            "{key}: an artifact key without `.`, `..` or empty components, not absolute"
+        )));
+    }
     let stream = body.into_data_stream().map_err(std::io::Error::other);
     let reader = StreamReader::new(stream);
     blocking(&st, move |st| {

@@ -26,7 +26,10 @@ pub async fn status(
         let w = workspace(store, ws)?;
         let root = root_of(&w);
         let head = snapshot_id(store, &root, "@")?;
-        let req = DiffRequest { renames: true, paths };
+        let req = DiffRequest {
+            renames: true,
+            paths,
+        };
         let d = rewind::diff(store, Rev::Snapshot(head), Rev::Live, Some(&root), &req)?;
         Ok(Json(json!({
             "base": head.hex(),
@@ -46,9 +49,14 @@ fn rev_text(r: Rev) -> String {
 
 /// The hunks of one change, or None where there are no line hunks (binary, symlink, a side
 /// that is not a regular file).
-pub(crate) fn hunks_of(d: &Diff, c: &rewind::FileChange) -> rewind::Result<Option<Vec<rewind::hunks::ReviewHunk>>> {
+pub(crate) fn hunks_of(
+    d: &Diff,
+    c: &rewind::FileChange,
+) -> rewind::Result<Option<Vec<rewind::hunks::ReviewHunk>>> {
     use rewind::store::tree::Kind;
-    let text_side = |s: Option<rewind::diff::EntryState>| s.is_none_or(|e| matches!(e.kind, Kind::File | Kind::Executable));
+    let text_side = |s: Option<rewind::diff::EntryState>| {
+        s.is_none_or(|e| matches!(e.kind, Kind::File | Kind::Executable))
+    };
     if !text_side(c.old) || !text_side(c.new) {
         return Ok(None);
     }
@@ -109,7 +117,9 @@ pub async fn diff(
     };
     let context: usize = match one("context") {
         None => 3,
-        Some(v) => v.parse().map_err(|_| ApiError::bad_request(format!("context={v}: not a number")))?,
+        Some(v) => v
+            .parse()
+            .map_err(|_| ApiError::bad_request(format!("context={v}: not a number")))?,
     };
     let patch = match one("format").as_deref() {
         None | Some("json") => false,
@@ -126,7 +136,16 @@ pub async fn diff(
         let root = root_of(&w);
         let a = rev(store, &root, &from, true)?;
         let b = rev(store, &root, &to, true)?;
-        let d = rewind::diff(store, a, b, Some(&root), &DiffRequest { renames: true, paths })?;
+        let d = rewind::diff(
+            store,
+            a,
+            b,
+            Some(&root),
+            &DiffRequest {
+                renames: true,
+                paths,
+            },
+        )?;
         Ok((d, a, b))
     })
     .await?;
@@ -137,11 +156,15 @@ pub async fn diff(
             binary: true,
         };
         let body = super::stream::body_from(move |w| {
-            d.write_patch(w, &popts).map(drop).map_err(std::io::Error::other)
+            d.write_patch(w, &popts)
+                .map(drop)
+                .map_err(std::io::Error::other)
         });
         let mut r = body.into_response();
-        r.headers_mut()
-            .insert(header::CONTENT_TYPE, HeaderValue::from_static("text/x-diff; charset=utf-8"));
+        r.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/x-diff; charset=utf-8"),
+        );
         return Ok(r);
     }
     let v = blocking(&st, move |_| {

@@ -10,7 +10,9 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use super::{blocking, change_json, query_all, root_of, snapshot_id, snapshot_json, text, workspace};
+use super::{
+    blocking, change_json, query_all, root_of, snapshot_id, snapshot_json, text, workspace,
+};
 use crate::AppState;
 use crate::error::{ApiError, ApiResult};
 use crate::paths;
@@ -101,7 +103,11 @@ pub struct RestoreBody {
 
 /// `POST /v1/workspaces/{ws}/restore`: the whole tree, some paths, or single hunks (ids from
 /// the diff from `live` to `rev`).
-pub async fn restore(State(st): State<AppState>, Path(ws): Path<u64>, b: Bytes) -> ApiResult<Json<Value>> {
+pub async fn restore(
+    State(st): State<AppState>,
+    Path(ws): Path<u64>,
+    b: Bytes,
+) -> ApiResult<Json<Value>> {
     let b: RestoreBody = body(&b)?;
     let paths = paths::rel_paths(&b.paths)?;
     blocking(&st, move |st| {
@@ -117,7 +123,14 @@ pub async fn restore(State(st): State<AppState>, Path(ws): Path<u64>, b: Bytes) 
             paths,
             ..rewind::RestoreOptions::default()
         };
-        let r = rewind::restore(store, &root, target, &opts, &rewind::OpInfo::default(), &NoProgress)?;
+        let r = rewind::restore(
+            store,
+            &root,
+            target,
+            &opts,
+            &rewind::OpInfo::default(),
+            &NoProgress,
+        )?;
         Ok(Json(json!({
             "op": r.op,
             "before": r.before.map(|i| i.hex()),
@@ -145,7 +158,11 @@ pub struct RevertBody {
 
 /// `POST /v1/workspaces/{ws}/revert`: takes the change from `from` to `to` back out of the live
 /// tree (later edits kept), whole, by path, or by hunk (ids from the diff `from`..`to`).
-pub async fn revert(State(st): State<AppState>, Path(ws): Path<u64>, b: Bytes) -> ApiResult<Json<Value>> {
+pub async fn revert(
+    State(st): State<AppState>,
+    Path(ws): Path<u64>,
+    b: Bytes,
+) -> ApiResult<Json<Value>> {
     let b: RevertBody = body(&b)?;
     let paths = paths::rel_paths(&b.paths)?;
     blocking(&st, move |st| {
@@ -227,12 +244,15 @@ pub struct UndoBody {
 async fn undo_or_redo(st: AppState, ws: u64, b: Bytes, redo: bool) -> ApiResult<Json<Value>> {
     let b: UndoBody = body(&b)?;
     if redo && b.op.is_some() {
-        return Err(ApiError::bad_request("redo takes no op: it takes back the latest undo"));
+        return Err(ApiError::bad_request(
+            "redo takes no op: it takes back the latest undo",
+        ));
     }
     blocking(&st, move |st| {
         let store = st.store();
         let w = workspace(store, ws)?;
-        let (target, r) = rewind::undo::undo(store, &root_of(&w), redo, b.op, b.force, &NoProgress)?;
+        let (target, r) =
+            rewind::undo::undo(store, &root_of(&w), redo, b.op, b.force, &NoProgress)?;
         Ok(Json(json!({
             if redo { "redone" } else { "undone" }: {"id": target.id, "kind": target.kind},
             "op": r.op,
@@ -245,11 +265,19 @@ async fn undo_or_redo(st: AppState, ws: u64, b: Bytes, redo: bool) -> ApiResult<
 }
 
 /// `POST /v1/workspaces/{ws}/undo`.
-pub async fn undo(State(st): State<AppState>, Path(ws): Path<u64>, b: Bytes) -> ApiResult<Json<Value>> {
+pub async fn undo(
+    State(st): State<AppState>,
+    Path(ws): Path<u64>,
+    b: Bytes,
+) -> ApiResult<Json<Value>> {
     undo_or_redo(st, ws, b, false).await
 }
 
 /// `POST /v1/workspaces/{ws}/redo`.
-pub async fn redo(State(st): State<AppState>, Path(ws): Path<u64>, b: Bytes) -> ApiResult<Json<Value>> {
+pub async fn redo(
+    State(st): State<AppState>,
+    Path(ws): Path<u64>,
+    b: Bytes,
+) -> ApiResult<Json<Value>> {
     undo_or_redo(st, ws, b, true).await
 }

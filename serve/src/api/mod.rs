@@ -35,10 +35,22 @@ pub fn table() -> Vec<(&'static str, &'static str, MethodRouter<AppState>)> {
         ("GET", "/v1/workspaces", get(read::workspaces)),
         ("GET", "/v1/workspaces/{ws}", get(read::workspace_get)),
         ("GET", "/v1/workspaces/{ws}/snapshots", get(read::snapshots)),
-        ("POST", "/v1/workspaces/{ws}/snapshots", post(edits::take_snapshot)),
-        ("GET", "/v1/workspaces/{ws}/snapshots/{rev}", get(read::show)),
+        (
+            "POST",
+            "/v1/workspaces/{ws}/snapshots",
+            post(edits::take_snapshot),
+        ),
+        (
+            "GET",
+            "/v1/workspaces/{ws}/snapshots/{rev}",
+            get(read::show),
+        ),
         ("GET", "/v1/workspaces/{ws}/tree/{rev}", get(read::tree)),
-        ("GET", "/v1/workspaces/{ws}/files/{rev}/{*path}", get(read::file)),
+        (
+            "GET",
+            "/v1/workspaces/{ws}/files/{rev}/{*path}",
+            get(read::file),
+        ),
         ("GET", "/v1/workspaces/{ws}/status", get(diff::status)),
         ("GET", "/v1/workspaces/{ws}/diff", get(diff::diff)),
         ("POST", "/v1/workspaces/{ws}/restore", post(edits::restore)),
@@ -52,11 +64,23 @@ pub fn table() -> Vec<(&'static str, &'static str, MethodRouter<AppState>)> {
         ("POST", "/v1/workspaces/{ws}/redo", post(edits::redo)),
         ("GET", "/v1/workspaces/{ws}/ops", get(read::ops)),
         ("POST", "/v1/workspaces/{ws}/run", post(run::run)),
-        ("GET", "/v1/workspaces/{ws}/overlays", get(overlays::list_of_workspace)),
-        ("POST", "/v1/workspaces/{ws}/overlays", post(overlays::create)),
+        (
+            "GET",
+            "/v1/workspaces/{ws}/overlays",
+            get(overlays::list_of_workspace),
+        ),
+        (
+            "POST",
+            "/v1/workspaces/{ws}/overlays",
+            post(overlays::create),
+        ),
         ("GET", "/v1/overlays", get(overlays::list)),
         ("GET", "/v1/overlays/{ov}", get(overlays::show)),
-        ("DELETE", "/v1/overlays/{ov}", delete(overlays::drop_overlay)),
+        (
+            "DELETE",
+            "/v1/overlays/{ov}",
+            delete(overlays::drop_overlay),
+        ),
         ("GET", "/v1/overlays/{ov}/diff", get(overlays::diff)),
         ("POST", "/v1/overlays/{ov}/run", post(overlays::run)),
         ("POST", "/v1/overlays/{ov}/accept", post(overlays::accept)),
@@ -79,7 +103,9 @@ pub fn table() -> Vec<(&'static str, &'static str, MethodRouter<AppState>)> {
 pub fn routes() -> Router<AppState> {
     table()
         .into_iter()
-        .fold(Router::new(), |r, (_, path, handler)| r.route(path, handler))
+        .fold(Router::new(), |r, (_, path, handler)| {
+            r.route(path, handler)
+        })
         .layer(DefaultBodyLimit::max(JSON_LIMIT))
 }
 
@@ -125,7 +151,11 @@ pub(crate) fn rev(store: &Store, root: &std::path::Path, text: &str, live: bool)
 
 /// A snapshot of workspace `root`, by any revision syntax.
 pub(crate) fn snapshot_id(store: &Store, root: &std::path::Path, text: &str) -> ApiResult<Id> {
-    Ok(rewind::revision::resolve(&store.reader()?, text, Some(root))?)
+    Ok(rewind::revision::resolve(
+        &store.reader()?,
+        text,
+        Some(root),
+    )?)
 }
 
 /// Lossy UTF-8 of a path (JSON strings).
@@ -207,7 +237,11 @@ fn percent_decode(s: &str) -> String {
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
-        match (b[i], b.get(i + 1).copied().and_then(hex), b.get(i + 2).copied().and_then(hex)) {
+        match (
+            b[i],
+            b.get(i + 1).copied().and_then(hex),
+            b.get(i + 2).copied().and_then(hex),
+        ) {
             (b'%', Some(h), Some(l)) => {
                 out.push(h * 16 + l);
                 i += 3;

@@ -18,7 +18,10 @@ use crate::paths;
 
 /// `Overlay`: with `pending` (None when it could not be computed) and whether a command runs.
 fn overlay_json(store: &Store, r: &OverlayRecord) -> ApiResult<Value> {
-    let ws = store.reader()?.workspace(&r.workspace_path())?.map(|w| w.id);
+    let ws = store
+        .reader()?
+        .workspace(&r.workspace_path())?
+        .map(|w| w.id);
     let (pending, running) = ov::pending_now(store, r);
     Ok(json!({
         "id": r.id,
@@ -39,14 +42,20 @@ fn overlay_json(store: &Store, r: &OverlayRecord) -> ApiResult<Value> {
 pub async fn list(State(st): State<AppState>) -> ApiResult<Json<Value>> {
     blocking(&st, |st| {
         let store = st.store();
-        let all: ApiResult<Vec<Value>> = ov::list(store)?.iter().map(|r| overlay_json(store, r)).collect();
+        let all: ApiResult<Vec<Value>> = ov::list(store)?
+            .iter()
+            .map(|r| overlay_json(store, r))
+            .collect();
         Ok(Json(Value::Array(all?)))
     })
     .await
 }
 
 /// `GET /v1/workspaces/{ws}/overlays`.
-pub async fn list_of_workspace(State(st): State<AppState>, Path(ws): Path<u64>) -> ApiResult<Json<Value>> {
+pub async fn list_of_workspace(
+    State(st): State<AppState>,
+    Path(ws): Path<u64>,
+) -> ApiResult<Json<Value>> {
     blocking(&st, move |st| {
         let store = st.store();
         let w = workspace(store, ws)?;
@@ -80,7 +89,11 @@ pub async fn create(
         None | Some("auto") => BackendChoice::Auto,
         Some("copy") => BackendChoice::Copy,
         Some("namespace") => BackendChoice::Namespace,
-        Some(o) => return Err(ApiError::bad_request(format!("backend {o:?}: auto, copy or namespace"))),
+        Some(o) => {
+            return Err(ApiError::bad_request(format!(
+                "backend {o:?}: auto, copy or namespace"
+            )));
+        }
     };
     blocking(&st, move |st| {
         let store = st.store();
@@ -115,7 +128,10 @@ pub async fn show(State(st): State<AppState>, Path(key): Path<String>) -> ApiRes
 }
 
 /// `DELETE /v1/overlays/{ov}`.
-pub async fn drop_overlay(State(st): State<AppState>, Path(key): Path<String>) -> ApiResult<Json<Value>> {
+pub async fn drop_overlay(
+    State(st): State<AppState>,
+    Path(key): Path<String>,
+) -> ApiResult<Json<Value>> {
     blocking(&st, move |st| {
         let r = ov::find(st.store(), &key)?;
         ov::drop_overlay(st.store(), &r)?;
@@ -132,9 +148,10 @@ pub async fn diff(State(st): State<AppState>, Path(key): Path<String>) -> ApiRes
         let od = ov::overlay_diff(store, &mut r, true)?;
         let hunks = ov::review_hunks(store, &r, &od.diff)?;
         let dopts = rewind::diff::DiffOptions::default();
-        let mut v = super::diff::diff_json(&od.diff, r.base.hex(), od.state.hex(), &dopts, &|i, _| {
-            Ok(hunks.get(i).cloned().flatten().map(|h| json!(h)))
-        })?;
+        let mut v =
+            super::diff::diff_json(&od.diff, r.base.hex(), od.state.hex(), &dopts, &|i, _| {
+                Ok(hunks.get(i).cloned().flatten().map(|h| json!(h)))
+            })?;
         v["overlay"] = json!(r.id);
         v["ignored"] = json!(od.ignored.iter().map(|p| text(p)).collect::<Vec<_>>());
         Ok(Json(v))
@@ -153,7 +170,11 @@ pub struct PickBody {
 }
 
 /// `POST /v1/overlays/{ov}/accept`: everything pending, some paths, or some hunks.
-pub async fn accept(State(st): State<AppState>, Path(key): Path<String>, b: Bytes) -> ApiResult<Json<Value>> {
+pub async fn accept(
+    State(st): State<AppState>,
+    Path(key): Path<String>,
+    b: Bytes,
+) -> ApiResult<Json<Value>> {
     use rewind::carry::ConflictPolicy as P;
     let b: PickBody = body(&b)?;
     let paths = paths::rel_paths(&b.paths)?;
@@ -193,7 +214,11 @@ pub async fn accept(State(st): State<AppState>, Path(key): Path<String>, b: Byte
 }
 
 /// `POST /v1/overlays/{ov}/reject`: sets paths or hunks back to the base inside the overlay.
-pub async fn reject(State(st): State<AppState>, Path(key): Path<String>, b: Bytes) -> ApiResult<Json<Value>> {
+pub async fn reject(
+    State(st): State<AppState>,
+    Path(key): Path<String>,
+    b: Bytes,
+) -> ApiResult<Json<Value>> {
     let b: PickBody = body(&b)?;
     if b.policy.is_some() || b.include_ignored {
         return Err(ApiError::bad_request("reject takes only paths and hunks"));
@@ -221,7 +246,11 @@ pub struct RunBody {
 }
 
 /// `POST /v1/overlays/{ov}/run`: a command inside the overlay; the run result.
-pub async fn run(State(st): State<AppState>, Path(key): Path<String>, b: Bytes) -> ApiResult<Json<Value>> {
+pub async fn run(
+    State(st): State<AppState>,
+    Path(key): Path<String>,
+    b: Bytes,
+) -> ApiResult<Json<Value>> {
     let b: RunBody = body(&b)?;
     if b.command.is_empty() {
         return Err(ApiError::bad_request("`command` is empty"));

@@ -11,7 +11,10 @@ use rewind::history::LogQuery;
 use rewind::store::tree::Kind;
 use serde_json::{Value, json};
 
-use super::{blocking, query_all, root_of, snapshot_id, snapshot_json, tags_by_id, text, workspace, workspace_json};
+use super::{
+    blocking, query_all, root_of, snapshot_id, snapshot_json, tags_by_id, text, workspace,
+    workspace_json,
+};
 use crate::AppState;
 use crate::error::{ApiError, ApiResult};
 use crate::paths;
@@ -37,7 +40,10 @@ pub async fn workspaces(State(st): State<AppState>) -> ApiResult<Json<Value>> {
 }
 
 /// `GET /v1/workspaces/{ws}`.
-pub async fn workspace_get(State(st): State<AppState>, Path(ws): Path<u64>) -> ApiResult<Json<Value>> {
+pub async fn workspace_get(
+    State(st): State<AppState>,
+    Path(ws): Path<u64>,
+) -> ApiResult<Json<Value>> {
     blocking(&st, move |st| {
         let w = workspace(st.store(), ws)?;
         Ok(Json(workspace_json(st.store(), &w)?))
@@ -90,7 +96,8 @@ pub async fn snapshots(
         let out: Vec<Value> = rows
             .iter()
             .map(|e| {
-                let mut o = snapshot_json(&e.id, &e.record, tags.get(&e.id).map_or(&[], Vec::as_slice));
+                let mut o =
+                    snapshot_json(&e.id, &e.record, tags.get(&e.id).map_or(&[], Vec::as_slice));
                 o["restored"] = json!(e.restored);
                 if let Some(c) = &e.change {
                     o["change"] = json!({
@@ -158,8 +165,19 @@ pub async fn tree(
         if !dir.is_empty() {
             match reader.lookup(&tree_id, &dir)? {
                 Some(e) if e.kind == Kind::Dir => tree_id = e.id,
-                Some(_) => return Err(ApiError::bad_request(format!("{}: not a directory", text(&dir)))),
-                None => return Err(ApiError::not_found(format!("{}: not in {}", text(&dir), id.short()))),
+                Some(_) => {
+                    return Err(ApiError::bad_request(format!(
+                        "{}: not a directory",
+                        text(&dir)
+                    )));
+                }
+                None => {
+                    return Err(ApiError::not_found(format!(
+                        "{}: not in {}",
+                        text(&dir),
+                        id.short()
+                    )));
+                }
             }
         }
         let entries: Vec<Value> = reader
@@ -176,7 +194,9 @@ pub async fn tree(
                 })
             })
             .collect();
-        Ok(Json(json!({"rev": id.hex(), "path": text(&dir), "entries": entries})))
+        Ok(Json(
+            json!({"rev": id.hex(), "path": text(&dir), "entries": entries}),
+        ))
     })
     .await
 }
@@ -210,7 +230,12 @@ fn range(headers: &HeaderMap, size: u64) -> Result<Option<(u64, u64)>, ()> {
             (size.saturating_sub(n), size.saturating_sub(1))
         }
         (a, "") => (a.parse().map_err(|_| ())?, size.saturating_sub(1)),
-        (a, b) => (a.parse().map_err(|_| ())?, b.parse::<u64>().map_err(|_| ())?.min(size.saturating_sub(1))),
+        (a, b) => (
+            a.parse().map_err(|_| ())?,
+            b.parse::<u64>()
+                .map_err(|_| ())?
+                .min(size.saturating_sub(1)),
+        ),
     };
     if start >= size || end < start {
         return Err(());
@@ -219,13 +244,23 @@ fn range(headers: &HeaderMap, size: u64) -> Result<Option<(u64, u64)>, ()> {
 }
 
 /// A response of `size` bytes honouring `Range`, its body from `open(skip, len)`.
-pub(crate) fn ranged<F>(headers: &HeaderMap, size: u64, content_type: &'static str, open: F) -> Response
+pub(crate) fn ranged<F>(
+    headers: &HeaderMap,
+    size: u64,
+    content_type: &'static str,
+    open: F,
+) -> Response
 where
     F: FnOnce(u64, u64, &mut super::stream::ChannelWriter) -> io::Result<()> + Send + 'static,
 {
     let (status, start, len, content_range) = match range(headers, size) {
         Ok(None) => (StatusCode::OK, 0, size, None),
-        Ok(Some((a, b))) => (StatusCode::PARTIAL_CONTENT, a, b - a + 1, Some(format!("bytes {a}-{b}/{size}"))),
+        Ok(Some((a, b))) => (
+            StatusCode::PARTIAL_CONTENT,
+            a,
+            b - a + 1,
+            Some(format!("bytes {a}-{b}/{size}")),
+        ),
         Err(()) => {
             let mut r = ApiError::new(
                 StatusCode::RANGE_NOT_SATISFIABLE,
@@ -252,7 +287,12 @@ where
 }
 
 /// Copies `len` bytes of `r` after skipping `skip`.
-pub(crate) fn copy_range(r: &mut dyn Read, skip: u64, len: u64, w: &mut dyn io::Write) -> io::Result<()> {
+pub(crate) fn copy_range(
+    r: &mut dyn Read,
+    skip: u64,
+    len: u64,
+    w: &mut dyn io::Write,
+) -> io::Result<()> {
     io::copy(&mut r.take(skip), &mut io::sink())?;
     io::copy(&mut r.take(len), w)?;
     Ok(())
@@ -275,16 +315,25 @@ pub async fn file(
         let root = root_of(&w);
         if rev == "live" {
             let full = paths::live_file(&root, &rel)?;
-            let size = std::fs::symlink_metadata(&full).map_err(|e| ApiError::internal(e.to_string()))?.len();
+            let size = std::fs::symlink_metadata(&full)
+                .map_err(|e| ApiError::internal(e.to_string()))?
+                .len();
             return Ok((Source::Live(full), size));
         }
         let id = snapshot_id(store, &root, &rev)?;
         let reader = store.reader()?;
         let root_tree = reader.snapshot(&id)?.root;
         match reader.lookup(&root_tree, &rel)? {
-            Some(e) if e.kind == Kind::Dir => Err(ApiError::bad_request(format!("{}: a directory (see /tree)", text(&rel)))),
+            Some(e) if e.kind == Kind::Dir => Err(ApiError::bad_request(format!(
+                "{}: a directory (see /tree)",
+                text(&rel)
+            ))),
             Some(e) => Ok((Source::Blob(e.id, kind_name(e.kind)), e.size)),
-            None => Err(ApiError::not_found(format!("{}: not in snapshot {}", text(&rel), id.short()))),
+            None => Err(ApiError::not_found(format!(
+                "{}: not in snapshot {}",
+                text(&rel),
+                id.short()
+            ))),
         }
     })
     .await?;
@@ -293,24 +342,30 @@ pub async fn file(
         Source::Blob(_, k) => k,
     };
     let st2 = st.clone();
-    let mut r = ranged(&headers, size, "application/octet-stream", move |skip, len, w| match source {
-        Source::Live(p) => {
-            use std::os::unix::fs::OpenOptionsExt;
-            let mut f = std::fs::OpenOptions::new()
-                .read(true)
-                .custom_flags(libc::O_NOFOLLOW)
-                .open(&p)?;
-            f.seek(io::SeekFrom::Start(skip))?;
-            io::copy(&mut f.take(len), w)?;
-            Ok(())
-        }
-        Source::Blob(id, _) => {
-            let reader = st2.store().reader().map_err(io::Error::other)?;
-            let mut b = reader.blob_reader(&id).map_err(io::Error::other)?;
-            copy_range(&mut b, skip, len, w)
-        }
-    });
-    r.headers_mut().insert("x-rewind-kind", HeaderValue::from_static(kind));
+    let mut r = ranged(
+        &headers,
+        size,
+        "application/octet-stream",
+        move |skip, len, w| match source {
+            Source::Live(p) => {
+                use std::os::unix::fs::OpenOptionsExt;
+                let mut f = std::fs::OpenOptions::new()
+                    .read(true)
+                    .custom_flags(libc::O_NOFOLLOW)
+                    .open(&p)?;
+                f.seek(io::SeekFrom::Start(skip))?;
+                io::copy(&mut f.take(len), w)?;
+                Ok(())
+            }
+            Source::Blob(id, _) => {
+                let reader = st2.store().reader().map_err(io::Error::other)?;
+                let mut b = reader.blob_reader(&id).map_err(io::Error::other)?;
+                copy_range(&mut b, skip, len, w)
+            }
+        },
+    );
+    r.headers_mut()
+        .insert("x-rewind-kind", HeaderValue::from_static(kind));
     Ok(r)
 }
 
@@ -326,7 +381,9 @@ pub async fn ops(
         let w = workspace(store, ws)?;
         let undone = rewind::undo::undone_ops(store, &w.path)?;
         // Bookkeeping rows fold into actions: read more than asked for.
-        let rows = store.reader()?.ops(Some(&w.path), limit.saturating_mul(3).max(limit + 2))?;
+        let rows = store
+            .reader()?
+            .ops(Some(&w.path), limit.saturating_mul(3).max(limit + 2))?;
         let out: Vec<Value> = rewind::store::oplog::fold_actions(rows)
             .into_iter()
             .take(limit)

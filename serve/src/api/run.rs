@@ -75,7 +75,12 @@ pub async fn run(State(st): State<AppState>, Path(ws): Path<u64>, b: Bytes) -> A
 
 /// Starts a run on the blocking pool: with `wait`, answers with its result; else with
 /// `{"run": ID}` at once.
-pub(crate) async fn start(st: &AppState, root: PathBuf, opts: rewind::RunOptions, wait: bool) -> ApiResult<Json<Value>> {
+pub(crate) async fn start(
+    st: &AppState,
+    root: PathBuf,
+    opts: rewind::RunOptions,
+    wait: bool,
+) -> ApiResult<Json<Value>> {
     let id = st.runs().begin(&root);
     let dir = st.store().dir().to_path_buf();
     let st2 = st.clone();
@@ -103,11 +108,13 @@ pub(crate) async fn start(st: &AppState, root: PathBuf, opts: rewind::RunOptions
             }
             Err(e) => {
                 let e = ApiError::from(e);
-                st2.runs().finish(id, Err(json!({"code": e.code, "error": e.message})));
+                st2.runs()
+                    .finish(id, Err(json!({"code": e.code, "error": e.message})));
                 Err(e)
             }
         };
-        st2.events().publish_run(&ws_text, json!({"event": "run_finished", "run": id}));
+        st2.events()
+            .publish_run(&ws_text, json!({"event": "run_finished", "run": id}));
         out
     });
     if !wait {
@@ -121,8 +128,7 @@ pub(crate) async fn start(st: &AppState, root: PathBuf, opts: rewind::RunOptions
 
 /// `GET /v1/runs/{run}`: `{"run", "status": "running"|"finished"|"failed", "result"|"error"}`.
 pub async fn show(State(st): State<AppState>, Path(id): Path<u64>) -> ApiResult<Json<Value>> {
-    st.runs()
-        .get(id)
-        .map(Json)
-        .ok_or_else(|| ApiError::not_found(format!("no run {id} (runs are kept while the server runs)")))
+    st.runs().get(id).map(Json).ok_or_else(|| {
+        ApiError::not_found(format!("no run {id} (runs are kept while the server runs)"))
+    })
 }
