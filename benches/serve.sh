@@ -18,12 +18,14 @@ cleanup() {
 }
 trap cleanup EXIT
 export REWIND_STORE=$WORK/store NO_COLOR=1
-cp -r "$CORPUS" "$WORK/ws"
+# Hard links (the disk is shared and short); every edit below writes a new file and renames it
+# over the old name, so the corpus itself is never modified.
+cp -al "$CORPUS" "$WORK/ws"
 $R -C "$WORK/ws" init -q
 $R -C "$WORK/ws" snapshot -q >/dev/null
-# 15 changed files: a line appended to each (new files, so the corpus' inodes are not shared).
+# 15 changed files: a line appended to each, as a new file renamed over the linked one.
 find "$WORK/ws" -name '*.c' | sort | head -15 | while read -r f; do
-	printf '/* changed */\n' >> "$f"
+	{ cat "$f"; printf '/* changed */\n'; } > "$f.new" && mv "$f.new" "$f"
 done
 
 "$R" --json serve --listen 127.0.0.1:0 > "$WORK/serve.out" &
@@ -35,7 +37,7 @@ echo "idle server memory (VmRSS after start): $(grep VmRSS /proc/$SERVER/status 
 tar -cf - -C "$WORK" ws > /dev/null   # warm the tree
 
 python3 - "$URL" "$R" "$WORK/ws" "$SERVER" <<'PY'
-import http.client, json, statistics, subprocess, sys, threading, time, urllib.parse
+import http.client, json, os, statistics, subprocess, sys, threading, time, urllib.parse
 url, rewind, ws, pid = sys.argv[1:]
 host = urllib.parse.urlparse(url).netloc
 
@@ -60,7 +62,8 @@ d = json.loads(b)
 print(f"GET diff @~1..@ ({d['totals']['files_changed']} files, with hunks): median {statistics.median(times)*1e3:.1f} ms, min {min(times)*1e3:.1f} ms")
 # Live diff: the 15 files against the workspace as it is (a walk of the whole tree, warm).
 for f in subprocess.run(["sh", "-c", f"find {ws} -name '*.c' | sort | head -15"], capture_output=True, text=True).stdout.split():
-    open(f, "a").write("/* again */\n")
+    data = open(f, "rb").read() + b"/* again */\n"
+    open(f + ".new", "wb").write(data); os.replace(f + ".new", f)
 api, cli = [], []
 for _ in range(7):
     t = time.perf_counter(); b = get(c, "/v1/workspaces/1/status"); api.append(time.perf_counter() - t)
