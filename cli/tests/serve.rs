@@ -738,7 +738,8 @@ fn token_errors_and_codes() {
     assert_eq!(r.status, 201);
 
     // Error codes: the conditions the CLI exits 2 on.
-    let cases: &[(&str, &str, Option<&[u8]>, u16, &str)] = &[
+    type Case<'a> = (&'a str, &'a str, Option<&'a [u8]>, u16, &'a str);
+    let cases: &[Case] = &[
         ("GET", "/v1/workspaces/99", None, 404, "not_found"),
         ("GET", "/v1/workspaces/nope", None, 400, "bad_request"),
         (

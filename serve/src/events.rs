@@ -23,10 +23,13 @@ use crate::error::{ApiError, ApiResult};
 /// Events kept for `replay=true`.
 const REPLAY: usize = 256;
 
+/// An event and the workspace it is about.
+type Tagged = (String, Value);
+
 /// Where events are published, and the recent ones.
 pub struct Hub {
-    tx: broadcast::Sender<(String, Value)>,
-    recent: Mutex<VecDeque<(String, Value)>>,
+    tx: broadcast::Sender<Tagged>,
+    recent: Mutex<VecDeque<Tagged>>,
 }
 
 impl Default for Hub {
@@ -61,10 +64,7 @@ impl Hub {
         self.publish(ws, v);
     }
 
-    fn subscribe(
-        &self,
-        replay: bool,
-    ) -> (Vec<(String, Value)>, broadcast::Receiver<(String, Value)>) {
+    fn subscribe(&self, replay: bool) -> (Vec<Tagged>, broadcast::Receiver<Tagged>) {
         let r = self.recent.lock().unwrap_or_else(|p| p.into_inner());
         let past = if replay {
             r.iter().cloned().collect()

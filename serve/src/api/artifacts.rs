@@ -69,13 +69,7 @@ pub async fn put(
 ) -> ApiResult<(StatusCode, Json<Value>)> {
     let q = q.as_deref();
     let force = matches!(query_all(q, "force").pop().as_deref(), Some("true" | "1"));
-    let mut meta = Vec::new();
-    for m in query_all(q, "meta") {
-        let (k, v) = m
-            .split_once('=')
-            .ok_or_else(|| ApiError::bad_request(format!("meta={m}: expected KEY=VALUE")))?;
-        meta.push((k.to_string(), v.to_string()));
-    }
+    let meta = super::query_meta(q)?;
     rewind::artifact::validate_key(&key)?;
     // Keys are names, not paths; still, clients map them to files (`artifact get -o`), so
     // none that would climb out of a directory is taken.

@@ -230,6 +230,19 @@ pub(crate) fn query_all(q: Option<&str>, key: &str) -> Vec<String> {
         .collect()
 }
 
+/// Repeated `meta=KEY=VALUE` query values.
+pub(crate) fn query_meta(q: Option<&str>) -> ApiResult<Vec<(String, String)>> {
+    query_all(q, "meta")
+        .into_iter()
+        .map(|m| match m.split_once('=') {
+            Some((k, v)) => Ok((k.to_string(), v.to_string())),
+            None => Err(ApiError::bad_request(format!(
+                "meta={m}: expected KEY=VALUE"
+            ))),
+        })
+        .collect()
+}
+
 /// Form-style percent decoding (`+` is a space).
 fn percent_decode(s: &str) -> String {
     let hex = |c: u8| (c as char).to_digit(16).map(|d| d as u8);

@@ -68,13 +68,7 @@ pub async fn snapshots(
     RawQuery(q): RawQuery,
 ) -> ApiResult<Json<Value>> {
     let q = q.as_deref();
-    let mut meta = Vec::new();
-    for m in query_all(q, "meta") {
-        let (k, v) = m
-            .split_once('=')
-            .ok_or_else(|| ApiError::bad_request(format!("meta={m}: expected KEY=VALUE")))?;
-        meta.push((k.to_string(), v.to_string()));
-    }
+    let meta = super::query_meta(q)?;
     let path = match query_all(q, "path").last() {
         Some(p) => Some(paths::rel_path(p)?),
         None => None,
