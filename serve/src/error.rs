@@ -139,7 +139,9 @@ pub async fn json_errors(req: axum::extract::Request, next: axum::middleware::Ne
     let is_json = r
         .headers()
         .get(axum::http::header::CONTENT_TYPE)
-        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+        .is_some_and(|v| {
+            v.as_bytes().starts_with(b"application/json") || v.as_bytes().starts_with(b"text/html")
+        });
     if !(status.is_client_error() || status.is_server_error()) || is_json {
         return r;
     }
