@@ -24,7 +24,8 @@ cp -al "$CORPUS" "$WORK/ws"
 $R -C "$WORK/ws" init -q
 $R -C "$WORK/ws" snapshot -q >/dev/null
 # 15 changed files: a line appended to each, as a new file renamed over the linked one.
-find "$WORK/ws" -name '*.c' | sort | head -15 | while read -r f; do
+mapfile -t CHANGED < <(find "$WORK/ws" -name '*.c' | sort | head -15 || true)
+for f in "${CHANGED[@]}"; do
 	{ cat "$f"; printf '/* changed */\n'; } > "$f.new" && mv "$f.new" "$f"
 done
 
