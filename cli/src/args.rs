@@ -105,6 +105,8 @@ pub enum Command {
     Pull(super::remote::PullArgs),
     /// The store's watch daemon: start, stop, status, run in the foreground
     Daemon(super::daemon::DaemonArgs),
+    /// Serve the store over HTTP: a JSON API, server-sent events and a review page
+    Serve(super::serve::ServeArgs),
     /// Have the daemon watch a workspace (faster walks, automatic snapshots) or stop
     Watch(super::daemon::WatchArgs),
     /// What happens in the workspace (changes, snapshots, operations) as the daemon sees it

@@ -26,6 +26,7 @@ mod progress;
 mod remote;
 mod restore;
 mod run;
+mod serve;
 mod snap;
 mod tag;
 
@@ -312,6 +313,7 @@ fn run_cli() -> i32 {
         Command::Push(a) => remote::push(&ctx, a),
         Command::Pull(a) => remote::pull(&ctx, a),
         Command::Daemon(a) => daemon::daemon(&ctx, a),
+        Command::Serve(a) => serve::serve(&ctx, a),
         Command::Watch(a) => daemon::watch(&ctx, a),
         Command::Events(a) => events::events(&ctx, a),
     };

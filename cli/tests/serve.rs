@@ -1,0 +1,1086 @@
+//! `rewind serve` over real HTTP on loopback: the server is the real binary started by each
+//! test (port 0, stopped at the end), against a real store and real workspaces. Every route of
+//! the router is called and its JSON checked against serve/openapi.json.
+
+use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader, Read};
+use std::process::{Child, Stdio};
+use std::sync::Mutex;
+
+use serde_json::{Value, json};
+
+use crate::common::Env;
+
+/// A `rewind serve` child process.
+pub struct Server {
+    child: Child,
+    /// `http://127.0.0.1:PORT`.
+    pub url: String,
+}
+
+impl Server {
+    /// Starts `rewind serve --listen 127.0.0.1:0` (plus `extra`) on the env's store and waits
+    /// for the line saying where it listens.
+    pub fn start(env: &Env, extra: &[&str]) -> Server {
+        let mut child = env
+            .cmd()
+            .args(["--json", "serve", "--listen", "127.0.0.1:0"])
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn rewind serve");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().expect("stdout"))
+            .read_line(&mut line)
+            .expect("read the listening line");
+        let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"));
+        let url = v["listening"].as_str().expect("listening").to_string();
+        Server { child, url }
+    }
+
+    /// The server's peak resident memory (VmHWM), KiB.
+    pub fn peak_rss_kib(&self) -> u64 {
+        rss_field(self.child.id(), "VmHWM:")
+    }
+
+    /// The server's resident memory now (VmRSS), KiB.
+    pub fn rss_kib(&self) -> u64 {
+        rss_field(self.child.id(), "VmRSS:")
+    }
+}
+
+fn rss_field(pid: u32, field: &str) -> u64 {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("proc status");
+    s.lines()
+        .find_map(|l| l.strip_prefix(field))
+        .and_then(|v| v.trim().trim_end_matches(" kB").trim().parse().ok())
+        .expect("field")
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A response: status, headers we look at, body.
+pub struct Resp {
+    pub status: u16,
+    pub content_type: String,
+    pub content_range: Option<String>,
+    pub body: Vec<u8>,
+}
+
+impl Resp {
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or_else(|e| {
+            panic!(
+                "{e}: {} {}",
+                self.status,
+                String::from_utf8_lossy(&self.body)
+            )
+        })
+    }
+    pub fn code(&self) -> String {
+        self.json()["code"].as_str().unwrap_or("").to_string()
+    }
+}
+
+/// An HTTP client of one server (ureq: blocking, small; statuses are not errors here).
+pub struct Api {
+    agent: ureq::Agent,
+    pub base: String,
+    pub token: Option<String>,
+    /// Route templates called, for the coverage check.
+    hits: Mutex<BTreeSet<(String, String)>>,
+}
+
+impl Api {
+    pub fn new(base: &str) -> Api {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .build()
+            .into();
+        Api {
+            agent,
+            base: base.to_string(),
+            token: None,
+            hits: Mutex::new(BTreeSet::new()),
+        }
+    }
+
+    fn finish(r: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> Resp {
+        let mut r = r.expect("request");
+        let h = |n: &str| {
+            r.headers()
+                .get(n)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string)
+        };
+        let content_type = h("content-type").unwrap_or_default();
+        let content_range = h("content-range");
+        let status = r.status().as_u16();
+        let mut body = Vec::new();
+        r.body_mut()
+            .as_reader()
+            .read_to_end(&mut body)
+            .expect("body");
+        Resp {
+            status,
+            content_type,
+            content_range,
+            body,
+        }
+    }
+
+    /// `method path` (path after the base), with an optional body; `template` is the route.
+    pub fn call(&self, method: &str, template: &str, path: &str, body: Option<&[u8]>) -> Resp {
+        self.hits
+            .lock()
+            .unwrap()
+            .insert((method.to_string(), template.to_string()));
+        self.raw(method, path, body, &[])
+    }
+
+    /// A request without coverage bookkeeping, with extra headers.
+    pub fn raw(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<&[u8]>,
+        headers: &[(&str, &str)],
+    ) -> Resp {
+        let url = format!("{}{path}", self.base);
+        let auth = self.token.as_ref().map(|t| format!("Bearer {t}"));
+        macro_rules! go {
+            ($b:expr) => {{
+                let mut b = $b;
+                if let Some(a) = &auth {
+                    b = b.header("Authorization", a);
+                }
+                for (k, v) in headers {
+                    b = b.header(*k, *v);
+                }
+                b
+            }};
+        }
+        let r = match method {
+            "GET" => go!(self.agent.get(&url)).call(),
+            "DELETE" => go!(self.agent.delete(&url)).call(),
+            "POST" => go!(self.agent.post(&url)).send(body.unwrap_or_default()),
+            "PUT" => go!(self.agent.put(&url)).send(body.unwrap_or_default()),
+            m => panic!("method {m}"),
+        };
+        Self::finish(r)
+    }
+
+    pub fn get(&self, template: &str, path: &str) -> Resp {
+        self.call("GET", template, path, None)
+    }
+    pub fn post(&self, template: &str, path: &str, body: Value) -> Resp {
+        self.call("POST", template, path, Some(body.to_string().as_bytes()))
+    }
+}
+
+/// The OpenAPI document.
+fn openapi() -> Value {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../serve/openapi.json"
+    ))
+    .expect("serve/openapi.json");
+    serde_json::from_str(&text).expect("openapi.json parses")
+}
+
+/// The router's (method, path) pairs in OpenAPI's syntax (`{*path}` is `{path}`).
+fn router_routes() -> BTreeSet<(String, String)> {
+    rewind_serve::api::table()
+        .into_iter()
+        .map(|(m, p, _)| (m.to_string(), p.replace("{*", "{")))
+        .collect()
+}
+
+#[test]
+fn openapi_document_and_router_agree() {
+    let doc = openapi();
+    let mut documented = BTreeSet::new();
+    for (path, ops) in doc["paths"].as_object().expect("paths") {
+        for method in ops.as_object().expect("ops").keys() {
+            documented.insert((method.to_uppercase(), path.clone()));
+        }
+    }
+    let routed = router_routes();
+    let undocumented: Vec<_> = routed.difference(&documented).collect();
+    let unrouted: Vec<_> = documented.difference(&routed).collect();
+    assert!(
+        undocumented.is_empty() && unrouted.is_empty(),
+        "routes missing from openapi.json: {undocumented:?}; documented but not routed: {unrouted:?}"
+    );
+}
+
+/// Checks a JSON response against the document's schema for (method, template, status).
+fn check_schema(doc: &Value, method: &str, template: &str, r: &Resp) {
+    let path = template.replace("{*", "{");
+    let op = &doc["paths"][&path][method.to_lowercase()];
+    assert!(op.is_object(), "{method} {path} not in openapi.json");
+    let status = r.status.to_string();
+    let Some(content) = op["responses"][&status]["content"].as_object() else {
+        panic!("{method} {path}: status {status} not documented");
+    };
+    let Some(schema) = content.get("application/json").map(|c| &c["schema"]) else {
+        return;
+    };
+    let wrapped = json!({"allOf": [schema], "components": doc["components"]});
+    let validator = jsonschema::validator_for(&wrapped).expect("schema compiles");
+    let v = r.json();
+    let errors: Vec<String> = validator.iter_errors(&v).map(|e| e.to_string()).collect();
+    assert!(
+        errors.is_empty(),
+        "{method} {path} {status}: {errors:?}\n{v}"
+    );
+}
+
+/// A workspace with history: two snapshots, then live edits.
+fn setup() -> Env {
+    let env = Env::new();
+    env.write("a.txt", b"one\ntwo\nthree\n");
+    env.write("dir/b.txt", b"bee\n");
+    env.ok(&["init"]);
+    env.ok(&["snapshot", "-m", "first", "--meta", "k=v"]);
+    env.write("a.txt", b"one\nTWO\nthree\n");
+    env.write("dir/c.txt", b"sea\n");
+    env.ok(&["snapshot", "-m", "second"]);
+    env.write("a.txt", b"one\nTWO\nthree\nfour\n");
+    env
+}
+
+#[test]
+fn every_route_over_http_matches_the_document() {
+    let env = setup();
+    let srv = Server::start(&env, &[]);
+    let api = Api::new(&srv.url);
+    let doc = openapi();
+    let check = |m: &str, t: &str, r: &Resp| check_schema(&doc, m, t, r);
+
+    let t = "/v1/health";
+    let r = api.get(t, t);
+    assert_eq!(r.status, 200);
+    check("GET", t, &r);
+
+    let t = "/v1/workspaces";
+    let r = api.get(t, t);
+    check("GET", t, &r);
+    let ws = r.json()[0]["id"].as_u64().expect("a workspace");
+    let w = format!("/v1/workspaces/{ws}");
+
+    let t = "/v1/workspaces/{ws}";
+    let r = api.get(t, &w);
+    check("GET", t, &r);
+    assert_eq!(r.json()["snapshots"], 2);
+
+    let t = "/v1/workspaces/{ws}/snapshots";
+    let r = api.get(t, &format!("{w}/snapshots"));
+    check("GET", t, &r);
+    let log = r.json();
+    assert_eq!(log.as_array().unwrap().len(), 2);
+    assert_eq!(log[0]["message"], "second");
+    let (first, second) = (
+        log[1]["id"].as_str().unwrap().to_string(),
+        log[0]["id"].as_str().unwrap().to_string(),
+    );
+    let r = api.get(t, &format!("{w}/snapshots?meta=k%3Dv"));
+    assert_eq!(r.json().as_array().unwrap().len(), 1, "meta filter");
+    let r = api.get(t, &format!("{w}/snapshots?path=dir%2Fc.txt"));
+    let rows = r.json();
+    assert_eq!(rows.as_array().unwrap().len(), 1, "path filter: {rows}");
+    assert_eq!(rows[0]["change"]["status"], "added");
+
+    let t = "/v1/workspaces/{ws}/snapshots/{rev}";
+    let r = api.get(t, &format!("{w}/snapshots/@"));
+    check("GET", t, &r);
+    let changes = r.json()["changes"].clone();
+    let paths: BTreeSet<&str> = changes
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, BTreeSet::from(["a.txt", "dir/c.txt"]));
+
+    let t = "/v1/workspaces/{ws}/tree/{rev}";
+    let r = api.get(t, &format!("{w}/tree/@?path=dir"));
+    check("GET", t, &r);
+    let names: Vec<String> = r.json()["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(names, ["b.txt", "c.txt"]);
+
+    let t = "/v1/workspaces/{ws}/files/{rev}/{*path}";
+    let r = api.get(t, &format!("{w}/files/@~1/a.txt"));
+    assert_eq!(
+        (r.status, r.body.as_slice()),
+        (200, &b"one\ntwo\nthree\n"[..])
+    );
+    check("GET", t, &r);
+    let r = api.raw(
+        "GET",
+        &format!("{w}/files/@/a.txt"),
+        None,
+        &[("Range", "bytes=4-6")],
+    );
+    assert_eq!((r.status, r.body.as_slice()), (206, &b"TWO"[..]));
+    assert_eq!(r.content_range.as_deref(), Some("bytes 4-6/14"));
+    let r = api.raw(
+        "GET",
+        &format!("{w}/files/live/a.txt"),
+        None,
+        &[("Range", "bytes=-5")],
+    );
+    assert_eq!((r.status, r.body.as_slice()), (206, &b"four\n"[..]));
+    let r = api.raw(
+        "GET",
+        &format!("{w}/files/@/a.txt"),
+        None,
+        &[("Range", "bytes=100-")],
+    );
+    assert_eq!(
+        (r.status, r.code().as_str()),
+        (416, "range_not_satisfiable")
+    );
+
+    let t = "/v1/workspaces/{ws}/status";
+    let r = api.get(t, &format!("{w}/status"));
+    check("GET", t, &r);
+    assert_eq!(r.json()["clean"], false);
+
+    let t = "/v1/workspaces/{ws}/diff";
+    let r = api.get(t, &format!("{w}/diff?from=%40~1&to=%40"));
+    check("GET", t, &r);
+    let d = r.json();
+    assert_eq!(d["totals"]["files_changed"], 2);
+    let a = d["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == "a.txt")
+        .unwrap();
+    assert_eq!(
+        a["hunks"][0]["lines"],
+        json!([" one\n", "-two\n", "+TWO\n", " three\n"])
+    );
+    let r = api.get(t, &format!("{w}/diff?format=patch"));
+    assert_eq!(r.status, 200);
+    assert!(
+        r.content_type.starts_with("text/x-diff"),
+        "{}",
+        r.content_type
+    );
+    let patch = String::from_utf8(r.body.clone()).unwrap();
+    assert!(
+        patch.contains("+four\n") && patch.starts_with("diff --git a/a.txt b/a.txt"),
+        "{patch}"
+    );
+
+    // Restore one hunk of the live change (from live to @): the workspace loses "four".
+    let r = api.get(t, &format!("{w}/diff?from=live&to=%40"));
+    let hunk = r.json()["files"][0]["hunks"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let t = "/v1/workspaces/{ws}/restore";
+    let r = api.post(
+        t,
+        &format!("{w}/restore"),
+        json!({"rev": "@", "hunks": [hunk]}),
+    );
+    check("POST", t, &r);
+    assert_eq!(
+        std::fs::read(env.path("a.txt")).unwrap(),
+        b"one\nTWO\nthree\n"
+    );
+
+    let t = "/v1/workspaces/{ws}/undo";
+    let r = api.post(t, &format!("{w}/undo"), json!({}));
+    check("POST", t, &r);
+    assert_eq!(
+        std::fs::read(env.path("a.txt")).unwrap(),
+        b"one\nTWO\nthree\nfour\n"
+    );
+    let t = "/v1/workspaces/{ws}/redo";
+    let r = api.post(t, &format!("{w}/redo"), json!({}));
+    check("POST", t, &r);
+    assert_eq!(
+        std::fs::read(env.path("a.txt")).unwrap(),
+        b"one\nTWO\nthree\n"
+    );
+
+    // Restore a path from the first snapshot; revert the first->second change of dir/.
+    let t = "/v1/workspaces/{ws}/restore";
+    let r = api.post(
+        t,
+        &format!("{w}/restore"),
+        json!({"rev": first, "paths": ["a.txt"]}),
+    );
+    check("POST", t, &r);
+    assert_eq!(
+        std::fs::read(env.path("a.txt")).unwrap(),
+        b"one\ntwo\nthree\n"
+    );
+    let t = "/v1/workspaces/{ws}/revert";
+    let r = api.post(
+        t,
+        &format!("{w}/revert"),
+        json!({"from": first, "to": second, "paths": ["dir"]}),
+    );
+    check("POST", t, &r);
+    assert!(
+        !env.path("dir/c.txt").exists(),
+        "revert took dir/c.txt back out"
+    );
+
+    let t = "/v1/workspaces/{ws}/apply";
+    let patch = "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n";
+    let r = api.call(
+        "POST",
+        t,
+        &format!("{w}/apply?check=true"),
+        Some(patch.as_bytes()),
+    );
+    check("POST", t, &r);
+    assert_eq!(
+        std::fs::read(env.path("a.txt")).unwrap(),
+        b"one\ntwo\nthree\n",
+        "check writes nothing"
+    );
+    let r = api.call("POST", t, &format!("{w}/apply"), Some(patch.as_bytes()));
+    check("POST", t, &r);
+    assert_eq!(
+        std::fs::read(env.path("a.txt")).unwrap(),
+        b"one\n2\nthree\n"
+    );
+    let r = api.call("POST", t, &format!("{w}/apply"), Some(patch.as_bytes()));
+    assert_eq!(
+        (r.status, r.code().as_str()),
+        (409, "conflict"),
+        "{}",
+        String::from_utf8_lossy(&r.body)
+    );
+    check("POST", t, &r);
+
+    let t = "/v1/workspaces/{ws}/snapshots";
+    let r = api.post(
+        t,
+        &format!("{w}/snapshots"),
+        json!({"message": "api", "meta": {"via": "http"}, "tags": ["viahttp"]}),
+    );
+    assert_eq!(r.status, 201);
+    check("POST", t, &r);
+    assert_eq!(r.json()["snapshot"]["tags"], json!(["viahttp"]));
+
+    let t = "/v1/workspaces/{ws}/ops";
+    let r = api.get(t, &format!("{w}/ops?limit=20"));
+    check("GET", t, &r);
+    let kinds: Vec<String> = r
+        .json()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["kind"].as_str().unwrap().to_string())
+        .collect();
+    for k in ["snapshot", "apply", "revert", "restore", "undo", "redo"] {
+        assert!(kinds.iter().any(|x| x == k), "{k} missing from {kinds:?}");
+    }
+
+    let t = "/v1/workspaces/{ws}/run";
+    let r = api.post(
+        t,
+        &format!("{w}/run"),
+        json!({"command": ["sh", "-c", "echo ran > ran.txt"]}),
+    );
+    check("POST", t, &r);
+    assert_eq!(r.json()["diff"]["files_changed"], 1);
+    assert!(env.path("ran.txt").exists());
+    let r = api.post(
+        t,
+        &format!("{w}/run"),
+        json!({"command": ["true"], "wait": false}),
+    );
+    assert_eq!(r.status, 202);
+    let run = r.json()["run"].as_u64().unwrap();
+    let t = "/v1/runs/{run}";
+    let state = loop {
+        let r = api.get(t, &format!("/v1/runs/{run}"));
+        check("GET", t, &r);
+        let v = r.json();
+        if v["status"] != "running" {
+            break v;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert_eq!(state["status"], "finished", "{state}");
+
+    // Overlays: create, run, diff with hunk ids, accept one hunk, reject another, drop.
+    env.write(
+        "two.txt",
+        &(1..=20)
+            .map(|i| format!("{i}\n"))
+            .collect::<String>()
+            .into_bytes(),
+    );
+    env.ok(&["snapshot"]);
+    let t = "/v1/workspaces/{ws}/overlays";
+    let r = api.post(
+        t,
+        &format!("{w}/overlays"),
+        json!({"name": "ov1", "backend": "copy"}),
+    );
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    check("POST", t, &r);
+    let r = api.get(t, &format!("{w}/overlays"));
+    check("GET", t, &r);
+    assert_eq!(r.json()[0]["name"], "ov1");
+    let t = "/v1/overlays";
+    check("GET", t, &api.get(t, t));
+    let t = "/v1/overlays/{ov}";
+    let r = api.get(t, "/v1/overlays/ov1");
+    check("GET", t, &r);
+    let t = "/v1/overlays/{ov}/run";
+    let r = api.post(
+        t,
+        "/v1/overlays/ov1/run",
+        json!({"command": ["sh", "-c", "sed -i -e 's/^2$/TWO/' -e 's/^19$/NINETEEN/' two.txt"]}),
+    );
+    check("POST", t, &r);
+    assert_eq!(
+        std::fs::read_to_string(env.path("two.txt"))
+            .unwrap()
+            .lines()
+            .nth(1),
+        Some("2"),
+        "the workspace is untouched"
+    );
+    let t = "/v1/overlays/{ov}/diff";
+    let r = api.get(t, "/v1/overlays/ov1/diff");
+    check("GET", t, &r);
+    let hunks = r.json()["files"][0]["hunks"].clone();
+    assert_eq!(hunks.as_array().unwrap().len(), 2, "{hunks}");
+    let (h2, h19) = (
+        hunks[0]["id"].as_str().unwrap(),
+        hunks[1]["id"].as_str().unwrap(),
+    );
+    let t = "/v1/overlays/{ov}/accept";
+    let r = api.post(t, "/v1/overlays/ov1/accept", json!({"hunks": [h2]}));
+    check("POST", t, &r);
+    let t = "/v1/overlays/{ov}/reject";
+    let r = api.post(t, "/v1/overlays/ov1/reject", json!({"hunks": [h19]}));
+    check("POST", t, &r);
+    let two = std::fs::read_to_string(env.path("two.txt")).unwrap();
+    assert!(
+        two.contains("TWO\n") && two.contains("\n19\n") && !two.contains("NINETEEN"),
+        "{two}"
+    );
+    let r = api.get("/v1/overlays/{ov}/diff", "/v1/overlays/ov1/diff");
+    assert_eq!(r.json()["files"], json!([]), "nothing pending");
+    let t = "/v1/overlays/{ov}";
+    let r = api.call("DELETE", t, "/v1/overlays/ov1", None);
+    check("DELETE", t, &r);
+    assert_eq!(api.get(t, "/v1/overlays/ov1").status, 404);
+
+    // Artifacts.
+    let t = "/v1/artifacts/{*key}";
+    let r = api.call(
+        "PUT",
+        t,
+        "/v1/artifacts/logs/build.txt?meta=kind%3Dlog",
+        Some(b"built\n"),
+    );
+    assert_eq!(r.status, 201);
+    check("PUT", t, &r);
+    let r = api.call("PUT", t, "/v1/artifacts/logs/build.txt", Some(b"again\n"));
+    assert_eq!((r.status, r.code().as_str()), (409, "conflict"));
+    let r = api.get(t, "/v1/artifacts/logs/build.txt");
+    assert_eq!(r.body, b"built\n");
+    check("GET", t, &r);
+    let t2 = "/v1/artifacts";
+    let r = api.get(t2, t2);
+    check("GET", t2, &r);
+    assert_eq!(r.json()[0]["meta"]["kind"], "log");
+    let r = api.call("DELETE", t, "/v1/artifacts/logs/build.txt", None);
+    check("DELETE", t, &r);
+    assert_eq!(
+        api.get(t, "/v1/artifacts/logs/build.txt").code(),
+        "not_found"
+    );
+
+    // Events: a snapshot taken by the CLI reaches a subscriber.
+    let t = "/v1/events";
+    api.hits.lock().unwrap().insert(("GET".into(), t.into()));
+    let events = subscribe(&srv.url, &format!("/v1/events?workspace={ws}"));
+    env.write("evented.txt", b"x\n");
+    let out = env.ok(&["snapshot", "--json"]);
+    let id = serde_json::from_str::<Value>(&out).unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let got = wait_event(&events, |v| {
+        v["event"] == "snapshot" && v["id"] == id.as_str()
+    });
+    assert_eq!(got["kind"], "snapshot");
+
+    let hit = api.hits.lock().unwrap().clone();
+    let missing: Vec<_> = router_routes()
+        .into_iter()
+        .filter(|(m, p)| {
+            !hit.iter()
+                .any(|(hm, hp)| hm == m && hp.replace("{*", "{") == *p)
+        })
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "routes this test never called: {missing:?}"
+    );
+}
+
+/// Subscribes to server-sent events on a thread: each `data:` line's JSON arrives on the channel.
+fn subscribe(base: &str, path: &str) -> std::sync::mpsc::Receiver<Value> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+    let url = format!("{base}{path}");
+    std::thread::spawn(move || {
+        let r = ureq::get(&url).call().expect("events");
+        let _ = ready_tx.send(());
+        let reader = BufReader::new(r.into_body().into_reader());
+        for line in reader.lines() {
+            let Ok(line) = line else { return };
+            if let Some(d) = line.strip_prefix("data: ")
+                && let Ok(v) = serde_json::from_str(d)
+                && tx.send(v).is_err()
+            {
+                return;
+            }
+        }
+    });
+    ready_rx.recv().expect("subscribed");
+    rx
+}
+
+/// The first event matching `want` (the wait is generous: only a broken server takes it).
+fn wait_event(rx: &std::sync::mpsc::Receiver<Value>, want: impl Fn(&Value) -> bool) -> Value {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        let v = rx.recv_timeout(left).expect("the event came");
+        if want(&v) {
+            return v;
+        }
+    }
+}
+
+#[test]
+fn token_errors_and_codes() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = setup();
+    let srv = Server::start(&env, &["--require-token"]);
+    let token_file = env.store.join("serve.token");
+    let mode = std::fs::metadata(&token_file).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600, "the token file is owner-only");
+    let token = std::fs::read_to_string(&token_file)
+        .unwrap()
+        .trim()
+        .to_string();
+    let mut api = Api::new(&srv.url);
+    let r = api.raw("GET", "/v1/workspaces", None, &[]);
+    assert_eq!(
+        (r.status, r.code().as_str()),
+        (401, "unauthorized"),
+        "no token"
+    );
+    api.token = Some(format!("{}x", &token[..token.len() - 1]));
+    let r = api.raw("GET", "/v1/workspaces", None, &[]);
+    assert_eq!(
+        (r.status, r.code().as_str()),
+        (401, "unauthorized"),
+        "wrong token"
+    );
+    api.token = Some(token.clone());
+    assert_eq!(
+        api.raw("GET", "/v1/workspaces", None, &[]).status,
+        200,
+        "right token"
+    );
+    // The page's cookie works too, but a write with it needs the page's header.
+    let mut api2 = Api::new(&srv.url);
+    api2.token = None;
+    let cookie = format!("rewind_token={token}");
+    assert_eq!(
+        api2.raw("GET", "/v1/workspaces", None, &[("Cookie", &cookie)])
+            .status,
+        200
+    );
+    let r = api2.raw(
+        "POST",
+        "/v1/workspaces/1/snapshots",
+        Some(b"{}"),
+        &[("Cookie", &cookie)],
+    );
+    assert_eq!(r.status, 403);
+    let r = api2.raw(
+        "POST",
+        "/v1/workspaces/1/snapshots",
+        Some(b"{}"),
+        &[("Cookie", &cookie), ("X-Rewind-Page", "1")],
+    );
+    assert_eq!(r.status, 201);
+
+    // Error codes: the conditions the CLI exits 2 on.
+    type Case<'a> = (&'a str, &'a str, Option<&'a [u8]>, u16, &'a str);
+    let cases: &[Case] = &[
+        ("GET", "/v1/workspaces/99", None, 404, "not_found"),
+        ("GET", "/v1/workspaces/nope", None, 400, "bad_request"),
+        (
+            "GET",
+            "/v1/workspaces/1/snapshots/ffffffffff",
+            None,
+            404,
+            "not_found",
+        ),
+        (
+            "GET",
+            "/v1/workspaces/1/snapshots?limit=x",
+            None,
+            400,
+            "bad_request",
+        ),
+        (
+            "GET",
+            "/v1/workspaces/1/diff?format=xml",
+            None,
+            400,
+            "bad_request",
+        ),
+        (
+            "POST",
+            "/v1/workspaces/1/undo",
+            Some(b"{not json"),
+            400,
+            "bad_request",
+        ),
+        (
+            "POST",
+            "/v1/workspaces/1/revert",
+            Some(br#"{"hunks":["000000000000"]}"#),
+            400,
+            "bad_request",
+        ),
+        (
+            "POST",
+            "/v1/workspaces/1/apply",
+            Some(b"not a patch at all"),
+            400,
+            "bad_request",
+        ),
+        ("GET", "/v1/overlays/nosuch", None, 404, "not_found"),
+        ("GET", "/v1/artifacts/none", None, 404, "not_found"),
+        ("GET", "/v1/runs/77", None, 404, "not_found"),
+        ("GET", "/v1/nowhere", None, 404, "not_found"),
+    ];
+    for (m, p, b, status, code) in cases {
+        let r = api.raw(m, p, *b, &[]);
+        assert_eq!(
+            (r.status, r.code()),
+            (*status, code.to_string()),
+            "{m} {p}: {}",
+            String::from_utf8_lossy(&r.body)
+        );
+    }
+}
+
+#[test]
+fn no_path_parameter_reaches_outside_the_workspace() {
+    let env = setup();
+    // A secret beside the workspace, and symlinks inside it pointing there.
+    std::fs::write(env.tmp.path().join("secret.txt"), b"secret\n").unwrap();
+    std::os::unix::fs::symlink(env.tmp.path(), env.path("up")).unwrap();
+    std::os::unix::fs::symlink(env.tmp.path().join("secret.txt"), env.path("link.txt")).unwrap();
+    let srv = Server::start(&env, &[]);
+    let api = Api::new(&srv.url);
+    let before = crate::common::list_disk(&env.ws);
+    let bad_paths = [
+        "..%2fsecret.txt",
+        "%2e%2e/secret.txt",
+        "%2E%2E%2Fsecret.txt",
+        "dir/..%2f..%2fsecret.txt",
+        "%2ftmp%2fsecret.txt",
+        "./a.txt",
+    ];
+    let refused = |r: &Resp, what: &str| {
+        assert!(
+            matches!(r.status, 400 | 404) && !String::from_utf8_lossy(&r.body).contains("secret\n"),
+            "{what}: {} {}",
+            r.status,
+            String::from_utf8_lossy(&r.body)
+        );
+        assert!(r.json()["code"].is_string(), "{what}: a JSON error");
+    };
+    for p in bad_paths {
+        for rev in ["live", "@"] {
+            refused(
+                &api.raw(
+                    "GET",
+                    &format!("/v1/workspaces/1/files/{rev}/{p}"),
+                    None,
+                    &[],
+                ),
+                p,
+            );
+        }
+        refused(
+            &api.raw(
+                "GET",
+                &format!("/v1/workspaces/1/tree/@?path={p}"),
+                None,
+                &[],
+            ),
+            p,
+        );
+        for q in ["status", "diff", "snapshots"] {
+            refused(
+                &api.raw("GET", &format!("/v1/workspaces/1/{q}?path={p}"), None, &[]),
+                p,
+            );
+        }
+    }
+    // An absolute path (a doubled slash) and the symlinks.
+    for p in [
+        "/v1/workspaces/1/files/live//etc/passwd",
+        "/v1/workspaces/1/files/live/up/secret.txt",
+        "/v1/workspaces/1/files/live/link.txt",
+    ] {
+        let r = api.raw("GET", p, None, &[]);
+        assert_eq!(
+            r.code(),
+            "path_outside",
+            "{p}: {}",
+            String::from_utf8_lossy(&r.body)
+        );
+    }
+    // Bodies naming paths.
+    for p in [
+        "../secret.txt",
+        "/etc/passwd",
+        "dir/../../secret.txt",
+        "a/./b",
+        "",
+    ] {
+        let paths = json!({"paths": [p]});
+        for (route, body) in [
+            (
+                "/v1/workspaces/1/restore",
+                json!({"rev": "@", "paths": [p]}),
+            ),
+            (
+                "/v1/workspaces/1/revert",
+                json!({"from": "@~1", "to": "@", "paths": [p]}),
+            ),
+        ] {
+            let r = api.raw("POST", route, Some(body.to_string().as_bytes()), &[]);
+            assert_eq!(r.code(), "path_outside", "{route} {p}");
+        }
+        let r = api.raw(
+            "POST",
+            "/v1/overlays/1/accept",
+            Some(paths.to_string().as_bytes()),
+            &[],
+        );
+        assert_eq!(r.code(), "path_outside", "accept {p}");
+        let r = api.raw(
+            "POST",
+            "/v1/overlays/1/reject",
+            Some(paths.to_string().as_bytes()),
+            &[],
+        );
+        assert_eq!(r.code(), "path_outside", "reject {p}");
+    }
+    // A patch that climbs out is refused by apply, and writes nothing.
+    let evil = "--- a/../secret.txt\n+++ b/../secret.txt\n@@ -1 +1 @@\n-secret\n+owned\n";
+    let r = api.raw("POST", "/v1/workspaces/1/apply", Some(evil.as_bytes()), &[]);
+    assert!(r.status >= 400, "{}", String::from_utf8_lossy(&r.body));
+    // Artifact keys with `..`.
+    let r = api.raw("PUT", "/v1/artifacts/..%2f..%2fx", Some(b"x"), &[]);
+    assert_eq!(r.status, 400, "{}", String::from_utf8_lossy(&r.body));
+    assert_eq!(
+        std::fs::read(env.tmp.path().join("secret.txt")).unwrap(),
+        b"secret\n"
+    );
+    assert_eq!(
+        crate::common::list_disk(&env.ws),
+        before,
+        "nothing in the workspace changed"
+    );
+}
+
+/// A body of `len` bytes made on the fly (compressible, not all the same).
+struct Gen {
+    left: u64,
+    n: u64,
+}
+
+impl Read for Gen {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let k = (buf.len() as u64).min(self.left) as usize;
+        for b in &mut buf[..k] {
+            self.n = self.n.wrapping_add(1);
+            *b = (self.n / 4096 % 251) as u8 ^ (self.n % 7) as u8;
+        }
+        self.left -= k as u64;
+        Ok(k)
+    }
+}
+
+fn artifact_round_trip(len: u64) -> (u64, u64) {
+    let env = setup();
+    let srv = Server::start(&env, &[]);
+    let idle = srv.rss_kib();
+    let url = format!("{}/v1/artifacts/big/blob", srv.url);
+    let mut body = Gen { left: len, n: 0 };
+    let r = ureq::put(&url)
+        .send(ureq::SendBody::from_reader(&mut body))
+        .expect("put");
+    assert_eq!(r.status().as_u16(), 201);
+    // Read back and compare with the same generator, a block at a time.
+    let r = ureq::get(&url).call().expect("get");
+    let mut got = r.into_body().into_reader();
+    let mut want = Gen { left: len, n: 0 };
+    let (mut a, mut b) = (vec![0u8; 1 << 16], vec![0u8; 1 << 16]);
+    let mut total = 0u64;
+    loop {
+        let n = got.read(&mut a).expect("read");
+        if n == 0 {
+            break;
+        }
+        want.read_exact(&mut b[..n]).expect("generator");
+        assert!(a[..n] == b[..n], "bytes differ near {total}");
+        total += n as u64;
+    }
+    assert_eq!(total, len);
+    (idle, srv.peak_rss_kib())
+}
+
+#[test]
+fn streamed_artifact_keeps_server_memory_bounded() {
+    // 256 MiB here; the 2 GiB run is the ignored test below (and benches/serve.sh).
+    let (idle, peak) = artifact_round_trip(256 << 20);
+    assert!(
+        peak < idle + 200 * 1024,
+        "server peak RSS {peak} KiB (idle {idle} KiB) for a 256 MiB artifact"
+    );
+}
+
+#[test]
+#[ignore = "2 GiB through the server: about a minute; run with --ignored"]
+fn streamed_artifact_2gib_keeps_server_memory_bounded() {
+    let (idle, peak) = artifact_round_trip(2 << 30);
+    eprintln!("2 GiB artifact: server idle {idle} KiB, peak {peak} KiB");
+    assert!(
+        peak < idle + 200 * 1024,
+        "server peak RSS {peak} KiB (idle {idle} KiB)"
+    );
+}
+
+#[test]
+fn concurrent_clients_lose_nothing() {
+    let env = setup();
+    let srv = Server::start(&env, &[]);
+    let base = srv.url.clone();
+    let ws = env.ws.clone();
+    let threads: Vec<_> = (0..32)
+        .map(|c| {
+            let base = base.clone();
+            let ws = ws.clone();
+            std::thread::spawn(move || {
+                let api = Api::new(&base);
+                for i in 0..4 {
+                    // A write: an artifact of this client, and a file then a snapshot.
+                    let key = format!("/v1/artifacts/c{c}/{i}");
+                    let r = api.raw("PUT", &key, Some(format!("{c}:{i}").as_bytes()), &[]);
+                    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+                    std::fs::write(ws.join(format!("c{c}-{i}.txt")), format!("{c} {i}\n")).unwrap();
+                    let r = api.raw("POST", "/v1/workspaces/1/snapshots", Some(b"{}"), &[]);
+                    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+                    // Reads.
+                    for p in [
+                        "/v1/workspaces/1/snapshots?limit=5",
+                        "/v1/workspaces/1/status",
+                        "/v1/workspaces/1/ops?limit=5",
+                        "/v1/workspaces/1/files/live/a.txt",
+                    ] {
+                        let r = api.raw("GET", p, None, &[]);
+                        assert_eq!(r.status, 200, "{p}: {}", String::from_utf8_lossy(&r.body));
+                    }
+                    assert_eq!(
+                        api.raw("GET", &key, None, &[]).body,
+                        format!("{c}:{i}").into_bytes()
+                    );
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().expect("client");
+    }
+    let api = Api::new(&base);
+    let arts = api.raw("GET", "/v1/artifacts", None, &[]).json();
+    assert_eq!(arts.as_array().unwrap().len(), 128, "every artifact");
+    // The latest snapshot holds every client's files: no write was lost.
+    let r = api.raw("POST", "/v1/workspaces/1/snapshots", Some(b"{}"), &[]);
+    assert_eq!(r.status, 201);
+    let tree = api.raw("GET", "/v1/workspaces/1/tree/@", None, &[]).json();
+    let names: BTreeSet<String> = tree["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap().to_string())
+        .collect();
+    for c in 0..32 {
+        for i in 0..4 {
+            assert!(
+                names.contains(&format!("c{c}-{i}.txt")),
+                "c{c}-{i}.txt missing"
+            );
+        }
+    }
+    let status = api.raw("GET", "/v1/workspaces/1/status", None, &[]).json();
+    assert_eq!(status["clean"], true, "{status}");
+}
+
+#[test]
+fn python_example_client_runs_against_a_real_server() {
+    let env = setup();
+    let srv = Server::start(&env, &[]);
+    let out = std::process::Command::new("python3")
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../examples/serve_client.py"
+        ))
+        .arg(&srv.url)
+        .output()
+        .expect("python3 (installed by .ci/run)");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("workspaces: 1"), "{text}");
+    assert!(
+        text.contains("changed: modified a.txt +1 -0 hunks=1"),
+        "{text}"
+    );
+    assert!(text.contains("artifact: hello from python"), "{text}");
+    assert!(text.contains("error code: not_found"), "{text}");
+}

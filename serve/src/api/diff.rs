@@ -1,0 +1,181 @@
+//! Status and diff: between any two revisions or the live tree, as JSON with hunks (ids that
+//! accept/reject/restore/revert take) or as a patch streamed.
+
+use axum::Json;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use rewind::diff::DiffOptions;
+use rewind::{Diff, DiffRequest, Rev};
+use serde_json::{Value, json};
+
+use super::{blocking, change_json, query_all, rev, root_of, snapshot_id, workspace};
+use crate::AppState;
+use crate::error::{ApiError, ApiResult};
+use crate::paths;
+
+/// `GET /v1/workspaces/{ws}/status?path=`.
+pub async fn status(
+    State(st): State<AppState>,
+    Path(ws): Path<u64>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<Json<Value>> {
+    let paths = paths::rel_paths(&query_all(q.as_deref(), "path"))?;
+    blocking(&st, move |st| {
+        let store = st.store();
+        let w = workspace(store, ws)?;
+        let root = root_of(&w);
+        let head = snapshot_id(store, &root, "@")?;
+        let req = DiffRequest {
+            renames: true,
+            paths,
+        };
+        let d = rewind::diff(store, Rev::Snapshot(head), Rev::Live, Some(&root), &req)?;
+        Ok(Json(json!({
+            "base": head.hex(),
+            "clean": d.changes.is_empty(),
+            "changes": d.changes.iter().map(change_json).collect::<Vec<_>>(),
+        })))
+    })
+    .await
+}
+
+fn rev_text(r: Rev) -> String {
+    match r {
+        Rev::Live => "live".into(),
+        Rev::Snapshot(id) => id.hex(),
+    }
+}
+
+/// The hunks of one change, or None where there are no line hunks (binary, symlink, a side
+/// that is not a regular file).
+pub(crate) fn hunks_of(
+    d: &Diff,
+    c: &rewind::FileChange,
+) -> rewind::Result<Option<Vec<rewind::hunks::ReviewHunk>>> {
+    use rewind::store::tree::Kind;
+    let text_side = |s: Option<rewind::diff::EntryState>| {
+        s.is_none_or(|e| matches!(e.kind, Kind::File | Kind::Executable))
+    };
+    if !text_side(c.old) || !text_side(c.new) {
+        return Ok(None);
+    }
+    let old = d.content(c, true)?;
+    let new = d.content(c, false)?;
+    if rewind::diff::is_binary(&old) || rewind::diff::is_binary(&new) || old == new {
+        return Ok(None);
+    }
+    Ok(Some(rewind::hunks::file_hunks(&c.path, &old, &new)))
+}
+
+/// The `Diff` JSON: files with stats and (with `hunks`) their hunks; `hunks_for` gives them
+/// where the caller has its own (an overlay's, which knows what is already settled).
+pub(crate) fn diff_json(
+    d: &Diff,
+    from: String,
+    to: String,
+    opts: &DiffOptions,
+    hunks_for: &dyn Fn(usize, &rewind::FileChange) -> rewind::Result<Option<Value>>,
+) -> rewind::Result<Value> {
+    let stats = d.stats(opts)?;
+    let mut files = Vec::with_capacity(d.changes.len());
+    for (i, (c, s)) in d.changes.iter().zip(&stats).enumerate() {
+        let mut o = change_json(c);
+        o["binary"] = json!(s.binary);
+        o["insertions"] = json!(s.insertions);
+        o["deletions"] = json!(s.deletions);
+        o["hunks"] = hunks_for(i, c)?.unwrap_or(Value::Null);
+        files.push(o);
+    }
+    Ok(json!({
+        "from": from,
+        "to": to,
+        "files": files,
+        "totals": {
+            "files_changed": d.changes.len(),
+            "insertions": stats.iter().map(|s| s.insertions).sum::<u64>(),
+            "deletions": stats.iter().map(|s| s.deletions).sum::<u64>(),
+        },
+    }))
+}
+
+/// `GET /v1/workspaces/{ws}/diff?from=@&to=live&path=&hunks=true&context=3&format=json|patch`.
+pub async fn diff(
+    State(st): State<AppState>,
+    Path(ws): Path<u64>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<Response> {
+    let q = q.as_deref();
+    let one = |k: &str| query_all(q, k).pop();
+    let from = one("from").unwrap_or_else(|| "@".into());
+    let to = one("to").unwrap_or_else(|| "live".into());
+    let paths = paths::rel_paths(&query_all(q, "path"))?;
+    let hunks = match one("hunks").as_deref() {
+        None | Some("true") | Some("1") => true,
+        Some("false") | Some("0") => false,
+        Some(v) => return Err(ApiError::bad_request(format!("hunks={v}: true or false"))),
+    };
+    let context: usize = match one("context") {
+        None => 3,
+        Some(v) => v
+            .parse()
+            .map_err(|_| ApiError::bad_request(format!("context={v}: not a number")))?,
+    };
+    let patch = match one("format").as_deref() {
+        None | Some("json") => false,
+        Some("patch") => true,
+        Some(v) => return Err(ApiError::bad_request(format!("format={v}: json or patch"))),
+    };
+    let dopts = DiffOptions {
+        context,
+        timeout: Some(std::time::Duration::from_secs(5)),
+    };
+    let (d, from_r, to_r) = blocking(&st, move |st| {
+        let store = st.store();
+        let w = workspace(store, ws)?;
+        let root = root_of(&w);
+        let a = rev(store, &root, &from, true)?;
+        let b = rev(store, &root, &to, true)?;
+        let d = rewind::diff(
+            store,
+            a,
+            b,
+            Some(&root),
+            &DiffRequest {
+                renames: true,
+                paths,
+            },
+        )?;
+        Ok((d, a, b))
+    })
+    .await?;
+    if patch {
+        let popts = rewind::diff::PatchOptions {
+            diff: dopts,
+            color: false,
+            binary: true,
+        };
+        let body = super::stream::body_from(move |w| {
+            d.write_patch(w, &popts)
+                .map(drop)
+                .map_err(std::io::Error::other)
+        });
+        let mut r = body.into_response();
+        r.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/x-diff; charset=utf-8"),
+        );
+        return Ok(r);
+    }
+    let v = blocking(&st, move |_| {
+        let v = diff_json(&d, rev_text(from_r), rev_text(to_r), &dopts, &|_, c| {
+            if !hunks {
+                return Ok(None);
+            }
+            Ok(hunks_of(&d, c)?.map(|h| json!(h)))
+        })?;
+        Ok(v)
+    })
+    .await?;
+    Ok(Json(v).into_response())
+}

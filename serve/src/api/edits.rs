@@ -1,0 +1,283 @@
+//! Writing to a workspace: snapshots, restore, revert, apply, undo and redo. Each is one
+//! undoable operation of the library (nothing half written on failure).
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::StatusCode;
+use rewind::NoProgress;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use super::{
+    blocking, change_json, query_all, root_of, snapshot_id, snapshot_json, text, workspace,
+};
+use crate::AppState;
+use crate::error::{ApiError, ApiResult};
+use crate::paths;
+
+/// A JSON body that may be empty (then every field takes its default).
+pub(crate) fn body<T: DeserializeOwned + Default>(b: &Bytes) -> ApiResult<T> {
+    if b.iter().all(u8::is_ascii_whitespace) {
+        return Ok(T::default());
+    }
+    serde_json::from_slice(b).map_err(|e| ApiError::bad_request(format!("the JSON body: {e}")))
+}
+
+/// `POST /v1/workspaces/{ws}/snapshots` body.
+#[derive(Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct TakeBody {
+    message: Option<String>,
+    meta: std::collections::BTreeMap<String, String>,
+    tags: Vec<String>,
+}
+
+/// `POST /v1/workspaces/{ws}/snapshots`.
+pub async fn take_snapshot(
+    State(st): State<AppState>,
+    Path(ws): Path<u64>,
+    b: Bytes,
+) -> ApiResult<(StatusCode, Json<Value>)> {
+    let b: TakeBody = body(&b)?;
+    blocking(&st, move |st| {
+        let store = st.store();
+        let w = workspace(store, ws)?;
+        let opts = rewind::SnapshotOptions {
+            message: b.message.unwrap_or_default(),
+            meta: b.meta.into_iter().collect(),
+            tags: b.tags,
+            ..rewind::SnapshotOptions::default()
+        };
+        let out = rewind::snapshot(store, &root_of(&w), &opts, &NoProgress)?;
+        let r = out.report;
+        let snap = match r.id {
+            Some(id) => {
+                let rec = store.reader()?.snapshot(&id)?;
+                let tags = super::tags_by_id(store)?;
+                snapshot_json(&id, &rec, tags.get(&id).map_or(&[], Vec::as_slice))
+            }
+            None => Value::Null,
+        };
+        Ok((
+            StatusCode::CREATED,
+            Json(json!({"snapshot": snap, "unchanged": r.unchanged, "skipped": r.skipped.len()})),
+        ))
+    })
+    .await
+}
+
+fn outcomes_json(files: &[rewind::apply::FileOutcome]) -> Vec<Value> {
+    files
+        .iter()
+        .map(|f| {
+            json!({
+                "path": text(&f.path),
+                "old_path": f.old_path.as_deref().map(text),
+                "action": f.action,
+                "merged": f.merged,
+                "conflicts": f.conflicts,
+            })
+        })
+        .collect()
+}
+
+fn revert_json(r: &rewind::revert::RevertReport) -> Value {
+    json!({
+        "op": r.op,
+        "before": r.before.map(|i| i.hex()),
+        "after": r.after.map(|i| i.hex()),
+        "files": outcomes_json(&r.files),
+    })
+}
+
+/// `POST /v1/workspaces/{ws}/restore` body.
+#[derive(Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct RestoreBody {
+    rev: Option<String>,
+    paths: Vec<String>,
+    hunks: Vec<String>,
+}
+
+/// `POST /v1/workspaces/{ws}/restore`: the whole tree, some paths, or single hunks (ids from
+/// the diff from `live` to `rev`).
+pub async fn restore(
+    State(st): State<AppState>,
+    Path(ws): Path<u64>,
+    b: Bytes,
+) -> ApiResult<Json<Value>> {
+    let b: RestoreBody = body(&b)?;
+    let paths = paths::rel_paths(&b.paths)?;
+    blocking(&st, move |st| {
+        let store = st.store();
+        let w = workspace(store, ws)?;
+        let root = root_of(&w);
+        let target = snapshot_id(store, &root, b.rev.as_deref().unwrap_or("@"))?;
+        if !b.hunks.is_empty() {
+            let r = rewind::hunks::restore_hunks(store, &root, target, &b.hunks)?;
+            return Ok(Json(revert_json(&r)));
+        }
+        let opts = rewind::RestoreOptions {
+            paths,
+            ..rewind::RestoreOptions::default()
+        };
+        let r = rewind::restore(
+            store,
+            &root,
+            target,
+            &opts,
+            &rewind::OpInfo::default(),
+            &NoProgress,
+        )?;
+        Ok(Json(json!({
+            "op": r.op,
+            "before": r.before.map(|i| i.hex()),
+            "after": r.after.map(|i| i.hex()),
+            "target": r.target.hex(),
+            "files": r.plan.iter().map(change_json).collect::<Vec<_>>(),
+            "written": r.written,
+            "deleted": r.deleted,
+        })))
+    })
+    .await
+}
+
+/// `POST /v1/workspaces/{ws}/revert` body.
+#[derive(Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct RevertBody {
+    from: Option<String>,
+    to: Option<String>,
+    paths: Vec<String>,
+    hunks: Vec<String>,
+    markers: bool,
+    check: bool,
+}
+
+/// `POST /v1/workspaces/{ws}/revert`: takes the change from `from` to `to` back out of the live
+/// tree (later edits kept), whole, by path, or by hunk (ids from the diff `from`..`to`).
+pub async fn revert(
+    State(st): State<AppState>,
+    Path(ws): Path<u64>,
+    b: Bytes,
+) -> ApiResult<Json<Value>> {
+    let b: RevertBody = body(&b)?;
+    let paths = paths::rel_paths(&b.paths)?;
+    blocking(&st, move |st| {
+        let store = st.store();
+        let w = workspace(store, ws)?;
+        let root = root_of(&w);
+        let a = snapshot_id(store, &root, b.from.as_deref().unwrap_or("@~1"))?;
+        let z = snapshot_id(store, &root, b.to.as_deref().unwrap_or("@"))?;
+        let r = if b.hunks.is_empty() {
+            rewind::revert::revert(store, &root, a, z, &paths, b.markers, b.check)?
+        } else {
+            rewind::revert::revert_hunks(store, &root, a, z, &b.hunks, b.markers, b.check)?
+        };
+        Ok(Json(revert_json(&r)))
+    })
+    .await
+}
+
+fn flag(q: Option<&str>, key: &str) -> ApiResult<bool> {
+    match query_all(q, key).pop().as_deref() {
+        None | Some("false") | Some("0") => Ok(false),
+        Some("true") | Some("1") | Some("") => Ok(true),
+        Some(v) => Err(ApiError::bad_request(format!("{key}={v}: true or false"))),
+    }
+}
+
+/// `POST /v1/workspaces/{ws}/apply?check=&three_way=&base=&strip=&reverse=&markers=`: the body is the
+/// patch. All files or none.
+pub async fn apply(
+    State(st): State<AppState>,
+    Path(ws): Path<u64>,
+    RawQuery(q): RawQuery,
+    patch: Bytes,
+) -> ApiResult<Json<Value>> {
+    let q = q.as_deref();
+    let mut opts = rewind::apply::ApplyPatchOptions {
+        check: flag(q, "check")?,
+        three_way: flag(q, "three_way")?,
+        reverse: flag(q, "reverse")?,
+        conflict_markers: flag(q, "markers")?,
+        ..rewind::apply::ApplyPatchOptions::default()
+    };
+    if let Some(v) = query_all(q, "strip").pop() {
+        opts.strip = v
+            .parse()
+            .map_err(|_| ApiError::bad_request(format!("strip={v}: not a number")))?;
+    }
+    let base = query_all(q, "base").pop();
+    blocking(&st, move |st| {
+        let store = st.store();
+        let w = workspace(store, ws)?;
+        let root = root_of(&w);
+        if let Some(base) = &base {
+            // The snapshot the patch was made against, as `rewind apply --base`.
+            opts.base = Some(snapshot_id(store, &root, base)?);
+            opts.three_way = true;
+        }
+        let r = rewind::apply::apply_patch(store, &root, &patch, &opts)?;
+        Ok(Json(json!({
+            "applied": !opts.check,
+            "check": opts.check,
+            "op": r.op,
+            "before": r.before.map(|i| i.hex()),
+            "after": r.after.map(|i| i.hex()),
+            "files": outcomes_json(&r.files),
+        })))
+    })
+    .await
+}
+
+/// `POST /v1/workspaces/{ws}/undo` and `/redo` body.
+#[derive(Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct UndoBody {
+    op: Option<u64>,
+    force: bool,
+}
+
+async fn undo_or_redo(st: AppState, ws: u64, b: Bytes, redo: bool) -> ApiResult<Json<Value>> {
+    let b: UndoBody = body(&b)?;
+    if redo && b.op.is_some() {
+        return Err(ApiError::bad_request(
+            "redo takes no op: it takes back the latest undo",
+        ));
+    }
+    blocking(&st, move |st| {
+        let store = st.store();
+        let w = workspace(store, ws)?;
+        let (target, r) =
+            rewind::undo::undo(store, &root_of(&w), redo, b.op, b.force, &NoProgress)?;
+        Ok(Json(json!({
+            if redo { "redone" } else { "undone" }: {"id": target.id, "kind": target.kind},
+            "op": r.op,
+            "before": r.before.map(|i| i.hex()),
+            "after": r.after.map(|i| i.hex()),
+            "files": r.plan.iter().map(change_json).collect::<Vec<_>>(),
+        })))
+    })
+    .await
+}
+
+/// `POST /v1/workspaces/{ws}/undo`.
+pub async fn undo(
+    State(st): State<AppState>,
+    Path(ws): Path<u64>,
+    b: Bytes,
+) -> ApiResult<Json<Value>> {
+    undo_or_redo(st, ws, b, false).await
+}
+
+/// `POST /v1/workspaces/{ws}/redo`.
+pub async fn redo(
+    State(st): State<AppState>,
+    Path(ws): Path<u64>,
+    b: Bytes,
+) -> ApiResult<Json<Value>> {
+    undo_or_redo(st, ws, b, true).await
+}

@@ -1,0 +1,276 @@
+//! Overlays: create, list, diff with hunk ids, run a command inside, accept or reject by path
+//! or by hunk, drop.
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use rewind::overlay::{self as ov, OverlayRecord};
+use rewind::{BackendChoice, Store};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::edits::body;
+use super::{blocking, root_of, snapshot_id, text, workspace};
+use crate::AppState;
+use crate::error::{ApiError, ApiResult};
+use crate::paths;
+
+/// `Overlay`: with `pending` (None when it could not be computed) and whether a command runs.
+fn overlay_json(store: &Store, r: &OverlayRecord) -> ApiResult<Value> {
+    let ws = store
+        .reader()?
+        .workspace(&r.workspace_path())?
+        .map(|w| w.id);
+    let (pending, running) = ov::pending_now(store, r);
+    Ok(json!({
+        "id": r.id,
+        "name": r.name,
+        "workspace": ws,
+        "workspace_path": text(&r.workspace),
+        "backend": r.backend.name(),
+        "base": r.base.hex(),
+        "state": r.state.map(|s| s.hex()),
+        "created_ns": r.created_ns,
+        "pending": pending,
+        "running": running,
+        "path": r.backend.files_dir(store, r).map(|p| p.display().to_string()),
+    }))
+}
+
+/// `GET /v1/overlays`.
+pub async fn list(State(st): State<AppState>) -> ApiResult<Json<Value>> {
+    blocking(&st, |st| {
+        let store = st.store();
+        let all: ApiResult<Vec<Value>> = ov::list(store)?
+            .iter()
+            .map(|r| overlay_json(store, r))
+            .collect();
+        Ok(Json(Value::Array(all?)))
+    })
+    .await
+}
+
+/// `GET /v1/workspaces/{ws}/overlays`.
+pub async fn list_of_workspace(
+    State(st): State<AppState>,
+    Path(ws): Path<u64>,
+) -> ApiResult<Json<Value>> {
+    blocking(&st, move |st| {
+        let store = st.store();
+        let w = workspace(store, ws)?;
+        let all: ApiResult<Vec<Value>> = ov::list(store)?
+            .iter()
+            .filter(|r| r.workspace == w.path)
+            .map(|r| overlay_json(store, r))
+            .collect();
+        Ok(Json(Value::Array(all?)))
+    })
+    .await
+}
+
+/// `POST /v1/workspaces/{ws}/overlays` body.
+#[derive(Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct CreateBody {
+    name: Option<String>,
+    backend: Option<String>,
+    rev: Option<String>,
+}
+
+/// `POST /v1/workspaces/{ws}/overlays`.
+pub async fn create(
+    State(st): State<AppState>,
+    Path(ws): Path<u64>,
+    b: Bytes,
+) -> ApiResult<(StatusCode, Json<Value>)> {
+    let b: CreateBody = body(&b)?;
+    let backend = match b.backend.as_deref() {
+        None | Some("auto") => BackendChoice::Auto,
+        Some("copy") => BackendChoice::Copy,
+        Some("namespace") => BackendChoice::Namespace,
+        Some(o) => {
+            return Err(ApiError::bad_request(format!(
+                "backend {o:?}: auto, copy or namespace"
+            )));
+        }
+    };
+    blocking(&st, move |st| {
+        let store = st.store();
+        let w = workspace(store, ws)?;
+        let root = root_of(&w);
+        let from = match &b.rev {
+            Some(r) => Some(snapshot_id(store, &root, r)?),
+            None => None,
+        };
+        let opts = rewind::CreateOptions {
+            from,
+            name: b.name,
+            backend,
+            ..rewind::CreateOptions::default()
+        };
+        let c = ov::create(store, &root, &opts, &rewind::NoProgress)?;
+        let mut o = overlay_json(store, &c.overlay)?;
+        o["fallback"] = json!(c.fallback);
+        o["files_copied"] = json!(c.files_copied);
+        Ok((StatusCode::CREATED, Json(o)))
+    })
+    .await
+}
+
+/// `GET /v1/overlays/{ov}`.
+pub async fn show(State(st): State<AppState>, Path(key): Path<String>) -> ApiResult<Json<Value>> {
+    blocking(&st, move |st| {
+        let r = ov::find(st.store(), &key)?;
+        Ok(Json(overlay_json(st.store(), &r)?))
+    })
+    .await
+}
+
+/// `DELETE /v1/overlays/{ov}`.
+pub async fn drop_overlay(
+    State(st): State<AppState>,
+    Path(key): Path<String>,
+) -> ApiResult<Json<Value>> {
+    blocking(&st, move |st| {
+        let r = ov::find(st.store(), &key)?;
+        ov::drop_overlay(st.store(), &r)?;
+        Ok(Json(json!({"dropped": r.id})))
+    })
+    .await
+}
+
+/// `GET /v1/overlays/{ov}/diff`: the pending changes, each text change with hunk ids.
+pub async fn diff(State(st): State<AppState>, Path(key): Path<String>) -> ApiResult<Json<Value>> {
+    blocking(&st, move |st| {
+        let store = st.store();
+        let mut r = ov::find(store, &key)?;
+        let od = ov::overlay_diff(store, &mut r, true)?;
+        let hunks = ov::review_hunks(store, &r, &od.diff)?;
+        let dopts = rewind::diff::DiffOptions::default();
+        let mut v =
+            super::diff::diff_json(&od.diff, r.base.hex(), od.state.hex(), &dopts, &|i, _| {
+                Ok(hunks.get(i).cloned().flatten().map(|h| json!(h)))
+            })?;
+        v["overlay"] = json!(r.id);
+        v["ignored"] = json!(od.ignored.iter().map(|p| text(p)).collect::<Vec<_>>());
+        Ok(Json(v))
+    })
+    .await
+}
+
+/// `POST /v1/overlays/{ov}/accept` and `/reject` body.
+#[derive(Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct PickBody {
+    paths: Vec<String>,
+    hunks: Vec<String>,
+    policy: Option<String>,
+    include_ignored: bool,
+}
+
+/// `POST /v1/overlays/{ov}/accept`: everything pending, some paths, or some hunks.
+pub async fn accept(
+    State(st): State<AppState>,
+    Path(key): Path<String>,
+    b: Bytes,
+) -> ApiResult<Json<Value>> {
+    use rewind::carry::ConflictPolicy as P;
+    let b: PickBody = body(&b)?;
+    let paths = paths::rel_paths(&b.paths)?;
+    let policy = match b.policy.as_deref() {
+        None | Some("abort") | Some("fail") => P::Fail,
+        Some("skip") => P::Skip,
+        Some("markers") => P::Markers,
+        Some("ours") => P::Ours,
+        Some("theirs") => P::Theirs,
+        Some(o) => {
+            return Err(ApiError::bad_request(format!(
+                "policy {o:?}: abort, skip, markers, ours or theirs"
+            )));
+        }
+    };
+    blocking(&st, move |st| {
+        let store = st.store();
+        let mut r = ov::find(store, &key)?;
+        let opts = rewind::AcceptOptions {
+            paths,
+            policy,
+            include_ignored: b.include_ignored,
+            hunks: b.hunks,
+        };
+        let rep = ov::accept(store, &mut r, &opts)?;
+        Ok(Json(json!({
+            "overlay": r.id,
+            "op": rep.op,
+            "before": rep.before.map(|i| i.hex()),
+            "after": rep.after.map(|i| i.hex()),
+            "files": rep.files.iter().map(|f| json!({"path": text(&f.path), "action": f.action, "conflicts": f.conflicts})).collect::<Vec<_>>(),
+            "conflicts": rep.conflicts.iter().map(|c| json!({"path": text(&c.path), "why": c.why, "regions": c.regions})).collect::<Vec<_>>(),
+            "ignored": rep.ignored.iter().map(|p| text(p)).collect::<Vec<_>>(),
+        })))
+    })
+    .await
+}
+
+/// `POST /v1/overlays/{ov}/reject`: sets paths or hunks back to the base inside the overlay.
+pub async fn reject(
+    State(st): State<AppState>,
+    Path(key): Path<String>,
+    b: Bytes,
+) -> ApiResult<Json<Value>> {
+    let b: PickBody = body(&b)?;
+    if b.policy.is_some() || b.include_ignored {
+        return Err(ApiError::bad_request("reject takes only paths and hunks"));
+    }
+    let paths = paths::rel_paths(&b.paths)?;
+    blocking(&st, move |st| {
+        let store = st.store();
+        let mut r = ov::find(store, &key)?;
+        let rep = ov::reject(store, &mut r, &paths, &b.hunks)?;
+        Ok(Json(json!({
+            "overlay": r.id,
+            "op": rep.op,
+            "paths": rep.paths.iter().map(|p| text(p)).collect::<Vec<_>>(),
+        })))
+    })
+    .await
+}
+
+/// `POST /v1/overlays/{ov}/run` body.
+#[derive(Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct RunBody {
+    command: Vec<String>,
+    message: Option<String>,
+}
+
+/// `POST /v1/overlays/{ov}/run`: a command inside the overlay; the run result.
+pub async fn run(
+    State(st): State<AppState>,
+    Path(key): Path<String>,
+    b: Bytes,
+) -> ApiResult<Json<Value>> {
+    let b: RunBody = body(&b)?;
+    if b.command.is_empty() {
+        return Err(ApiError::bad_request("`command` is empty"));
+    }
+    let (id, root) = blocking(&st, move |st| {
+        let r = ov::find(st.store(), &key)?;
+        Ok((r.id, r.workspace_path()))
+    })
+    .await?;
+    let opts = rewind::RunOptions {
+        command: b.command.into_iter().map(Into::into).collect(),
+        message: b.message.unwrap_or_default(),
+        isolate: Some(rewind::Isolate {
+            overlay: Some(id.to_string()),
+            existing: true,
+            accept: rewind::run::isolate::AcceptWhen::Never,
+            keep: true,
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    super::run::start(&st, root, opts, true).await
+}

@@ -1,0 +1,88 @@
+//! Path parameters: every path a request names is checked here before the library sees it.
+//! A workspace-relative path must be relative, `/`-separated, without `.`, `..` or empty
+//! components, NUL or backslash; axum has already percent-decoded it, so `%2e%2e` arrives as
+//! `..` and is refused like it. On the live tree, a symlink on the way is refused too
+//! (rewind's `lstat_beneath`/`checked_path`, which never follow one).
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{ApiError, ApiResult};
+
+/// A workspace-relative path from a request, as the library's byte path.
+pub fn rel_path(p: &str) -> ApiResult<Vec<u8>> {
+    let p = p.strip_suffix('/').unwrap_or(p);
+    if p.is_empty() {
+        return Err(ApiError::path_outside("an empty path"));
+    }
+    if p.starts_with('/') {
+        return Err(ApiError::path_outside(format!(
+            "{p}: an absolute path (paths are relative to the workspace)"
+        )));
+    }
+    if p.contains('\0') || p.contains('\\') {
+        return Err(ApiError::path_outside(format!(
+            "{}: NUL or backslash in a path",
+            p.escape_default()
+        )));
+    }
+    for part in p.split('/') {
+        if part.is_empty() || part == "." || part == ".." {
+            return Err(ApiError::path_outside(format!(
+                "{p}: `.`, `..` and empty components are refused"
+            )));
+        }
+    }
+    Ok(p.as_bytes().to_vec())
+}
+
+/// Several paths (repeated `path=` or a JSON list); an empty list means "everything".
+pub fn rel_paths(ps: &[String]) -> ApiResult<Vec<Vec<u8>>> {
+    ps.iter().map(|p| rel_path(p)).collect()
+}
+
+/// The live file at `rel` in `root`, which must be a regular file reached through real
+/// directories only (not a symlink itself either). The caller opens it with `O_NOFOLLOW`.
+pub fn live_file(root: &Path, rel: &[u8]) -> ApiResult<PathBuf> {
+    let shown = String::from_utf8_lossy(rel).into_owned();
+    let full = rewind::fs::join_rel(root, rel);
+    match rewind::fs::lstat_beneath(root, rel) {
+        Some(m) if m.file_type().is_symlink() => Err(ApiError::path_outside(format!(
+            "{shown}: a symlink (not followed)"
+        ))),
+        Some(m) if m.is_file() => Ok(full),
+        Some(_) => Err(ApiError::bad_request(format!("{shown}: not a file"))),
+        // Not there below real directories: through a symlinked parent, or not at all.
+        None if std::fs::metadata(&full).is_ok() => Err(ApiError::path_outside(format!(
+            "{shown}: reached through a symlink"
+        ))),
+        None => Err(ApiError::not_found(format!(
+            "{shown}: no such file in the workspace"
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refuses_what_could_climb_out() {
+        for bad in [
+            "",
+            "/etc/passwd",
+            "..",
+            "../x",
+            "a/../../x",
+            "a/./b",
+            "a//b",
+            "a\\..\\b",
+            "a\0b",
+            ".",
+        ] {
+            assert!(rel_path(bad).is_err(), "{bad:?} accepted");
+        }
+        assert_eq!(rel_path("a/b.txt").unwrap(), b"a/b.txt");
+        assert_eq!(rel_path("dir/").unwrap(), b"dir");
+        assert_eq!(rel_path("..a/b..").unwrap(), b"..a/b..");
+    }
+}
