@@ -6,10 +6,12 @@
 
 use std::path::{Path, PathBuf};
 
+use rewind::fs::RelPath;
+
 use crate::error::{ApiError, ApiResult};
 
-/// A workspace-relative path from a request, as the library's byte path.
-pub fn rel_path(p: &str) -> ApiResult<Vec<u8>> {
+/// A workspace-relative path from a request, as the library's checked [`RelPath`].
+pub fn rel_path(p: &str) -> ApiResult<RelPath> {
     let p = p.strip_suffix('/').unwrap_or(p);
     if p.is_empty() {
         return Err(ApiError::path_outside("an empty path"));
@@ -32,11 +34,11 @@ pub fn rel_path(p: &str) -> ApiResult<Vec<u8>> {
             )));
         }
     }
-    Ok(p.as_bytes().to_vec())
+    RelPath::new(p.as_bytes()).map_err(|e| ApiError::path_outside(format!("{p}: {e}")))
 }
 
 /// Several paths (repeated `path=` or a JSON list); an empty list means "everything".
-pub fn rel_paths(ps: &[String]) -> ApiResult<Vec<Vec<u8>>> {
+pub fn rel_paths(ps: &[String]) -> ApiResult<Vec<RelPath>> {
     ps.iter().map(|p| rel_path(p)).collect()
 }
 
@@ -81,8 +83,8 @@ mod tests {
         ] {
             assert!(rel_path(bad).is_err(), "{bad:?} accepted");
         }
-        assert_eq!(rel_path("a/b.txt").unwrap(), b"a/b.txt");
-        assert_eq!(rel_path("dir/").unwrap(), b"dir");
-        assert_eq!(rel_path("..a/b..").unwrap(), b"..a/b..");
+        assert_eq!(rel_path("a/b.txt").unwrap().as_bytes(), b"a/b.txt");
+        assert_eq!(rel_path("dir/").unwrap().as_bytes(), b"dir");
+        assert_eq!(rel_path("..a/b..").unwrap().as_bytes(), b"..a/b..");
     }
 }

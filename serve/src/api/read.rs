@@ -147,7 +147,7 @@ pub async fn tree(
     RawQuery(q): RawQuery,
 ) -> ApiResult<Json<Value>> {
     let dir = match query_all(q.as_deref(), "path").last() {
-        Some(p) if !p.is_empty() => paths::rel_path(p)?,
+        Some(p) if !p.is_empty() => paths::rel_path(p)?.into_bytes(),
         _ => Vec::new(),
     };
     blocking(&st, move |st| {
