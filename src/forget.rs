@@ -314,11 +314,13 @@ pub fn after_run(store: &mut Store, root: &Path) -> Result<(usize, bool)> {
     let pending = store.reader()?.counter("forgotten_since_gc")?;
     let collect = r.gc_after_forgotten > 0 && pending >= r.gc_after_forgotten;
     if collect {
-        crate::gc::gc(
-            store,
-            &crate::gc::GcOptions::default(),
-            &crate::progress::NoProgress,
-        )?;
+        // Only what collection must do: recompressing with the store's dictionary can take a
+        // minute on a big store, and a `rewind run` should not pay that; `rewind gc` does it.
+        let opts = crate::gc::GcOptions {
+            recompress_level: None,
+            ..crate::gc::GcOptions::default()
+        };
+        crate::gc::gc(store, &opts, &crate::progress::NoProgress)?;
     }
     Ok((report.forgotten.len(), collect))
 }

@@ -377,8 +377,13 @@ fn killed_push_then_completed() {
     let r = Remote::file(e.tmp.path());
     r.ok(&e.store, &e.ws, &["remote", "add", "origin", &r.url]);
     fill(&e.ws, 20);
+    // One push that completes first, so the remote exists whatever the kills do: on a loaded
+    // machine every push of the first ten rounds can be killed before it writes anything,
+    // and `verify --remote` would then rightly say there is no remote yet.
+    e.ok(&["snapshot", "-q"]);
+    r.ok(&e.store, &e.ws, &["push", "--all", "-q"]);
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-    let (mut kills, mut rounds, mut snaps) = (0u64, 0u64, 0u64);
+    let (mut kills, mut rounds, mut snaps) = (0u64, 0u64, 1u64);
     // Where a kill lands depends on timing; that it lands mid-push 50 times does not: a push
     // that finished before its kill does not count, and the loop goes on.
     while kills < 50 {

@@ -70,12 +70,15 @@ fn classify(e: &Error) -> (StatusCode, &'static str) {
         | Error::NoArtifact(_)
         | Error::NoOperation { .. }
         | Error::OverlayDropped(_)
-        | Error::WorkspaceVanished(_) => (S::NOT_FOUND, "not_found"),
+        | Error::WorkspaceVanished(_)
+        | Error::NoRemote(_) => (S::NOT_FOUND, "not_found"),
         Error::AmbiguousRevision { .. }
         | Error::Invalid(_)
         | Error::PatchParse(_)
         | Error::BadGlob { .. }
         | Error::UnknownHunk { .. }
+        | Error::NoSuchHunk { .. }
+        | Error::NoCommand
         | Error::InvalidArtifactKey(..)
         | Error::RevisionOutOfRange { .. }
         | Error::UnmatchedPaths { .. }
@@ -96,7 +99,11 @@ fn classify(e: &Error) -> (StatusCode, &'static str) {
         | Error::WouldOverwriteIgnored { .. }
         | Error::ForeignSnapshot { .. }
         | Error::Contract(_)
-        | Error::ConcurrentGc(_) => (S::CONFLICT, "conflict"),
+        | Error::ConcurrentGc(_)
+        | Error::RemoteExists { .. }
+        | Error::StateForgotten { .. }
+        | Error::RejectedOverlayGone(_) => (S::CONFLICT, "conflict"),
+        Error::BadPath { .. } => (S::BAD_REQUEST, "path_outside"),
         Error::LockTimeout(..) => (S::LOCKED, "locked"),
         _ => (S::INTERNAL_SERVER_ERROR, "internal"),
     }
