@@ -120,6 +120,9 @@ impl Ctx {
                 command: std::env::args_os()
                     .map(|a| a.to_string_lossy().into_owned())
                     .collect(),
+                // A command exits when it is done: redb's close would only re-sync what every
+                // commit already made durable (see `StoreOptions::skip_close`).
+                skip_close: true,
             },
         )
     }
