@@ -67,7 +67,9 @@ pub struct StoreOptions {
     /// commit had not already made durable: in multi-writer mode every commit is two-phase,
     /// synced, and records the allocator state. Skipped, the file is left exactly as a process
     /// killed after its last commit leaves it, which the next open recovers in one header write
-    /// without a repair walk. The file descriptor and its locks are released when the process
+    /// without a repair walk. Nor does it trim the file (the close returns free pages at its
+    /// end, such as those of a transaction that failed on a full disk): commands that run
+    /// often skip it, the others keep it. The file descriptor and its locks are released when the process
     /// exits, so a process that keeps running (a daemon, a program using the library) leaves
     /// this `false`: each skipped handle would stay open until exit.
     pub skip_close: bool,
