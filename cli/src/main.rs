@@ -101,6 +101,8 @@ pub struct Ctx {
     pub lock_timeout: Duration,
     /// Colours on stdout.
     pub color: bool,
+    /// Leave the store without redb's close at exit (`StoreOptions::skip_close`).
+    pub skip_close: bool,
 }
 
 impl Ctx {
@@ -141,6 +143,7 @@ impl Ctx {
                     .map(|a| a.to_string_lossy().into_owned())
                     .collect(),
                 refused_workspaces: refused_workspaces(),
+                skip_close: self.skip_close,
             },
         )
     }
@@ -276,6 +279,17 @@ fn run_cli() -> i32 {
         quiet: cli.quiet,
         lock_timeout: output::seconds(cli.lock_timeout),
         color,
+        // The commands an editor or agent runs all the time skip redb's close: it would only
+        // re-sync what every commit already made durable (four fdatasyncs). The others keep
+        // it, which also trims the file (see `StoreOptions::skip_close`).
+        skip_close: matches!(
+            cli.command,
+            Command::Snapshot(_)
+                | Command::Status(_)
+                | Command::Diff(_)
+                | Command::Log(_)
+                | Command::Run(_)
+        ),
     };
     let result = match cli.command {
         Command::Init(a) => snap::init(&ctx, a),

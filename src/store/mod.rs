@@ -18,10 +18,13 @@ pub mod tags;
 pub mod tree;
 
 #[cfg(test)]
+mod close_tests;
+#[cfg(test)]
 mod counter_tests;
 
 use std::fs;
 use std::io::Read as _;
+use std::mem::ManuallyDrop;
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -64,6 +67,18 @@ pub struct StoreOptions {
     /// Directories refused as workspaces unless an operation is forced, besides `/` (always
     /// refused): the CLI passes the user's home directory. The library reads no `HOME`.
     pub refused_workspaces: Vec<PathBuf>,
+    /// Leave the database without redb's close when the handle drops, for a process that
+    /// exits right after (the CLI). redb's close costs four `fdatasync`s (a commit recording
+    /// the allocator state, then a header marking the file clean) and persists nothing a
+    /// commit had not already made durable: in multi-writer mode every commit is two-phase,
+    /// synced, and records the allocator state. Skipped, the file is left exactly as a process
+    /// killed after its last commit leaves it, which the next open recovers in one header write
+    /// without a repair walk. Nor does it trim the file (the close returns free pages at its
+    /// end, such as those of a transaction that failed on a full disk): commands that run
+    /// often skip it, the others keep it. The file descriptor and its locks are released when the process
+    /// exits, so a process that keeps running (a daemon, a program using the library) leaves
+    /// this `false`: each skipped handle would stay open until exit.
+    pub skip_close: bool,
 }
 
 impl Default for StoreOptions {
@@ -75,6 +90,7 @@ impl Default for StoreOptions {
             on_notice: None,
             command: Vec::new(),
             refused_workspaces: Vec::new(),
+            skip_close: false,
         }
     }
 }
@@ -95,11 +111,22 @@ pub enum CompactSkipped {
 
 /// An open store.
 pub struct Store {
-    db: Handle,
+    /// Dropped by hand (see `Drop`), so that [`StoreOptions::skip_close`] can leave it unclosed.
+    db: ManuallyDrop<Handle>,
     dir: PathBuf,
     opts: StoreOptions,
     /// Dropped after `db` (fields drop in order): the entry naming this process.
     _registration: Option<holders::Registration>,
+}
+
+impl Drop for Store {
+    fn drop(&mut self) {
+        if self.opts.skip_close {
+            return;
+        }
+        // SAFETY: `db` is never used again: this is the store's drop.
+        unsafe { ManuallyDrop::drop(&mut self.db) };
+    }
 }
 
 /// The database, opened for writing or (when the file is not writable) for reading only.
@@ -131,7 +158,7 @@ impl Store {
         let registration = holders::register(dir, &opts.command);
         let db = open_waiting(dir, &file, &opts)?;
         let store = Store {
-            db,
+            db: ManuallyDrop::new(db),
             dir: dir.to_path_buf(),
             opts,
             _registration: registration,
@@ -174,7 +201,7 @@ impl Store {
 
     /// Begins a write transaction, waiting (and saying so once) while another process writes.
     pub(crate) fn begin_write(&self) -> Result<WriteTransaction> {
-        let Handle::ReadWrite(db) = &self.db else {
+        let Handle::ReadWrite(db) = &*self.db else {
             return Err(Error::ReadOnlyStore {
                 path: self.dir.clone(),
                 why: "the store file could not be opened for writing".into(),
@@ -229,7 +256,7 @@ impl Store {
     /// Compacts the database file. `Err` says why it could not run (another process holds a
     /// transaction open); that is not a failure of the store, only a reason to try later.
     pub(crate) fn compact(&mut self) -> std::result::Result<bool, CompactSkipped> {
-        let Handle::ReadWrite(db) = &mut self.db else {
+        let Handle::ReadWrite(db) = &mut *self.db else {
             return Err(CompactSkipped::ReadOnly);
         };
         match db.compact() {
