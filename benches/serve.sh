@@ -3,8 +3,9 @@
 # API against the CLI's, sustained small reads (rate and p99) and the server's memory.
 #
 # usage: benches/serve.sh [CORPUS]    (default /work/corpus/linux; copied, never modified)
-# Builds the release binary. Needs python3 and curl. Prints medians; the machine is shared,
-# so each comparison is timed in the same loop (API and CLI alternating).
+# Builds the release binary. Needs python3 and curl; ab (apache2-utils) for the per-route
+# reads. Prints medians; the machine is shared, so each comparison is timed in the same loop
+# (API and CLI alternating).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 CORPUS=${1:-/work/corpus/linux}
@@ -92,3 +93,22 @@ print(f"small reads: {len(lat)/el:.0f} req/s over {el:.1f} s, p50 {lat[len(lat)/
 st = open(f"/proc/{pid}/status").read()
 print("server memory after the load: " + " ".join(l.split(None, 1)[1].strip() for l in st.splitlines() if l.startswith(("VmRSS", "VmHWM"))).replace("kB", "KiB"))
 PY
+
+# The same small reads per route from a second load generator, ApacheBench (Debian's
+# apache2-utils; Python's threads share one interpreter lock): 4 kept-alive clients, 10 s per
+# route. A route far slower than the others here is a latency bug (this is how a missing
+# TCP_NODELAY showed: 104 req/s and p50 44 ms for a 727-byte file).
+if command -v ab >/dev/null; then
+	for p in "/v1/workspaces/1/files/%40/Makefile" "/v1/workspaces/1/tree/%40?path=kernel" \
+		"/v1/workspaces/1" "/v1/workspaces/1/files/%40/README"; do
+		out=$(ab -k -q -c 4 -t 10 -n 10000000 "$URL$p" 2>&1)
+		rate=$(awk '/Requests per second/ {print $4}' <<<"$out")
+		p50=$(awk '$1 == "50%" {print $2}' <<<"$out")
+		p99=$(awk '$1 == "99%" {print $2}' <<<"$out")
+		failed=$(awk '/Failed requests/ {print $3}' <<<"$out")
+		echo "ab -k -c 4, GET $p: $rate req/s, p50 $p50 ms, p99 $p99 ms, failed $failed"
+	done
+	echo "server memory after ab: $(grep -E 'VmRSS|VmHWM' /proc/$SERVER/status | awk '{printf "%s %s %s  ", $1, $2, $3}')"
+else
+	echo "ab not found (apt-get install apache2-utils): skipping the ApacheBench reads"
+fi
