@@ -350,3 +350,15 @@ pub fn source_tree(root: &Path, dir: &str, seed: u64, files: usize, vocabulary: 
         write_file(root, format!("{dir}/f{i:05}.c").as_bytes(), text.as_bytes());
     }
 }
+
+/// `rewind --json ARGS` in `env`, parsed.
+pub fn json(env: &Env, args: &[&str]) -> serde_json::Value {
+    let mut a = vec!["--json"];
+    a.extend_from_slice(args);
+    serde_json::from_str(&env.ok(&a)).unwrap()
+}
+
+/// `rewind snapshot -q -m MSG` in `env`: the new snapshot's id.
+pub fn snap(env: &Env, msg: &str) -> String {
+    env.ok(&["snapshot", "-q", "-m", msg]).trim().to_string()
+}

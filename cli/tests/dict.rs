@@ -17,16 +17,6 @@ const WORDS_B: &[&str] = &[
     "field", "query", "cursor", "widget", "layout", "render", "theme", "token", "user",
 ];
 
-fn json(env: &Env, args: &[&str]) -> Value {
-    let mut a = vec!["--json"];
-    a.extend_from_slice(args);
-    serde_json::from_str(&env.ok(&a)).unwrap()
-}
-
-fn snap(env: &Env, msg: &str) -> String {
-    env.ok(&["snapshot", "-q", "-m", msg]).trim().to_string()
-}
-
 fn verify_full(env: &Env) {
     let v = json(env, &["verify", "--full"]);
     assert_eq!(v["ok"], true, "{v}");

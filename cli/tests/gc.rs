@@ -10,16 +10,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use common::*;
 use serde_json::Value;
 
-fn json(env: &Env, args: &[&str]) -> Value {
-    let mut a = vec!["--json"];
-    a.extend_from_slice(args);
-    serde_json::from_str(&env.ok(&a)).unwrap()
-}
-
-fn snap(env: &Env, msg: &str) -> String {
-    env.ok(&["snapshot", "-q", "-m", msg]).trim().to_string()
-}
-
 fn history(env: &Env) -> Vec<String> {
     json(env, &["log"])
         .as_array()
