@@ -13,7 +13,7 @@
 //!
 //! [ignore]
 //! globs = ["*.csv", "scratch/"]  # gitignore-style globs every snapshot of this store leaves out
-//! default_caches = true          # also leave out node_modules/, __pycache__/, .venv/, target/
+//! default_caches = true          # also leave out node_modules/, __pycache__/, .venv/, /target/
 //! ```
 
 use std::path::Path;
@@ -37,7 +37,11 @@ pub struct Config {
 
 /// Well-known caches and build outputs left out of snapshots unless `default_caches = false`:
 /// they are large, rebuilt from the tree, and often not in any ignore file outside git.
-pub const DEFAULT_CACHE_GLOBS: [&str; 4] = ["node_modules/", "__pycache__/", ".venv/", "target/"];
+///
+/// `target/` only at the workspace's root, where Cargo puts it: deeper, a directory of that
+/// name is as often source (the Linux kernel's `drivers/target/`, `Documentation/target/`),
+/// and leaving source out of a snapshot silently is worse than storing a build output.
+pub const DEFAULT_CACHE_GLOBS: [&str; 4] = ["node_modules/", "__pycache__/", ".venv/", "/target/"];
 
 /// Store-wide ignore rules.
 #[derive(Clone, Debug, Deserialize, PartialEq, Eq)]

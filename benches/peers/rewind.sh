@@ -2,10 +2,10 @@
 # rewind's plug-in for ../shared/bench (benches/compare.sh copies the harness and puts this file
 # over its tools/rewind.sh). It differs from the shared one in two ways, both to compare like
 # with like:
-# - the store leaves out nothing git keeps: `default_caches = false` in the store's config.toml,
-#   since rewind's default list (node_modules/, __pycache__/, .venv/, target/ at any depth) drops
-#   the kernel's drivers/target/ and Documentation/target/ sources (122 files, 2.3 MB) that git
-#   and restic store;
+# - the store leaves out nothing git keeps: `default_caches = false` in the store's config.toml
+#   turns off rewind's default list of caches (node_modules/, __pycache__/, .venv/, /target/),
+#   which git does not have (before that list anchored target/ at the root, it dropped the
+#   kernel's drivers/target/ sources: 122 files, 2.3 MB);
 # - "store sizes" also runs `rewind gc` on a copy of the store and reports its size and time,
 #   as git's plug-in does with `repack -ad`: gc is where rewind trains its zstd dictionary and
 #   recompresses at a denser level (a snapshot writes at a fast level).

@@ -23,6 +23,8 @@ fn caches(e: &Env) {
     e.write("src/__pycache__/main.cpython-312.pyc", b"\0pyc");
     e.write(".venv/bin/python", b"#!\n");
     e.write("target/debug/app", b"\0elf");
+    // Source in a directory named like a cache, deeper than Cargo puts its output
+    e.write("drivers/target/core.c", b"int x;\n");
 }
 
 #[test]
@@ -33,6 +35,10 @@ fn well_known_caches_are_left_out_by_default_and_kept_by_restore() {
     e.ok(&["snapshot"]);
     let paths = snap_paths(&e);
     assert!(paths.contains(&"src/main.py".to_string()), "{paths:?}");
+    assert!(
+        paths.contains(&"drivers/target/core.c".to_string()),
+        "only the root's target/ is a default cache: {paths:?}"
+    );
     for p in ["node_modules", "src/__pycache__", ".venv", "target"] {
         assert!(!paths.iter().any(|x| x.starts_with(p)), "{p} in {paths:?}");
     }
