@@ -34,5 +34,6 @@ mod safety;
 mod scratch;
 mod serve;
 mod snapshot;
+mod store_fit;
 mod soak;
 mod verify;

@@ -39,7 +39,7 @@ use redb::{
 
 use crate::error::{Error, IoContext, Result};
 pub use dense::DenseReport;
-pub use read::{BlobReader, ContentTotals, Reader, TableUsage};
+pub use read::{BlobReader, ContentTotals, DictUsage, Reader, TableUsage};
 use snapshot::WorkspaceRecord;
 use tables::*;
 
@@ -126,7 +126,8 @@ pub struct FileSize {
 }
 
 impl FileSize {
-    fn of(meta: &fs::Metadata) -> FileSize {
+    /// The size of the file `meta` describes.
+    pub fn of(meta: &fs::Metadata) -> FileSize {
         use std::os::unix::fs::MetadataExt as _;
         FileSize {
             apparent: meta.len(),
