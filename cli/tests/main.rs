@@ -34,6 +34,6 @@ mod safety;
 mod scratch;
 mod serve;
 mod snapshot;
-mod store_fit;
 mod soak;
+mod store_fit;
 mod verify;

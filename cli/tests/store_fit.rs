@@ -49,7 +49,10 @@ fn a_snapshot_that_grew_the_store_leaves_its_file_within_a_tenth_of_its_blocks()
     many_files(&env.ws, 24);
     snap(&env, "one");
     let after = file_size(&env);
-    assert!(after.0 >= 4 * empty.0, "grown past doublings: {empty:?} -> {after:?}");
+    assert!(
+        after.0 >= 4 * empty.0,
+        "grown past doublings: {empty:?} -> {after:?}"
+    );
     assert!(within(after), "{after:?}");
     verify_full(&env);
     let st = json(&env, &["stats"]);

@@ -126,8 +126,7 @@ pub fn recompress(
     // current one on rayon's pool (the tables stay on this thread). Two batches in flight
     // bound the memory.
     std::thread::scope(|scope| -> Result<()> {
-        let mut inflight: Option<(u64, std::thread::ScopedJoinHandle<'_, Vec<Rewritten>>)> =
-            None;
+        let mut inflight: Option<(u64, std::thread::ScopedJoinHandle<'_, Vec<Rewritten>>)> = None;
         for batch in batches.iter().map(|r| &candidates[r.clone()]) {
             let mut loaded = Vec::with_capacity(batch.len());
             for c in batch {
@@ -217,7 +216,11 @@ fn batches(candidates: &[Candidate]) -> Vec<std::ops::Range<usize>> {
 fn recode(
     encoder: &dict::Encoder,
     dict_id: u32,
-    loaded: Vec<(Candidate, Vec<u8>, Option<std::sync::Arc<zstd::zstd_safe::DDict<'static>>>)>,
+    loaded: Vec<(
+        Candidate,
+        Vec<u8>,
+        Option<std::sync::Arc<zstd::zstd_safe::DDict<'static>>>,
+    )>,
 ) -> Vec<Rewritten> {
     loaded
         .into_par_iter()
