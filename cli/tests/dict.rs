@@ -17,11 +17,6 @@ const WORDS_B: &[&str] = &[
     "field", "query", "cursor", "widget", "layout", "render", "theme", "token", "user",
 ];
 
-fn verify_full(env: &Env) {
-    let v = json(env, &["verify", "--full"]);
-    assert_eq!(v["ok"], true, "{v}");
-}
-
 /// Checks every 50th file of `tree` (a listing of the workspace when `id` was taken) against
 /// `rewind cat`. (Restoring into another directory would make `id` that workspace's latest
 /// snapshot, which `forget` then refuses.)

@@ -36,11 +36,6 @@ fn many_files(root: &Path, mib: usize) {
     }
 }
 
-fn verify_full(env: &Env) {
-    let v = json(env, &["verify", "--full"]);
-    assert_eq!(v["ok"], true, "{v}");
-}
-
 #[test]
 fn a_snapshot_that_grew_the_store_leaves_its_file_within_a_tenth_of_its_blocks() {
     let env = Env::new();
