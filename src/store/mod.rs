@@ -168,7 +168,8 @@ pub struct Store {
 
 impl Drop for Store {
     fn drop(&mut self) {
-        // A handle whose commits grew the file refits it before it goes. Not while unwinding
+        // A handle that saw the file grow (its own commits, or another process's whose refit
+        // skipped or has yet to run) refits it before it goes. Not while unwinding
         // (a panic is no moment for more writes); a skipped or failed fit is left for the next
         // handle that grows the file, or for gc.
         if !std::thread::panicking() && self.file_len() > self.len_at_open {
