@@ -121,10 +121,10 @@ pub fn recompress(
     let mut segw = SegmentWriter::new(next_segment(txn, &segments)?);
     let prepared = super::dict::Dictionaries::default();
     let batches = batches(&candidates);
-    // A pipeline, so both cores compress all the time: this thread reads the next batch from
-    // the log and writes the previous batch's frames while a scoped thread compresses the
-    // current one on rayon's pool (the tables stay on this thread). Two batches in flight
-    // bound the memory.
+    // A pipeline, so compression does not stop for the log's reads and writes: this thread
+    // reads the next batch and writes the previous batch's frames while a scoped thread
+    // compresses the current one on rayon's pool (the tables stay on this thread). Two
+    // batches in flight bound the memory.
     std::thread::scope(|scope| -> Result<()> {
         let mut inflight: Option<(u64, std::thread::ScopedJoinHandle<'_, Vec<Rewritten>>)> = None;
         for batch in batches.iter().map(|r| &candidates[r.clone()]) {
