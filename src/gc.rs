@@ -52,10 +52,11 @@ pub struct GcOptions {
     pub recompress_level: Option<i32>,
 }
 
-/// The level gc recompresses small blobs at. On the Linux tree, with the dictionary: level 3
-/// gave 218 MiB, 9 gave 191 MiB (level 3 without one: 235 MiB), at 14 s of CPU for 1 GB;
-/// decoding stays as fast (see `benches/dict-size.sh`).
-pub const RECOMPRESS_LEVEL: i32 = 9;
+/// The level gc recompresses small blobs at. First gc of a Linux-tree store, with the
+/// dictionary (`benches/gc-dense.sh`): level 6 took 16.5 s of CPU for a 230.7 MiB store, 9
+/// took 24.6 s for 226.1 MiB (2% smaller for half again the CPU), 12 took 57.5 s for 223.5 MiB
+/// and 219 MiB of memory; decoding is as fast at each.
+pub const RECOMPRESS_LEVEL: i32 = 6;
 
 impl Default for GcOptions {
     fn default() -> Self {
@@ -141,10 +142,12 @@ pub fn gc(store: &mut Store, opts: &GcOptions, progress: &dyn Progress) -> Resul
     write_counter(&txn, "forgotten_since_gc", 0)?;
     txn.commit()?;
 
-    // Compact when enough of the file is free pages.
+    // Compact when enough of the file is free pages, or when it is mostly holes (a snapshot's
+    // refit skipped while another process read the store, see `Store::fit`).
     let free = store.free_bytes()?;
     let len = file_len(&file);
-    if len > 0 && free as f64 >= opts.compact_above * len as f64 && free >= 1 << 20 {
+    let holes = std::fs::metadata(&file).is_ok_and(|m| crate::store::FileSize::of(&m).needs_fit());
+    if len > 0 && (holes || free as f64 >= opts.compact_above * len as f64 && free >= 1 << 20) {
         match store.compact() {
             Ok(done) => report.compacted = done,
             Err(why) => report.compact_skipped = Some(why),

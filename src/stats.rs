@@ -28,7 +28,8 @@ pub struct WorkspaceStats {
 pub struct StoreStats {
     /// The store directory.
     pub dir: PathBuf,
-    /// The database file's length, and the disk blocks it takes.
+    /// The database file's length (`ls -l`), and the disk blocks it takes (`du`): redb's file
+    /// has holes, which a store handle closes when it grew the file (see [`Store::fit`]).
     pub file_bytes: u64,
     /// See `file_bytes`.
     pub disk_bytes: u64,
@@ -56,6 +57,11 @@ impl StoreStats {
     /// Distinct content bytes per stored byte.
     pub fn compression_ratio(&self) -> f64 {
         ratio(self.content.content_bytes, self.content.encoded_bytes)
+    }
+
+    /// The file's length per byte of disk blocks (1.0 when it has no holes).
+    pub fn sparse_ratio(&self) -> f64 {
+        ratio(self.file_bytes, self.disk_bytes)
     }
 }
 

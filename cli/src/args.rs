@@ -175,6 +175,11 @@ pub struct GcArgs {
     /// blobs at a denser level (a faster gc; the store stays larger)
     #[arg(long)]
     pub no_recompress: bool,
+    /// zstd level for the recompression (default 6): higher is denser and slower. Blobs
+    /// already on the current dictionary are not recompressed again
+    #[arg(long, value_name = "N", conflicts_with = "no_recompress",
+          value_parser = clap::value_parser!(i32).range(1..=19))]
+    pub level: Option<i32>,
 }
 
 /// `verify`.

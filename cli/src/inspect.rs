@@ -359,10 +359,21 @@ pub fn stats(ctx: &Ctx) -> CliResult {
                        "logical_bytes": w.logical_bytes})
             })
             .collect();
+        let dictionaries: Vec<Value> = st
+            .content
+            .dictionaries
+            .iter()
+            .map(|d| {
+                json!({"id": d.id, "bytes": d.dict_bytes, "blobs": d.blobs,
+                       "content_bytes": d.content_bytes, "encoded_bytes": d.encoded_bytes})
+            })
+            .collect();
         output::print_json(&json!({
             "store": st.dir.display().to_string(),
             "file_bytes": st.file_bytes,
             "disk_bytes": st.disk_bytes,
+            "sparse_ratio": st.sparse_ratio(),
+            "dictionaries": dictionaries,
             "snapshots": st.snapshots,
             "trees": st.trees,
             "blobs": st.content.blobs,
@@ -379,9 +390,15 @@ pub fn stats(ctx: &Ctx) -> CliResult {
     }
     let mut out = std::io::stdout().lock();
     let b = |s: &str| paint(ctx.color, output::bold(), s);
+    // The file's length is what `ls -l` shows and what a copy that drops holes writes.
+    let holes = if st.sparse_ratio() > 1.01 {
+        format!(", {:.2}x: holes", st.sparse_ratio())
+    } else {
+        String::new()
+    };
     writeln!(
         out,
-        "{} {}: {} on disk ({} file)",
+        "{} {}: {} on disk (file {} long{holes})",
         b("store"),
         st.dir.display(),
         human_bytes(st.disk_bytes),
@@ -401,6 +418,18 @@ pub fn stats(ctx: &Ctx) -> CliResult {
         human_bytes(st.content.encoded_bytes),
         st.compression_ratio()
     )?;
+    for d in &st.content.dictionaries {
+        writeln!(
+            out,
+            "zstd dictionary {} ({}): {} blobs, {} stored as {} ({:.2}x)",
+            d.id,
+            human_bytes(d.dict_bytes),
+            d.blobs,
+            human_bytes(d.content_bytes),
+            human_bytes(d.encoded_bytes),
+            d.content_bytes as f64 / d.encoded_bytes.max(1) as f64
+        )?;
+    }
     if !st.workspaces.is_empty() {
         writeln!(out, "\n{}", b("workspaces"))?;
         for w in &st.workspaces {

@@ -112,7 +112,7 @@ pub fn gc(ctx: &Ctx, a: GcArgs) -> CliResult {
             recompress_level: if a.no_recompress {
                 None
             } else {
-                GcOptions::default().recompress_level
+                a.level.or(GcOptions::default().recompress_level)
             },
             ..GcOptions::default()
         },

@@ -358,6 +358,12 @@ pub fn json(env: &Env, args: &[&str]) -> serde_json::Value {
     serde_json::from_str(&env.ok(&a)).unwrap()
 }
 
+/// `rewind verify --full` in `env` finds nothing wrong.
+pub fn verify_full(env: &Env) {
+    let v = json(env, &["verify", "--full"]);
+    assert_eq!(v["ok"], true, "{v}");
+}
+
 /// `rewind snapshot -q -m MSG` in `env`: the new snapshot's id.
 pub fn snap(env: &Env, msg: &str) -> String {
     env.ok(&["snapshot", "-q", "-m", msg]).trim().to_string()

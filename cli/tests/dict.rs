@@ -17,11 +17,6 @@ const WORDS_B: &[&str] = &[
     "field", "query", "cursor", "widget", "layout", "render", "theme", "token", "user",
 ];
 
-fn verify_full(env: &Env) {
-    let v = json(env, &["verify", "--full"]);
-    assert_eq!(v["ok"], true, "{v}");
-}
-
 /// Checks every 50th file of `tree` (a listing of the workspace when `id` was taken) against
 /// `rewind cat`. (Restoring into another directory would make `id` that workspace's latest
 /// snapshot, which `forget` then refuses.)
@@ -89,6 +84,19 @@ fn gc_recompresses_with_a_dictionary_and_every_blob_reads_back() {
     );
     let stats1 = json(&env, &["stats"]);
     assert_ne!(stats0, stats1);
+    // `stats` lists the dictionary and what its blobs take against their content.
+    assert_eq!(stats0["dictionaries"], serde_json::json!([]), "{stats0}");
+    let d = &stats1["dictionaries"][0];
+    assert_eq!(d["id"], 1, "{stats1}");
+    assert!(d["bytes"].as_u64().unwrap() > 1000, "{stats1}");
+    assert_eq!(d["blobs"], r["blobs"], "{stats1} {gc}");
+    assert!(
+        d["encoded_bytes"].as_u64().unwrap() * 2 < d["content_bytes"].as_u64().unwrap(),
+        "{stats1}"
+    );
+    assert!(stats1["sparse_ratio"].as_f64().unwrap() <= 1.1, "{stats1}");
+    let human = env.ok(&["stats"]);
+    assert!(human.contains("zstd dictionary 1 ("), "{human}");
 
     // A second gc has nothing left to rewrite and trains nothing.
     let again = json(&env, &["gc"]);

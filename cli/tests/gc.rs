@@ -19,11 +19,6 @@ fn history(env: &Env) -> Vec<String> {
         .collect()
 }
 
-fn verify_full(env: &Env) {
-    let v = json(env, &["verify", "--full"]);
-    assert_eq!(v["ok"], true, "{v}");
-}
-
 #[test]
 fn policies_keep_what_they_say_and_protections_hold() {
     let env = Env::new();

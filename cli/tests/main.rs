@@ -35,4 +35,5 @@ mod scratch;
 mod serve;
 mod snapshot;
 mod soak;
+mod store_fit;
 mod verify;

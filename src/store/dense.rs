@@ -120,79 +120,39 @@ pub fn recompress(
     let mut blobs = txn.open_table(BLOBS)?;
     let mut segw = SegmentWriter::new(next_segment(txn, &segments)?);
     let prepared = super::dict::Dictionaries::default();
-    let mut start = 0;
-    while start < candidates.len() {
-        let mut end = start;
-        let mut bytes = 0;
-        while end < candidates.len() && bytes < BATCH_BYTES {
-            bytes += candidates[end].size;
-            end += 1;
+    let batches = batches(&candidates);
+    // A pipeline, so compression does not stop for the log's reads and writes: this thread
+    // reads the next batch and writes the previous batch's frames while a scoped thread
+    // compresses the current one on rayon's pool (the tables stay on this thread). Two
+    // batches in flight bound the memory.
+    std::thread::scope(|scope| -> Result<()> {
+        let mut inflight: Option<(u64, std::thread::ScopedJoinHandle<'_, Vec<Rewritten>>)> = None;
+        for batch in batches.iter().map(|r| &candidates[r.clone()]) {
+            let mut loaded = Vec::with_capacity(batch.len());
+            for c in batch {
+                let stored = blob::read_span(&segments, "blob", &c.id, &c.span)?;
+                let ddict = match c.dict {
+                    Some(d) => prepared.get(Some(&dicts), d, &c.id).ok(),
+                    None => None,
+                };
+                loaded.push((*c, stored, ddict));
+            }
+            let bytes = batch.iter().map(|c| c.size).sum();
+            let encoder = &encoder;
+            let next = scope.spawn(move || recode(encoder, dict_id, loaded));
+            if let Some((done_bytes, done)) = inflight.replace((bytes, next)) {
+                let done = done.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+                write(&done, &mut segw, &mut segments, &mut blobs, &mut report)?;
+                progress.advance(done_bytes);
+            }
         }
-        let batch = &candidates[start..end];
-        // Reads go through the table in order; decoding and compressing run in parallel.
-        let mut loaded = Vec::with_capacity(batch.len());
-        for c in batch {
-            let stored = blob::read_span(&segments, "blob", &c.id, &c.span)?;
-            let ddict = match c.dict {
-                Some(d) => prepared.get(Some(&dicts), d, &c.id).ok(),
-                None => None,
-            };
-            loaded.push((c, stored, ddict));
+        if let Some((done_bytes, done)) = inflight.take() {
+            let done = done.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+            write(&done, &mut segw, &mut segments, &mut blobs, &mut report)?;
+            progress.advance(done_bytes);
         }
-        let encoded: Vec<Option<Rewritten>> = loaded
-            .into_par_iter()
-            .map_init(
-                || encoder.context(),
-                |cctx, (c, stored, ddict)| {
-                    if c.dict.is_some() && ddict.is_none() {
-                        return None;
-                    }
-                    let old_len = stored.len();
-                    let content =
-                        blob::inflate_with("blob", &c.id, c.zstd, ddict.as_deref(), c.size, stored)
-                            .ok()?;
-                    if Id::of(&content) != c.id {
-                        return None;
-                    }
-                    let frame = dict::compress(cctx.as_mut()?, &content)?;
-                    // Moving off a retired dictionary is a must; otherwise only a gain counts.
-                    if frame.len() < old_len && frame.len() < content.len() {
-                        Some(Rewritten {
-                            c: *c,
-                            bytes: frame,
-                            zstd: true,
-                            dict: Some(dict_id),
-                        })
-                    } else if c.dict.is_some() {
-                        let p = blob::encode_payload(&content, 3);
-                        Some(Rewritten {
-                            c: *c,
-                            bytes: p.bytes,
-                            zstd: p.zstd,
-                            dict: None,
-                        })
-                    } else {
-                        None
-                    }
-                },
-            )
-            .collect();
-        for r in encoded.into_iter().flatten() {
-            let span = segw.append(&r.bytes, &mut |n, data| {
-                segments.insert(n, data)?;
-                Ok(())
-            })?;
-            blobs.insert(
-                r.c.id.0,
-                blob::encode_whole_record(r.c.size, r.zstd, r.dict, &span).as_slice(),
-            )?;
-            report.blobs += 1;
-            report.bytes_before += u64::from(r.c.span.len);
-            report.bytes_after += r.bytes.len() as u64;
-        }
-        progress.advance(bytes);
-        start = end;
-    }
+        Ok(())
+    })?;
     let next = segw.finish(&mut |n, data| {
         segments.insert(n, data)?;
         Ok(())
@@ -233,6 +193,98 @@ pub fn drop_unused_dicts(txn: &WriteTransaction) -> Result<u64> {
         }
     }
     Ok(removed)
+}
+
+/// Splits `candidates` into runs of about [`BATCH_BYTES`] of content.
+fn batches(candidates: &[Candidate]) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < candidates.len() {
+        let mut end = start;
+        let mut bytes = 0;
+        while end < candidates.len() && bytes < BATCH_BYTES {
+            bytes += candidates[end].size;
+            end += 1;
+        }
+        out.push(start..end);
+        start = end;
+    }
+    out
+}
+
+/// Decodes, checks and recompresses one batch in parallel; the blobs worth rewriting.
+fn recode(
+    encoder: &dict::Encoder,
+    dict_id: u32,
+    loaded: Vec<(
+        Candidate,
+        Vec<u8>,
+        Option<std::sync::Arc<zstd::zstd_safe::DDict<'static>>>,
+    )>,
+) -> Vec<Rewritten> {
+    loaded
+        .into_par_iter()
+        .map_init(
+            || encoder.context(),
+            |cctx, (c, stored, ddict)| {
+                if c.dict.is_some() && ddict.is_none() {
+                    return None;
+                }
+                let old_len = stored.len();
+                let content =
+                    blob::inflate_with("blob", &c.id, c.zstd, ddict.as_deref(), c.size, stored)
+                        .ok()?;
+                if Id::of(&content) != c.id {
+                    return None;
+                }
+                let frame = dict::compress(cctx.as_mut()?, &content)?;
+                // Moving off a retired dictionary is a must; otherwise only a gain counts.
+                if frame.len() < old_len && frame.len() < content.len() {
+                    Some(Rewritten {
+                        c,
+                        bytes: frame,
+                        zstd: true,
+                        dict: Some(dict_id),
+                    })
+                } else if c.dict.is_some() {
+                    let p = blob::encode_payload(&content, 3);
+                    Some(Rewritten {
+                        c,
+                        bytes: p.bytes,
+                        zstd: p.zstd,
+                        dict: None,
+                    })
+                } else {
+                    None
+                }
+            },
+        )
+        .flatten()
+        .collect()
+}
+
+/// Appends a batch's new frames to the log and points their blob records at them.
+fn write(
+    done: &[Rewritten],
+    segw: &mut SegmentWriter,
+    segments: &mut redb::Table<u64, &'static [u8]>,
+    blobs: &mut redb::Table<[u8; 32], &'static [u8]>,
+    report: &mut DenseReport,
+) -> Result<()> {
+    for r in done {
+        let span = segw.append(&r.bytes, &mut |n, data| {
+            segments.insert(n, data)?;
+            Ok(())
+        })?;
+        blobs.insert(
+            r.c.id.0,
+            blob::encode_whole_record(r.c.size, r.zstd, r.dict, &span).as_slice(),
+        )?;
+        report.blobs += 1;
+        report.bytes_before += u64::from(r.c.span.len);
+        report.bytes_after += r.bytes.len() as u64;
+    }
+    Ok(())
 }
 
 /// A blob's new encoding.

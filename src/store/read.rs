@@ -5,6 +5,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 use redb::{ReadOnlyTable, ReadTransaction, ReadableTable};
+use rustc_hash::FxHashMap;
 
 use super::blob::{self, BlobRecord, ChunkRef, Span};
 use super::snapshot::{SnapshotRecord, WorkspaceRecord};
@@ -139,16 +140,42 @@ impl Reader {
     /// chunk once) and the encoded bytes they take in the segment log.
     pub fn content_totals(&self) -> Result<ContentTotals> {
         let mut t = ContentTotals::default();
+        let mut by_dict: FxHashMap<u32, DictUsage> = self
+            .dictionaries()?
+            .into_iter()
+            .map(|(id, len)| {
+                let usage = DictUsage {
+                    id,
+                    dict_bytes: len as u64,
+                    ..DictUsage::default()
+                };
+                (id, usage)
+            })
+            .collect();
         for item in self.blobs.iter()? {
             let (k, v) = item?;
             t.blobs += 1;
-            if let BlobRecord::Whole { size, span, .. } =
-                blob::decode_blob(&Id(k.value()), v.value())?
+            if let BlobRecord::Whole {
+                size, span, dict, ..
+            } = blob::decode_blob(&Id(k.value()), v.value())?
             {
                 t.content_bytes += size;
                 t.encoded_bytes += u64::from(span.len);
+                if let Some(d) = dict {
+                    // A record naming a dictionary that is gone shows with size 0 (and
+                    // `verify` reports the blob).
+                    let u = by_dict.entry(d).or_insert_with(|| DictUsage {
+                        id: d,
+                        ..DictUsage::default()
+                    });
+                    u.blobs += 1;
+                    u.content_bytes += size;
+                    u.encoded_bytes += u64::from(span.len);
+                }
             }
         }
+        t.dictionaries = by_dict.into_values().collect();
+        t.dictionaries.sort_by_key(|u| u.id);
         for item in self.chunks.iter()? {
             let (k, v) = item?;
             let rec = blob::decode_chunk(&Id(k.value()), v.value())?;
@@ -603,6 +630,23 @@ pub struct ContentTotals {
     /// Distinct content, uncompressed.
     pub content_bytes: u64,
     /// The same, as stored (compressed where that paid).
+    pub encoded_bytes: u64,
+    /// The store's zstd dictionaries (gc's recompression), by id, with the blobs on each.
+    pub dictionaries: Vec<DictUsage>,
+}
+
+/// One zstd dictionary and the blobs compressed with it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DictUsage {
+    /// The dictionary's id (blob records name it).
+    pub id: u32,
+    /// The dictionary's own size.
+    pub dict_bytes: u64,
+    /// Blobs compressed with it.
+    pub blobs: u64,
+    /// Their content, uncompressed.
+    pub content_bytes: u64,
+    /// What they take in the segment log.
     pub encoded_bytes: u64,
 }
 

@@ -1,0 +1,91 @@
+//! The store file's length after a snapshot that grew it (issue 17): redb doubles the file and
+//! a large transaction leaves pages at the new end, so the handle refits the file when it drops
+//! (`Store::fit`). Through the real binary, whose snapshot skips redb's close; and with another
+//! process reading the store, which makes the refit skip rather than wait or fail.
+
+use std::io::Read as _;
+use std::os::unix::fs::MetadataExt as _;
+use std::path::Path;
+use std::process::Stdio;
+
+use crate::common;
+
+use common::*;
+
+/// (length, disk blocks in bytes) of the store file.
+fn file_size(env: &Env) -> (u64, u64) {
+    let m = std::fs::metadata(env.store.join("store.redb")).unwrap();
+    (m.len(), m.blocks() * 512)
+}
+
+fn within(size: (u64, u64)) -> bool {
+    size.0 as f64 <= 1.1 * size.1 as f64
+}
+
+/// 2,400 files in 40 directories, `mib` MiB of incompressible content in all: many small
+/// B-tree rows written late in the snapshot's transaction, as a source tree's are.
+fn many_files(root: &Path, mib: usize) {
+    for d in 0..40u64 {
+        for f in 0..60u64 {
+            write_file(
+                root,
+                format!("d{d:02}/file-with-a-long-name-{f:03}.c").as_bytes(),
+                &noise(d * 1000 + f, mib * (1 << 20) / 2400),
+            );
+        }
+    }
+}
+
+#[test]
+fn a_snapshot_that_grew_the_store_leaves_its_file_within_a_tenth_of_its_blocks() {
+    let env = Env::new();
+    env.ok(&["init"]);
+    let empty = file_size(&env);
+    many_files(&env.ws, 24);
+    snap(&env, "one");
+    let after = file_size(&env);
+    assert!(
+        after.0 >= 4 * empty.0,
+        "grown past doublings: {empty:?} -> {after:?}"
+    );
+    assert!(within(after), "{after:?}");
+    verify_full(&env);
+    let st = json(&env, &["stats"]);
+    assert!(st["sparse_ratio"].as_f64().unwrap() <= 1.1, "{st}");
+}
+
+#[test]
+fn another_process_reading_the_store_makes_the_refit_skip_not_fail() {
+    let env = Env::new();
+    env.write("big.bin", &noise(7, 3 << 20));
+    let first = snap(&env, "big");
+    // `cat` into a pipe nobody reads: it blocks mid-blob with its read transaction open.
+    let mut cat = env
+        .cmd()
+        .args(["cat", &first, "big.bin"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = cat.stdout.take().unwrap();
+    let mut head = [0u8; 4096];
+    out.read_exact(&mut head).unwrap();
+
+    let other = env.tmp.path().join("other");
+    many_files(&other, 24);
+    env.ok_in(&other, &["snapshot", "-q"]);
+    let skipped = file_size(&env);
+    assert!(
+        !within(skipped),
+        "the refit should have skipped while `cat` reads: {skipped:?}"
+    );
+
+    cat.kill().unwrap();
+    cat.wait().unwrap();
+    drop(out);
+    verify_full(&env);
+    // gc compacts what was left (a later snapshot that grows the file would too).
+    let gc = json(&env, &["gc", "--no-recompress"]);
+    assert_eq!(gc["compacted"], true, "{gc}");
+    assert!(within(file_size(&env)), "{:?}", file_size(&env));
+    verify_full(&env);
+}
