@@ -7,6 +7,7 @@
 #   OUT     results folder (default: target/bench-out); OUT/tables.md gets the medians
 #   -n      runs per measurement (default 3); -t tools (default: rewind only; the README of
 #           ../shared/bench lists the peers' figures measured on this machine kind)
+#   -s      the harness's steps (default cold,size,warm,change,diff,restore)
 #   -L      skip the floors (lower-bounds.sh: walk, read, b3sum, tar | zstd -1/-3), which
 #           otherwise run right before the tools, with the same run count
 # rewind runs with benches/peers/rewind.sh (same files as git; gc timed on a copy of the store,
@@ -15,13 +16,14 @@
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 BENCH=${BENCH_DIR:-$HERE/../shared/bench}
-RUNS=3 TOOLS_ARG=rewind FLOORS=1
-while getopts n:t:L opt; do
+RUNS=3 TOOLS_ARG=rewind FLOORS=1 STEPS=cold,size,warm,change,diff,restore
+while getopts n:t:s:L opt; do
 	case $opt in
 	n) RUNS=$OPTARG ;;
 	t) TOOLS_ARG=$OPTARG ;;
+	s) STEPS=$OPTARG ;;
 	L) FLOORS=0 ;;
-	*) sed -n '2,14p' "$0" >&2; exit 2 ;;
+	*) sed -n '2,15p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -38,6 +40,6 @@ mkdir -p "$OUT"
 rm -rf "$OUT/harness" && cp -r "$BENCH" "$OUT/harness" && cp "$HERE"/benches/peers/*.sh "$OUT/harness/tools/"
 BENCH=$OUT/harness
 [ "$FLOORS" = 0 ] || "$BENCH/lower-bounds.sh" -n "$RUNS" "$CORPUS" "$OUT"
-TOOLS="$TOOLS_ARG" "$BENCH/snapshot-bench.sh" -n "$RUNS" -t "$TOOLS_ARG" "$CORPUS" "$OUT"
+TOOLS="$TOOLS_ARG" "$BENCH/snapshot-bench.sh" -n "$RUNS" -s "$STEPS" -t "$TOOLS_ARG" "$CORPUS" "$OUT"
 "$BENCH/summarize.py" "$OUT" >"$OUT/tables.md"
 cat "$OUT/tables.md"
