@@ -36,3 +36,4 @@ mod serve;
 mod snapshot;
 mod soak;
 mod verify;
+mod warm;
