@@ -654,11 +654,14 @@ impl<'a> Snapshotter<'a> {
     fn commit(
         mut self,
         mut scanned: Scanned,
-        built: Built,
+        mut built: Built,
         mut sink: Sink,
     ) -> Result<SnapshotOutcome> {
         let opts = self.opts;
         let mut report = self.report(&mut scanned, &built)?;
+        // What the walk found is in the trees now: at a million files it is ~150 MB, which
+        // the transaction's pages need more.
+        scanned.entries = Vec::new();
         // A complete cache lists every stored directory: the ones no longer in the tree go. A
         // narrowed one only knows the directories it read: under those, the subdirectories
         // that went away go, with everything below them (`stale_trees`).
@@ -686,18 +689,27 @@ impl<'a> Snapshotter<'a> {
             },
             skipped: report.skipped.clone(),
         };
+        let cache_complete = self.cache.is_complete();
+        self.cache = StatCache::default();
         drop(self.reader);
         let txn = sink.take_txn()?;
         let (id, parent) = {
+            let gc_ran = crate::store::epoch_in(&txn)? != self.epoch;
             let mut trees = txn.open_table(TREES)?;
-            for (tid, bytes) in &built.new_trees {
+            // Each encoding is freed once in the transaction (unless a gc ran meanwhile:
+            // then they are checked below).
+            let keep = if gc_ran { built.new_trees.len() } else { 0 };
+            for (i, (tid, bytes)) in built.new_trees.iter_mut().enumerate() {
                 if trees.insert(tid.0, bytes.as_slice())?.is_none() {
                     report.new_trees += 1;
                     report.stored_bytes += bytes.len() as u64;
                 }
+                if i >= keep {
+                    *bytes = Vec::new();
+                }
             }
             drop(trees);
-            if crate::store::epoch_in(&txn)? != self.epoch {
+            if gc_ran {
                 check_still_stored(&txn, &built)?;
             }
             let ws = register_in(&txn, &self.root)?;
@@ -764,13 +776,13 @@ impl<'a> Snapshotter<'a> {
                 )?;
             }
             let mut sc = txn.open_table(STAT_CACHE)?;
-            for (dir, dc) in &built.dirty_caches {
+            for (dir, dc) in built.dirty_caches.drain(..) {
                 sc.insert((ws.id, dir.as_slice()), dc.as_slice())?;
             }
             for dir in &stale_dirs {
                 sc.remove((ws.id, dir.as_slice()))?;
             }
-            if !self.cache.is_complete() {
+            if !cache_complete {
                 for top in &built.stale_trees {
                     remove_cache_tree(&mut sc, ws.id, top)?;
                 }

@@ -273,15 +273,16 @@ struct Visitor<'a> {
     dir_fd: Option<std::os::fd::OwnedFd>,
 }
 
+/// Entries a walker thread gathers before it moves them to the shared sink. Moving them all
+/// at the end instead copied one thread's share into the other's at once: half the walk's
+/// entries held twice at its peak (90 MB at a million files).
+const FLUSH_ENTRIES: usize = 4096;
+
 impl Drop for Visitor<'_> {
     fn drop(&mut self) {
         let mut sink = self.sink.lock().unwrap_or_else(|p| p.into_inner());
         let out = std::mem::take(&mut self.out);
-        if sink.entries.is_empty() {
-            sink.entries = out.entries;
-        } else {
-            sink.entries.extend(out.entries);
-        }
+        sink.entries.extend(out.entries);
         sink.errors.extend(out.errors);
         sink.linked_dirs.extend(out.linked_dirs);
         sink.temps.extend(out.temps);
@@ -308,6 +309,10 @@ impl Visitor<'_> {
 
 impl ParallelVisitor for Visitor<'_> {
     fn visit(&mut self, entry: std::result::Result<DirEntry, ignore::Error>) -> WalkState {
+        if self.out.entries.len() >= FLUSH_ENTRIES {
+            let mut sink = self.sink.lock().unwrap_or_else(|p| p.into_inner());
+            sink.entries.append(&mut self.out.entries);
+        }
         let entry = match entry {
             Ok(e) => e,
             Err(err) => {
