@@ -293,7 +293,10 @@ impl Visitor<'_> {
     fn rel<'p>(&self, path: &'p Path) -> &'p [u8] {
         // The walker's paths are the root joined with names, so a byte prefix is enough; a
         // `Path::strip_prefix` (component by component) was 2% of a warm snapshot.
-        let (bytes, root) = (path.as_os_str().as_bytes(), self.root.as_os_str().as_bytes());
+        let (bytes, root) = (
+            path.as_os_str().as_bytes(),
+            self.root.as_os_str().as_bytes(),
+        );
         match bytes.strip_prefix(root) {
             Some(rest) if root.ends_with(b"/") => rest,
             Some(rest) if rest.is_empty() => rest,
