@@ -127,7 +127,8 @@ steps1() {
 	trash "$dest"
 	# Undo the edits for the next binary.
 	"$REWIND" -C "$dir" restore "$id1" -q >/dev/null
-	trash "$REWIND_STORE"
+	# A store is a few big files: deleting it is quick, and disk is short.
+	rm -rf "$REWIND_STORE"
 	unset REWIND_STORE
 }
 
