@@ -50,6 +50,9 @@ fn check_warm(env: &Env, store: &Store, reference: &Path, what: &str) -> rewind:
     warm
 }
 
+/// One change to the workspace.
+type Step = Box<dyn Fn(&Path)>;
+
 #[test]
 fn warm_snapshots_follow_kind_changes_moves_and_ignores() {
     let env = Env::new();
@@ -70,7 +73,7 @@ fn warm_snapshots_follow_kind_changes_moves_and_ignores() {
     assert_eq!(again.files_read, 0, "an unchanged tree is not read");
     assert!(again.unchanged);
 
-    let steps: Vec<(&str, Box<dyn Fn(&Path)>)> = vec![
+    let steps: Vec<(&str, Step)> = vec![
         (
             "a directory replaced by a file",
             Box::new(|ws| {
