@@ -541,9 +541,8 @@ impl<'a> Snapshotter<'a> {
     /// and records what became of each. Fails if the workspace itself vanished meanwhile, or,
     /// when strict, on the first unreadable or vanished file.
     fn read(&mut self, scanned: &mut Scanned, sink: &mut Sink) -> Result<()> {
-        let entries = &scanned.entries;
-        let to_read = &scanned.to_read;
-        let total: u64 = to_read.iter().map(|&i| entries[i].stat.size).sum();
+        let to_read = std::mem::take(&mut scanned.to_read);
+        let total: u64 = to_read.iter().map(|&i| scanned.entries[i].stat.size).sum();
         self.progress.start("snapshot", total);
         let ctx = ReadCtx::new(
             &self.root,
@@ -552,8 +551,40 @@ impl<'a> Snapshotter<'a> {
             self.dry,
             self.progress,
         );
-        let outcomes = read_files(&ctx, entries, to_read, sink)?;
-        let entries = &mut scanned.entries;
+        // In parts, so that the outcomes (~90 bytes a file) of a million files are not all
+        // held at once beside the walk's entries; one context, so its claims (what is already
+        // stored or being stored) hold across parts.
+        for part in to_read.chunks(READ_PART) {
+            let outcomes = read_files(&ctx, &scanned.entries, part, sink)?;
+            for (i, outcome) in part.iter().zip(outcomes) {
+                let e = &mut scanned.entries[*i];
+                match outcome {
+                    Read1::Ok {
+                        id,
+                        size,
+                        stat,
+                        unstable,
+                    } => {
+                        e.cached = Some((id, size));
+                        e.stat = stat;
+                        e.fresh = true;
+                        if unstable {
+                            scanned.skipped.push(Skipped {
+                                path: e.path.clone(),
+                                reason: SkipReason::ChangedWhileRead,
+                                detail: "kept changing while read; stored as last read".into(),
+                            });
+                        }
+                    }
+                    Read1::Skip(reason, detail) => scanned.skipped.push(Skipped {
+                        path: e.path.clone(),
+                        reason,
+                        detail,
+                    }),
+                    Read1::Aborted => return Err(Error::Internal("snapshot aborted".into())),
+                }
+            }
+        }
         // Files that vanish are skipped one by one, but a workspace that vanished (deleted, or
         // replaced by another directory) would be recorded as emptied: that is no snapshot of
         // it.
@@ -563,34 +594,6 @@ impl<'a> Snapshotter<'a> {
         self.phases.mark("read");
         self.progress.finish();
         let skipped = &mut scanned.skipped;
-        for (i, outcome) in to_read.iter().zip(outcomes) {
-            match outcome {
-                Read1::Ok {
-                    id,
-                    size,
-                    stat,
-                    unstable,
-                } => {
-                    let e = &mut entries[*i];
-                    e.cached = Some((id, size));
-                    e.stat = stat;
-                    e.fresh = true;
-                    if unstable {
-                        skipped.push(Skipped {
-                            path: e.path.clone(),
-                            reason: SkipReason::ChangedWhileRead,
-                            detail: "kept changing while read; stored as last read".into(),
-                        });
-                    }
-                }
-                Read1::Skip(reason, detail) => skipped.push(Skipped {
-                    path: entries[*i].path.clone(),
-                    reason,
-                    detail,
-                }),
-                Read1::Aborted => return Err(Error::Internal("snapshot aborted".into())),
-            }
-        }
         if self.opts.strict
             && let Some(s) = skipped
                 .iter()
@@ -605,6 +608,7 @@ impl<'a> Snapshotter<'a> {
         }
         skipped.sort_by(|a, b| a.path.cmp(&b.path));
         scanned.bytes_read = ctx.bytes_read.load(Ordering::Relaxed);
+        scanned.to_read = to_read;
         Ok(())
     }
 
@@ -1199,6 +1203,9 @@ fn build_trees(
         stale_trees,
     })
 }
+
+/// Files read per call of `read_files` (see [`Snapshotter::read`]).
+const READ_PART: usize = 32 * 1024;
 
 /// The walked entries grouped by parent directory: a slot per directory.
 #[derive(Default)]
