@@ -14,6 +14,9 @@
 # (default target/release/examples/walkbench: `cargo build --release --example walkbench`).
 # OLD_BIN, if set, is measured too, on the same trees, each step right before the new one's
 # (e.g. main's release build): before and after in one run, with the tree made once.
+# SYNTH, if set, is a synthetic tree made before (by this script, with the same -f and -d):
+# it is used as it is and kept (generating a million files takes ~10 minutes, deleting them
+# as long).
 #
 # For the reference tree and the synthetic one, in this order: cold snapshot into an empty
 # store, the bare walk (walkbench, the floor of a warm snapshot), warm snapshot with nothing
@@ -124,7 +127,8 @@ steps1() {
 	trash "$dest"
 	# Undo the edits for the next binary.
 	"$REWIND" -C "$dir" restore "$id1" -q >/dev/null
-	trash "$REWIND_STORE"
+	# A store is a few big files: deleting it is quick, and disk is short.
+	rm -rf "$REWIND_STORE"
 	unset REWIND_STORE
 }
 
@@ -137,7 +141,11 @@ if has_step ref; then
 	trash "$W/ref"
 fi
 
-if has_step tree; then
+if has_step tree && [ -n "${SYNTH:-}" ]; then
+	echo "== synthetic tree $SYNTH (kept)"
+	[ -d "$SYNTH" ] || { echo "scale.sh: SYNTH=$SYNTH is not a directory" >&2; exit 2; }
+	steps synth "$(realpath "$SYNTH")" "$FILES"
+elif has_step tree; then
 	echo "== synthetic tree: $FILES files in $DIRS directories"
 	trash "$W/synth"
 	t0=$(date +%s.%N)

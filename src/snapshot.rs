@@ -191,7 +191,7 @@ pub(crate) fn store_files(store: &Store, root: &Path, files: &[Vec<u8>]) -> Resu
             ty,
             stat: Stat::from_metadata(&meta),
             cached: None,
-            subtree: None,
+            fresh: false,
         });
     }
     let mut sink = Sink::new(store);
@@ -230,14 +230,6 @@ pub(crate) fn store_files(store: &Store, root: &Path, files: &[Vec<u8>]) -> Resu
         }
     }
     Ok(StoredFiles { ids, txn })
-}
-
-/// A file's resolved state: in the tree with this id and size, with this stat for the cache.
-#[derive(Clone, Copy)]
-struct Resolved {
-    id: Id,
-    size: u64,
-    stat: Stat,
 }
 
 /// Takes a snapshot of the workspace at `root`. With `opts.dry_run` this is [`dry_run`].
@@ -296,6 +288,9 @@ struct Snapshotter<'a> {
     /// The gc epoch of the read view (see [`check_still_stored`]).
     epoch: u64,
     cache: StatCache,
+    /// The workspace whose stat cache [`scan`](Snapshotter::scan) loads while it walks (the
+    /// walk does not use two full cores; loading first was a tenth of a warm snapshot).
+    load_beside_walk: Option<u64>,
     daemon: DaemonAnswer,
     /// The workspace's latest snapshot in the read view.
     parent: Option<Id>,
@@ -309,9 +304,10 @@ struct Snapshotter<'a> {
 
 /// What the walk found, and how each entry stands after the stat cache.
 struct Scanned {
+    /// What the walk found. A file or symlink is in the tree when its `cached` is set: by the
+    /// stat cache, or (`fresh`) by [`Snapshotter::read`]. No second per-entry vector: at a
+    /// million files each byte per entry is a megabyte.
     entries: Vec<WalkEntry>,
-    /// Per entry: its id and size when known (from the cache, or once read).
-    resolved: Vec<Option<Resolved>>,
     /// Indexes of the entries to read.
     to_read: Vec<usize>,
     skipped: Vec<Skipped>,
@@ -377,9 +373,17 @@ impl<'a> Snapshotter<'a> {
         if let crate::scan::daemon_link::WalkNarrowing::Narrowed { pruned, .. } = &mut daemon.walk {
             *pruned = prune;
         }
+        // A walk that trusts directories needs the cache while it walks; one that does not
+        // (no daemon) only compares afterwards, so the cache loads beside it (see `scan`).
+        let walk_trusts = daemon.trusted.is_some() || opts.trusted_dirs.is_some();
+        let mut load_beside_walk = None;
         let cache = match (&ws, &daemon.trusted) {
             (Some(ws), Some(untrusted)) if prune => {
                 StatCache::load_narrowed(&reader, ws.id, untrusted)?
+            }
+            (Some(ws), _) if !walk_trusts => {
+                load_beside_walk = Some(ws.id);
+                StatCache::default()
             }
             (Some(ws), _) => StatCache::load(&reader, ws.id)?,
             (None, _) => StatCache::default(),
@@ -403,6 +407,7 @@ impl<'a> Snapshotter<'a> {
             reader,
             epoch,
             cache,
+            load_beside_walk,
             daemon,
             parent,
             start_ns,
@@ -433,8 +438,8 @@ impl<'a> Snapshotter<'a> {
         let pending_trees = built
             .new_trees
             .into_iter()
-            .map(|(id, t, _)| (id, t))
-            .collect();
+            .map(|(id, bytes)| Ok((id, Tree::decode(&id, &bytes)?)))
+            .collect::<Result<_>>()?;
         Ok(SnapshotOutcome {
             report,
             pending_trees,
@@ -465,9 +470,31 @@ impl<'a> Snapshotter<'a> {
             threads: 0,
             trusted,
         };
-        let walked = walk(&self.root, &walk_opts, &self.cache)?;
+        let (walked, mut entries) = match self.load_beside_walk {
+            None => {
+                let mut walked = walk(&self.root, &walk_opts, &self.cache)?;
+                let entries = std::mem::take(&mut walked.entries);
+                (walked, entries)
+            }
+            Some(ws) => {
+                let (root, reader) = (&self.root, &self.reader);
+                let empty = StatCache::default();
+                let (walked, cache) = std::thread::scope(|s| {
+                    let loading = s.spawn(|| StatCache::load(reader, ws));
+                    let walked = walk(root, &walk_opts, &empty);
+                    let cache = loading
+                        .join()
+                        .map_err(|_| Error::Internal("loading the stat cache panicked".into()));
+                    (walked, cache)
+                });
+                let (mut walked, cache) = (walked?, cache??);
+                self.cache = cache;
+                let mut entries = std::mem::take(&mut walked.entries);
+                crate::scan::walk::compare_with_cache(&mut entries, &self.cache);
+                (walked, entries)
+            }
+        };
         self.phases.mark("walk");
-        let entries = walked.entries;
 
         let mut skipped: Vec<Skipped> = walked
             .errors
@@ -478,37 +505,28 @@ impl<'a> Snapshotter<'a> {
                 detail,
             })
             .collect();
-        let mut resolved: Vec<Option<Resolved>> = vec![None; entries.len()];
         let mut to_read = Vec::new();
-        for (i, e) in entries.iter().enumerate() {
+        for (i, e) in entries.iter_mut().enumerate() {
             match e.ty {
                 EntryType::Special => skipped.push(Skipped {
                     path: e.path.clone(),
                     reason: SkipReason::Special,
                     detail: "fifo, socket or device".into(),
                 }),
-                EntryType::File if opts.max_file_size.is_some_and(|m| e.stat.size > m) => skipped
-                    .push(Skipped {
+                EntryType::File if opts.max_file_size.is_some_and(|m| e.stat.size > m) => {
+                    e.cached = None;
+                    skipped.push(Skipped {
                         path: e.path.clone(),
                         reason: SkipReason::TooLarge,
                         detail: format!("{} bytes", e.stat.size),
-                    }),
-                EntryType::File | EntryType::Symlink => match e.cached {
-                    Some((id, size)) => {
-                        resolved[i] = Some(Resolved {
-                            id,
-                            size,
-                            stat: e.stat,
-                        })
-                    }
-                    None => to_read.push(i),
-                },
-                EntryType::Dir => {}
+                    })
+                }
+                EntryType::File | EntryType::Symlink if e.cached.is_none() => to_read.push(i),
+                EntryType::File | EntryType::Symlink | EntryType::Dir => {}
             }
         }
         Ok(Scanned {
             entries,
-            resolved,
             to_read,
             skipped,
             linked_dirs: walked.linked_dirs,
@@ -523,9 +541,8 @@ impl<'a> Snapshotter<'a> {
     /// and records what became of each. Fails if the workspace itself vanished meanwhile, or,
     /// when strict, on the first unreadable or vanished file.
     fn read(&mut self, scanned: &mut Scanned, sink: &mut Sink) -> Result<()> {
-        let entries = &scanned.entries;
-        let to_read = &scanned.to_read;
-        let total: u64 = to_read.iter().map(|&i| entries[i].stat.size).sum();
+        let to_read = std::mem::take(&mut scanned.to_read);
+        let total: u64 = to_read.iter().map(|&i| scanned.entries[i].stat.size).sum();
         self.progress.start("snapshot", total);
         let ctx = ReadCtx::new(
             &self.root,
@@ -534,7 +551,40 @@ impl<'a> Snapshotter<'a> {
             self.dry,
             self.progress,
         );
-        let outcomes = read_files(&ctx, entries, to_read, sink)?;
+        // In parts, so that the outcomes (~90 bytes a file) of a million files are not all
+        // held at once beside the walk's entries; one context, so its claims (what is already
+        // stored or being stored) hold across parts.
+        for part in to_read.chunks(READ_PART) {
+            let outcomes = read_files(&ctx, &scanned.entries, part, sink)?;
+            for (i, outcome) in part.iter().zip(outcomes) {
+                let e = &mut scanned.entries[*i];
+                match outcome {
+                    Read1::Ok {
+                        id,
+                        size,
+                        stat,
+                        unstable,
+                    } => {
+                        e.cached = Some((id, size));
+                        e.stat = stat;
+                        e.fresh = true;
+                        if unstable {
+                            scanned.skipped.push(Skipped {
+                                path: e.path.clone(),
+                                reason: SkipReason::ChangedWhileRead,
+                                detail: "kept changing while read; stored as last read".into(),
+                            });
+                        }
+                    }
+                    Read1::Skip(reason, detail) => scanned.skipped.push(Skipped {
+                        path: e.path.clone(),
+                        reason,
+                        detail,
+                    }),
+                    Read1::Aborted => return Err(Error::Internal("snapshot aborted".into())),
+                }
+            }
+        }
         // Files that vanish are skipped one by one, but a workspace that vanished (deleted, or
         // replaced by another directory) would be recorded as emptied: that is no snapshot of
         // it.
@@ -544,31 +594,6 @@ impl<'a> Snapshotter<'a> {
         self.phases.mark("read");
         self.progress.finish();
         let skipped = &mut scanned.skipped;
-        for (i, outcome) in to_read.iter().zip(outcomes) {
-            match outcome {
-                Read1::Ok {
-                    id,
-                    size,
-                    stat,
-                    unstable,
-                } => {
-                    scanned.resolved[*i] = Some(Resolved { id, size, stat });
-                    if unstable {
-                        skipped.push(Skipped {
-                            path: entries[*i].path.clone(),
-                            reason: SkipReason::ChangedWhileRead,
-                            detail: "kept changing while read; stored as last read".into(),
-                        });
-                    }
-                }
-                Read1::Skip(reason, detail) => skipped.push(Skipped {
-                    path: entries[*i].path.clone(),
-                    reason,
-                    detail,
-                }),
-                Read1::Aborted => return Err(Error::Internal("snapshot aborted".into())),
-            }
-        }
         if self.opts.strict
             && let Some(s) = skipped
                 .iter()
@@ -583,6 +608,7 @@ impl<'a> Snapshotter<'a> {
         }
         skipped.sort_by(|a, b| a.path.cmp(&b.path));
         scanned.bytes_read = ctx.bytes_read.load(Ordering::Relaxed);
+        scanned.to_read = to_read;
         Ok(())
     }
 
@@ -596,7 +622,6 @@ impl<'a> Snapshotter<'a> {
             .collect();
         let built = build_trees(
             &scanned.entries,
-            &scanned.resolved,
             &unreadable_dirs,
             &self.cache,
             self.start_ns,
@@ -633,11 +658,14 @@ impl<'a> Snapshotter<'a> {
     fn commit(
         mut self,
         mut scanned: Scanned,
-        built: Built,
+        mut built: Built,
         mut sink: Sink,
     ) -> Result<SnapshotOutcome> {
         let opts = self.opts;
         let mut report = self.report(&mut scanned, &built)?;
+        // What the walk found is in the trees now: at a million files it is ~150 MB, which
+        // the transaction's pages need more.
+        scanned.entries = Vec::new();
         // A complete cache lists every stored directory: the ones no longer in the tree go. A
         // narrowed one only knows the directories it read: under those, the subdirectories
         // that went away go, with everything below them (`stale_trees`).
@@ -665,18 +693,27 @@ impl<'a> Snapshotter<'a> {
             },
             skipped: report.skipped.clone(),
         };
+        let cache_complete = self.cache.is_complete();
+        self.cache = StatCache::default();
         drop(self.reader);
         let txn = sink.take_txn()?;
         let (id, parent) = {
+            let gc_ran = crate::store::epoch_in(&txn)? != self.epoch;
             let mut trees = txn.open_table(TREES)?;
-            for (tid, _, bytes) in &built.new_trees {
+            // Each encoding is freed once in the transaction (unless a gc ran meanwhile:
+            // then they are checked below).
+            let keep = if gc_ran { built.new_trees.len() } else { 0 };
+            for (i, (tid, bytes)) in built.new_trees.iter_mut().enumerate() {
                 if trees.insert(tid.0, bytes.as_slice())?.is_none() {
                     report.new_trees += 1;
                     report.stored_bytes += bytes.len() as u64;
                 }
+                if i >= keep {
+                    *bytes = Vec::new();
+                }
             }
             drop(trees);
-            if crate::store::epoch_in(&txn)? != self.epoch {
+            if gc_ran {
                 check_still_stored(&txn, &built)?;
             }
             let ws = register_in(&txn, &self.root)?;
@@ -743,13 +780,13 @@ impl<'a> Snapshotter<'a> {
                 )?;
             }
             let mut sc = txn.open_table(STAT_CACHE)?;
-            for (dir, dc) in &built.dirty_caches {
-                sc.insert((ws.id, dir.as_slice()), dc.encode().as_slice())?;
+            for (dir, dc) in built.dirty_caches.drain(..) {
+                sc.insert((ws.id, dir.as_slice()), dc.as_slice())?;
             }
             for dir in &stale_dirs {
                 sc.remove((ws.id, dir.as_slice()))?;
             }
-            if !self.cache.is_complete() {
+            if !cache_complete {
                 for top in &built.stale_trees {
                     remove_cache_tree(&mut sc, ws.id, top)?;
                 }
@@ -868,8 +905,8 @@ fn check_still_stored(txn: &redb::WriteTransaction, built: &Built) -> Result<()>
     if trees.get(built.root.0)?.is_none() {
         return Err(Error::ConcurrentGc("snapshot"));
     }
-    for (_, tree, _) in &built.new_trees {
-        for e in &tree.entries {
+    for (id, bytes) in &built.new_trees {
+        for e in &Tree::decode(id, bytes)?.entries {
             let there = if e.kind == crate::store::tree::Kind::Dir {
                 trees.get(e.id.0)?.is_some()
             } else {
@@ -934,10 +971,12 @@ fn fs_clock_ns(store_dir: &Path, root: &Path) -> i64 {
 struct Built {
     root: Id,
     stats: TreeStats,
-    /// Trees that are not known to be stored: (id, tree, encoding).
-    new_trees: Vec<(Id, Tree, Vec<u8>)>,
-    /// Directories whose stat cache changed.
-    dirty_caches: Vec<(Vec<u8>, DirCache)>,
+    /// Trees that are not known to be stored: (id, encoding). Only the encodings are kept
+    /// (trees and caches are built a directory at a time and encoded at once): a cold
+    /// snapshot of a million files held ~250 B per file more as `Tree`s and `DirCache`s.
+    new_trees: Vec<(Id, Vec<u8>)>,
+    /// Directories whose stat cache changed, and its encoding.
+    dirty_caches: Vec<(Vec<u8>, Vec<u8>)>,
     /// Every directory the walk listed (not those inside unread subtrees).
     live_dirs: HashSet<Vec<u8>>,
     /// Subdirectories the cache of a rebuilt directory had and the new tree has not: their
@@ -957,17 +996,19 @@ struct DoneDir {
 
 fn build_trees(
     entries: &[WalkEntry],
-    resolved: &[Option<Resolved>],
     unreadable_dirs: &HashSet<&[u8]>,
     cache: &StatCache,
     start_ns: i64,
 ) -> Result<Built> {
     // Group children by parent directory; every walked directory gets a slot, so empty
     // directories are kept. A subtree the walk left unread is done already.
-    let mut children: rustc_hash::FxHashMap<&[u8], Vec<usize>> = rustc_hash::FxHashMap::default();
-    children.insert(b"", Vec::new());
+    let mut children = Children::default();
+    children.slot(b"");
     let mut done: rustc_hash::FxHashMap<&[u8], DoneDir> = rustc_hash::FxHashMap::default();
     let mut stats = TreeStats::default();
+    // The walk lists a directory's entries mostly one after another: its slot is looked up
+    // once per run of them, not once per entry.
+    let mut last: (&[u8], usize) = (b"", 0);
     for (i, e) in entries.iter().enumerate() {
         let (parent, _) = split_parent(&e.path);
         match e.ty {
@@ -976,7 +1017,7 @@ fn build_trees(
                     continue;
                 }
                 stats.dirs += 1;
-                match (e.subtree, e.cached) {
+                match (e.subtree(), e.cached) {
                     (Some(sub), Some((id, size))) => {
                         stats.dirs += sub.dirs;
                         stats.files += sub.files;
@@ -993,27 +1034,31 @@ fn build_trees(
                         );
                     }
                     _ => {
-                        children.entry(e.path.as_slice()).or_default();
+                        children.slot(&e.path);
                     }
                 }
             }
             EntryType::File | EntryType::Symlink => {
-                let Some(r) = resolved[i] else { continue };
+                let Some((_, size)) = e.cached else { continue };
                 if e.ty == EntryType::Symlink {
                     stats.symlinks += 1;
                 } else {
                     stats.files += 1;
-                    stats.bytes += r.size;
+                    stats.bytes += size;
                 }
             }
             EntryType::Special => continue,
         }
-        children.entry(parent).or_default().push(i);
+        if last.0 != parent {
+            last = (parent, children.slot(parent));
+        }
+        children.kids[last.1].push(i);
     }
     // A directory whose parent is unreadable (cannot happen with a real walk, but keep the
     // tree consistent) is dropped with it.
-    let mut dirs: Vec<&[u8]> = children.keys().copied().collect();
-    dirs.sort_unstable_by_key(|d| {
+    let mut dirs: Vec<usize> = (0..children.dirs.len()).collect();
+    dirs.sort_unstable_by_key(|&slot| {
+        let d = children.dirs[slot];
         std::cmp::Reverse(if d.is_empty() {
             0
         } else {
@@ -1025,8 +1070,8 @@ fn build_trees(
     let mut new_trees = Vec::new();
     let mut dirty_caches = Vec::new();
     let mut stale_trees = Vec::new();
-    for dir in dirs {
-        let kids = &children[dir];
+    for slot in dirs {
+        let (dir, kids) = (children.dirs[slot], &children.kids[slot]);
         // The subtree's totals, and whether all below is settled (cached, none racy): from the
         // children, so a reused cache and a rebuilt one say the same.
         let mut subtree = Subtree {
@@ -1043,8 +1088,8 @@ fn build_trees(
                     subtree.symlinks += d.subtree.symlinks;
                     subtree.settled &= d.subtree.settled;
                 }
-                EntryType::Symlink if resolved[i].is_some() => subtree.symlinks += 1,
-                EntryType::File if resolved[i].is_some() => subtree.files += 1,
+                EntryType::Symlink if e.cached.is_some() => subtree.symlinks += 1,
+                EntryType::File if e.cached.is_some() => subtree.files += 1,
                 _ => {}
             }
         }
@@ -1064,7 +1109,7 @@ fn build_trees(
                                         && c.subtree() == Some(d.subtree)
                                 })
                         }
-                        _ => e.cached.is_some(),
+                        _ => e.cached.is_some() && !e.fresh,
                     }
                 })
         });
@@ -1092,14 +1137,8 @@ fn build_trees(
                     (Kind::Dir, d.id, d.size, d.subtree.as_stat(), false)
                 }
                 _ => {
-                    let Some(r) = resolved[i] else { continue };
-                    (
-                        r.stat.kind(),
-                        r.id,
-                        r.size,
-                        r.stat,
-                        is_racy(&r.stat, start_ns),
-                    )
+                    let Some((id, size)) = e.cached else { continue };
+                    (e.stat.kind(), id, size, e.stat, is_racy(&e.stat, start_ns))
                 }
             };
             subtree.settled &= !racy;
@@ -1134,15 +1173,15 @@ fn build_trees(
             }
         }
         let (id, bytes) = tree.id_and_bytes()?;
-        dirty_caches.push((
-            dir.to_vec(),
-            DirCache {
-                tree: id,
-                size: total,
-                entries: cache_entries,
-            },
-        ));
-        new_trees.push((id, tree, bytes));
+        drop(tree);
+        let encoded = DirCache {
+            tree: id,
+            size: total,
+            entries: cache_entries,
+        }
+        .encode();
+        dirty_caches.push((dir.to_vec(), encoded));
+        new_trees.push((id, bytes));
         done.insert(
             dir,
             DoneDir {
@@ -1154,7 +1193,7 @@ fn build_trees(
         );
     }
     let root = done.get(&b""[..]).map(|d| d.id).unwrap_or_default();
-    let live_dirs = children.keys().map(|d| d.to_vec()).collect();
+    let live_dirs = children.dirs.iter().map(|d| d.to_vec()).collect();
     Ok(Built {
         root,
         stats,
@@ -1163,6 +1202,29 @@ fn build_trees(
         live_dirs,
         stale_trees,
     })
+}
+
+/// Files read per call of `read_files` (see [`Snapshotter::read`]).
+const READ_PART: usize = 32 * 1024;
+
+/// The walked entries grouped by parent directory: a slot per directory.
+#[derive(Default)]
+struct Children<'e> {
+    slots: rustc_hash::FxHashMap<&'e [u8], usize>,
+    /// Per slot: the directory, and its entries' indexes.
+    dirs: Vec<&'e [u8]>,
+    kids: Vec<Vec<usize>>,
+}
+
+impl<'e> Children<'e> {
+    /// The slot of `dir`, made empty if it has none yet.
+    fn slot(&mut self, dir: &'e [u8]) -> usize {
+        *self.slots.entry(dir).or_insert_with(|| {
+            self.dirs.push(dir);
+            self.kids.push(Vec::new());
+            self.dirs.len() - 1
+        })
+    }
 }
 
 /// Removes the stat cache of directory `top` and of every directory below it.

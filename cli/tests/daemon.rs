@@ -75,7 +75,7 @@ fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
 }
 
 /// A snapshot through the library (which asks the daemon, if one runs).
-fn snap(store: &Store, ws: &Path) -> rewind::SnapshotReport {
+pub(crate) fn snap(store: &Store, ws: &Path) -> rewind::SnapshotReport {
     rewind::snapshot::snapshot(
         store,
         ws,
@@ -93,7 +93,7 @@ fn full_walk_root(reference: &Path, ws: &Path) -> Id {
 }
 
 /// The report of a full walk with no stat cache and no daemon (see [`full_walk_root`]).
-fn full_walk(reference: &Path, ws: &Path) -> rewind::SnapshotReport {
+pub(crate) fn full_walk(reference: &Path, ws: &Path) -> rewind::SnapshotReport {
     let store = Store::open(reference, StoreOptions::default()).expect("reference store");
     rewind::snapshot::snapshot(
         &store,
@@ -112,7 +112,7 @@ fn full_walk(reference: &Path, ws: &Path) -> rewind::SnapshotReport {
 /// directory of the tree with its tree id, each subdirectory's subtree totals right where
 /// they are recorded, and no row for a directory the tree does not have (a narrowed snapshot
 /// removes those by prefix). Returns a description of the first mismatch.
-fn cache_matches_tree(store: &Store, ws: &Path, root: Id) -> Result<(), String> {
+pub(crate) fn cache_matches_tree(store: &Store, ws: &Path, root: Id) -> Result<(), String> {
     use rewind::internals::{StatCache, Subtree};
     use rewind::store::tree::Kind;
     let reader = store.reader().expect("reader");
@@ -228,7 +228,7 @@ fn setup() -> (Env, PathBuf) {
 
 /// One random edit of the property test.
 #[derive(Clone, Debug)]
-enum Edit {
+pub(crate) enum Edit {
     Write(usize, u8),
     Append(usize),
     RenameOver(usize, usize),
@@ -258,7 +258,7 @@ fn file(i: usize) -> String {
     }
 }
 
-fn edit() -> impl Strategy<Value = Edit> {
+pub(crate) fn edit() -> impl Strategy<Value = Edit> {
     prop_oneof![
         (0..15usize, any::<u8>()).prop_map(|(i, b)| Edit::Write(i, b)),
         (0..15usize).prop_map(Edit::Append),
@@ -275,7 +275,7 @@ fn edit() -> impl Strategy<Value = Edit> {
     ]
 }
 
-fn apply(ws: &Path, e: &Edit) {
+pub(crate) fn apply(ws: &Path, e: &Edit) {
     let p = |i: usize| ws.join(file(i));
     match e {
         Edit::Write(i, b) => {

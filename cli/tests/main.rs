@@ -37,3 +37,4 @@ mod snapshot;
 mod soak;
 mod store_fit;
 mod verify;
+mod warm;

@@ -110,7 +110,8 @@ impl Subtree {
         }
     }
 
-    fn from_stat(stat: &Stat) -> Option<Subtree> {
+    /// The summary [`as_stat`](Self::as_stat) packed, if `stat` holds one.
+    pub fn from_stat(stat: &Stat) -> Option<Subtree> {
         (stat.mode & SUBTREE_FLAG != 0).then_some(Subtree {
             files: stat.mtime_ns as u64,
             dirs: stat.ctime_ns as u64,
