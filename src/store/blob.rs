@@ -22,8 +22,8 @@
 //! `size`/`len` are the uncompressed lengths, so a reader knows how much to allocate and
 //! `verify` can check them. `dict` names a row of the `dicts` table (see [`super::dict`]); tag
 //! 0x03 is only ever written by gc's recompression, and a store without such records reads
-//! exactly as it did before dictionaries existed. Chunks never use a dictionary: at 256 KiB and
-//! up, a chunk holds enough context of its own.
+//! exactly as it did before dictionaries existed. Chunks never use a dictionary: at 64 KiB and
+//! up (256 KiB in stores chunked before), a chunk holds enough context of its own.
 
 use redb::ReadableTable;
 
@@ -32,12 +32,35 @@ use crate::id::Id;
 
 /// Files at least this large are split with FastCDC; smaller ones are stored whole.
 pub const CHUNK_THRESHOLD: u64 = 4 << 20;
-/// Smallest chunk FastCDC cuts.
-pub const CHUNK_MIN: u32 = 256 << 10;
-/// Average chunk size FastCDC aims for.
-pub const CHUNK_AVG: u32 = 512 << 10;
+/// Smallest chunk FastCDC cuts. A quarter of [`CHUNK_AVG`]: after an edit, a cut point is
+/// found again sooner the less the minimum skips (256 KiB before; see ARCHITECTURE.md).
+pub const CHUNK_MIN: u32 = 64 << 10;
+/// Average chunk size FastCDC aims for (512 KiB before): an edit stores the chunks it touches,
+/// so this sets what a small edit in a large file costs, against chunks (and chunk-list bytes,
+/// 36 per chunk) per GiB. Chunks cut with other sizes read back as they always did; only newly
+/// chunked content is cut with these.
+pub const CHUNK_AVG: u32 = 256 << 10;
 /// Largest chunk. Bounds the memory a chunk takes while it is compressed and read back.
 pub const CHUNK_MAX: u32 = 1 << 20;
+
+/// Cuts `source` into content-defined chunks: FastCDC (v2020) with [`CHUNK_MIN`],
+/// [`CHUNK_AVG`], [`CHUNK_MAX`] and normalisation level 1. The one chunking of every large
+/// file and artifact, so equal content cuts the same way wherever it comes from.
+pub fn chunker<R: std::io::Read>(source: R) -> impl Iterator<Item = std::io::Result<Vec<u8>>> {
+    use fastcdc::v2020::{Error as CdcError, Normalization, StreamCDC};
+    StreamCDC::with_level(
+        source,
+        CHUNK_MIN as usize,
+        CHUNK_AVG as usize,
+        CHUNK_MAX as usize,
+        Normalization::Level1,
+    )
+    .map(|chunk| match chunk {
+        Ok(c) => Ok(c.data),
+        Err(CdcError::IoError(e)) => Err(e),
+        Err(e) => Err(std::io::Error::other(e.to_string())),
+    })
+}
 /// Bytes in a full segment: 64 KiB less room for redb's leaf header and key, so that a
 /// segment fills exactly 16 pages.
 pub const SEGMENT_SIZE: usize = 65536 - 256;
