@@ -614,8 +614,7 @@ fn store_chunks(
 }
 
 #[cfg(test)]
-#[path = "ingest_tests.rs"]
-mod old_chunk_sizes;
+mod old_sizes_tests;
 
 #[cfg(test)]
 mod tests {
