@@ -548,7 +548,8 @@ fn store_small(
 
 /// Cuts a large file into chunks with FastCDC while hashing it whole, and queues its new
 /// chunks and its record. The chunks' own hashes and compression run on the pool,
-/// [`CHUNK_GROUP`] at a time. None if the writer went away.
+/// [`CHUNK_GROUP`] at a time, while this thread reads, cuts and hashes the next group: reading
+/// is serial, so without the overlap one core idled through it. None if the writer went away.
 fn store_large(
     ctx: &ReadCtx,
     path: &Path,
@@ -557,20 +558,35 @@ fn store_large(
 ) -> Result<Option<(Id, u64)>> {
     let mut hasher = blake3::Hasher::new();
     let mut chunks = Vec::new();
-    let mut group = Vec::with_capacity(CHUNK_GROUP);
     let mut size = 0u64;
-    for chunk in blob::chunker(file) {
-        let chunk = chunk.at(path)?;
-        hasher.update(&chunk);
-        size += chunk.len() as u64;
-        ctx.count(chunk.len());
-        group.push(chunk);
-        if group.len() == CHUNK_GROUP && !store_chunks(ctx, &mut group, &mut chunks, batch)? {
+    let mut cuts = blob::chunker(file);
+    let mut group = Vec::new();
+    loop {
+        // Two groups in flight at most: the one being stored and the one being read.
+        let (stored, next) = rayon::join(
+            || store_chunks(ctx, &mut group, &mut chunks, batch),
+            || -> Result<Vec<Vec<u8>>> {
+                let mut next = Vec::with_capacity(CHUNK_GROUP);
+                for chunk in cuts.by_ref() {
+                    let chunk = chunk.at(path)?;
+                    hasher.update(&chunk);
+                    size += chunk.len() as u64;
+                    ctx.count(chunk.len());
+                    next.push(chunk);
+                    if next.len() == CHUNK_GROUP {
+                        break;
+                    }
+                }
+                Ok(next)
+            },
+        );
+        if !stored? {
             return Ok(None);
         }
-    }
-    if !store_chunks(ctx, &mut group, &mut chunks, batch)? {
-        return Ok(None);
+        group = next?;
+        if group.is_empty() {
+            break;
+        }
     }
     let id = Id::from(hasher.finalize());
     if ctx.claim(&id, false)? && !batch.push(Put::Chunked(id, blob::encode_chunked(size, &chunks)))
