@@ -630,7 +630,7 @@ fn store_chunks(
 }
 
 #[cfg(test)]
-mod old_sizes_tests;
+mod chunking_tests;
 
 #[cfg(test)]
 mod tests {
