@@ -17,7 +17,7 @@ use std::collections::HashSet;
 use std::fs::File;
 use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -51,6 +51,9 @@ const CHUNK_GROUP: usize = 8;
 const WRITEBACK_BYTES: u64 = 8 << 20;
 /// A worker's read buffer is kept between files up to this size; a larger one is freed.
 const KEEP_BUFFER: usize = 1 << 20;
+/// A large file's start read to choose its chunk sizes ([`sizes_for`]): twice the largest
+/// chunk, so that the first chunk at either size is whole.
+const PROBE_BYTES: usize = 2 << 20;
 
 /// An object on its way to the writer.
 pub(crate) enum Put {
@@ -559,7 +562,7 @@ fn store_large(
     let mut hasher = blake3::Hasher::new();
     let mut chunks = Vec::new();
     let mut size = 0u64;
-    let mut cuts = blob::chunker(file);
+    let mut cuts = blob::chunker_sized(file, sizes_for(ctx, path, file)?);
     let mut group = Vec::new();
     loop {
         // Two groups in flight at most: the one being stored and the one being read.
@@ -594,6 +597,50 @@ fn store_large(
         return Ok(None);
     }
     Ok(Some((id, size)))
+}
+
+/// The chunk sizes to cut `file` with: [`blob::CHUNK_SIZES_BEFORE`] when the store holds more
+/// of the chunks those sizes cut from the file's first [`PROBE_BYTES`] than of those today's
+/// sizes cut, i.e. an earlier version of this file was chunked before issue 17c: cut the same
+/// way, it shares its unchanged chunks with that version instead of storing them all again.
+/// Today's sizes otherwise. Reads the start with pread (the page cache keeps it for the pass that follows);
+/// not counted as read.
+fn sizes_for(ctx: &ReadCtx, path: &Path, file: &File) -> Result<blob::ChunkSizes> {
+    if ctx.dry_run {
+        return Ok(blob::CHUNK_SIZES);
+    }
+    let mut head = vec![0u8; PROBE_BYTES];
+    let mut filled = 0;
+    while filled < head.len() {
+        match file.read_at(&mut head[filled..], filled as u64) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(Error::io(path, e)),
+        }
+    }
+    head.truncate(filled);
+    // The share of the whole chunks (all but the last, which `head` may cut short) that
+    // `sizes` cuts from `head` and the store holds.
+    let found = |sizes| -> Result<f64> {
+        let chunks = blob::chunker_sized(&head[..], sizes)
+            .collect::<std::io::Result<Vec<_>>>()
+            .at(path)?;
+        let whole = &chunks[..chunks.len().saturating_sub(1)];
+        let mut held = 0;
+        for c in whole {
+            if ctx.reader.has_chunk(&Id::of(c))? {
+                held += 1;
+            }
+        }
+        Ok(held as f64 / whole.len().max(1) as f64)
+    };
+    // A chunk both sizes happen to cut alike does not decide: the larger share does.
+    let now = found(blob::CHUNK_SIZES)?;
+    if now < 1.0 && found(blob::CHUNK_SIZES_BEFORE)? > now {
+        return Ok(blob::CHUNK_SIZES_BEFORE);
+    }
+    Ok(blob::CHUNK_SIZES)
 }
 
 /// Hashes and (where new) compresses the chunks in `group` in parallel, appends their refs to

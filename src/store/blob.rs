@@ -43,16 +43,49 @@ pub const CHUNK_AVG: u32 = 256 << 10;
 /// Largest chunk. Bounds the memory a chunk takes while it is compressed and read back.
 pub const CHUNK_MAX: u32 = 1 << 20;
 
-/// Cuts `source` into content-defined chunks: FastCDC (v2020) with [`CHUNK_MIN`],
-/// [`CHUNK_AVG`], [`CHUNK_MAX`] and normalisation level 1. The one chunking of every large
-/// file and artifact, so equal content cuts the same way wherever it comes from.
+/// The minimum, average and maximum chunk sizes FastCDC cuts with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChunkSizes {
+    /// Smallest chunk (but a file's last).
+    pub min: u32,
+    /// Average.
+    pub avg: u32,
+    /// Largest.
+    pub max: u32,
+}
+
+/// What newly chunked content is cut with.
+pub const CHUNK_SIZES: ChunkSizes = ChunkSizes {
+    min: CHUNK_MIN,
+    avg: CHUNK_AVG,
+    max: CHUNK_MAX,
+};
+
+/// What every large file was cut with before issue 17c. A file that a store holds cut this
+/// way keeps being cut this way (see `ingest`), so its next versions share its chunks.
+pub const CHUNK_SIZES_BEFORE: ChunkSizes = ChunkSizes {
+    min: 256 << 10,
+    avg: 512 << 10,
+    max: 1 << 20,
+};
+
+/// Cuts `source` into content-defined chunks with [`CHUNK_SIZES`]: the chunking of every
+/// large file and artifact, so equal content cuts the same way wherever it comes from.
 pub fn chunker<R: std::io::Read>(source: R) -> impl Iterator<Item = std::io::Result<Vec<u8>>> {
+    chunker_sized(source, CHUNK_SIZES)
+}
+
+/// Cuts `source` with FastCDC (v2020, normalisation level 1) at `sizes`.
+pub fn chunker_sized<R: std::io::Read>(
+    source: R,
+    sizes: ChunkSizes,
+) -> impl Iterator<Item = std::io::Result<Vec<u8>>> {
     use fastcdc::v2020::{Error as CdcError, Normalization, StreamCDC};
     StreamCDC::with_level(
         source,
-        CHUNK_MIN as usize,
-        CHUNK_AVG as usize,
-        CHUNK_MAX as usize,
+        sizes.min as usize,
+        sizes.avg as usize,
+        sizes.max as usize,
         Normalization::Level1,
     )
     .map(|chunk| match chunk {
@@ -61,6 +94,7 @@ pub fn chunker<R: std::io::Read>(source: R) -> impl Iterator<Item = std::io::Res
         Err(e) => Err(std::io::Error::other(e.to_string())),
     })
 }
+
 /// Bytes in a full segment: 64 KiB less room for redb's leaf header and key, so that a
 /// segment fills exactly 16 pages.
 pub const SEGMENT_SIZE: usize = 65536 - 256;
