@@ -603,8 +603,8 @@ fn store_large(
 /// of the chunks those sizes cut from the file's first [`PROBE_BYTES`] than of those today's
 /// sizes cut, i.e. an earlier version of this file was chunked before issue 17c: cut the same
 /// way, it shares its unchanged chunks with that version instead of storing them all again.
-/// Today's sizes otherwise. Reads the start with pread (the page cache keeps it for the pass that follows);
-/// not counted as read.
+/// Today's sizes otherwise. Reads the start with pread (the page cache keeps it for the pass
+/// that follows); not counted as read.
 fn sizes_for(ctx: &ReadCtx, path: &Path, file: &File) -> Result<blob::ChunkSizes> {
     if ctx.dry_run {
         return Ok(blob::CHUNK_SIZES);
