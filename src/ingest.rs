@@ -51,9 +51,9 @@ const CHUNK_GROUP: usize = 8;
 const WRITEBACK_BYTES: u64 = 8 << 20;
 /// A worker's read buffer is kept between files up to this size; a larger one is freed.
 const KEEP_BUFFER: usize = 1 << 20;
-/// A large file's start read to choose its chunk sizes ([`sizes_for`]): twice the largest
-/// chunk, so that the first chunk at either size is whole.
-const PROBE_BYTES: usize = 2 << 20;
+/// A large file's start read to choose its chunk sizes ([`sizes_for`]): the largest chunk and
+/// more, so that the first chunk at either size is whole.
+const PROBE_BYTES: usize = (blob::CHUNK_MAX as usize) + (64 << 10);
 
 /// An object on its way to the writer.
 pub(crate) enum Put {
@@ -599,11 +599,11 @@ fn store_large(
     Ok(Some((id, size)))
 }
 
-/// The chunk sizes to cut `file` with: [`blob::CHUNK_SIZES_BEFORE`] when the store holds more
-/// of the chunks those sizes cut from the file's first [`PROBE_BYTES`] than of those today's
-/// sizes cut, i.e. an earlier version of this file was chunked before issue 17c: cut the same
-/// way, it shares its unchanged chunks with that version instead of storing them all again.
-/// Today's sizes otherwise. Reads the start with pread (the page cache keeps it for the pass
+/// The chunk sizes to cut `file` with: [`blob::CHUNK_SIZES_BEFORE`] when the store holds the
+/// first chunk those sizes cut from the file, and more of the chunks they cut from its first
+/// [`PROBE_BYTES`] than of those today's sizes cut, i.e. an earlier version of this file was
+/// chunked before issue 17c: cut the same way, it shares its unchanged chunks with that
+/// version instead of storing them all again. Today's sizes otherwise. Reads the start with pread (the page cache keeps it for the pass
 /// that follows); not counted as read.
 fn sizes_for(ctx: &ReadCtx, path: &Path, file: &File) -> Result<blob::ChunkSizes> {
     if ctx.dry_run {
@@ -619,25 +619,44 @@ fn sizes_for(ctx: &ReadCtx, path: &Path, file: &File) -> Result<blob::ChunkSizes
             Err(e) => return Err(Error::io(path, e)),
         }
     }
-    head.truncate(filled);
-    // The share of the whole chunks (all but the last, which `head` may cut short) that
-    // `sizes` cuts from `head` and the store holds.
-    let found = |sizes| -> Result<f64> {
-        let chunks = blob::chunker_sized(&head[..], sizes)
-            .collect::<std::io::Result<Vec<_>>>()
-            .at(path)?;
-        let whole = &chunks[..chunks.len().saturating_sub(1)];
-        let mut held = 0;
-        for c in whole {
-            if ctx.reader.has_chunk(&Id::of(c))? {
+    let head = &head[..filled];
+    // The chunks `sizes` cuts from `head` that are cut as in the whole file: all of them if
+    // `head` is the whole file, else those ending before its end (a cut at `i` looks at byte
+    // `i` too; one at the largest size is forced wherever it falls).
+    let ended = head.len() < PROBE_BYTES;
+    let whole = |sizes| {
+        let mut cuts = blob::chunker_sized(head, sizes);
+        let mut end = 0;
+        std::iter::from_fn(move || {
+            let chunk = cuts.next()?.at(path);
+            if let Ok(c) = &chunk {
+                end += c.len();
+                if end >= head.len() && !ended {
+                    return None;
+                }
+            }
+            Some(chunk)
+        })
+    };
+    // The common cases, one chunk cut and looked up: the store does not hold the file's start
+    // cut the old way (a new file, or one chunked since).
+    match whole(blob::CHUNK_SIZES_BEFORE).next().transpose()? {
+        Some(before) if ctx.reader.has_chunk(&Id::of(&before))? => {}
+        _ => return Ok(blob::CHUNK_SIZES),
+    }
+    // Rare: the share of whole chunks the store holds decides, so a first chunk both sizes
+    // happen to cut alike (or another file's start) does not.
+    let share = |sizes| -> Result<f64> {
+        let (mut held, mut all) = (0, 0);
+        for chunk in whole(sizes) {
+            all += 1;
+            if ctx.reader.has_chunk(&Id::of(&chunk?))? {
                 held += 1;
             }
         }
-        Ok(held as f64 / whole.len().max(1) as f64)
+        Ok(held as f64 / f64::from(all.max(1)))
     };
-    // A chunk both sizes happen to cut alike does not decide: the larger share does.
-    let now = found(blob::CHUNK_SIZES)?;
-    if now < 1.0 && found(blob::CHUNK_SIZES_BEFORE)? > now {
+    if share(blob::CHUNK_SIZES_BEFORE)? > share(blob::CHUNK_SIZES)? {
         return Ok(blob::CHUNK_SIZES_BEFORE);
     }
     Ok(blob::CHUNK_SIZES)
