@@ -195,13 +195,17 @@ big() {
 	export REWIND_STORE="$W/store-big"
 	measure big 1 cold "$MIB MiB file" "$REWIND" -C "$big" snapshot --json
 	python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); print(sys.argv[2], "first snapshot: new_chunks", o["new_chunks"], "stored_bytes", o["stored_bytes"])' "$W/cmd.out" "$BIN_LABEL" | tee -a "$OUT/big.txt"
+	local chunks
+	chunks=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["new_chunks"])' "$W/cmd.out")
 	# 1 MiB of other PRNG bytes over the middle.
 	prng ffeeddccbbaa99887766554433221100 |
 		head -c $((1 << 20)) | dd of="$big/file" bs=1M seek=$((MIB / 2)) conv=notrunc status=none
 	measure big 1 edit "1 MiB overwritten in the middle" "$REWIND" -C "$big" snapshot --json
 	local id sum got
 	id=$(snap_id)
-	python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); print(sys.argv[2], "after the edit: new_chunks", o["new_chunks"], "new_blobs", o["new_blobs"], "stored_bytes", o["stored_bytes"])' "$W/cmd.out" "$BIN_LABEL" | tee -a "$OUT/big.txt"
+	# The new version's record lists all its chunks (36 bytes each, about as many as the first
+	# snapshot cut): what is left of stored_bytes is the new chunks (and a tree or two).
+	python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); l=13+36*int(sys.argv[3]); print(sys.argv[2], "after the edit: new_chunks", o["new_chunks"], "new_blobs", o["new_blobs"], "stored_bytes", o["stored_bytes"], "= chunk list ~%d + chunks ~%d" % (l, o["stored_bytes"]-l))' "$W/cmd.out" "$BIN_LABEL" "$chunks" | tee -a "$OUT/big.txt"
 	"$REWIND" stats --json >"$OUT/big-stats-$BIN_LABEL.json"
 	sum=$(b3sum --no-names "$big/file")
 	rm -rf "$big"

@@ -17,7 +17,7 @@ use std::collections::HashSet;
 use std::fs::File;
 use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -45,12 +45,15 @@ const BATCH_ITEMS: usize = 64;
 /// what is in flight stays under ~20 MiB. Deep enough that the workers rarely wait while the
 /// writer is in one of the fsyncs redb makes when it grows the file.
 const CHANNEL_BATCHES: usize = 16;
-/// Chunks of one large file hashed and compressed on the pool together.
-const CHUNK_GROUP: usize = 4;
+/// Chunks of one large file hashed and compressed on the pool together (~2.5 MiB).
+const CHUNK_GROUP: usize = 8;
 /// The store file's dirty pages are handed to writeback after this many new bytes.
 const WRITEBACK_BYTES: u64 = 8 << 20;
 /// A worker's read buffer is kept between files up to this size; a larger one is freed.
 const KEEP_BUFFER: usize = 1 << 20;
+/// A large file's start read to choose its chunk sizes ([`sizes_for`]): the largest chunk and
+/// more, so that the first chunk at either size is whole.
+const PROBE_BYTES: usize = (blob::CHUNK_MAX as usize) + (64 << 10);
 
 /// An object on its way to the writer.
 pub(crate) enum Put {
@@ -548,7 +551,8 @@ fn store_small(
 
 /// Cuts a large file into chunks with FastCDC while hashing it whole, and queues its new
 /// chunks and its record. The chunks' own hashes and compression run on the pool,
-/// [`CHUNK_GROUP`] at a time. None if the writer went away.
+/// [`CHUNK_GROUP`] at a time, while this thread reads, cuts and hashes the next group: reading
+/// is serial, so without the overlap one core idled through it. None if the writer went away.
 fn store_large(
     ctx: &ReadCtx,
     path: &Path,
@@ -557,25 +561,35 @@ fn store_large(
 ) -> Result<Option<(Id, u64)>> {
     let mut hasher = blake3::Hasher::new();
     let mut chunks = Vec::new();
-    let mut group = Vec::with_capacity(CHUNK_GROUP);
     let mut size = 0u64;
-    for chunk in fastcdc::v2020::StreamCDC::new(
-        file,
-        blob::CHUNK_MIN as usize,
-        blob::CHUNK_AVG as usize,
-        blob::CHUNK_MAX as usize,
-    ) {
-        let chunk = chunk.map_err(|e| Error::io(path, std::io::Error::other(e.to_string())))?;
-        hasher.update(&chunk.data);
-        size += chunk.data.len() as u64;
-        ctx.count(chunk.data.len());
-        group.push(chunk.data);
-        if group.len() == CHUNK_GROUP && !store_chunks(ctx, &mut group, &mut chunks, batch)? {
+    let mut cuts = blob::chunker_sized(file, sizes_for(ctx, path, file)?);
+    let mut group = Vec::new();
+    loop {
+        // Two groups in flight at most: the one being stored and the one being read.
+        let (stored, next) = rayon::join(
+            || store_chunks(ctx, &mut group, &mut chunks, batch),
+            || -> Result<Vec<Vec<u8>>> {
+                let mut next = Vec::with_capacity(CHUNK_GROUP);
+                for chunk in cuts.by_ref() {
+                    let chunk = chunk.at(path)?;
+                    hasher.update(&chunk);
+                    size += chunk.len() as u64;
+                    ctx.count(chunk.len());
+                    next.push(chunk);
+                    if next.len() == CHUNK_GROUP {
+                        break;
+                    }
+                }
+                Ok(next)
+            },
+        );
+        if !stored? {
             return Ok(None);
         }
-    }
-    if !store_chunks(ctx, &mut group, &mut chunks, batch)? {
-        return Ok(None);
+        group = next?;
+        if group.is_empty() {
+            break;
+        }
     }
     let id = Id::from(hasher.finalize());
     if ctx.claim(&id, false)? && !batch.push(Put::Chunked(id, blob::encode_chunked(size, &chunks)))
@@ -583,6 +597,69 @@ fn store_large(
         return Ok(None);
     }
     Ok(Some((id, size)))
+}
+
+/// The chunk sizes to cut `file` with: [`blob::CHUNK_SIZES_BEFORE`] when the store holds the
+/// first chunk those sizes cut from the file, and more of the chunks they cut from its first
+/// [`PROBE_BYTES`] than of those today's sizes cut, i.e. an earlier version of this file was
+/// chunked before issue 17c: cut the same way, it shares its unchanged chunks with that
+/// version instead of storing them all again. Today's sizes otherwise. Reads the start with pread (the page cache keeps it for the pass
+/// that follows); not counted as read.
+fn sizes_for(ctx: &ReadCtx, path: &Path, file: &File) -> Result<blob::ChunkSizes> {
+    if ctx.dry_run {
+        return Ok(blob::CHUNK_SIZES);
+    }
+    let mut head = vec![0u8; PROBE_BYTES];
+    let mut filled = 0;
+    while filled < head.len() {
+        match file.read_at(&mut head[filled..], filled as u64) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(Error::io(path, e)),
+        }
+    }
+    let head = &head[..filled];
+    // The chunks `sizes` cuts from `head` that are cut as in the whole file: all of them if
+    // `head` is the whole file, else those ending before its end (a cut at `i` looks at byte
+    // `i` too; one at the largest size is forced wherever it falls).
+    let ended = head.len() < PROBE_BYTES;
+    let whole = |sizes| {
+        let mut cuts = blob::chunker_sized(head, sizes);
+        let mut end = 0;
+        std::iter::from_fn(move || {
+            let chunk = cuts.next()?.at(path);
+            if let Ok(c) = &chunk {
+                end += c.len();
+                if end >= head.len() && !ended {
+                    return None;
+                }
+            }
+            Some(chunk)
+        })
+    };
+    // The common cases, one chunk cut and looked up: the store does not hold the file's start
+    // cut the old way (a new file, or one chunked since).
+    match whole(blob::CHUNK_SIZES_BEFORE).next().transpose()? {
+        Some(before) if ctx.reader.has_chunk(&Id::of(&before))? => {}
+        _ => return Ok(blob::CHUNK_SIZES),
+    }
+    // Rare: the share of whole chunks the store holds decides, so a first chunk both sizes
+    // happen to cut alike (or another file's start) does not.
+    let share = |sizes| -> Result<f64> {
+        let (mut held, mut all) = (0, 0);
+        for chunk in whole(sizes) {
+            all += 1;
+            if ctx.reader.has_chunk(&Id::of(&chunk?))? {
+                held += 1;
+            }
+        }
+        Ok(held as f64 / f64::from(all.max(1)))
+    };
+    if share(blob::CHUNK_SIZES_BEFORE)? > share(blob::CHUNK_SIZES)? {
+        return Ok(blob::CHUNK_SIZES_BEFORE);
+    }
+    Ok(blob::CHUNK_SIZES)
 }
 
 /// Hashes and (where new) compresses the chunks in `group` in parallel, appends their refs to
@@ -617,6 +694,9 @@ fn store_chunks(
     }
     Ok(true)
 }
+
+#[cfg(test)]
+mod chunking_tests;
 
 #[cfg(test)]
 mod tests {

@@ -131,22 +131,16 @@ pub fn put(
         let mut hasher = blake3::Hasher::new();
         let mut chunks = Vec::new();
         let mut size = 0u64;
-        for chunk in fastcdc::v2020::StreamCDC::new(
-            stream,
-            blob::CHUNK_MIN as usize,
-            blob::CHUNK_AVG as usize,
-            blob::CHUNK_MAX as usize,
-        ) {
-            let chunk = chunk
-                .map_err(|e| Error::io("<artifact input>", io::Error::other(e.to_string())))?;
-            hasher.update(&chunk.data);
-            size += chunk.data.len() as u64;
+        for chunk in blob::chunker(stream) {
+            let chunk = chunk.map_err(|e| Error::io("<artifact input>", e))?;
+            hasher.update(&chunk);
+            size += chunk.len() as u64;
             let cref = ChunkRef {
-                id: Id::of(&chunk.data),
-                len: chunk.data.len() as u32,
+                id: Id::of(&chunk),
+                len: chunk.len() as u32,
             };
             chunks.push(cref);
-            w.chunk(cref, &chunk.data)?;
+            w.chunk(cref, &chunk)?;
         }
         let id = Id::from(hasher.finalize());
         w.chunked = Some((id, blob::encode_chunked(size, &chunks)));

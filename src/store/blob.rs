@@ -22,8 +22,8 @@
 //! `size`/`len` are the uncompressed lengths, so a reader knows how much to allocate and
 //! `verify` can check them. `dict` names a row of the `dicts` table (see [`super::dict`]); tag
 //! 0x03 is only ever written by gc's recompression, and a store without such records reads
-//! exactly as it did before dictionaries existed. Chunks never use a dictionary: at 256 KiB and
-//! up, a chunk holds enough context of its own.
+//! exactly as it did before dictionaries existed. Chunks never use a dictionary: at 64 KiB and
+//! up (256 KiB in stores chunked before), a chunk holds enough context of its own.
 
 use redb::ReadableTable;
 
@@ -32,12 +32,69 @@ use crate::id::Id;
 
 /// Files at least this large are split with FastCDC; smaller ones are stored whole.
 pub const CHUNK_THRESHOLD: u64 = 4 << 20;
-/// Smallest chunk FastCDC cuts.
-pub const CHUNK_MIN: u32 = 256 << 10;
-/// Average chunk size FastCDC aims for.
-pub const CHUNK_AVG: u32 = 512 << 10;
+/// Smallest chunk FastCDC cuts. A quarter of [`CHUNK_AVG`]: after an edit, a cut point is
+/// found again sooner the less the minimum skips (256 KiB before; see ARCHITECTURE.md).
+pub const CHUNK_MIN: u32 = 64 << 10;
+/// Average chunk size FastCDC aims for (512 KiB before): an edit stores the chunks it touches,
+/// so this sets what a small edit in a large file costs, against chunks (and chunk-list bytes,
+/// 36 per chunk) per GiB. Chunks cut with other sizes read back as they always did; only newly
+/// chunked content is cut with these.
+pub const CHUNK_AVG: u32 = 256 << 10;
 /// Largest chunk. Bounds the memory a chunk takes while it is compressed and read back.
 pub const CHUNK_MAX: u32 = 1 << 20;
+
+/// The minimum, average and maximum chunk sizes FastCDC cuts with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChunkSizes {
+    /// Smallest chunk (but a file's last).
+    pub min: u32,
+    /// Average.
+    pub avg: u32,
+    /// Largest.
+    pub max: u32,
+}
+
+/// What newly chunked content is cut with.
+pub const CHUNK_SIZES: ChunkSizes = ChunkSizes {
+    min: CHUNK_MIN,
+    avg: CHUNK_AVG,
+    max: CHUNK_MAX,
+};
+
+/// What every large file was cut with before issue 17c. A file that a store holds cut this
+/// way keeps being cut this way (see `ingest`), so its next versions share its chunks.
+pub const CHUNK_SIZES_BEFORE: ChunkSizes = ChunkSizes {
+    min: 256 << 10,
+    avg: 512 << 10,
+    max: 1 << 20,
+};
+
+/// Cuts `source` into content-defined chunks with [`CHUNK_SIZES`]: the chunking of every
+/// large file and artifact, so equal content cuts the same way wherever it comes from.
+pub fn chunker<R: std::io::Read>(source: R) -> impl Iterator<Item = std::io::Result<Vec<u8>>> {
+    chunker_sized(source, CHUNK_SIZES)
+}
+
+/// Cuts `source` with FastCDC (v2020, normalisation level 1) at `sizes`.
+pub fn chunker_sized<R: std::io::Read>(
+    source: R,
+    sizes: ChunkSizes,
+) -> impl Iterator<Item = std::io::Result<Vec<u8>>> {
+    use fastcdc::v2020::{Error as CdcError, Normalization, StreamCDC};
+    StreamCDC::with_level(
+        source,
+        sizes.min as usize,
+        sizes.avg as usize,
+        sizes.max as usize,
+        Normalization::Level1,
+    )
+    .map(|chunk| match chunk {
+        Ok(c) => Ok(c.data),
+        Err(CdcError::IoError(e)) => Err(e),
+        Err(e) => Err(std::io::Error::other(e.to_string())),
+    })
+}
+
 /// Bytes in a full segment: 64 KiB less room for redb's leaf header and key, so that a
 /// segment fills exactly 16 pages.
 pub const SEGMENT_SIZE: usize = 65536 - 256;
