@@ -360,6 +360,28 @@ pub(crate) fn apply(ws: &Path, e: &Edit) {
     }
 }
 
+/// Runs random edit sequences on `ws` (24 cases, 1 to 11 edits each), calling `check` with the
+/// sequence at each `Edit::Snapshot` in it and after its last edit: the one proptest loop both
+/// the daemon's and the warm path's equivalence tests use.
+pub(crate) fn after_random_edits(ws: &Path, check: impl Fn(&[Edit]) -> Result<(), TestCaseError>) {
+    let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
+        cases: 24,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    });
+    runner
+        .run(&proptest::collection::vec(edit(), 1..12), |edits| {
+            for e in edits.iter().chain([Edit::Snapshot].iter()) {
+                apply(ws, e);
+                if matches!(e, Edit::Snapshot) {
+                    check(&edits)?;
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+}
+
 #[test]
 fn narrowed_snapshots_equal_full_walks_under_random_edits() {
     let (env, reference) = setup();
@@ -370,36 +392,24 @@ fn narrowed_snapshots_equal_full_walks_under_random_edits() {
     let narrowed_count = std::cell::Cell::new(0usize);
     let pruned_count = std::cell::Cell::new(0usize);
     let snapshots = std::cell::Cell::new(0usize);
-    let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
-        cases: 24,
-        failure_persistence: None,
-        ..ProptestConfig::default()
+    after_random_edits(&env.ws, |edits| {
+        let r = snap(&store, &env.ws);
+        snapshots.set(snapshots.get() + 1);
+        narrowed_count.set(narrowed_count.get() + narrowed(&r) as usize);
+        pruned_count.set(pruned_count.get() + pruned(&r) as usize);
+        let full = full_walk(&reference, &env.ws);
+        prop_assert_eq!(r.root, full.root, "after {:?} ({:?})", edits, r.walk);
+        prop_assert_eq!(r.stats, full.stats, "after {:?} ({:?})", edits, r.walk);
+        let cache = cache_matches_tree(&store, &env.ws, r.root);
+        prop_assert!(
+            cache.is_ok(),
+            "after {:?} ({:?}): {:?}",
+            edits,
+            r.walk,
+            cache
+        );
+        Ok(())
     });
-    runner
-        .run(&proptest::collection::vec(edit(), 1..12), |edits| {
-            for e in edits.iter().chain([Edit::Snapshot].iter()) {
-                apply(&env.ws, e);
-                if matches!(e, Edit::Snapshot) {
-                    let r = snap(&store, &env.ws);
-                    snapshots.set(snapshots.get() + 1);
-                    narrowed_count.set(narrowed_count.get() + narrowed(&r) as usize);
-                    pruned_count.set(pruned_count.get() + pruned(&r) as usize);
-                    let full = full_walk(&reference, &env.ws);
-                    prop_assert_eq!(r.root, full.root, "after {:?} ({:?})", edits, r.walk);
-                    prop_assert_eq!(r.stats, full.stats, "after {:?} ({:?})", edits, r.walk);
-                    let cache = cache_matches_tree(&store, &env.ws, r.root);
-                    prop_assert!(
-                        cache.is_ok(),
-                        "after {:?} ({:?}): {:?}",
-                        edits,
-                        r.walk,
-                        cache
-                    );
-                }
-            }
-            Ok(())
-        })
-        .unwrap();
     // The daemon really narrowed the walks being checked.
     let (n, total) = (narrowed_count.get(), snapshots.get());
     assert!(n * 2 > total, "{n} of {total} snapshots narrowed");

@@ -16,7 +16,7 @@ use proptest::prelude::*;
 use rewind::daemon::WalkNarrowing;
 use rewind::{SnapshotOptions, Store};
 
-use crate::daemon::{Edit, apply, cache_matches_tree, edit, full_walk};
+use crate::daemon::{after_random_edits, cache_matches_tree, full_walk};
 
 fn status(store: &Store, ws: &Path) -> rewind::SnapshotReport {
     rewind::snapshot::dry_run(
@@ -142,28 +142,16 @@ fn warm_snapshots_equal_cold_ones_under_random_edits() {
     env.write("c/three.txt", b"three\n");
     let store = env.open();
     env.snap(&store);
-    let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
-        cases: 24,
-        failure_persistence: None,
-        ..ProptestConfig::default()
+    after_random_edits(&env.ws, |edits| {
+        let cold = full_walk(&reference, &env.ws);
+        let st = status(&store, &env.ws);
+        prop_assert_eq!(st.root, cold.root, "status after {:?}", edits);
+        let r = env.snap(&store);
+        prop_assert!(matches!(r.walk, WalkNarrowing::Full));
+        prop_assert_eq!(r.root, cold.root, "after {:?}", edits);
+        prop_assert_eq!(r.stats, cold.stats, "after {:?}", edits);
+        let cache = cache_matches_tree(&store, &env.ws, r.root);
+        prop_assert!(cache.is_ok(), "after {:?}: {:?}", edits, cache);
+        Ok(())
     });
-    runner
-        .run(&proptest::collection::vec(edit(), 1..12), |edits| {
-            for e in edits.iter().chain([Edit::Snapshot].iter()) {
-                apply(&env.ws, e);
-                if matches!(e, Edit::Snapshot) {
-                    let cold = full_walk(&reference, &env.ws);
-                    let st = status(&store, &env.ws);
-                    prop_assert_eq!(st.root, cold.root, "status after {:?}", edits);
-                    let r = env.snap(&store);
-                    prop_assert!(matches!(r.walk, WalkNarrowing::Full));
-                    prop_assert_eq!(r.root, cold.root, "after {:?}", edits);
-                    prop_assert_eq!(r.stats, cold.stats, "after {:?}", edits);
-                    let cache = cache_matches_tree(&store, &env.ws, r.root);
-                    prop_assert!(cache.is_ok(), "after {:?}: {:?}", edits, cache);
-                }
-            }
-            Ok(())
-        })
-        .unwrap();
 }
