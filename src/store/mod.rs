@@ -722,7 +722,12 @@ fn open_db(file: &Path) -> Result<Handle> {
     let mut builder = Database::builder();
     builder.set_concurrency_mode(ConcurrencyMode::MultiWriter);
     // redb defaults to a 1 GiB cache; a cold snapshot would keep most of what it wrote there.
-    builder.set_cache_size(64 << 20);
+    // 16 MiB, not more: rewind reads a store mostly once per command (a range scan of the stat
+    // cache, each blob of a restore), and a miss is a pread from the page cache, while every
+    // page kept is process memory. Against 64 MiB, on the Linux tree: cold snapshot peak RSS
+    // 106 -> 66 MiB and its commit ~40 ms shorter (fewer dirty pages left for it to write),
+    // restore 109 -> 59 MiB, warm snapshot and status unchanged (0.26 s).
+    builder.set_cache_size(16 << 20);
     // redb may panic on a file that was altered behind its back; turn that into an error that
     // names the file instead of a crash.
     let attempt = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| builder.create(file)));
