@@ -65,10 +65,29 @@ pub(crate) fn register(store_dir: &Path, command: &[String]) -> Option<Registrat
 /// The other live processes that have the store open, as "pid N, COMMAND" joined by "; ",
 /// or a phrase saying none is known.
 pub fn describe_others(store_dir: &Path) -> String {
+    let found = others(store_dir);
+    if found.is_empty() {
+        return "no other rewind process found: another program holds it".into();
+    }
+    found
+        .iter()
+        .map(|(pid, c)| format!("pid {pid}, {c}"))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Whether another live rewind process has the store open.
+pub fn others_alive(store_dir: &Path) -> bool {
+    !others(store_dir).is_empty()
+}
+
+/// The other live processes registered in the store, with their commands, sorted; the
+/// registrations of dead ones are removed on the way.
+fn others(store_dir: &Path) -> Vec<(u32, String)> {
     let me = std::process::id();
     let mut found = Vec::new();
     let Ok(entries) = fs::read_dir(store_dir.join(DIR)) else {
-        return "no other rewind process found: another program holds it".into();
+        return found;
     };
     for e in entries.flatten() {
         let name = e.file_name();
@@ -89,16 +108,9 @@ pub fn describe_others(store_dir: &Path) -> String {
         let command = fs::read_to_string(e.path()).unwrap_or_default();
         found.push((pid, command));
     }
-    if found.is_empty() {
-        return "no other rewind process found: another program holds it".into();
-    }
     found.sort();
     found.dedup();
     found
-        .iter()
-        .map(|(pid, c)| format!("pid {pid}, {c}"))
-        .collect::<Vec<_>>()
-        .join("; ")
 }
 
 fn alive(pid: u32) -> bool {

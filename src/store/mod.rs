@@ -692,29 +692,33 @@ fn open_waiting(dir: &Path, file: &Path, opts: &StoreOptions) -> Result<Handle> 
     // not a wait, whatever the timeout: `--lock-timeout 0` means "do not wait for another
     // process", not "fail every open".
     let quick = Duration::from_millis(200);
+    let failed = || Error::Internal(format!("opening {} failed", file.display()));
+    let mut waited = quick;
     match rx.recv_timeout(quick) {
         Ok(r) => return r,
         Err(crossbeam_channel::RecvTimeoutError::Timeout) => {}
-        Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
-            return Err(Error::Internal(format!(
-                "opening {} failed",
-                file.display()
-            )));
+        Err(crossbeam_channel::RecvTimeoutError::Disconnected) => return Err(failed()),
+    }
+    // A slow open on a loaded machine is not a wait for another process: with no other rewind
+    // process holding the store, say nothing for 2 s more (another program may hold it).
+    if !holders::others_alive(dir) {
+        let grace = Duration::from_secs(2).min(opts.lock_timeout.saturating_sub(waited));
+        match rx.recv_timeout(grace) {
+            Ok(r) => return r,
+            Err(crossbeam_channel::RecvTimeoutError::Timeout) => waited += grace,
+            Err(crossbeam_channel::RecvTimeoutError::Disconnected) => return Err(failed()),
         }
     }
     if let Some(notice) = &opts.on_wait {
         notice();
     }
-    match rx.recv_timeout(opts.lock_timeout.saturating_sub(quick)) {
+    match rx.recv_timeout(opts.lock_timeout.saturating_sub(waited)) {
         Ok(r) => r,
         Err(crossbeam_channel::RecvTimeoutError::Timeout) => Err(Error::LockTimeout(
             opts.lock_timeout,
             holders::describe_others(dir),
         )),
-        Err(crossbeam_channel::RecvTimeoutError::Disconnected) => Err(Error::Internal(format!(
-            "opening {} failed",
-            file.display()
-        ))),
+        Err(crossbeam_channel::RecvTimeoutError::Disconnected) => Err(failed()),
     }
 }
 
