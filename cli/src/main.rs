@@ -6,11 +6,9 @@
 //! its command's code, and 125 when rewind failed around it.
 
 fn main() {
-    alloc::tune();
     std::process::exit(run_cli());
 }
 
-mod alloc;
 mod apply;
 mod args;
 mod daemon;
