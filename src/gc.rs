@@ -31,6 +31,7 @@ use crate::id::Id;
 use crate::progress::Progress;
 use crate::scan::statcache::DirView;
 use crate::store::blob::{self, BlobRecord, SEGMENT_SIZE, SegmentWriter, Span};
+use crate::store::regroup::{GroupKey, key as group_key};
 use crate::store::snapshot::SnapshotRecord;
 use crate::store::tables::*;
 use crate::store::tree::{Kind, Tree};
@@ -47,8 +48,10 @@ pub struct GcOptions {
     pub repack_below: f64,
     /// Compact the database file afterwards when at least this fraction of it is free.
     pub compact_above: f64,
-    /// Recompress small blobs with the store's zstd dictionary at this level (training one
-    /// when needed, see the store's `dense` module); `None` leaves encodings as they are.
+    /// Regroup small blobs (see the store's `regroup` module) and recompress larger ones with
+    /// the store's zstd dictionary (training one when needed, see the store's `dense` module)
+    /// at this level; `None` leaves encodings as they are, and the dead members of groups in
+    /// place.
     pub recompress_level: Option<i32>,
 }
 
@@ -98,6 +101,8 @@ pub struct GcReport {
     pub file_bytes_before: u64,
     /// See `file_bytes_before`.
     pub file_bytes_after: u64,
+    /// What regrouping small blobs did.
+    pub regroup: crate::store::RegroupReport,
     /// What recompression with the store's dictionary did.
     pub dense: crate::store::dense::DenseReport,
     /// Whether the file was compacted.
@@ -120,9 +125,12 @@ pub fn gc(store: &mut Store, opts: &GcOptions, progress: &dyn Progress) -> Resul
     };
     let txn = store.begin_write()?;
     let live = mark(&txn, &mut report, progress)?;
-    sweep(&txn, &live, &mut report)?;
-    // Before the repack, so the bytes it leaves behind are reclaimed in this same gc.
+    let lost = sweep(&txn, &live, &mut report)?;
+    // Before the repack, so the bytes they leave behind are reclaimed in this same gc.
     if !opts.dry_run {
+        if let Some(level) = opts.recompress_level {
+            report.regroup = crate::store::regroup::regroup(&txn, level, &lost, progress)?;
+        }
         report.dense = match opts.recompress_level {
             Some(level) => crate::store::dense::recompress(&txn, level, progress)?,
             None => crate::store::dense::DenseReport {
@@ -264,7 +272,12 @@ fn mark(txn: &WriteTransaction, report: &mut GcReport, progress: &dyn Progress) 
     Ok(live)
 }
 
-fn sweep(txn: &WriteTransaction, live: &Live, report: &mut GcReport) -> Result<()> {
+/// Deletes what the mark did not reach; returns the groups that lost members.
+fn sweep(
+    txn: &WriteTransaction,
+    live: &Live,
+    report: &mut GcReport,
+) -> Result<FxHashSet<GroupKey>> {
     let (mut n, mut bytes) = (0u64, 0u64);
     txn.open_table(TREES)?.retain(|k, v| {
         let keep = live.trees.contains(&Id(k));
@@ -279,12 +292,19 @@ fn sweep(txn: &WriteTransaction, live: &Live, report: &mut GcReport) -> Result<(
 
     let mut n = 0u64;
     let mut dead_spans = 0u64;
+    let mut lost = FxHashSet::default();
     txn.open_table(BLOBS)?.retain(|k, v| {
         let keep = live.blobs.contains(&Id(k));
         if !keep {
             n += 1;
-            if let Ok(BlobRecord::Whole { span, .. }) = blob::decode_blob(&Id(k), v) {
-                dead_spans += u64::from(span.len);
+            match blob::decode_blob(&Id(k), v) {
+                Ok(BlobRecord::Whole { span, .. }) => dead_spans += u64::from(span.len),
+                // Its bytes are freed when gc regroups the rest of its group (then counted
+                // in the repack's log bytes).
+                Ok(BlobRecord::Grouped { span, .. }) => {
+                    lost.insert(group_key(&span));
+                }
+                _ => {}
             }
         }
         keep
@@ -304,17 +324,22 @@ fn sweep(txn: &WriteTransaction, live: &Live, report: &mut GcReport) -> Result<(
     })?;
     report.chunks_removed = n;
     report.bytes_removed += dead_spans;
-    Ok(())
+    Ok(lost)
 }
 
 /// A surviving object that lives in the segment log.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 enum Located {
     Blob {
         size: u64,
         zstd: bool,
         dict: Option<u32>,
         span: Span,
+    },
+    /// A group frame, with every member whose record names it (moved together).
+    Group {
+        span: Span,
+        members: Vec<(Id, u64, u32, bool)>,
     },
     Chunk {
         len: u32,
@@ -326,7 +351,9 @@ enum Located {
 impl Located {
     fn span(&self) -> Span {
         match self {
-            Located::Blob { span, .. } | Located::Chunk { span, .. } => *span,
+            Located::Blob { span, .. }
+            | Located::Group { span, .. }
+            | Located::Chunk { span, .. } => *span,
         }
     }
 }
@@ -362,17 +389,17 @@ fn repack(txn: &WriteTransaction, below: f64, report: &mut GcReport) -> Result<(
     report.log_bytes_before = lens.values().map(|&l| l as u64).sum();
 
     let mut objects: Vec<(Id, Located)> = Vec::new();
+    let mut groups: FxHashMap<GroupKey, usize> = FxHashMap::default();
     for item in txn.open_table(BLOBS)?.iter()? {
         let (k, v) = item?;
         let id = Id(k.value());
-        if let BlobRecord::Whole {
-            size,
-            zstd,
-            dict,
-            span,
-        } = blob::decode_blob(&id, v.value())?
-        {
-            objects.push((
+        match blob::decode_blob(&id, v.value())? {
+            BlobRecord::Whole {
+                size,
+                zstd,
+                dict,
+                span,
+            } => objects.push((
                 id,
                 Located::Blob {
                     size,
@@ -380,7 +407,28 @@ fn repack(txn: &WriteTransaction, below: f64, report: &mut GcReport) -> Result<(
                     dict,
                     span,
                 },
-            ));
+            )),
+            BlobRecord::Grouped {
+                size,
+                span,
+                skip,
+                dense,
+            } => {
+                let at = *groups.entry(group_key(&span)).or_insert_with(|| {
+                    objects.push((
+                        id,
+                        Located::Group {
+                            span,
+                            members: Vec::new(),
+                        },
+                    ));
+                    objects.len() - 1
+                });
+                if let Located::Group { members, .. } = &mut objects[at].1 {
+                    members.push((id, size, skip, dense));
+                }
+            }
+            BlobRecord::Chunked { .. } => {}
         }
     }
     for item in txn.open_table(CHUNKS)?.iter()? {
@@ -426,27 +474,35 @@ fn repack(txn: &WriteTransaction, below: f64, report: &mut GcReport) -> Result<(
             if !split(&span, &lens).iter().any(|(s, _)| sparse.contains(s)) {
                 continue;
             }
-            let kind = if matches!(o, Located::Blob { .. }) {
-                "blob"
-            } else {
+            let kind = if matches!(o, Located::Chunk { .. }) {
                 "chunk"
+            } else {
+                "blob"
             };
             let bytes = blob::read_span(&segments, kind, id, &span)?;
             let new = segw.append(&bytes, &mut |n, data| {
                 segments.insert(n, data)?;
                 Ok(())
             })?;
-            match *o {
+            match o {
                 Located::Blob {
                     size, zstd, dict, ..
                 } => {
                     blobs.insert(
                         id.0,
-                        blob::encode_whole_record(size, zstd, dict, &new).as_slice(),
+                        blob::encode_whole_record(*size, *zstd, *dict, &new).as_slice(),
                     )?;
                 }
+                Located::Group { members, .. } => {
+                    for (member, size, skip, dense) in members {
+                        blobs.insert(
+                            member.0,
+                            blob::encode_grouped(*size, &new, *skip, *dense).as_slice(),
+                        )?;
+                    }
+                }
                 Located::Chunk { len, zstd, .. } => {
-                    chunks.insert(id.0, blob::encode_chunk(len, zstd, &new).as_slice())?;
+                    chunks.insert(id.0, blob::encode_chunk(*len, *zstd, &new).as_slice())?;
                 }
             }
             report.objects_moved += 1;

@@ -33,6 +33,7 @@ use crate::progress::Progress;
 use crate::scan::statcache::Stat;
 use crate::scan::walk::{EntryType, WalkEntry};
 use crate::store::blob::{self, ChunkRef, Payload, SegmentWriter};
+use crate::store::group;
 use crate::store::snapshot::SkipReason;
 use crate::store::tables::*;
 use crate::store::{Reader, Store};
@@ -63,6 +64,8 @@ pub(crate) enum Put {
     Chunk(Id, u32, Payload),
     /// The record of a chunked blob (its chunks were sent before it).
     Chunked(Id, Vec<u8>),
+    /// Small blobs compressed together (see the store's `group` module).
+    Group(group::Sealed),
 }
 
 /// What reading one file gave.
@@ -180,6 +183,24 @@ impl<'s> Sink<'s> {
                         nb += 1;
                         sb += record.len() as u64;
                     }
+                }
+                Put::Group(sealed) => {
+                    let mut new = Vec::with_capacity(sealed.members.len());
+                    for m in &sealed.members {
+                        if blobs.get(m.id.0)?.is_none() {
+                            new.push(m);
+                        }
+                    }
+                    if new.is_empty() {
+                        continue;
+                    }
+                    let span = segw.append(&sealed.frame, &mut flush)?;
+                    for m in new {
+                        let record = blob::encode_grouped(m.size, &span, m.skip, false);
+                        blobs.insert(m.id.0, record.as_slice())?;
+                        nb += 1;
+                    }
+                    sb += sealed.frame.len() as u64;
                 }
             }
         }
@@ -300,7 +321,7 @@ pub(crate) fn read_files(
             to_read
                 .par_iter()
                 .map_init(
-                    || Batch::new(&tx),
+                    || Batch::new(&tx, ctx.level),
                     |batch, &i| read_one(ctx, &entries[i], batch),
                 )
                 .collect::<Vec<_>>()
@@ -324,21 +345,26 @@ pub(crate) fn read_files(
     })
 }
 
-/// Objects on their way to the writer, sent together.
+/// Objects on their way to the writer, sent together, and the group this job's small blobs
+/// are gathered in (sealed when full and when the job ends).
 struct Batch<'t> {
     tx: &'t Sender<Vec<Put>>,
     puts: Vec<Put>,
     bytes: usize,
+    group: group::Group,
+    level: i32,
     /// A send failed: the writer is gone.
     closed: bool,
 }
 
 impl<'t> Batch<'t> {
-    fn new(tx: &'t Sender<Vec<Put>>) -> Batch<'t> {
+    fn new(tx: &'t Sender<Vec<Put>>, level: i32) -> Batch<'t> {
         Batch {
             tx,
             puts: Vec::new(),
             bytes: 0,
+            group: group::Group::default(),
+            level,
             closed: false,
         }
     }
@@ -348,12 +374,40 @@ impl<'t> Batch<'t> {
         self.bytes += match &put {
             Put::Blob(_, _, p) | Put::Chunk(_, _, p) => p.bytes.len(),
             Put::Chunked(_, r) => r.len(),
+            Put::Group(g) => g.frame.len(),
         };
         self.puts.push(put);
         if self.bytes >= BATCH_BYTES || self.puts.len() >= BATCH_ITEMS {
             self.send();
         }
         !self.closed
+    }
+
+    /// Adds a new small blob to the job's group, sealing and queueing the group when it is
+    /// full. False if the writer went away.
+    fn join(&mut self, id: Id, data: &[u8]) -> bool {
+        if self.group.push(id, data) {
+            self.seal();
+        }
+        !self.closed
+    }
+
+    /// Compresses the group as it is and queues it. If zstd cannot (out of memory), its blobs
+    /// go out one by one instead: a claimed blob that is never sent would be missing from the
+    /// snapshot.
+    fn seal(&mut self) {
+        match self.group.seal(self.level) {
+            Ok(Some(sealed)) => {
+                self.push(Put::Group(sealed));
+            }
+            Ok(None) => {}
+            Err(_) => {
+                for (id, data) in self.group.drain() {
+                    let size = data.len() as u64;
+                    self.push(Put::Blob(id, size, blob::encode_payload(&data, self.level)));
+                }
+            }
+        }
     }
 
     fn send(&mut self) {
@@ -367,8 +421,10 @@ impl<'t> Batch<'t> {
 }
 
 impl Drop for Batch<'_> {
-    /// A job's last objects: every batch is sent before `read_files` returns.
+    /// A job's last objects: its group is sealed and every batch is sent before `read_files`
+    /// returns.
     fn drop(&mut self) {
+        self.seal();
         self.send();
     }
 }
@@ -539,8 +595,13 @@ fn store_small(
         ctx.count(data.len());
         let id = Id::of(&data);
         let size = data.len() as u64;
-        let sent = !ctx.claim(&id, false)?
-            || batch.push(Put::Blob(id, size, blob::encode_payload(&data, ctx.level)));
+        let sent = if !ctx.claim(&id, false)? {
+            true
+        } else if group::joins(size) {
+            batch.join(id, &data)
+        } else {
+            batch.push(Put::Blob(id, size, blob::encode_payload(&data, ctx.level)))
+        };
         drop(data);
         if buf.len() > KEEP_BUFFER {
             *buf = Vec::new();

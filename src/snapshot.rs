@@ -541,7 +541,12 @@ impl<'a> Snapshotter<'a> {
     /// and records what became of each. Fails if the workspace itself vanished meanwhile, or,
     /// when strict, on the first unreadable or vanished file.
     fn read(&mut self, scanned: &mut Scanned, sink: &mut Sink) -> Result<()> {
-        let to_read = std::mem::take(&mut scanned.to_read);
+        let mut to_read = std::mem::take(&mut scanned.to_read);
+        // In path order (the parallel walk's order is not): small files are compressed in
+        // groups of neighbours as they are read, and neighbours share the most (a directory's
+        // files, then the next directory's), and restore, which writes in tree order, then
+        // finds each group where it left it (see the store's `group` module).
+        to_read.sort_unstable_by(|&a, &b| scanned.entries[a].path.cmp(&scanned.entries[b].path));
         let total: u64 = to_read.iter().map(|&i| scanned.entries[i].stat.size).sum();
         self.progress.start("snapshot", total);
         let ctx = ReadCtx::new(

@@ -233,7 +233,11 @@ pub fn verify(store: &Store, full: bool, progress: &dyn Progress) -> Result<Veri
         full,
         progress,
     };
-    let list: Vec<(&Id, &String)> = blobs.iter().collect();
+    // In the log's order, so that each group is decompressed once (see `blob_location`).
+    let mut list: Vec<(&Id, &String)> = blobs.iter().collect();
+    if full {
+        list.sort_by_cached_key(|(id, _)| reader.blob_location(id));
+    }
     let results: Vec<BlobCheck> = list
         .par_iter()
         .map(|(id, referrer)| checks.blob(id, referrer))
@@ -403,7 +407,7 @@ impl Checks<'_> {
             }
         };
         match &record {
-            BlobRecord::Whole { span, .. } => {
+            BlobRecord::Whole { span, .. } | BlobRecord::Grouped { span, .. } => {
                 if let Err(why) = span_ok(self.segments, span) {
                     out.problems.push(mk("blob", id, why));
                     return out;

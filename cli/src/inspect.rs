@@ -378,6 +378,8 @@ pub fn stats(ctx: &Ctx) -> CliResult {
             "trees": st.trees,
             "blobs": st.content.blobs,
             "chunks": st.content.chunks,
+            "grouped_blobs": st.content.grouped_blobs,
+            "groups": st.content.groups,
             "logical_bytes": st.logical_bytes,
             "content_bytes": st.content.content_bytes,
             "encoded_bytes": st.content.encoded_bytes,
@@ -418,6 +420,13 @@ pub fn stats(ctx: &Ctx) -> CliResult {
         human_bytes(st.content.encoded_bytes),
         st.compression_ratio()
     )?;
+    if st.content.groups > 0 {
+        writeln!(
+            out,
+            "{} small blobs compressed together in {} groups",
+            st.content.grouped_blobs, st.content.groups
+        )?;
+    }
     for d in &st.content.dictionaries {
         writeln!(
             out,

@@ -133,6 +133,12 @@ pub fn gc(ctx: &Ctx, a: GcArgs) -> CliResult {
             "log_bytes_after": r.log_bytes_after,
             "file_bytes_before": r.file_bytes_before,
             "file_bytes_after": r.file_bytes_after,
+            "regrouped": {
+                "blobs": r.regroup.blobs,
+                "groups": r.regroup.groups,
+                "bytes_before": r.regroup.bytes_before,
+                "bytes_after": r.regroup.bytes_after,
+            },
             "recompressed": {
                 "dictionary_trained": r.dense.trained,
                 "dictionaries_removed": r.dense.dicts_removed,
@@ -173,10 +179,20 @@ pub fn gc(ctx: &Ctx, a: GcArgs) -> CliResult {
         r.objects_moved,
         human_bytes(r.bytes_moved)
     )?;
+    if r.regroup.blobs > 0 {
+        writeln!(
+            out,
+            "regrouped {} small blobs into {} groups: {} -> {}",
+            r.regroup.blobs,
+            r.regroup.groups,
+            human_bytes(r.regroup.bytes_before),
+            human_bytes(r.regroup.bytes_after),
+        )?;
+    }
     if r.dense.blobs > 0 || r.dense.trained.is_some() {
         writeln!(
             out,
-            "recompressed {} small blobs with the store's dictionary: {} -> {}{}",
+            "recompressed {} blobs with the store's dictionary: {} -> {}{}",
             r.dense.blobs,
             human_bytes(r.dense.bytes_before),
             human_bytes(r.dense.bytes_after),

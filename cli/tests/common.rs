@@ -351,6 +351,23 @@ pub fn source_tree(root: &Path, dir: &str, seed: u64, files: usize, vocabulary: 
     }
 }
 
+/// Writes `files` source-like files of 150-200 KiB under `dir/` in `root`, each 48 of
+/// [`source_tree`]'s concatenated: larger than the blobs a store groups, so gc gives them to
+/// its zstd dictionary.
+pub fn mid_source_tree(root: &Path, dir: &str, seed: u64, files: usize, vocabulary: &[&str]) {
+    let parts = format!("{dir}.parts");
+    source_tree(root, &parts, seed, files * 48, vocabulary);
+    for i in 0..files {
+        let mut text = Vec::new();
+        for j in 0..48 {
+            let part = root.join(&parts).join(format!("f{:05}.c", i * 48 + j));
+            text.extend(std::fs::read(part).unwrap());
+        }
+        write_file(root, format!("{dir}/f{i:05}.c").as_bytes(), &text);
+    }
+    std::fs::remove_dir_all(root.join(parts)).unwrap();
+}
+
 /// `rewind --json ARGS` in `env`, parsed.
 pub fn json(env: &Env, args: &[&str]) -> serde_json::Value {
     let mut a = vec!["--json"];

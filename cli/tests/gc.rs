@@ -129,9 +129,11 @@ fn gc_frees_what_nothing_reaches_and_keeps_the_rest_readable() {
     let g = json(&env, &["gc"]);
     assert_eq!(g["blobs_removed"], dry["blobs_removed"]);
     assert!(g["chunks_removed"].as_u64().unwrap() >= 6, "{g}");
+    // The live small files leave their sparse old groups for a new one (regrouped); what
+    // else lives in sparse segments is moved by the repack.
     assert!(
-        g["objects_moved"].as_u64().unwrap() > 0,
-        "sparse segments repacked: {g}"
+        g["regrouped"]["blobs"].as_u64().unwrap() >= 12,
+        "live members regrouped: {g}"
     );
     assert!(
         g["log_bytes_after"].as_u64().unwrap() < g["log_bytes_before"].as_u64().unwrap() / 2,

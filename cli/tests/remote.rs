@@ -899,20 +899,18 @@ fn push_refuses_a_damaged_local_object() {
     assert!(r.open().snapshot_ids().unwrap().is_empty());
 }
 
-/// Blobs gc rewrote with the local store's dictionary go to the remote as plain frames: a store
-/// that pulls them, or a restore straight from the remote, has no dictionary and needs none.
+/// Blobs in groups, and blobs gc rewrote with the local store's dictionary, go to the remote
+/// as plain frames: a store that pulls them, or a restore straight from the remote, has no
+/// dictionary and needs none, and reads each object on its own.
 fn dictionary_blobs_travel_plain(r: &Remote, e: &Env) {
-    common::source_tree(
-        &e.ws,
-        "src",
-        11,
-        2000,
-        &["alpha", "beta", "gamma", "delta", "queue", "lock"],
-    );
+    let words = ["alpha", "beta", "gamma", "delta", "queue", "lock"];
+    common::source_tree(&e.ws, "src", 11, 300, &words);
+    common::mid_source_tree(&e.ws, "big", 12, 30, &words);
     e.ok(&["snapshot", "-q"]);
     e.ok(&["tag", "v1", "@"]);
     let gc: serde_json::Value = serde_json::from_str(&e.ok(&["gc", "--json"])).unwrap();
     assert_eq!(gc["recompressed"]["dictionary_trained"], 1, "{gc}");
+    assert!(gc["regrouped"]["blobs"].as_u64().unwrap() >= 300, "{gc}");
     r.ok(&e.store, &e.ws, &["remote", "add", "origin", &r.url]);
     r.ok(&e.store, &e.ws, &["push", "--all"]);
 

@@ -74,13 +74,17 @@ struct Item {
     size: u64,
     span: Option<blob::Span>,
     inline: Option<Vec<u8>>,
-    /// Compressed with one of the local store's dictionaries: a remote has no dictionaries, so
-    /// the blob is decoded and sent as a plain frame (packs stay readable on their own).
-    dict: bool,
+    /// Compressed with one of the local store's dictionaries or in a group: a remote has
+    /// neither, so the blob is decoded and sent as a plain frame (packs stay readable on their
+    /// own, one object at a time).
+    reencode: bool,
 }
 
 impl Item {
     fn stored_len(&self) -> u64 {
+        if self.reencode {
+            return self.size;
+        }
         self.span
             .map(|s| u64::from(s.len))
             .or(self.inline.as_ref().map(|b| b.len() as u64))
@@ -120,7 +124,7 @@ fn plan(
                 size: raw.len() as u64,
                 span: None,
                 inline: Some(payload.bytes),
-                dict: false,
+                reencode: false,
             });
         }
         for e in &tree.entries {
@@ -155,7 +159,16 @@ fn plan(
                 size,
                 span: Some(span),
                 inline: None,
-                dict: dict.is_some(),
+                reencode: dict.is_some(),
+            }),
+            BlobRecord::Grouped { size, span, .. } => data.push(Item {
+                kind: ObjKind::Blob,
+                id,
+                zstd: true,
+                size,
+                span: Some(span),
+                inline: None,
+                reencode: true,
             }),
             BlobRecord::Chunked { size, chunks } => {
                 for c in &chunks {
@@ -177,7 +190,7 @@ fn plan(
                         size: u64::from(cr.len),
                         span: Some(cr.span),
                         inline: None,
-                        dict: false,
+                        reencode: false,
                     });
                 }
                 data.push(Item {
@@ -187,7 +200,7 @@ fn plan(
                     size,
                     span: None,
                     inline: Some(blob::encode_chunked(size, &chunks)),
-                    dict: false,
+                    reencode: false,
                 });
             }
         }
@@ -241,7 +254,7 @@ pub fn push(
             let mut zstd = item.zstd;
             let stored = match (&item.inline, &item.span) {
                 (Some(b), _) => b.clone(),
-                (None, Some(_)) if item.dict => {
+                (None, Some(_)) if item.reencode => {
                     // read_blob checks the content against its id, as check_local does.
                     let payload = blob::encode_payload(&reader.read_blob(&item.id)?, 3);
                     zstd = payload.zstd;

@@ -16,13 +16,16 @@
 //!        | 0x01 size:u64 span   one zstd frame
 //!        | 0x02 size:u64 n:u32 (id:[u8;32] len:u32){n}        split into chunks
 //!        | 0x03 size:u64 span dict:u32   one zstd frame made with dictionary `dict`
+//!        | 0x04 size:u64 span skip:u32   bytes skip..skip+size of the group frame at span
+//!        | 0x05 size:u64 span skip:u32   the same, a group gc made at its denser level
 //! chunk  = 0x00 len:u32 span | 0x01 len:u32 span
 //! ```
 //!
 //! `size`/`len` are the uncompressed lengths, so a reader knows how much to allocate and
 //! `verify` can check them. `dict` names a row of the `dicts` table (see [`super::dict`]); tag
 //! 0x03 is only ever written by gc's recompression, and a store without such records reads
-//! exactly as it did before dictionaries existed. Chunks never use a dictionary: at 64 KiB and
+//! exactly as it did before dictionaries existed. Tags 0x04 and 0x05 are small blobs compressed
+//! together (see [`super::group`]): several records name the same span. Chunks never use a dictionary: at 64 KiB and
 //! up (256 KiB in stores chunked before), a chunk holds enough context of its own.
 
 use redb::ReadableTable;
@@ -103,6 +106,8 @@ const TAG_RAW: u8 = 0;
 const TAG_ZSTD: u8 = 1;
 const TAG_CHUNKED: u8 = 2;
 const TAG_ZSTD_DICT: u8 = 3;
+const TAG_GROUP: u8 = 4;
+const TAG_GROUP_DENSE: u8 = 5;
 
 /// Where encoded bytes live in the segment log.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -147,6 +152,18 @@ pub enum BlobRecord {
         /// Where they are.
         span: Span,
     },
+    /// Compressed with other small blobs in one group frame (see [`super::group`]).
+    Grouped {
+        /// Uncompressed length.
+        size: u64,
+        /// Where the group's frame is (shared with the other members).
+        span: Span,
+        /// Where the blob starts in the group's decompressed bytes.
+        skip: u32,
+        /// Whether gc made the group at its denser level (otherwise a snapshot did, at its
+        /// fast one, and the next gc regroups it).
+        dense: bool,
+    },
     /// Split into chunks.
     Chunked {
         /// Total uncompressed length.
@@ -160,7 +177,9 @@ impl BlobRecord {
     /// The blob's uncompressed length.
     pub fn size(&self) -> u64 {
         match self {
-            BlobRecord::Whole { size, .. } | BlobRecord::Chunked { size, .. } => *size,
+            BlobRecord::Whole { size, .. }
+            | BlobRecord::Grouped { size, .. }
+            | BlobRecord::Chunked { size, .. } => *size,
         }
     }
 }
@@ -176,28 +195,32 @@ pub struct ChunkRecord {
     pub span: Span,
 }
 
-/// Compresses `data` at `level` when that pays (the frame is smaller), as it does not for
-/// already-compressed files. Each thread keeps one zstd context: creating one per blob cost
-/// 7% of a cold snapshot.
-pub fn encode_payload(data: &[u8], level: i32) -> Payload {
+/// One zstd frame of `data` at `level`; None only when zstd cannot allocate its context. Each
+/// thread keeps one zstd context: creating one per blob cost 7% of a cold snapshot.
+pub fn zstd_frame(data: &[u8], level: i32) -> Option<Vec<u8>> {
     thread_local! {
         static COMPRESSOR: std::cell::RefCell<Option<(i32, zstd::bulk::Compressor<'static>)>> =
             const { std::cell::RefCell::new(None) };
     }
-    if data.len() >= 64 {
-        let frame = COMPRESSOR.with(|cell| {
-            let mut slot = cell.borrow_mut();
-            if slot.as_ref().is_none_or(|(l, _)| *l != level) {
-                *slot = zstd::bulk::Compressor::new(level).ok().map(|c| (level, c));
-            }
-            slot.as_mut().and_then(|(_, c)| c.compress(data).ok())
-        });
-        if let Some(frame) = frame.filter(|f| f.len() < data.len()) {
-            return Payload {
-                zstd: true,
-                bytes: frame,
-            };
+    COMPRESSOR.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        if slot.as_ref().is_none_or(|(l, _)| *l != level) {
+            *slot = zstd::bulk::Compressor::new(level).ok().map(|c| (level, c));
         }
+        slot.as_mut().and_then(|(_, c)| c.compress(data).ok())
+    })
+}
+
+/// Compresses `data` at `level` when that pays (the frame is smaller), as it does not for
+/// already-compressed files.
+pub fn encode_payload(data: &[u8], level: i32) -> Payload {
+    if data.len() >= 64
+        && let Some(frame) = zstd_frame(data, level).filter(|f| f.len() < data.len())
+    {
+        return Payload {
+            zstd: true,
+            bytes: frame,
+        };
     }
     Payload {
         zstd: false,
@@ -236,6 +259,16 @@ pub fn encode_whole_record(size: u64, zstd: bool, dict: Option<u32>, span: &Span
         Some(d) => encode_whole_dict(size, d, span),
         None => encode_whole(size, zstd, span),
     }
+}
+
+/// Encodes the record of a blob that is bytes `skip..skip + size` of the group frame at `span`.
+pub fn encode_grouped(size: u64, span: &Span, skip: u32, dense: bool) -> Vec<u8> {
+    let mut out = Vec::with_capacity(29);
+    out.push(if dense { TAG_GROUP_DENSE } else { TAG_GROUP });
+    out.extend_from_slice(&size.to_le_bytes());
+    push_span(&mut out, span);
+    out.extend_from_slice(&skip.to_le_bytes());
+    out
 }
 
 /// Encodes the record of a chunked blob.
@@ -316,6 +349,29 @@ pub fn decode_blob(id: &Id, value: &[u8]) -> Result<BlobRecord> {
                 zstd: tag != TAG_RAW,
                 dict,
                 span,
+            })
+        }
+        TAG_GROUP | TAG_GROUP_DENSE => {
+            let span =
+                take_span(&mut rest).ok_or_else(|| corrupt("blob", id, "truncated location"))?;
+            let skip = take::<4>(&mut rest)
+                .map(u32::from_le_bytes)
+                .ok_or_else(|| corrupt("blob", id, "truncated group offset"))?;
+            if !rest.is_empty() {
+                return Err(corrupt("blob", id, "trailing bytes after the record"));
+            }
+            if u64::from(skip).saturating_add(size) > super::group::FRAME_LIMIT {
+                return Err(corrupt(
+                    "blob",
+                    id,
+                    format!("bytes {skip}+{size} lie beyond any group"),
+                ));
+            }
+            Ok(BlobRecord::Grouped {
+                size,
+                span,
+                skip,
+                dense: tag == TAG_GROUP_DENSE,
             })
         }
         TAG_CHUNKED => {

@@ -69,7 +69,8 @@ pub fn recompress(
             dict,
             span,
         }) = blob::decode_blob(&id, v.value())
-            && (64..=DENSE_MAX).contains(&size)
+            && size > super::group::MEMBER_MAX
+            && size <= DENSE_MAX
         {
             candidates.push(Candidate {
                 id,
@@ -321,11 +322,12 @@ fn sample(
             },
             None => None,
         };
-        if let Ok(mut content) =
+        if let Ok(content) =
             blob::inflate_with("blob", &c.id, c.zstd, ddict.as_deref(), c.size, stored)
         {
-            content.truncate(dict::SAMPLE_CAP);
-            out.push(content);
+            // A copy, not a truncate: the whole blob's buffer (up to 4 MiB) would stay
+            // allocated behind each sample.
+            out.push(content[..content.len().min(dict::SAMPLE_CAP)].to_vec());
         }
     }
     Ok(out)

@@ -8,10 +8,12 @@ pub(crate) mod artifact;
 pub(crate) mod blob;
 pub(crate) mod dense;
 pub(crate) mod dict;
+pub(crate) mod group;
 pub mod holders;
 pub mod oplog;
 pub(crate) mod pending;
 pub(crate) mod read;
+pub(crate) mod regroup;
 pub mod snapshot;
 pub(crate) mod tables;
 pub mod tags;
@@ -40,6 +42,7 @@ use redb::{
 use crate::error::{Error, IoContext, Result};
 pub use dense::DenseReport;
 pub use read::{BlobReader, ContentTotals, DictUsage, Reader, TableUsage};
+pub use regroup::RegroupReport;
 use snapshot::WorkspaceRecord;
 use tables::*;
 

@@ -37,6 +37,8 @@ pub struct Reader {
     dicts: Option<ReadOnlyTable<u32, &'static [u8]>>,
     /// The dictionaries this view has needed, prepared once each.
     dictionaries: super::dict::Dictionaries,
+    /// The groups this view decompressed last.
+    groups: super::group::GroupCache,
 }
 
 impl Reader {
@@ -74,6 +76,7 @@ impl Reader {
                 Err(e) => return Err(e.into()),
             },
             dictionaries: Default::default(),
+            groups: Default::default(),
         })
     }
 
@@ -152,12 +155,22 @@ impl Reader {
                 (id, usage)
             })
             .collect();
+        let mut groups: rustc_hash::FxHashSet<(u64, u32)> = Default::default();
         for item in self.blobs.iter()? {
             let (k, v) = item?;
             t.blobs += 1;
-            if let BlobRecord::Whole {
+            let record = blob::decode_blob(&Id(k.value()), v.value())?;
+            if let BlobRecord::Grouped { size, span, .. } = record {
+                t.content_bytes += size;
+                t.grouped_blobs += 1;
+                // Every member names the group's span: its bytes count once.
+                if groups.insert((span.segment, span.offset)) {
+                    t.groups += 1;
+                    t.encoded_bytes += u64::from(span.len);
+                }
+            } else if let BlobRecord::Whole {
                 size, span, dict, ..
-            } = blob::decode_blob(&Id(k.value()), v.value())?
+            } = record
             {
                 t.content_bytes += size;
                 t.encoded_bytes += u64::from(span.len);
@@ -275,6 +288,24 @@ impl Reader {
         Ok(blob::decode_blob(id, v.value())?.size())
     }
 
+    /// Where a blob's bytes start in the segment log: (segment, offset, offset in its group).
+    /// Reading many blobs in this order reads each group once (the reader keeps the last few
+    /// decompressed); in id order, which is random, every member would decompress its group
+    /// again. Chunked and missing blobs sort last.
+    pub fn blob_location(&self, id: &Id) -> (u64, u32, u32) {
+        let record = self
+            .blobs
+            .get(id.0)
+            .ok()
+            .flatten()
+            .map(|v| blob::decode_blob(id, v.value()));
+        match record {
+            Some(Ok(BlobRecord::Whole { span, .. })) => (span.segment, span.offset, 0),
+            Some(Ok(BlobRecord::Grouped { span, skip, .. })) => (span.segment, span.offset, skip),
+            _ => (u64::MAX, 0, 0),
+        }
+    }
+
     /// Reads a whole blob into memory. For large blobs prefer [`Reader::blob_reader`].
     pub fn read_blob(&self, id: &Id) -> Result<Vec<u8>> {
         let mut out = Vec::new();
@@ -318,15 +349,14 @@ impl Reader {
                     None => None,
                 };
                 let bytes = blob::inflate_with("blob", id, zstd, ddict.as_deref(), size, stored)?;
-                // Never hand out damaged content: a restore would write it.
-                if Id::of(&bytes) != *id {
-                    return Err(Error::Corrupt {
-                        kind: "blob",
-                        id: id.hex(),
-                        why: "content does not match its id".into(),
-                    });
-                }
-                (bytes, Vec::new())
+                (checked(id, bytes)?, Vec::new())
+            }
+            BlobRecord::Grouped {
+                size, span, skip, ..
+            } => {
+                let group = self.group(id, &span)?;
+                let bytes = super::group::member(&group, id, skip, size)?.to_vec();
+                (checked(id, bytes)?, Vec::new())
             }
             BlobRecord::Chunked { chunks, .. } => (Vec::new(), chunks),
         };
@@ -336,6 +366,13 @@ impl Reader {
             pos: 0,
             chunks,
             next: 0,
+        })
+    }
+
+    /// The decompressed group at `span`, which blob `id` is in.
+    pub(crate) fn group(&self, id: &Id, span: &Span) -> Result<std::sync::Arc<Vec<u8>>> {
+        self.groups.get(span, || {
+            super::group::decode_frame("blob", id, self.read_span("blob", id, span)?)
         })
     }
 
@@ -631,6 +668,10 @@ pub struct ContentTotals {
     pub content_bytes: u64,
     /// The same, as stored (compressed where that paid).
     pub encoded_bytes: u64,
+    /// Blobs stored in groups (see the store's `group` module).
+    pub grouped_blobs: u64,
+    /// The groups they are in.
+    pub groups: u64,
     /// The store's zstd dictionaries (gc's recompression), by id, with the blobs on each.
     pub dictionaries: Vec<DictUsage>,
 }
@@ -665,6 +706,19 @@ pub struct TableUsage {
     pub fragmented_bytes: u64,
     /// Pages (4 KiB) allocated to the table.
     pub pages: u64,
+}
+
+/// `bytes` if they are blob `id`'s content: never hand out damaged content, a restore would
+/// write it.
+fn checked(id: &Id, bytes: Vec<u8>) -> Result<Vec<u8>> {
+    if Id::of(&bytes) != *id {
+        return Err(Error::Corrupt {
+            kind: "blob",
+            id: id.hex(),
+            why: "content does not match its id".into(),
+        });
+    }
+    Ok(bytes)
 }
 
 /// Streams a blob's bytes, decompressing one chunk at a time.
