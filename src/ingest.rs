@@ -50,6 +50,10 @@ const CHANNEL_BATCHES: usize = 16;
 const CHUNK_GROUP: usize = 8;
 /// The store file's dirty pages are handed to writeback after this many new bytes.
 const WRITEBACK_BYTES: u64 = 8 << 20;
+/// Files are read in runs of about this many bytes, each run on one thread (see [`runs`]): a
+/// few groups' worth, so groups are cut where they fill, yet enough runs to keep the cores
+/// busy to the end.
+const RUN_BYTES: u64 = 4 * group::GROUP_BYTES as u64;
 /// A worker's read buffer is kept between files up to this size; a larger one is freed.
 const KEEP_BUFFER: usize = 1 << 20;
 /// A large file's start read to choose its chunk sizes ([`sizes_for`]): the largest chunk and
@@ -317,13 +321,20 @@ pub(crate) fn read_files(
     let (tx, rx) = bounded::<Vec<Put>>(CHANNEL_BATCHES);
     std::thread::scope(|s| {
         let worker = s.spawn(move || {
-            // Each rayon job gathers into its own batch, sent when full and when the job ends.
-            to_read
+            // Each run gathers into its own batch and group, sent when full and when the run
+            // ends. Runs, not rayon's own splits: those can be a few dozen files, and each
+            // would end a group early.
+            runs(entries, to_read)
                 .par_iter()
-                .map_init(
-                    || Batch::new(&tx, ctx.level),
-                    |batch, &i| read_one(ctx, &entries[i], batch),
-                )
+                .map(|run| {
+                    let mut batch = Batch::new(&tx, ctx.level);
+                    run.iter()
+                        .map(|&i| read_one(ctx, &entries[i], &mut batch))
+                        .collect::<Vec<_>>()
+                })
+                .collect::<Vec<_>>()
+                .into_iter()
+                .flatten()
                 .collect::<Vec<_>>()
         });
         let mut failure = None;
@@ -343,6 +354,24 @@ pub(crate) fn read_files(
             None => Ok(outcomes),
         }
     })
+}
+
+/// Cuts `to_read` into runs of consecutive files holding about [`RUN_BYTES`], the units the
+/// pool reads in parallel.
+fn runs<'a>(entries: &[WalkEntry], to_read: &'a [usize]) -> Vec<&'a [usize]> {
+    let mut out = Vec::new();
+    let (mut start, mut bytes) = (0, 0u64);
+    for (n, &i) in to_read.iter().enumerate() {
+        bytes += entries[i].stat.size;
+        if bytes >= RUN_BYTES {
+            out.push(&to_read[start..=n]);
+            (start, bytes) = (n + 1, 0);
+        }
+    }
+    if start < to_read.len() {
+        out.push(&to_read[start..]);
+    }
+    out
 }
 
 /// Objects on their way to the writer, sent together, and the group this job's small blobs

@@ -15,6 +15,7 @@ mod daemon;
 mod dict;
 mod diff_git;
 mod gc;
+mod groups;
 mod history;
 mod ignore_rules;
 mod ingest;
