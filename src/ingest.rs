@@ -789,6 +789,9 @@ fn store_chunks(
 mod chunking_tests;
 
 #[cfg(test)]
+mod grouping_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use std::io::Write;
