@@ -121,39 +121,33 @@ pub fn recompress(
     let mut blobs = txn.open_table(BLOBS)?;
     let mut segw = SegmentWriter::new(next_segment(txn, &segments)?);
     let prepared = super::dict::Dictionaries::default();
-    let batches = batches(&candidates);
-    // A pipeline, so compression does not stop for the log's reads and writes: this thread
-    // reads the next batch and writes the previous batch's frames while a scoped thread
-    // compresses the current one on rayon's pool (the tables stay on this thread). Two
-    // batches in flight bound the memory.
-    std::thread::scope(|scope| -> Result<()> {
-        let mut inflight: Option<(u64, std::thread::ScopedJoinHandle<'_, Vec<Rewritten>>)> = None;
-        for batch in batches.iter().map(|r| &candidates[r.clone()]) {
+    let mut batches = batches(&candidates).into_iter();
+    let encoder = &encoder;
+    super::overlap::overlapped(
+        &mut (&mut segments, &mut blobs, &mut segw, &mut report),
+        |(segments, ..)| {
+            let Some(range) = batches.next() else {
+                return Ok(None);
+            };
+            let batch = &candidates[range];
             let mut loaded = Vec::with_capacity(batch.len());
             for c in batch {
-                let stored = blob::read_span(&segments, "blob", &c.id, &c.span)?;
+                let stored = blob::read_span(&**segments, "blob", &c.id, &c.span)?;
                 let ddict = match c.dict {
                     Some(d) => prepared.get(Some(&dicts), d, &c.id).ok(),
                     None => None,
                 };
                 loaded.push((*c, stored, ddict));
             }
-            let bytes = batch.iter().map(|c| c.size).sum();
-            let encoder = &encoder;
-            let next = scope.spawn(move || recode(encoder, dict_id, loaded));
-            if let Some((done_bytes, done)) = inflight.replace((bytes, next)) {
-                let done = done.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
-                write(&done, &mut segw, &mut segments, &mut blobs, &mut report)?;
-                progress.advance(done_bytes);
-            }
-        }
-        if let Some((done_bytes, done)) = inflight.take() {
-            let done = done.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
-            write(&done, &mut segw, &mut segments, &mut blobs, &mut report)?;
-            progress.advance(done_bytes);
-        }
-        Ok(())
-    })?;
+            Ok(Some((loaded, batch.iter().map(|c| c.size).sum())))
+        },
+        |loaded| recode(encoder, dict_id, loaded),
+        |(segments, blobs, segw, report), done, bytes| {
+            write(&done, segw, segments, blobs, report)?;
+            progress.advance(bytes);
+            Ok(())
+        },
+    )?;
     let next = segw.finish(&mut |n, data| {
         segments.insert(n, data)?;
         Ok(())

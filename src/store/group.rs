@@ -89,6 +89,11 @@ impl Group {
         self.raw.len() >= GROUP_BYTES
     }
 
+    /// Whether it holds nothing.
+    pub fn is_empty(&self) -> bool {
+        self.members.is_empty()
+    }
+
     /// Takes the blobs out one by one (when the group cannot be compressed), emptying it.
     pub fn drain(&mut self) -> Vec<(Id, Vec<u8>)> {
         let raw = std::mem::take(&mut self.raw);

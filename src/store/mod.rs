@@ -11,6 +11,7 @@ pub(crate) mod dict;
 pub(crate) mod group;
 pub mod holders;
 pub mod oplog;
+pub(crate) mod overlap;
 pub(crate) mod pending;
 pub(crate) mod read;
 pub(crate) mod regroup;

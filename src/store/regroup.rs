@@ -154,24 +154,27 @@ pub fn regroup(
     let mut counted: FxHashSet<GroupKey> = FxHashSet::default();
     // The group frame read last: members of one group are consecutive in `smalls`.
     let mut last: Option<(GroupKey, Option<Vec<u8>>)> = None;
-    std::thread::scope(|scope| -> Result<()> {
-        let mut inflight: Option<(u64, std::thread::ScopedJoinHandle<'_, Result<Vec<Sealed>>>)> =
-            None;
-        let mut rest = smalls.as_slice();
-        while !rest.is_empty() {
-            // Read and check one batch on this thread (the tables live here)...
-            let mut groups: Vec<Group> = vec![Group::default()];
-            let mut batch_bytes = 0u64;
+    let mut rest = smalls.as_slice();
+    // The group being filled: carried from batch to batch, so only the very last is partial.
+    let mut open = Group::default();
+    super::overlap::overlapped(
+        &mut (&mut segments, &mut blobs, &mut segw, &mut report),
+        |(segments, _, _, report)| {
+            if rest.is_empty() && open.is_empty() {
+                return Ok(None);
+            }
+            let mut full: Vec<Group> = Vec::new();
+            let mut bytes = 0u64;
             while let Some((s, tail)) = rest.split_first() {
-                if batch_bytes >= BATCH_BYTES as u64 {
+                if bytes >= BATCH_BYTES as u64 {
                     break;
                 }
                 rest = tail;
-                batch_bytes += s.size;
+                bytes += s.size;
                 let content = match s.skip {
                     Some(skip) => {
                         if last.as_ref().is_none_or(|(k, _)| *k != key(&s.span)) {
-                            let frame = blob::read_span(&segments, "blob", &s.id, &s.span)
+                            let frame = blob::read_span(&**segments, "blob", &s.id, &s.span)
                                 .and_then(|stored| group::decode_frame("blob", &s.id, stored))
                                 .ok();
                             last = Some((key(&s.span), frame));
@@ -186,50 +189,37 @@ pub fn regroup(
                             Some(d) => prepared.get(Some(&dicts), d, &s.id).ok(),
                             None => None,
                         };
-                        blob::read_span(&segments, "blob", &s.id, &s.span)
+                        blob::read_span(&**segments, "blob", &s.id, &s.span)
                             .and_then(|stored| {
-                                blob::inflate_with(
-                                    "blob",
-                                    &s.id,
-                                    s.zstd,
-                                    ddict.as_deref(),
-                                    s.size,
-                                    stored,
-                                )
+                                let dict = ddict.as_deref();
+                                blob::inflate_with("blob", &s.id, s.zstd, dict, s.size, stored)
                             })
                             .ok()
                     }
                 };
+                // One that does not check out stays where it is.
                 let Some(content) = content.filter(|c| Id::of(c) == s.id) else {
                     continue;
                 };
                 if counted.insert(key(&s.span)) {
                     report.bytes_before += u64::from(s.span.len);
                 }
-                let full = groups.last_mut().is_some_and(|g| g.push(s.id, &content));
-                if full {
-                    groups.push(Group::default());
+                if open.push(s.id, &content) {
+                    full.push(std::mem::take(&mut open));
                 }
             }
-            // ...while the last batch's groups are compressed on the pool.
-            let next = scope.spawn(move || seal_all(groups, level));
-            if let Some((bytes, done)) = inflight.replace((batch_bytes, next)) {
-                let done = done
-                    .join()
-                    .unwrap_or_else(|p| std::panic::resume_unwind(p))?;
-                write(done, &mut segw, &mut segments, &mut blobs, &mut report)?;
-                progress.advance(bytes);
+            if rest.is_empty() && !open.is_empty() {
+                full.push(std::mem::take(&mut open));
             }
-        }
-        if let Some((bytes, done)) = inflight.take() {
-            let done = done
-                .join()
-                .unwrap_or_else(|p| std::panic::resume_unwind(p))?;
-            write(done, &mut segw, &mut segments, &mut blobs, &mut report)?;
+            Ok(Some((full, bytes)))
+        },
+        |groups| seal_all(groups, level),
+        |(segments, blobs, segw, report), sealed, bytes| {
+            write(sealed?, segw, segments, blobs, report)?;
             progress.advance(bytes);
-        }
-        Ok(())
-    })?;
+            Ok(())
+        },
+    )?;
     let next = segw.finish(&mut |n, data| {
         segments.insert(n, data)?;
         Ok(())
