@@ -230,14 +230,7 @@ impl<'s> Sink<'s> {
         let Some((txn, segw)) = self.txn.take() else {
             return self.store.begin_write();
         };
-        {
-            let mut segments = txn.open_table(SEGMENTS)?;
-            let next = segw.finish(&mut |n, data| {
-                segments.insert(n, data)?;
-                Ok(())
-            })?;
-            crate::store::write_counter(&txn, "next_segment", next)?;
-        }
+        crate::store::finish_log(&txn, segw, &mut txn.open_table(SEGMENTS)?)?;
         Ok(txn)
     }
 }

@@ -148,11 +148,7 @@ pub fn recompress(
             Ok(())
         },
     )?;
-    let next = segw.finish(&mut |n, data| {
-        segments.insert(n, data)?;
-        Ok(())
-    })?;
-    write_counter(txn, "next_segment", next)?;
+    super::finish_log(txn, segw, &mut segments)?;
     progress.finish();
     drop((blobs, segments, dicts));
     report.dicts_removed = drop_unused_dicts(txn)?;

@@ -507,6 +507,20 @@ pub(crate) fn next_segment(
     Ok(next)
 }
 
+/// Writes the segment writer's last, partial segment into `segments` and saves the log's
+/// `next_segment` counter: how every writer of the log ends.
+pub(crate) fn finish_log(
+    txn: &WriteTransaction,
+    segw: blob::SegmentWriter,
+    segments: &mut redb::Table<u64, &'static [u8]>,
+) -> Result<()> {
+    let next = segw.finish(&mut |n, data| {
+        segments.insert(n, data)?;
+        Ok(())
+    })?;
+    write_counter(txn, "next_segment", next)
+}
+
 /// Serializes a record for the store; `what` names it in the error.
 pub(crate) fn encode<T: serde::Serialize + ?Sized>(
     what: &'static str,

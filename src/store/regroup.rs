@@ -24,8 +24,8 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::blob::{self, BlobRecord, SegmentWriter, Span};
 use super::dict::DICTS;
 use super::group::{self, GROUP_BYTES, Group, Sealed};
+use super::next_segment;
 use super::tables::{BLOBS, SEGMENTS};
-use super::{next_segment, write_counter};
 use crate::error::Result;
 use crate::id::Id;
 use crate::progress::Progress;
@@ -220,11 +220,7 @@ pub fn regroup(
             Ok(())
         },
     )?;
-    let next = segw.finish(&mut |n, data| {
-        segments.insert(n, data)?;
-        Ok(())
-    })?;
-    write_counter(txn, "next_segment", next)?;
+    super::finish_log(txn, segw, &mut segments)?;
     progress.finish();
     Ok(report)
 }
