@@ -252,16 +252,25 @@ fn mark(txn: &WriteTransaction, report: &mut GcReport, progress: &dyn Progress) 
     // Chunks of the live chunked blobs. A live blob that is missing is a damaged store (or a
     // stat-cache id: those are re-hashed when missing, so they keep nothing).
     let blobs = txn.open_table(BLOBS)?;
+    let (chunk_table, segments) = (txn.open_table(CHUNKS)?, txn.open_table(SEGMENTS)?);
     let mut missing = Vec::new();
     for id in &live.blobs {
         match blobs.get(id.0)? {
-            Some(v) => {
-                if let BlobRecord::Chunked { chunks, .. } = blob::decode_blob(id, v.value())
-                    .map_err(|e| damaged("blob", id, "a live tree or artifact", e))?
-                {
+            Some(v) => match blob::decode_blob(id, v.value())
+                .map_err(|e| damaged("blob", id, "a live tree or artifact", e))?
+            {
+                BlobRecord::Chunked { chunks, .. } => {
                     live.chunks.extend(chunks.iter().map(|c| c.id));
                 }
-            }
+                // The pages are chunks too, and hold the rest of the list.
+                BlobRecord::Paged { pages, .. } => {
+                    let chunks = blob::read_pages(id, &pages, &chunk_table, &segments)
+                        .map_err(|e| damaged("blob", id, "a live tree or artifact", e))?;
+                    live.chunks
+                        .extend(pages.iter().chain(&chunks).map(|c| c.id));
+                }
+                _ => {}
+            },
             None => missing.push(*id),
         }
     }
@@ -428,7 +437,7 @@ fn repack(txn: &WriteTransaction, below: f64, report: &mut GcReport) -> Result<(
                     members.push((id, size, skip, dense));
                 }
             }
-            BlobRecord::Chunked { .. } => {}
+            BlobRecord::Chunked { .. } | BlobRecord::Paged { .. } => {}
         }
     }
     for item in txn.open_table(CHUNKS)?.iter()? {

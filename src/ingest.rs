@@ -675,8 +675,31 @@ fn store_large(
         }
     }
     let id = Id::from(hasher.finalize());
-    if ctx.claim(&id, false)? && !batch.push(Put::Chunked(id, blob::encode_chunked(size, &chunks)))
-    {
+    if !ctx.claim(&id, false)? {
+        return Ok(Some((id, size)));
+    }
+    let record = if chunks.len() > blob::PAGED_ABOVE {
+        let mut refs = Vec::new();
+        for page in blob::pages(&chunks) {
+            let bytes = blob::encode_page(page);
+            let pid = Id::of(&bytes);
+            let covered: u64 = page.iter().map(|c| u64::from(c.len)).sum();
+            refs.push(ChunkRef {
+                id: pid,
+                len: covered as u32,
+            });
+            // Pages are raw: chunk ids do not compress.
+            let len = bytes.len() as u32;
+            let payload = Payload { zstd: false, bytes };
+            if ctx.claim(&pid, true)? && !batch.push(Put::Chunk(pid, len, payload)) {
+                return Ok(None);
+            }
+        }
+        blob::encode_paged(size, &refs)
+    } else {
+        blob::encode_chunked(size, &chunks)
+    };
+    if !batch.push(Put::Chunked(id, record)) {
         return Ok(None);
     }
     Ok(Some((id, size)))

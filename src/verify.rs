@@ -413,9 +413,25 @@ impl Checks<'_> {
                     return out;
                 }
             }
-            BlobRecord::Chunked { chunks: list, .. } => {
+            BlobRecord::Chunked { .. } | BlobRecord::Paged { .. } => {
+                let list = match &record {
+                    BlobRecord::Paged { pages, .. } => {
+                        // The pages are chunks (checked in the chunk pass); reading them here
+                        // checks their hashes and what they cover.
+                        out.chunks.extend(pages.iter().map(|p| p.id));
+                        match self.reader.read_pages(id, pages) {
+                            Ok(list) => list,
+                            Err(e) => {
+                                out.problems.push(mk("blob", id, describe(e)));
+                                return out;
+                            }
+                        }
+                    }
+                    BlobRecord::Chunked { chunks, .. } => chunks.clone(),
+                    _ => Vec::new(),
+                };
                 // Each chunk's span and hash are checked once, in the chunk pass.
-                for c in list {
+                for c in &list {
                     out.chunks.push(c.id);
                     match self.reader.has_chunk(&c.id) {
                         Ok(true) => {}

@@ -143,3 +143,118 @@ fn the_same_bytes_after_a_prefix_cut_the_same_way_once_back_in_step() {
         a.len()
     );
 }
+
+/// Stores `data` cut into chunks of `piece` bytes as one blob whose chunk list is in pages, the
+/// way a snapshot of a file of more than `blob::PAGED_ABOVE` chunks does; returns its id.
+fn store_paged(store: &Store, data: &[u8], piece: usize) -> Id {
+    let mut puts = Vec::new();
+    let mut refs = Vec::new();
+    for c in data.chunks(piece) {
+        let r = ChunkRef {
+            id: Id::of(c),
+            len: c.len() as u32,
+        };
+        refs.push(r);
+        puts.push(Put::Chunk(r.id, r.len, blob::encode_payload(c, 3)));
+    }
+    let mut pages = Vec::new();
+    for page in blob::pages(&refs) {
+        let bytes = blob::encode_page(page);
+        let covered: u64 = page.iter().map(|c| u64::from(c.len)).sum();
+        let p = ChunkRef {
+            id: Id::of(&bytes),
+            len: covered as u32,
+        };
+        pages.push(p);
+        let len = bytes.len() as u32;
+        puts.push(Put::Chunk(p.id, len, Payload { zstd: false, bytes }));
+    }
+    assert!(pages.len() > 2, "{} pages", pages.len());
+    let id = Id::of(data);
+    puts.push(Put::Chunked(
+        id,
+        blob::encode_paged(data.len() as u64, &pages),
+    ));
+    let mut sink = Sink::new(store);
+    sink.put(&puts).unwrap();
+    sink.take_txn().unwrap().commit().unwrap();
+    id
+}
+
+/// A chunk list in pages reads back byte for byte, verifies (pages included), keeps its pages
+/// and chunks through a gc while something reaches it, and gc deletes them all once nothing
+/// does.
+#[test]
+fn a_paged_chunk_list_reads_back_verifies_and_is_collected_through_its_pages() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let mut store = Store::open(dir.path(), StoreOptions::default()).unwrap();
+    // 6,000 chunks of 100 bytes: several pages of ~1,024.
+    let data = content(9, 600_000, &[]);
+    let id = store_paged(&store, &data, 100);
+    assert!(store.reader().unwrap().read_blob(&id).unwrap() == data);
+    // A snapshot of the same file finds it by its id.
+    std::fs::write(ws.path().join("big.bin"), &data).unwrap();
+    let opts = SnapshotOptions::default();
+    let r = store
+        .snapshot(ws.path(), &opts, &NoProgress)
+        .unwrap()
+        .report;
+    assert_eq!((r.new_blobs, r.new_chunks), (0, 0));
+    let v = crate::verify::verify(&store, true, &NoProgress).unwrap();
+    assert!(v.problems.is_empty(), "{:?}", v.problems);
+    assert_eq!(v.unreferenced, 0, "the pages count as referenced");
+    let chunks = store.reader().unwrap().chunk_ids().unwrap().len();
+    let g = crate::gc::gc(&mut store, &Default::default(), &NoProgress).unwrap();
+    assert_eq!(g.chunks_removed, 0, "{g:?}");
+    assert!(store.reader().unwrap().read_blob(&id).unwrap() == data);
+
+    // Nothing reaches it any more: the blob, its pages and its chunks go.
+    std::fs::write(ws.path().join("big.bin"), b"small now").unwrap();
+    store.snapshot(ws.path(), &opts, &NoProgress).unwrap();
+    let forget = crate::forget::ForgetOptions {
+        snapshots: vec![r.id.unwrap()],
+        undo_depth: 0,
+        ..Default::default()
+    };
+    let f = crate::forget::forget(&store, &forget).unwrap();
+    assert_eq!(f.forgotten.len(), 1, "{f:?}");
+    let g = crate::gc::gc(&mut store, &Default::default(), &NoProgress).unwrap();
+    assert_eq!(g.chunks_removed as usize, chunks, "{g:?}");
+    assert!(store.reader().unwrap().blob_record(&id).unwrap().is_none());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// Pages partition the list within their sizes, and are content-defined: replacing a few
+    /// chunks in the middle leaves every page away from the change as it was.
+    #[test]
+    fn pages_partition_a_chunk_list_and_an_edit_changes_only_the_pages_it_touches(
+        seed in any::<u64>(),
+        n in 0usize..20_000,
+        at in any::<usize>(),
+        new in 1usize..8,
+        gone in 0usize..8,
+    ) {
+        let id = |i: u64| Id::of(&[seed.to_le_bytes(), i.to_le_bytes()].concat());
+        let refs: Vec<ChunkRef> = (0..n as u64).map(|i| ChunkRef { id: id(i), len: 1 }).collect();
+        let pages = blob::pages(&refs);
+        prop_assert_eq!(pages.concat(), refs.clone());
+        for (i, p) in pages.iter().enumerate() {
+            prop_assert!(p.len() <= 4000);
+            prop_assert!(i + 1 == pages.len() || p.len() >= 256);
+        }
+        if n < 4 * 4000 {
+            return Ok(());
+        }
+        let at = at % (n - 8);
+        let mut edited = refs[..at].to_vec();
+        edited.extend((0..new as u64).map(|i| ChunkRef { id: id(1 << 40 | i), len: 1 }));
+        edited.extend_from_slice(&refs[at + gone..]);
+        let key = |p: &[ChunkRef]| blob::encode_page(p);
+        let before: std::collections::HashSet<Vec<u8>> = pages.iter().map(|p| key(p)).collect();
+        let changed = blob::pages(&edited).iter().filter(|p| !before.contains(&key(p))).count();
+        prop_assert!(changed <= 3, "{} pages changed", changed);
+    }
+}

@@ -146,6 +146,14 @@ fn plan(
             kind: "blob",
             id: id.hex(),
         })?;
+        // A remote holds flat chunk lists: a paged one is sent as the list it pages.
+        let rec = match rec {
+            BlobRecord::Paged { size, pages } => BlobRecord::Chunked {
+                size,
+                chunks: reader.read_pages(&id, &pages)?,
+            },
+            other => other,
+        };
         match rec {
             BlobRecord::Whole {
                 size,
@@ -170,6 +178,7 @@ fn plan(
                 inline: None,
                 reencode: true,
             }),
+            BlobRecord::Paged { .. } => unreachable!("made flat above"),
             BlobRecord::Chunked { size, chunks } => {
                 for c in &chunks {
                     if !seen.insert(c.id) {

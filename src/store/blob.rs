@@ -18,6 +18,8 @@
 //!        | 0x03 size:u64 span dict:u32   one zstd frame made with dictionary `dict`
 //!        | 0x04 size:u64 span skip:u32   bytes skip..skip+size of the group frame at span
 //!        | 0x05 size:u64 span skip:u32   the same, a group gc made at its denser level
+//!        | 0x06 size:u64 n:u32 (page:[u8;32] covered:u32){n}   chunk list in pages
+//! page   = (id:[u8;32] len:u32)*   stored as a raw chunk, its id the BLAKE3 of these bytes
 //! chunk  = 0x00 len:u32 span | 0x01 len:u32 span
 //! ```
 //!
@@ -108,6 +110,18 @@ const TAG_CHUNKED: u8 = 2;
 const TAG_ZSTD_DICT: u8 = 3;
 const TAG_GROUP: u8 = 4;
 const TAG_GROUP_DENSE: u8 = 5;
+const TAG_PAGED: u8 = 6;
+
+/// A large file's chunk list is kept in pages (see [`pages`]) above this many chunks (about
+/// 1 GiB): an 8 GiB file has 32,000 chunks, and a flat list (36 bytes each) would be written
+/// whole, 1.2 MB, by every version, whatever changed.
+pub const PAGED_ABOVE: usize = 4096;
+/// Pages hold this many chunks on average (36 KiB)...
+const PAGE_AVG: u16 = 1024;
+/// ...at least this many (but a list's last page)...
+const PAGE_MIN: usize = 256;
+/// ...and at most this many, so the content a page covers stays under 4 GiB (it is a u32).
+const PAGE_MAX: usize = 4000;
 
 /// Where encoded bytes live in the segment log.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -164,6 +178,14 @@ pub enum BlobRecord {
         /// fast one, and the next gc regroups it).
         dense: bool,
     },
+    /// Split into chunks, the list of which is itself cut into pages stored as chunks (see
+    /// [`pages`]): a large file's edit then writes the page it touches, not the whole list.
+    Paged {
+        /// Total uncompressed length.
+        size: u64,
+        /// The pages in order; each `len` is the content bytes the page's chunks hold.
+        pages: Vec<ChunkRef>,
+    },
     /// Split into chunks.
     Chunked {
         /// Total uncompressed length.
@@ -179,6 +201,7 @@ impl BlobRecord {
         match self {
             BlobRecord::Whole { size, .. }
             | BlobRecord::Grouped { size, .. }
+            | BlobRecord::Paged { size, .. }
             | BlobRecord::Chunked { size, .. } => *size,
         }
     }
@@ -268,6 +291,14 @@ pub fn encode_grouped(size: u64, span: &Span, skip: u32, dense: bool) -> Vec<u8>
     out.extend_from_slice(&size.to_le_bytes());
     push_span(&mut out, span);
     out.extend_from_slice(&skip.to_le_bytes());
+    out
+}
+
+/// Encodes the record of a blob whose chunk list is in pages: `pages` name them, each with the
+/// bytes of content it covers.
+pub fn encode_paged(size: u64, pages: &[ChunkRef]) -> Vec<u8> {
+    let mut out = encode_chunked(size, pages);
+    out[0] = TAG_PAGED;
     out
 }
 
@@ -374,7 +405,7 @@ pub fn decode_blob(id: &Id, value: &[u8]) -> Result<BlobRecord> {
                 dense: tag == TAG_GROUP_DENSE,
             })
         }
-        TAG_CHUNKED => {
+        TAG_CHUNKED | TAG_PAGED => {
             let n = take::<4>(&mut rest)
                 .map(u32::from_le_bytes)
                 .ok_or_else(|| corrupt("blob", id, "truncated chunk count"))?;
@@ -385,13 +416,7 @@ pub fn decode_blob(id: &Id, value: &[u8]) -> Result<BlobRecord> {
                     "chunk list length does not match its count",
                 ));
             }
-            let mut chunks = Vec::with_capacity(n as usize);
-            let mut total = 0u64;
-            while let (Some(cid), Some(len)) = (take::<32>(&mut rest), take::<4>(&mut rest)) {
-                let len = u32::from_le_bytes(len);
-                total += u64::from(len);
-                chunks.push(ChunkRef { id: Id(cid), len });
-            }
+            let (list, total) = refs(rest);
             if total != size {
                 return Err(corrupt(
                     "blob",
@@ -399,10 +424,103 @@ pub fn decode_blob(id: &Id, value: &[u8]) -> Result<BlobRecord> {
                     format!("chunks add up to {total} bytes, header says {size}"),
                 ));
             }
-            Ok(BlobRecord::Chunked { size, chunks })
+            Ok(if tag == TAG_PAGED {
+                BlobRecord::Paged { size, pages: list }
+            } else {
+                BlobRecord::Chunked { size, chunks: list }
+            })
         }
         t => Err(corrupt("blob", id, format!("unknown encoding tag {t}"))),
     }
+}
+
+/// Parses `(id:[u8;32] len:u32)*` (a whole number of entries, checked by the caller) and sums
+/// the lengths.
+fn refs(mut rest: &[u8]) -> (Vec<ChunkRef>, u64) {
+    let mut list = Vec::with_capacity(rest.len() / 36);
+    let mut total = 0u64;
+    while let (Some(cid), Some(len)) = (take::<32>(&mut rest), take::<4>(&mut rest)) {
+        let len = u32::from_le_bytes(len);
+        total += u64::from(len);
+        list.push(ChunkRef { id: Id(cid), len });
+    }
+    (list, total)
+}
+
+/// Encodes a page of a paged chunk list: its chunks' entries, as in a chunked record.
+pub fn encode_page(chunks: &[ChunkRef]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(chunks.len() * 36);
+    for c in chunks {
+        out.extend_from_slice(&c.id.0);
+        out.extend_from_slice(&c.len.to_le_bytes());
+    }
+    out
+}
+
+/// Decodes page `id` of blob `blob`'s chunk list, which must cover `covered` bytes.
+pub fn decode_page(blob: &Id, id: &Id, bytes: &[u8], covered: u32) -> Result<Vec<ChunkRef>> {
+    if bytes.len() % 36 != 0 || Id::of(bytes) != *id {
+        return Err(corrupt(
+            "blob",
+            blob,
+            format!("page {} of its chunk list is damaged", id.short()),
+        ));
+    }
+    let (list, total) = refs(bytes);
+    if total != u64::from(covered) {
+        return Err(corrupt(
+            "blob",
+            blob,
+            format!(
+                "page {} of its chunk list covers {total} bytes, the record says {covered}",
+                id.short()
+            ),
+        ));
+    }
+    Ok(list)
+}
+
+/// Reads the pages of blob `blob`'s chunk list out of a store's `chunks` and `segments`
+/// tables (a read or a write transaction's) and returns its chunks in order.
+pub fn read_pages(
+    blob: &Id,
+    pages: &[ChunkRef],
+    chunks: &impl ReadableTable<[u8; 32], &'static [u8]>,
+    segments: &impl ReadableTable<u64, &'static [u8]>,
+) -> Result<Vec<ChunkRef>> {
+    let mut out = Vec::new();
+    for p in pages {
+        let v = chunks.get(p.id.0)?.ok_or_else(|| Error::Missing {
+            kind: "chunk",
+            id: p.id.hex(),
+        })?;
+        let rec = decode_chunk(&p.id, v.value())?;
+        let stored = read_span(segments, "chunk", &p.id, &rec.span)?;
+        let bytes = inflate("chunk", &p.id, rec.zstd, u64::from(rec.len), stored)?;
+        out.extend(decode_page(blob, &p.id, &bytes, p.len)?);
+    }
+    Ok(out)
+}
+
+/// Cuts a large file's chunk list into pages where a chunk's id says so (its first two bytes,
+/// read as a number, are a multiple of [`PAGE_AVG`]), between [`PAGE_MIN`] and [`PAGE_MAX`]
+/// chunks: content-defined, so an edit that changes a few chunks changes the page or two they
+/// are in and no other, whatever it does to the chunk count.
+pub fn pages(chunks: &[ChunkRef]) -> Vec<&[ChunkRef]> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, c) in chunks.iter().enumerate() {
+        let n = i + 1 - start;
+        let cut = u16::from_le_bytes([c.id.0[0], c.id.0[1]]) % PAGE_AVG == 0;
+        if (cut && n >= PAGE_MIN) || n >= PAGE_MAX {
+            out.push(&chunks[start..=i]);
+            start = i + 1;
+        }
+    }
+    if start < chunks.len() {
+        out.push(&chunks[start..]);
+    }
+    out
 }
 
 /// Decodes a stored chunk record.

@@ -359,6 +359,7 @@ impl Reader {
                 (checked(id, bytes)?, Vec::new())
             }
             BlobRecord::Chunked { chunks, .. } => (Vec::new(), chunks),
+            BlobRecord::Paged { pages, .. } => (Vec::new(), self.read_pages(id, &pages)?),
         };
         Ok(BlobReader {
             reader: self,
@@ -367,6 +368,11 @@ impl Reader {
             chunks,
             next: 0,
         })
+    }
+
+    /// The chunks of blob `id`, whose chunk list is in `pages`, in order.
+    pub fn read_pages(&self, id: &Id, pages: &[ChunkRef]) -> Result<Vec<ChunkRef>> {
+        blob::read_pages(id, pages, &self.chunks, &self.segments)
     }
 
     /// The decompressed group at `span`, which blob `id` is in.
