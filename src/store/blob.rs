@@ -459,7 +459,7 @@ pub fn encode_page(chunks: &[ChunkRef]) -> Vec<u8> {
 
 /// Decodes page `id` of blob `blob`'s chunk list, which must cover `covered` bytes.
 pub fn decode_page(blob: &Id, id: &Id, bytes: &[u8], covered: u32) -> Result<Vec<ChunkRef>> {
-    if bytes.len() % 36 != 0 || Id::of(bytes) != *id {
+    if !bytes.len().is_multiple_of(36) || Id::of(bytes) != *id {
         return Err(corrupt(
             "blob",
             blob,
