@@ -680,18 +680,12 @@ fn store_large(
     }
     let record = if chunks.len() > blob::PAGED_ABOVE {
         let mut refs = Vec::new();
-        for page in blob::pages(&chunks) {
-            let bytes = blob::encode_page(page);
-            let pid = Id::of(&bytes);
-            let covered: u64 = page.iter().map(|c| u64::from(c.len)).sum();
-            refs.push(ChunkRef {
-                id: pid,
-                len: covered as u32,
-            });
+        for (page, bytes) in blob::paged(&chunks) {
+            refs.push(page);
             // Pages are raw: chunk ids do not compress.
             let len = bytes.len() as u32;
             let payload = Payload { zstd: false, bytes };
-            if ctx.claim(&pid, true)? && !batch.push(Put::Chunk(pid, len, payload)) {
+            if ctx.claim(&page.id, true)? && !batch.push(Put::Chunk(page.id, len, payload)) {
                 return Ok(None);
             }
         }

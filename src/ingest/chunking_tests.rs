@@ -158,13 +158,7 @@ fn store_paged(store: &Store, data: &[u8], piece: usize) -> Id {
         puts.push(Put::Chunk(r.id, r.len, blob::encode_payload(c, 3)));
     }
     let mut pages = Vec::new();
-    for page in blob::pages(&refs) {
-        let bytes = blob::encode_page(page);
-        let covered: u64 = page.iter().map(|c| u64::from(c.len)).sum();
-        let p = ChunkRef {
-            id: Id::of(&bytes),
-            len: covered as u32,
-        };
+    for (p, bytes) in blob::paged(&refs) {
         pages.push(p);
         let len = bytes.len() as u32;
         puts.push(Put::Chunk(p.id, len, Payload { zstd: false, bytes }));

@@ -502,6 +502,23 @@ pub fn read_pages(
     Ok(out)
 }
 
+/// The pages of `chunks` (see [`pages`]), each as its entry in a paged record (its id and the
+/// content bytes it covers) and its bytes.
+pub fn paged(chunks: &[ChunkRef]) -> Vec<(ChunkRef, Vec<u8>)> {
+    pages(chunks)
+        .into_iter()
+        .map(|page| {
+            let bytes = encode_page(page);
+            let covered: u64 = page.iter().map(|c| u64::from(c.len)).sum();
+            let entry = ChunkRef {
+                id: Id::of(&bytes),
+                len: covered as u32,
+            };
+            (entry, bytes)
+        })
+        .collect()
+}
+
 /// Cuts a large file's chunk list into pages where a chunk's id says so (its first two bytes,
 /// read as a number, are a multiple of [`PAGE_AVG`]), between [`PAGE_MIN`] and [`PAGE_MAX`]
 /// chunks: content-defined, so an edit that changes a few chunks changes the page or two they
