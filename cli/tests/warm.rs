@@ -1,6 +1,6 @@
-//! The warm path without a daemon: the stat cache loads beside the walk and is compared after
-//! it, unchanged directories keep their stored tree ids, and only encodings of new trees are
-//! kept. Whatever changed, a warm snapshot and `status` (a dry run) must equal a cold snapshot
+//! The warm path without a daemon: the stat cache is joined with the walk's entries a
+//! directory at a time after the walk (`scan::group`), unchanged directories keep their stored
+//! tree ids, and only encodings of new trees are kept. Whatever changed, a warm snapshot and `status` (a dry run) must equal a cold snapshot
 //! of the same tree taken in a fresh store, and the stat cache must match the new tree.
 
 use crate::common;
