@@ -82,7 +82,9 @@ pub fn group(entries: &[WalkEntry], unreadable: &HashSet<&[u8]>) -> Vec<Group> {
     for (i, e) in entries.iter().enumerate() {
         let sub = match e.ty {
             EntryType::Special => continue,
-            EntryType::Dir if unreadable.contains(e.path.as_slice()) => continue,
+            EntryType::Dir if !unreadable.is_empty() && unreadable.contains(e.path.as_slice()) => {
+                continue;
+            }
             EntryType::Dir if is_opaque(e) => Some(None),
             EntryType::Dir => Some(Some(slot(&mut slots, &mut groups, &e.path))),
             EntryType::File | EntryType::Symlink => None,
@@ -248,7 +250,7 @@ fn join_dir(g: &mut Group, view: DirView, entries: &[WalkEntry], mut hits: Optio
     let mut matched_dirs = 0;
     for &i in &g.kids {
         let e = &entries[i as usize];
-        let (_, name) = split_parent(&e.path);
+        let name = name_in(&g.path, &e.path);
         match e.ty {
             EntryType::Dir => {
                 let old = view
@@ -280,7 +282,7 @@ fn join_dir(g: &mut Group, view: DirView, entries: &[WalkEntry], mut hits: Optio
             .iter()
             .map(|&i| &entries[i as usize])
             .filter(|e| e.ty == EntryType::Dir)
-            .map(|e| split_parent(&e.path).1)
+            .map(|e| name_in(&g.path, &e.path))
             .collect();
         gone = view
             .entries()
@@ -295,4 +297,12 @@ fn join_dir(g: &mut Group, view: DirView, entries: &[WalkEntry], mut hits: Optio
         subdirs,
         gone,
     });
+}
+
+/// The name of an entry of directory `dir` (its parent, known: no search for the last '/').
+pub fn name_in<'p>(dir: &[u8], path: &'p [u8]) -> &'p [u8] {
+    match dir.len() {
+        0 => path,
+        n => path.get(n + 1..).unwrap_or(path),
+    }
 }

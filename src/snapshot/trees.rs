@@ -2,9 +2,8 @@
 //! and joined with the stat cache (`crate::scan::group`).
 
 use crate::error::Result;
-use crate::fs::split_parent;
 use crate::id::Id;
-use crate::scan::group::Group;
+use crate::scan::group::{Group, name_in};
 use crate::scan::statcache::{CacheEntry, DirCache, Subtree, is_racy};
 use crate::scan::walk::{EntryType, WalkEntry};
 use crate::store::snapshot::TreeStats;
@@ -125,7 +124,7 @@ pub(super) fn build_trees(entries: &[WalkEntry], groups: &[Group], start_ns: i64
         let mut subs = g.subdirs.iter();
         for &i in &g.kids {
             let e = &entries[i as usize];
-            let (_, name) = split_parent(&e.path);
+            let name = name_in(&g.path, &e.path);
             let (kind, id, size, stat, racy) = match e.ty {
                 EntryType::Dir => {
                     let d = sub_done(e, subs.next().copied().flatten(), &done);
