@@ -118,7 +118,8 @@ pub struct SnapshotReport {
     pub skipped: Vec<Skipped>,
     /// Wall time.
     pub seconds: f64,
-    /// Seconds per phase (load cache, walk, read, trees, commit), for tuning.
+    /// Seconds per phase (open, daemon, cache, clock, walk, join, read, trees, write, commit),
+    /// for tuning.
     pub phases: Vec<(&'static str, f64)>,
     /// Whether the watch daemon narrowed the walk (see `crate::scan::daemon_link`).
     pub walk: crate::scan::daemon_link::WalkNarrowing,
