@@ -17,16 +17,20 @@ use std::time::Instant;
 use redb::{ReadableTable, WriteTransaction};
 
 use crate::error::{Error, IoContext, Result};
-use crate::fs::{join_rel, split_parent};
+use crate::fs::join_rel;
 use crate::id::Id;
 use crate::ingest::{Read1, ReadCtx, Sink, read_files};
 use crate::progress::Progress;
-use crate::scan::statcache::{CacheEntry, DirCache, Stat, StatCache, Subtree, is_racy};
+use crate::scan::group::Group;
+use crate::scan::statcache::{Stat, StatCache};
 use crate::scan::walk::{EntryType, Trust, WalkEntry, WalkOptions, walk};
 use crate::store::snapshot::{ScanSettings, SkipReason, Skipped, SnapshotRecord, TreeStats};
 use crate::store::tables::*;
-use crate::store::tree::{Kind, Tree, TreeEntry};
+use crate::store::tree::Tree;
 use crate::store::{Reader, Store, register_in};
+use trees::{Built, build_trees};
+
+mod trees;
 
 /// How to take a snapshot.
 #[derive(Clone, Debug)]
@@ -114,7 +118,8 @@ pub struct SnapshotReport {
     pub skipped: Vec<Skipped>,
     /// Wall time.
     pub seconds: f64,
-    /// Seconds per phase (load cache, walk, read, trees, commit), for tuning.
+    /// Seconds per phase (open, daemon, cache, clock, walk, join, read, trees, write, commit),
+    /// for tuning.
     pub phases: Vec<(&'static str, f64)>,
     /// Whether the watch daemon narrowed the walk (see `crate::scan::daemon_link`).
     pub walk: crate::scan::daemon_link::WalkNarrowing,
@@ -288,9 +293,10 @@ struct Snapshotter<'a> {
     /// The gc epoch of the read view (see [`check_still_stored`]).
     epoch: u64,
     cache: StatCache,
-    /// The workspace whose stat cache [`scan`](Snapshotter::scan) loads while it walks (the
-    /// walk does not use two full cores; loading first was a tenth of a warm snapshot).
-    load_beside_walk: Option<u64>,
+    /// The workspace whose stored stat cache [`scan`](Snapshotter::scan) joins with the
+    /// walk's entries after the walk, a directory at a time, instead of loading it whole
+    /// (see `crate::scan::group`).
+    join_stored: Option<u64>,
     daemon: DaemonAnswer,
     /// The workspace's latest snapshot in the read view.
     parent: Option<Id>,
@@ -308,6 +314,13 @@ struct Scanned {
     /// stat cache, or (`fresh`) by [`Snapshotter::read`]. No second per-entry vector: at a
     /// million files each byte per entry is a megabyte.
     entries: Vec<WalkEntry>,
+    /// The entries grouped by directory, sorted by path, with what the stat cache held.
+    groups: Vec<Group>,
+    /// Directories the stat cache has and the walk did not find (when it can tell: not
+    /// with a narrowed cache).
+    stale_dirs: Vec<Vec<u8>>,
+    /// Whether the stat cache was read whole (see [`StatCache::is_complete`]).
+    cache_complete: bool,
     /// Indexes of the entries to read.
     to_read: Vec<usize>,
     skipped: Vec<Skipped>,
@@ -374,15 +387,16 @@ impl<'a> Snapshotter<'a> {
             *pruned = prune;
         }
         // A walk that trusts directories needs the cache while it walks; one that does not
-        // (no daemon) only compares afterwards, so the cache loads beside it (see `scan`).
+        // (no daemon) only compares afterwards, so the cache is read then, a directory at a
+        // time, and never held whole (see `scan`).
         let walk_trusts = daemon.trusted.is_some() || opts.trusted_dirs.is_some();
-        let mut load_beside_walk = None;
+        let mut join_stored = None;
         let cache = match (&ws, &daemon.trusted) {
             (Some(ws), Some(untrusted)) if prune => {
                 StatCache::load_narrowed(&reader, ws.id, untrusted)?
             }
             (Some(ws), _) if !walk_trusts => {
-                load_beside_walk = Some(ws.id);
+                join_stored = Some(ws.id);
                 StatCache::default()
             }
             (Some(ws), _) => StatCache::load(&reader, ws.id)?,
@@ -407,7 +421,7 @@ impl<'a> Snapshotter<'a> {
             reader,
             epoch,
             cache,
-            load_beside_walk,
+            join_stored,
             daemon,
             parent,
             start_ns,
@@ -433,6 +447,11 @@ impl<'a> Snapshotter<'a> {
         self.read(&mut scanned, &mut sink)?;
         let built = self.build(&scanned)?;
         let mut report = self.report(&mut scanned, &built)?;
+        // The caller has no use for the walk's entries: they are freed beside it.
+        free_beside((
+            std::mem::take(&mut scanned.entries),
+            std::mem::take(&mut scanned.groups),
+        ));
         report.seconds = self.t0.elapsed().as_secs_f64();
         report.phases = self.phases.done;
         let pending_trees = built
@@ -470,30 +489,12 @@ impl<'a> Snapshotter<'a> {
             threads: 0,
             trusted,
         };
-        let (walked, mut entries) = match self.load_beside_walk {
-            None => {
-                let mut walked = walk(&self.root, &walk_opts, &self.cache)?;
-                let entries = std::mem::take(&mut walked.entries);
-                (walked, entries)
-            }
-            Some(ws) => {
-                let (root, reader) = (&self.root, &self.reader);
-                let empty = StatCache::default();
-                let (walked, cache) = std::thread::scope(|s| {
-                    let loading = s.spawn(|| StatCache::load(reader, ws));
-                    let walked = walk(root, &walk_opts, &empty);
-                    let cache = loading
-                        .join()
-                        .map_err(|_| Error::Internal("loading the stat cache panicked".into()));
-                    (walked, cache)
-                });
-                let (mut walked, cache) = (walked?, cache??);
-                self.cache = cache;
-                let mut entries = std::mem::take(&mut walked.entries);
-                crate::scan::walk::compare_with_cache(&mut entries, &self.cache);
-                (walked, entries)
-            }
+        let cache = match self.join_stored {
+            None => &self.cache,
+            Some(_) => &StatCache::default(),
         };
+        let mut walked = walk(&self.root, &walk_opts, cache)?;
+        let mut entries = std::mem::take(&mut walked.entries);
         self.phases.mark("walk");
 
         let mut skipped: Vec<Skipped> = walked
@@ -505,6 +506,23 @@ impl<'a> Snapshotter<'a> {
                 detail,
             })
             .collect();
+        let unreadable_dirs: HashSet<&[u8]> = skipped
+            .iter()
+            .filter(|s| s.reason == SkipReason::Unreadable)
+            .map(|s| s.path.as_slice())
+            .collect();
+        let mut groups = crate::scan::group::group(&entries, &unreadable_dirs);
+        drop(unreadable_dirs);
+        let stale_dirs = match self.join_stored {
+            Some(ws) => {
+                crate::scan::group::join_stored(&self.reader, ws, &mut groups, &mut entries)?
+            }
+            None => crate::scan::group::join_loaded(&self.cache, &mut groups, &entries),
+        };
+        // The cache's verdicts are in the entries and groups now.
+        let cache_complete = self.cache.is_complete();
+        self.cache = StatCache::default();
+        self.phases.mark("join");
         let mut to_read = Vec::new();
         for (i, e) in entries.iter_mut().enumerate() {
             match e.ty {
@@ -527,6 +545,9 @@ impl<'a> Snapshotter<'a> {
         }
         Ok(Scanned {
             entries,
+            groups,
+            stale_dirs,
+            cache_complete,
             to_read,
             skipped,
             linked_dirs: walked.linked_dirs,
@@ -619,18 +640,7 @@ impl<'a> Snapshotter<'a> {
 
     /// Builds the Merkle trees bottom-up from the resolved entries.
     fn build(&mut self, scanned: &Scanned) -> Result<Built> {
-        let unreadable_dirs: HashSet<&[u8]> = scanned
-            .skipped
-            .iter()
-            .filter(|s| s.reason == SkipReason::Unreadable)
-            .map(|s| s.path.as_slice())
-            .collect();
-        let built = build_trees(
-            &scanned.entries,
-            &unreadable_dirs,
-            &self.cache,
-            self.start_ns,
-        )?;
+        let built = build_trees(&scanned.entries, &scanned.groups, self.start_ns)?;
         self.phases.mark("trees");
         Ok(built)
     }
@@ -669,20 +679,16 @@ impl<'a> Snapshotter<'a> {
         let opts = self.opts;
         let mut report = self.report(&mut scanned, &built)?;
         // What the walk found is in the trees now: at a million files it is ~150 MB, which
-        // the transaction's pages need more.
-        scanned.entries = Vec::new();
-        // A complete cache lists every stored directory: the ones no longer in the tree go. A
-        // narrowed one only knows the directories it read: under those, the subdirectories
-        // that went away go, with everything below them (`stale_trees`).
-        let stale_dirs: Vec<Vec<u8>> = if self.cache.is_complete() {
-            self.cache
-                .dir_paths()
-                .filter(|d| !built.live_dirs.contains(*d))
-                .map(<[u8]>::to_vec)
-                .collect()
-        } else {
-            Vec::new()
-        };
+        // the transaction's pages need more. Freed on a thread of their own (a million frees),
+        // which the commit and the caller need not wait for.
+        free_beside((
+            std::mem::take(&mut scanned.entries),
+            std::mem::take(&mut scanned.groups),
+        ));
+        // A complete cache lists every stored directory: the ones no longer in the tree go
+        // (`stale_dirs`). A narrowed one only knows the directories it read: under those, the
+        // subdirectories that went away go, with everything below them (`stale_trees`).
+        let stale_dirs = std::mem::take(&mut scanned.stale_dirs);
         let record_base = SnapshotRecord {
             workspace: self.root.as_os_str().as_bytes().to_vec(),
             workspace_id: 0,
@@ -698,8 +704,7 @@ impl<'a> Snapshotter<'a> {
             },
             skipped: report.skipped.clone(),
         };
-        let cache_complete = self.cache.is_complete();
-        self.cache = StatCache::default();
+        let cache_complete = scanned.cache_complete;
         drop(self.reader);
         let txn = sink.take_txn()?;
         let (id, parent) = {
@@ -972,265 +977,18 @@ fn fs_clock_ns(store_dir: &Path, root: &Path) -> i64 {
     crate::fs::now_ns() - 2_000_000_000
 }
 
-/// The trees of a snapshot, built bottom-up.
-struct Built {
-    root: Id,
-    stats: TreeStats,
-    /// Trees that are not known to be stored: (id, encoding). Only the encodings are kept
-    /// (trees and caches are built a directory at a time and encoded at once): a cold
-    /// snapshot of a million files held ~250 B per file more as `Tree`s and `DirCache`s.
-    new_trees: Vec<(Id, Vec<u8>)>,
-    /// Directories whose stat cache changed, and its encoding.
-    dirty_caches: Vec<(Vec<u8>, Vec<u8>)>,
-    /// Every directory the walk listed (not those inside unread subtrees).
-    live_dirs: HashSet<Vec<u8>>,
-    /// Subdirectories the cache of a rebuilt directory had and the new tree has not: their
-    /// caches, and everything below, are stale.
-    stale_trees: Vec<Vec<u8>>,
-}
-
-/// A directory once built: its tree id, total size, whether its cache was reused unchanged,
-/// and its subtree's totals.
-#[derive(Clone, Copy)]
-struct DoneDir {
-    id: Id,
-    size: u64,
-    clean: bool,
-    subtree: Subtree,
-}
-
-fn build_trees(
-    entries: &[WalkEntry],
-    unreadable_dirs: &HashSet<&[u8]>,
-    cache: &StatCache,
-    start_ns: i64,
-) -> Result<Built> {
-    // Group children by parent directory; every walked directory gets a slot, so empty
-    // directories are kept. A subtree the walk left unread is done already.
-    let mut children = Children::default();
-    children.slot(b"");
-    let mut done: rustc_hash::FxHashMap<&[u8], DoneDir> = rustc_hash::FxHashMap::default();
-    let mut stats = TreeStats::default();
-    // The walk lists a directory's entries mostly one after another: its slot is looked up
-    // once per run of them, not once per entry.
-    let mut last: (&[u8], usize) = (b"", 0);
-    for (i, e) in entries.iter().enumerate() {
-        let (parent, _) = split_parent(&e.path);
-        match e.ty {
-            EntryType::Dir => {
-                if unreadable_dirs.contains(e.path.as_slice()) {
-                    continue;
-                }
-                stats.dirs += 1;
-                match (e.subtree(), e.cached) {
-                    (Some(sub), Some((id, size))) => {
-                        stats.dirs += sub.dirs;
-                        stats.files += sub.files;
-                        stats.symlinks += sub.symlinks;
-                        stats.bytes += size;
-                        done.insert(
-                            e.path.as_slice(),
-                            DoneDir {
-                                id,
-                                size,
-                                clean: true,
-                                subtree: sub,
-                            },
-                        );
-                    }
-                    _ => {
-                        children.slot(&e.path);
-                    }
-                }
-            }
-            EntryType::File | EntryType::Symlink => {
-                let Some((_, size)) = e.cached else { continue };
-                if e.ty == EntryType::Symlink {
-                    stats.symlinks += 1;
-                } else {
-                    stats.files += 1;
-                    stats.bytes += size;
-                }
-            }
-            EntryType::Special => continue,
-        }
-        if last.0 != parent {
-            last = (parent, children.slot(parent));
-        }
-        children.kids[last.1].push(i);
-    }
-    // A directory whose parent is unreadable (cannot happen with a real walk, but keep the
-    // tree consistent) is dropped with it.
-    let mut dirs: Vec<usize> = (0..children.dirs.len()).collect();
-    dirs.sort_unstable_by_key(|&slot| {
-        let d = children.dirs[slot];
-        std::cmp::Reverse(if d.is_empty() {
-            0
-        } else {
-            1 + d.iter().filter(|&&b| b == b'/').count()
-        })
-    });
-
-    done.reserve(dirs.len());
-    let mut new_trees = Vec::new();
-    let mut dirty_caches = Vec::new();
-    let mut stale_trees = Vec::new();
-    for slot in dirs {
-        let (dir, kids) = (children.dirs[slot], &children.kids[slot]);
-        // The subtree's totals, and whether all below is settled (cached, none racy): from the
-        // children, so a reused cache and a rebuilt one say the same.
-        let mut subtree = Subtree {
-            settled: true,
-            ..Subtree::default()
-        };
-        for &i in kids {
-            let e = &entries[i];
-            match e.ty {
-                EntryType::Dir => {
-                    let d = &done[e.path.as_slice()];
-                    subtree.dirs += 1 + d.subtree.dirs;
-                    subtree.files += d.subtree.files;
-                    subtree.symlinks += d.subtree.symlinks;
-                    subtree.settled &= d.subtree.settled;
-                }
-                EntryType::Symlink if e.cached.is_some() => subtree.symlinks += 1,
-                EntryType::File if e.cached.is_some() => subtree.files += 1,
-                _ => {}
-            }
-        }
-        let old = cache.dir(dir);
-        let clean = old.is_some_and(|old| {
-            old.len() == kids.len()
-                && kids.iter().all(|&i| {
-                    let e = &entries[i];
-                    match e.ty {
-                        EntryType::Dir => {
-                            let (_, name) = split_parent(&e.path);
-                            let d = &done[e.path.as_slice()];
-                            d.clean
-                                && old.get(name).is_some_and(|c| {
-                                    c.kind() == Kind::Dir
-                                        && c.id() == d.id
-                                        && c.subtree() == Some(d.subtree)
-                                })
-                        }
-                        _ => e.cached.is_some() && !e.fresh,
-                    }
-                })
-        });
-        if let (true, Some(old)) = (clean, old) {
-            done.insert(
-                dir,
-                DoneDir {
-                    id: old.tree(),
-                    size: old.size(),
-                    clean: true,
-                    subtree,
-                },
-            );
-            continue;
-        }
-        let mut tree_entries = Vec::with_capacity(kids.len());
-        let mut cache_entries = Vec::with_capacity(kids.len());
-        let mut total = 0u64;
-        for &i in kids {
-            let e = &entries[i];
-            let (_, name) = split_parent(&e.path);
-            let (kind, id, size, stat, racy) = match e.ty {
-                EntryType::Dir => {
-                    let d = done[e.path.as_slice()];
-                    (Kind::Dir, d.id, d.size, d.subtree.as_stat(), false)
-                }
-                _ => {
-                    let Some((id, size)) = e.cached else { continue };
-                    (e.stat.kind(), id, size, e.stat, is_racy(&e.stat, start_ns))
-                }
-            };
-            subtree.settled &= !racy;
-            if kind != Kind::Symlink {
-                total += size;
-            }
-            tree_entries.push(TreeEntry {
-                name: name.to_vec(),
-                kind,
-                id,
-                size,
-            });
-            cache_entries.push(CacheEntry {
-                name: name.to_vec(),
-                kind,
-                id,
-                size,
-                stat,
-                racy,
-            });
-        }
-        let tree = Tree::from_unsorted(tree_entries);
-        cache_entries.sort_unstable_by(|a, b| a.name.cmp(&b.name));
-        if let Some(old) = old {
-            for gone in old.entries().filter(|c| {
-                c.kind() == Kind::Dir
-                    && cache_entries
-                        .binary_search_by(|n| n.name.as_slice().cmp(c.name()))
-                        .map_or(true, |at| cache_entries[at].kind != Kind::Dir)
-            }) {
-                stale_trees.push(crate::fs::child_path(dir, gone.name()));
-            }
-        }
-        let (id, bytes) = tree.id_and_bytes()?;
-        drop(tree);
-        let encoded = DirCache {
-            tree: id,
-            size: total,
-            entries: cache_entries,
-        }
-        .encode();
-        dirty_caches.push((dir.to_vec(), encoded));
-        new_trees.push((id, bytes));
-        done.insert(
-            dir,
-            DoneDir {
-                id,
-                size: total,
-                clean: false,
-                subtree,
-            },
-        );
-    }
-    let root = done.get(&b""[..]).map(|d| d.id).unwrap_or_default();
-    let live_dirs = children.dirs.iter().map(|d| d.to_vec()).collect();
-    Ok(Built {
-        root,
-        stats,
-        new_trees,
-        dirty_caches,
-        live_dirs,
-        stale_trees,
-    })
+/// Drops `what` on a thread of its own (here if none can be started), not joined: freeing
+/// the walk's entries, one allocation each, is 20-40 ms at a million files, which neither
+/// the commit nor the caller need wait for.
+fn free_beside<T: Send + 'static>(what: T) {
+    // A thread that cannot start drops its closure, and `what` with it, here.
+    let _ = std::thread::Builder::new()
+        .name("rewind-free".into())
+        .spawn(move || drop(what));
 }
 
 /// Files read per call of `read_files` (see [`Snapshotter::read`]).
 const READ_PART: usize = 32 * 1024;
-
-/// The walked entries grouped by parent directory: a slot per directory.
-#[derive(Default)]
-struct Children<'e> {
-    slots: rustc_hash::FxHashMap<&'e [u8], usize>,
-    /// Per slot: the directory, and its entries' indexes.
-    dirs: Vec<&'e [u8]>,
-    kids: Vec<Vec<usize>>,
-}
-
-impl<'e> Children<'e> {
-    /// The slot of `dir`, made empty if it has none yet.
-    fn slot(&mut self, dir: &'e [u8]) -> usize {
-        *self.slots.entry(dir).or_insert_with(|| {
-            self.dirs.push(dir);
-            self.kids.push(Vec::new());
-            self.dirs.len() - 1
-        })
-    }
-}
 
 /// Removes the stat cache of directory `top` and of every directory below it.
 fn remove_cache_tree(

@@ -1,6 +1,6 @@
-//! The warm path without a daemon: the stat cache loads beside the walk and is compared after
-//! it, unchanged directories keep their stored tree ids, and only encodings of new trees are
-//! kept. Whatever changed, a warm snapshot and `status` (a dry run) must equal a cold snapshot
+//! The warm path without a daemon: the stat cache is joined with the walk's entries a
+//! directory at a time after the walk (`scan::group`), unchanged directories keep their stored
+//! tree ids, and only encodings of new trees are kept. Whatever changed, a warm snapshot and `status` (a dry run) must equal a cold snapshot
 //! of the same tree taken in a fresh store, and the stat cache must match the new tree.
 
 use crate::common;
@@ -154,4 +154,46 @@ fn warm_snapshots_equal_cold_ones_under_random_edits() {
         prop_assert!(cache.is_ok(), "after {:?}: {:?}", edits, cache);
         Ok(())
     });
+}
+
+/// More directories than one range scan of the stat cache takes (the join cuts the groups in
+/// parts of 1,024 and joins a wave of parts at a time): directories deleted on either side of
+/// the cuts leave stale rows every part must find, and edits in every part must be seen.
+#[test]
+fn warm_snapshots_of_thousands_of_directories() {
+    let env = Env::new();
+    let reference = env.tmp.path().join("reference");
+    let dirs = 3000;
+    for i in 0..dirs {
+        env.write(
+            &format!("t{}/d{i:04}/f.txt", i % 7),
+            format!("{i}\n").as_bytes(),
+        );
+    }
+    let store = env.open();
+    check_warm(&env, &store, &reference, "the first snapshot");
+    check_warm(&env, &store, &reference, "nothing");
+    let again = check_warm(&env, &store, &reference, "nothing, again");
+    assert_eq!(again.files_read, 0, "an unchanged tree is not read");
+    for i in (0..dirs).step_by(97) {
+        fs::remove_dir_all(env.ws.join(format!("t{}/d{i:04}", i % 7))).unwrap();
+    }
+    for i in (5..dirs).step_by(101) {
+        // A new size, so the stat differs even within one clock tick.
+        env.write(&format!("t{}/d{i:04}/f.txt", i % 7), b"edited, longer\n");
+    }
+    for i in (11..dirs).step_by(301) {
+        let d = env.ws.join(format!("t{}/d{i:04}", i % 7));
+        fs::remove_dir_all(&d).unwrap();
+        fs::write(&d, b"a file now\n").unwrap();
+    }
+    env.write("t3/new/deeper/g.txt", b"new\n");
+    let changed = check_warm(
+        &env,
+        &store,
+        &reference,
+        "deletions and edits in every part",
+    );
+    assert!(!changed.unchanged);
+    check_warm(&env, &store, &reference, "nothing after the edits");
 }

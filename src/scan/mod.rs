@@ -2,6 +2,7 @@
 //! that lets a warm snapshot skip reading files whose stat has not changed.
 
 pub mod daemon_link;
+pub mod group;
 pub mod narrow;
 pub mod statcache;
 pub mod token;

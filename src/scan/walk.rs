@@ -429,35 +429,6 @@ impl ParallelVisitor for Visitor<'_> {
     }
 }
 
-/// Sets `cached` on the files and symlinks of `entries` whose lstat `cache` vouches for, as
-/// the walk does when it is given the cache: a walk that trusts no directory does not need
-/// the cache while it runs, so it can be loaded meanwhile and compared after, on both cores.
-pub fn compare_with_cache(entries: &mut [WalkEntry], cache: &StatCache) {
-    use rayon::prelude::*;
-    entries.par_chunks_mut(4096).for_each(|chunk| {
-        // A walker thread lists a directory's entries one after another: one lookup each.
-        let mut last: Option<(&[u8], Option<DirView>)> = None;
-        for e in chunk {
-            if !matches!(e.ty, EntryType::File | EntryType::Symlink) || e.cached.is_some() {
-                continue;
-            }
-            let (dir, name) = crate::fs::split_parent(&e.path);
-            let view = match last {
-                Some((d, v)) if d == dir => v,
-                _ => {
-                    let v = cache.dir(dir);
-                    last = Some((dir, v));
-                    v
-                }
-            };
-            e.cached = view
-                .and_then(|v| v.get(name))
-                .filter(|c| c.vouches_for(&e.stat))
-                .map(|c| (c.id(), c.size()));
-        }
-    });
-}
-
 /// Opens a directory for `fstatat`, never through a symlink.
 fn open_dir(dir: &Path) -> Option<std::os::fd::OwnedFd> {
     use rustix::fs::{Mode, OFlags};

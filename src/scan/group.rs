@@ -1,0 +1,308 @@
+//! The walk's entries grouped by directory, and the stat cache joined with them a directory at a
+//! time.
+//!
+//! Without the watch daemon a warm snapshot compares every file with the stat cache. Loading the
+//! whole cache first copied every stored row (~90 bytes a file) into memory, where it stayed
+//! beside the walk's entries until the commit. Here the rows are read in key order (one range
+//! scan), each compared with its directory's entries as it comes and dropped at once: what is
+//! kept per directory is an [`OldDir`], a few dozen bytes. Groups sorted by path are in the
+//! cache's key order, so the join is a merge; and every directory sorts before those below it,
+//! so building the trees bottom-up is a walk of the groups backwards.
+
+use std::collections::HashSet;
+
+use super::statcache::{DirView, StatCache, Subtree};
+use super::walk::{EntryType, WalkEntry};
+use crate::error::Result;
+use crate::fs::split_parent;
+use crate::id::Id;
+use crate::store::Reader;
+use crate::store::tree::Kind;
+
+/// One directory of the walk and its entries.
+#[derive(Debug, Default)]
+pub struct Group {
+    /// The directory (relative path; empty for the root).
+    pub path: Vec<u8>,
+    /// Its entries, as indexes into the walk's entries: files and symlinks (whether or not they
+    /// end up in the tree) and directories; not fifos, sockets or devices.
+    pub kids: Vec<u32>,
+    /// For each directory among `kids`, in the same order: its own group, or None for a
+    /// subtree the walk took whole without reading it (an opaque entry).
+    pub subdirs: Vec<Option<u32>>,
+    /// What the stat cache held for this directory (None: nothing, or a damaged row).
+    pub old: Option<OldDir>,
+}
+
+/// What the stat cache said about one directory: all a snapshot needs of it once its files
+/// have been compared.
+#[derive(Debug)]
+pub struct OldDir {
+    /// The tree id it had.
+    pub tree: Id,
+    /// Total bytes below it.
+    pub size: u64,
+    /// Entries it had.
+    pub len: usize,
+    /// For each directory among the group's `kids`, in order: its id and subtree totals in this
+    /// cache if it was a directory there.
+    pub subdirs: Vec<Option<(Id, Option<Subtree>)>>,
+    /// Subdirectories it had that are not directories now.
+    pub gone: Vec<Vec<u8>>,
+}
+
+/// Whether a walked directory entry is a subtree taken whole (not read, no group of its own).
+pub fn is_opaque(e: &WalkEntry) -> bool {
+    e.ty == EntryType::Dir && e.cached.is_some() && e.subtree().is_some()
+}
+
+/// Groups `entries` by parent directory, every walked directory with a group (so empty ones are
+/// kept), sorted by path. Directories in `unreadable` are left out, and fifos, sockets and
+/// devices (never part of a tree).
+pub fn group(entries: &[WalkEntry], unreadable: &HashSet<&[u8]>) -> Vec<Group> {
+    let mut slots: rustc_hash::FxHashMap<&[u8], u32> = rustc_hash::FxHashMap::default();
+    let mut groups: Vec<Group> = Vec::new();
+    fn slot<'e>(
+        slots: &mut rustc_hash::FxHashMap<&'e [u8], u32>,
+        groups: &mut Vec<Group>,
+        dir: &'e [u8],
+    ) -> u32 {
+        *slots.entry(dir).or_insert_with(|| {
+            groups.push(Group {
+                path: dir.to_vec(),
+                ..Group::default()
+            });
+            (groups.len() - 1) as u32
+        })
+    }
+    slot(&mut slots, &mut groups, b"");
+    // The walk lists a directory's entries mostly one after another: the parent's group is
+    // looked up once per run of them, not once per entry.
+    let mut last: (&[u8], u32) = (b"", 0);
+    for (i, e) in entries.iter().enumerate() {
+        let sub = match e.ty {
+            EntryType::Special => continue,
+            EntryType::Dir if !unreadable.is_empty() && unreadable.contains(e.path.as_slice()) => {
+                continue;
+            }
+            EntryType::Dir if is_opaque(e) => Some(None),
+            EntryType::Dir => Some(Some(slot(&mut slots, &mut groups, &e.path))),
+            EntryType::File | EntryType::Symlink => None,
+        };
+        let (parent, _) = split_parent(&e.path);
+        if last.0 != parent {
+            last = (parent, slot(&mut slots, &mut groups, parent));
+        }
+        let g = &mut groups[last.1 as usize];
+        g.kids.push(i as u32);
+        if let Some(sub) = sub {
+            g.subdirs.push(sub);
+        }
+    }
+    drop(slots);
+    // Sorted by path, with the subdirectories' group numbers renumbered to match.
+    let mut order: Vec<u32> = (0..groups.len() as u32).collect();
+    order.sort_unstable_by(|&a, &b| groups[a as usize].path.cmp(&groups[b as usize].path));
+    let mut new_at = vec![0u32; groups.len()];
+    for (at, &was) in order.iter().enumerate() {
+        new_at[was as usize] = at as u32;
+    }
+    let mut sorted: Vec<Group> = order
+        .iter()
+        .map(|&was| std::mem::take(&mut groups[was as usize]))
+        .collect();
+    for g in &mut sorted {
+        for s in g.subdirs.iter_mut().flatten() {
+            *s = new_at[*s as usize];
+        }
+    }
+    sorted
+}
+
+/// Groups joined per range scan: about 20,000 files at this tree's scale, so a scan's verdicts
+/// are a megabyte or so (see [`join_stored`]).
+const JOIN_PART: usize = 1024;
+
+/// Joins the workspace's stored stat cache with the groups (sorted by [`group`]): sets `cached`
+/// on every file and symlink whose lstat its directory's row vouches for, and each group's
+/// [`OldDir`]. Returns the directories the cache has and the walk did not find (their rows are
+/// stale). A damaged row is taken as no row: the cache is only an accelerator.
+///
+/// The groups are cut in parts of consecutive paths, each joined by its own range scan of
+/// the cache's rows between its first path and the next part's, on the rayon pool (the scan
+/// is most of the cost, and a warm snapshot has nothing else to do meanwhile); a wave of
+/// parts at a time, so that their verdicts wait for this thread only briefly.
+pub fn join_stored(
+    reader: &Reader,
+    ws: u64,
+    groups: &mut [Group],
+    entries: &mut [WalkEntry],
+) -> Result<Vec<Vec<u8>>> {
+    use rayon::prelude::*;
+    let mut stale = Vec::new();
+    // Each part's upper bound: the next part's first path (the last part's: the workspace's end).
+    let bounds: Vec<Option<Vec<u8>>> = (0..groups.len().div_ceil(JOIN_PART))
+        .map(|p| groups.get((p + 1) * JOIN_PART).map(|g| g.path.clone()))
+        .collect();
+    let mut first = 0;
+    // Parts joined at once, before their verdicts are applied: one per core.
+    let wave_parts = rayon::current_num_threads().max(2);
+    for wave in groups.chunks_mut(JOIN_PART * wave_parts) {
+        let shared: &[WalkEntry] = entries;
+        let results: Vec<Result<Joined>> = wave
+            .par_chunks_mut(JOIN_PART)
+            .enumerate()
+            .map(|(k, part)| {
+                let p = first + k;
+                join_part(reader, ws, p == 0, bounds[p].as_deref(), part, shared)
+            })
+            .collect();
+        first += wave.len().div_ceil(JOIN_PART);
+        for r in results {
+            let (hits, gone) = r?;
+            for h in hits {
+                entries[h.entry as usize].cached = Some((h.id, h.size));
+            }
+            stale.extend(gone);
+        }
+    }
+    Ok(stale)
+}
+
+/// What one part of [`join_stored`] found: the hits, and the stale directories.
+type Joined = (Vec<Hit>, Vec<Vec<u8>>);
+
+/// A file the stat cache vouches for: its entry, and the id and size it had.
+struct Hit {
+    entry: u32,
+    id: Id,
+    size: u64,
+}
+
+/// One part of [`join_stored`]: the rows from its first group's path (from the workspace's
+/// start for the first part, which also takes the stale rows before the root's) up to `hi`
+/// (the workspace's end if None) against `groups`. Returns the hits and the stale directories.
+fn join_part(
+    reader: &Reader,
+    ws: u64,
+    first: bool,
+    hi: Option<&[u8]>,
+    groups: &mut [Group],
+    entries: &[WalkEntry],
+) -> Result<Joined> {
+    let (mut hits, mut stale) = (Vec::new(), Vec::new());
+    let lo = match groups.first() {
+        Some(g) if !first => g.path.clone(),
+        _ => Vec::new(),
+    };
+    let lo = lo.as_slice();
+    let range = match hi {
+        Some(hi) => reader.stat_cache.range((ws, lo)..(ws, hi))?,
+        None => reader.stat_cache.range((ws, lo)..(ws + 1, &[][..]))?,
+    };
+    let mut at = 0;
+    for item in range {
+        let (k, v) = item?;
+        let dir = k.value().1;
+        while at < groups.len() && groups[at].path.as_slice() < dir {
+            at += 1;
+        }
+        match groups.get_mut(at) {
+            Some(g) if g.path.as_slice() == dir => {
+                if let Some(view) = DirView::parse(v.value()) {
+                    join_dir(g, view, entries, Some(&mut hits));
+                }
+                at += 1;
+            }
+            _ => stale.push(dir.to_vec()),
+        }
+    }
+    Ok((hits, stale))
+}
+
+/// [`join_stored`] for a cache loaded before the walk (the walk compared the files with it
+/// already): sets each group's [`OldDir`], and returns the stale directories when the cache
+/// is complete (a narrowed one cannot tell).
+pub fn join_loaded(cache: &StatCache, groups: &mut [Group], entries: &[WalkEntry]) -> Vec<Vec<u8>> {
+    for g in groups.iter_mut() {
+        if let Some(view) = cache.dir(&g.path) {
+            join_dir(g, view, entries, None);
+        }
+    }
+    if !cache.is_complete() {
+        return Vec::new();
+    }
+    cache
+        .dir_paths()
+        .filter(|d| {
+            groups
+                .binary_search_by(|g| g.path.as_slice().cmp(d))
+                .is_err()
+        })
+        .map(<[u8]>::to_vec)
+        .collect()
+}
+
+/// One directory's row against its group: the [`OldDir`], and the files it vouches for added
+/// to `hits` (when given: the walk has not compared them yet).
+fn join_dir(g: &mut Group, view: DirView, entries: &[WalkEntry], mut hits: Option<&mut Vec<Hit>>) {
+    let mut subdirs = Vec::with_capacity(g.subdirs.len());
+    let mut matched_dirs = 0;
+    for &i in &g.kids {
+        let e = &entries[i as usize];
+        let name = name_in(&g.path, &e.path);
+        match e.ty {
+            EntryType::Dir => {
+                let old = view
+                    .get(name)
+                    .filter(|c| c.kind() == Kind::Dir)
+                    .map(|c| (c.id(), c.subtree()));
+                matched_dirs += old.is_some() as usize;
+                subdirs.push(old);
+            }
+            EntryType::File | EntryType::Symlink if e.cached.is_none() => {
+                if let Some(hits) = hits.as_deref_mut()
+                    && let Some(c) = view.get(name).filter(|c| c.vouches_for(&e.stat))
+                {
+                    hits.push(Hit {
+                        entry: i,
+                        id: c.id(),
+                        size: c.size(),
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut gone = Vec::new();
+    let old_dirs = view.entries().filter(|c| c.kind() == Kind::Dir).count();
+    if old_dirs != matched_dirs {
+        let now: HashSet<&[u8]> = g
+            .kids
+            .iter()
+            .map(|&i| &entries[i as usize])
+            .filter(|e| e.ty == EntryType::Dir)
+            .map(|e| name_in(&g.path, &e.path))
+            .collect();
+        gone = view
+            .entries()
+            .filter(|c| c.kind() == Kind::Dir && !now.contains(c.name()))
+            .map(|c| c.name().to_vec())
+            .collect();
+    }
+    g.old = Some(OldDir {
+        tree: view.tree(),
+        size: view.size(),
+        len: view.len(),
+        subdirs,
+        gone,
+    });
+}
+
+/// The name of an entry of directory `dir` (its parent, known: no search for the last '/').
+pub fn name_in<'p>(dir: &[u8], path: &'p [u8]) -> &'p [u8] {
+    match dir.len() {
+        0 => path,
+        n => path.get(n + 1..).unwrap_or(path),
+    }
+}
