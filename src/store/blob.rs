@@ -166,7 +166,7 @@ pub enum BlobRecord {
         /// Where they are.
         span: Span,
     },
-    /// Compressed with other small blobs in one group frame (see [`super::group`]).
+    /// Compressed with other small blobs in one group frame (see the store's `group` module).
     Grouped {
         /// Uncompressed length.
         size: u64,
@@ -179,7 +179,7 @@ pub enum BlobRecord {
         dense: bool,
     },
     /// Split into chunks, the list of which is itself cut into pages stored as chunks (see
-    /// [`pages`]): a large file's edit then writes the page it touches, not the whole list.
+    /// `blob::pages`): a large file's edit then writes the page it touches, not the whole list.
     Paged {
         /// Total uncompressed length.
         size: u64,
@@ -430,7 +430,11 @@ pub fn decode_blob(id: &Id, value: &[u8]) -> Result<BlobRecord> {
                 BlobRecord::Chunked { size, chunks: list }
             })
         }
-        t => Err(corrupt("blob", id, format!("unknown encoding tag {t}"))),
+        t => Err(corrupt(
+            "blob",
+            id,
+            format!("unknown encoding tag {t} (written by a newer rewind, or damaged)"),
+        )),
     }
 }
 
