@@ -368,6 +368,27 @@ pub fn mid_source_tree(root: &Path, dir: &str, seed: u64, files: usize, vocabula
     std::fs::remove_dir_all(root.join(parts)).unwrap();
 }
 
+/// Restores `id` into a fresh directory `name` of the env's temp dir and returns what it holds.
+/// (That makes `id` the new directory's latest snapshot, which `forget` then refuses: before
+/// forgetting, check with [`cat_matches`].)
+pub fn restored(env: &Env, id: &str, name: &str) -> Listing {
+    let dest = env.tmp.path().join(name);
+    std::fs::create_dir(&dest).unwrap();
+    env.ok_in(&dest, &["restore", id, "-q"]);
+    list_disk(&dest)
+}
+
+/// Checks every 7th file of `listing` (the workspace when `id` was taken) against `rewind cat`.
+pub fn cat_matches(env: &Env, id: &str, listing: &Listing) {
+    let files = listing.iter().filter(|(_, (kind, _, _))| *kind == 'f');
+    for (path, (_, content, _)) in files.step_by(7) {
+        let p = String::from_utf8_lossy(path);
+        let out = env.cmd().args(["cat", id, &p]).output().unwrap();
+        assert!(out.status.success(), "cat {p}");
+        assert_eq!(&out.stdout, content, "{p}");
+    }
+}
+
 /// `rewind --json ARGS` in `env`, parsed.
 pub fn json(env: &Env, args: &[&str]) -> serde_json::Value {
     let mut a = vec!["--json"];

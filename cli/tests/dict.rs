@@ -18,27 +18,6 @@ const WORDS_B: &[&str] = &[
     "field", "query", "cursor", "widget", "layout", "render", "theme", "token", "user",
 ];
 
-/// Checks every 7th file of `tree` (a listing of the workspace when `id` was taken) against
-/// `rewind cat`. (Restoring into another directory would make `id` that workspace's latest
-/// snapshot, which `forget` then refuses.)
-fn cat_matches(env: &Env, id: &str, tree: &Listing) {
-    let files = tree.iter().filter(|(_, (kind, _, _))| *kind == 'f');
-    for (path, (_, content, _)) in files.step_by(7) {
-        let p = String::from_utf8_lossy(path);
-        let out = env.cmd().args(["cat", id, &p]).output().unwrap();
-        assert!(out.status.success(), "cat {p}");
-        assert_eq!(&out.stdout, content, "{p}");
-    }
-}
-
-/// Restores `id` into a fresh directory and returns what it holds.
-fn restored(env: &Env, id: &str, name: &str) -> Listing {
-    let dest = env.tmp.path().join(name);
-    std::fs::create_dir(&dest).unwrap();
-    env.ok_in(&dest, &["restore", id, "-q"]);
-    list_disk(&dest)
-}
-
 #[test]
 fn gc_recompresses_with_a_dictionary_and_every_blob_reads_back() {
     let env = Env::new();

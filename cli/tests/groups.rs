@@ -12,26 +12,6 @@ const WORDS: &[&str] = &[
     "device", "driver", "buffer", "queue", "irq", "dma", "spin", "mutex", "page", "inode",
 ];
 
-/// Restores `id` into a fresh directory `name` and returns what it holds.
-fn restored(env: &Env, id: &str, name: &str) -> Listing {
-    let dest = env.tmp.path().join(name);
-    std::fs::create_dir(&dest).unwrap();
-    env.ok_in(&dest, &["restore", id, "-q"]);
-    list_disk(&dest)
-}
-
-/// Checks every 7th file of `listing` (the workspace when `id` was taken) against `rewind
-/// cat` (restoring elsewhere would make `id` that workspace's latest, which forget refuses).
-fn cat_matches(env: &Env, id: &str, listing: &Listing) {
-    let files = listing.iter().filter(|(_, (kind, _, _))| *kind == 'f');
-    for (path, (_, content, _)) in files.step_by(7) {
-        let p = String::from_utf8_lossy(path);
-        let out = env.cmd().args(["cat", id, &p]).output().unwrap();
-        assert!(out.status.success(), "cat {p}");
-        assert_eq!(&out.stdout, content, "{p}");
-    }
-}
-
 fn num(v: &serde_json::Value) -> u64 {
     v.as_u64().unwrap_or_else(|| panic!("not a number: {v}"))
 }
