@@ -21,6 +21,7 @@
 //! ever deleted, and a gc that deleted nothing another writer needed costs that writer nothing
 //! but the check.
 
+pub use crate::scan::cache_write::Repacked;
 use std::time::Instant;
 
 use redb::{ReadableTable, ReadableTableMetadata, WriteTransaction};
@@ -105,6 +106,9 @@ pub struct GcReport {
     pub regroup: crate::store::RegroupReport,
     /// What recompression with the store's dictionary did.
     pub dense: crate::store::dense::DenseReport,
+    /// The stat cache table, rewritten packed when much of its pages was empty (see
+    /// [`crate::scan::cache_write::repack`]).
+    pub stat_cache: Option<Repacked>,
     /// Whether the file was compacted.
     pub compacted: bool,
     /// Why compaction was skipped, when it was worth doing but could not run.
@@ -131,6 +135,7 @@ pub fn gc(store: &mut Store, opts: &GcOptions, progress: &dyn Progress) -> Resul
         if let Some(level) = opts.recompress_level {
             report.regroup = crate::store::regroup::regroup(&txn, level, &lost, progress)?;
         }
+        report.stat_cache = crate::scan::cache_write::repack(&txn)?;
         report.dense = match opts.recompress_level {
             Some(level) => crate::store::dense::recompress(&txn, level, progress)?,
             None => crate::store::dense::DenseReport {

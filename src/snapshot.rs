@@ -790,9 +790,10 @@ impl<'a> Snapshotter<'a> {
                 )?;
             }
             let mut sc = txn.open_table(STAT_CACHE)?;
-            for (dir, dc) in built.dirty_caches.drain(..) {
-                sc.insert((ws.id, dir.as_slice()), dc.as_slice())?;
-            }
+            // Built bottom-up, the rows come in descending path order.
+            built.dirty_caches.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            crate::scan::cache_write::write_rows(&mut sc, ws.id, &built.dirty_caches)?;
+            built.dirty_caches = Vec::new();
             for dir in &stale_dirs {
                 sc.remove((ws.id, dir.as_slice()))?;
             }

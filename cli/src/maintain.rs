@@ -146,6 +146,10 @@ pub fn gc(ctx: &Ctx, a: GcArgs) -> CliResult {
                 "bytes_before": r.dense.bytes_before,
                 "bytes_after": r.dense.bytes_after,
             },
+            "stat_cache_repacked": r.stat_cache.map(|s| json!({
+                "bytes_before": s.bytes_before,
+                "bytes_after": s.bytes_after,
+            })),
             "compacted": r.compacted,
             "compact_skipped": r.compact_skipped.as_ref().map(hints::compact_skipped),
             "seconds": r.seconds,
@@ -200,6 +204,14 @@ pub fn gc(ctx: &Ctx, a: GcArgs) -> CliResult {
                 Some(id) => format!(" (trained dictionary {id})"),
                 None => String::new(),
             }
+        )?;
+    }
+    if let Some(s) = r.stat_cache {
+        writeln!(
+            out,
+            "stat cache repacked: {} -> {}",
+            human_bytes(s.bytes_before),
+            human_bytes(s.bytes_after),
         )?;
     }
     if !r.dry_run {

@@ -1,6 +1,7 @@
 //! Scanning a workspace: the parallel walk with ignore rules, and the per-workspace stat cache
 //! that lets a warm snapshot skip reading files whose stat has not changed.
 
+pub mod cache_write;
 pub mod daemon_link;
 pub mod group;
 pub mod narrow;
