@@ -230,7 +230,7 @@ pub fn set_meta(store: &Path, name: &str, value: &[u8]) {
 /// reading changes nothing, unless the file needs the recovery a rewind process that skipped
 /// redb's close leaves to the next open (see `StoreOptions::skip_close`).
 pub fn meta(store: &Path, name: &str) -> Option<Vec<u8>> {
-    use redb::{ReadableDatabase, ReadableTable};
+    use redb::ReadableDatabase;
     let file = store.join("store.redb");
     let mut builder = redb::Database::builder();
     builder.set_concurrency_mode(redb::ConcurrencyMode::MultiWriter);

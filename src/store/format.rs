@@ -6,7 +6,7 @@
 //!
 //! - `schema` (u32, little-endian). **1**: every store made before this module existed. The
 //!   releases that added blob tags 0x03-0x06 (dictionary frames, groups, gc's groups, paged
-//!   chunk lists; see [`super::blob`]) kept writing 1, so a store at 1 may hold any tag from
+//!   chunk lists; see `store/blob.rs`) kept writing 1, so a store at 1 may hold any tag from
 //!   0x00 to 0x06, and this build reads it as it is. **2**: blob records may use tags
 //!   0x00-0x06, and `features` may list more. Every rewind since schema 1 refuses a store
 //!   whose schema it does not know ([`Error::SchemaVersion`]): that check is the one lever an
