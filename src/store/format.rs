@@ -55,7 +55,7 @@ const FEATURES_KEY: &str = "features";
 pub struct Format {
     /// The schema version.
     pub schema: u32,
-    /// The format features it lists, sorted.
+    /// The format features it lists, in its order (this build writes them sorted).
     pub features: Vec<String>,
 }
 
