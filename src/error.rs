@@ -36,18 +36,32 @@ pub enum Error {
         why: String,
     },
 
-    /// The store was written by another version of rewind with a different on-disk schema.
+    /// The store was written by a newer rewind, with a schema version above the one this build
+    /// reads (see [`crate::store::format`]).
     #[error(
-        "store {} has schema version {found}, this rewind understands version {expected}; \
-         use a rewind that matches the store", path.display()
+        "store {} has schema version {found}, this rewind reads versions up to {expected}: it \
+         was written by a newer rewind; upgrade rewind", path.display()
     )]
     SchemaVersion {
         /// The store file.
         path: PathBuf,
         /// The version recorded in the store.
         found: u32,
-        /// The version this build reads and writes.
+        /// The newest version this build reads (the one it writes).
         expected: u32,
+    },
+
+    /// The store lists format features this build does not know: a newer rewind wrote records
+    /// this one cannot read (see [`crate::store::format`]).
+    #[error(
+        "store {} uses format features this rewind does not know ({}): it was written by a \
+         newer rewind; upgrade rewind", path.display(), features.join(", ")
+    )]
+    UnknownFeatures {
+        /// The store file.
+        path: PathBuf,
+        /// The features it lists that this build does not know.
+        features: Vec<String>,
     },
 
     /// The store is not writable.

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use crate::error::Result;
-use crate::store::{ContentTotals, Store, TableUsage};
+use crate::store::{ContentTotals, Format, Store, TableUsage};
 
 /// One workspace's share.
 #[derive(Clone, Debug)]
@@ -33,6 +33,8 @@ pub struct StoreStats {
     pub file_bytes: u64,
     /// See `file_bytes`.
     pub disk_bytes: u64,
+    /// The store's format: schema version and format features (see [`crate::store::format`]).
+    pub format: Format,
     /// Snapshot records.
     pub snapshots: u64,
     /// Tree records.
@@ -121,6 +123,7 @@ pub fn stats(store: &Store) -> Result<StoreStats> {
         dir: store.dir().to_path_buf(),
         file_bytes: meta.len(),
         disk_bytes: std::os::unix::fs::MetadataExt::blocks(&meta) * 512,
+        format: store.format()?,
         snapshots: count("snapshots"),
         trees: count("trees"),
         content: reader.content_totals()?,

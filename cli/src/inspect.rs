@@ -373,6 +373,7 @@ pub fn stats(ctx: &Ctx) -> CliResult {
             "file_bytes": st.file_bytes,
             "disk_bytes": st.disk_bytes,
             "sparse_ratio": st.sparse_ratio(),
+            "format": {"schema": st.format.schema, "features": st.format.features},
             "dictionaries": dictionaries,
             "snapshots": st.snapshots,
             "trees": st.trees,
@@ -406,6 +407,12 @@ pub fn stats(ctx: &Ctx) -> CliResult {
         human_bytes(st.disk_bytes),
         human_bytes(st.file_bytes)
     )?;
+    let features = if st.format.features.is_empty() {
+        "no format features".to_string()
+    } else {
+        format!("format features {}", st.format.features.join(", "))
+    };
+    writeln!(out, "schema version {}, {features}", st.format.schema)?;
     writeln!(
         out,
         "{} snapshots, {} trees, {} blobs, {} chunks",

@@ -211,6 +211,43 @@ pub fn rewind_as_nobody() -> Command {
     }
 }
 
+/// Sets entry `name` of the store's `meta` table directly through redb, as another build of
+/// rewind (or damage) would leave it.
+pub fn set_meta(store: &Path, name: &str, value: &[u8]) {
+    let db = redb::Database::builder()
+        .set_concurrency_mode(redb::ConcurrencyMode::MultiWriter)
+        .create(store.join("store.redb"))
+        .expect("open the store's database");
+    let txn = db.begin_write().expect("write transaction");
+    txn.open_table(tables::META)
+        .expect("meta")
+        .insert(name, value)
+        .expect("insert");
+    txn.commit().expect("commit");
+}
+
+/// Entry `name` of the store's `meta` table, read directly through redb: read-only, so that
+/// reading changes nothing, unless the file needs the recovery a rewind process that skipped
+/// redb's close leaves to the next open (see `StoreOptions::skip_close`).
+pub fn meta(store: &Path, name: &str) -> Option<Vec<u8>> {
+    use redb::ReadableDatabase;
+    let file = store.join("store.redb");
+    let mut builder = redb::Database::builder();
+    builder.set_concurrency_mode(redb::ConcurrencyMode::MultiWriter);
+    let read = |txn: redb::ReadTransaction| {
+        let table = txn.open_table(tables::META).expect("meta");
+        table.get(name).expect("read").map(|v| v.value().to_vec())
+    };
+    match builder.open_read_only(&file) {
+        Ok(db) => read(db.begin_read().expect("read transaction")),
+        Err(redb::DatabaseError::RepairAborted) => {
+            let db = builder.create(&file).expect("open the store's database");
+            read(db.begin_read().expect("read transaction"))
+        }
+        Err(e) => panic!("open the store's database: {e}"),
+    }
+}
+
 /// Flips one bit `back` bytes before the end of the store's segment log (the bytes written
 /// last), as disk damage would.
 pub fn flip_last_segment_byte(store: &Path, back: usize) {

@@ -14,6 +14,7 @@ mod crash;
 mod daemon;
 mod dict;
 mod diff_git;
+mod format;
 mod gc;
 mod groups;
 mod history;

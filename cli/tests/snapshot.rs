@@ -589,18 +589,7 @@ fn bin_with_store(store: &std::path::Path) -> std::process::Command {
 fn unknown_schema_version_is_refused() {
     let env = Env::new();
     env.ok(&["snapshot", "-q"]);
-    {
-        let db = redb::Database::builder()
-            .set_concurrency_mode(redb::ConcurrencyMode::MultiWriter)
-            .create(env.store.join("store.redb"))
-            .unwrap();
-        let txn = db.begin_write().unwrap();
-        txn.open_table(crate::common::tables::META)
-            .unwrap()
-            .insert("schema", 99u32.to_le_bytes().as_slice())
-            .unwrap();
-        txn.commit().unwrap();
-    }
+    crate::common::set_meta(&env.store, "schema", &99u32.to_le_bytes());
     let (code, err) = env.fails(&["log"]);
     assert_eq!(code, 2);
     assert!(err.contains("schema version 99"), "{err}");

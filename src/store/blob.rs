@@ -29,6 +29,12 @@
 //! exactly as it did before dictionaries existed. Tags 0x04 and 0x05 are small blobs compressed
 //! together (see [`super::group`]): several records name the same span. Chunks never use a dictionary: at 64 KiB and
 //! up (256 KiB in stores chunked before), a chunk holds enough context of its own.
+//!
+//! Tags 0x03-0x06 need schema 2 (see [`super::format`]): a rewind that predates them reads
+//! only stores at schema 1 and refuses a store at 2 at open, saying so, rather than failing
+//! mid-read on a tag it does not know. Stores written at schema 1 since the tags were added may
+//! hold them too; this build reads them, and raises them to 2 when it first opens them writable.
+//! A new tag, from here on, needs a format feature or a new schema version.
 
 use redb::ReadableTable;
 

@@ -8,6 +8,7 @@ pub(crate) mod artifact;
 pub(crate) mod blob;
 pub(crate) mod dense;
 pub(crate) mod dict;
+pub mod format;
 pub(crate) mod group;
 pub mod holders;
 pub mod oplog;
@@ -26,6 +27,8 @@ mod close_tests;
 mod counter_tests;
 #[cfg(test)]
 mod fit_tests;
+#[cfg(test)]
+mod format_tests;
 
 use std::fs;
 use std::io::Read as _;
@@ -36,19 +39,17 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use redb::{
-    ConcurrencyMode, Database, ReadOnlyDatabase, ReadableDatabase, ReadableTable, TableHandle,
-    WriteTransaction,
+    ConcurrencyMode, Database, ReadOnlyDatabase, ReadableDatabase, ReadableTable, WriteTransaction,
 };
 
 use crate::error::{Error, IoContext, Result};
 pub use dense::DenseReport;
+pub use format::{Format, SCHEMA_VERSION};
 pub use read::{BlobReader, ContentTotals, DictUsage, Reader, TableUsage};
 pub use regroup::RegroupReport;
 use snapshot::WorkspaceRecord;
 use tables::*;
 
-/// On-disk schema version this build reads and writes.
-pub const SCHEMA_VERSION: u32 = 1;
 /// The database file inside a store directory.
 pub const DB_FILE: &str = "store.redb";
 /// redb's magic bytes, used to tell "not a database" apart from "a damaged database".
@@ -222,7 +223,7 @@ impl Store {
             opts,
             _registration: registration,
         };
-        store.check_schema(&file)?;
+        store.open_format(&file)?;
         Ok(store)
     }
 
@@ -378,38 +379,6 @@ impl Store {
             Err(redb::CompactionError::TransactionInProgress) => Err(CompactSkipped::Busy),
             Err(e) => Err(CompactSkipped::Failed(e.to_string())),
         }
-    }
-
-    fn check_schema(&self, file: &Path) -> Result<()> {
-        let txn = self.db.begin_read()?;
-        let tables: Vec<String> = txn.list_tables()?.map(|t| t.name().to_string()).collect();
-        if !tables.iter().any(|t| t == META.name()) {
-            let why = if tables.is_empty() {
-                "an empty redb database".to_string()
-            } else {
-                format!("a redb database with other tables ({})", tables.join(", "))
-            };
-            return Err(Error::NotAStore {
-                path: file.to_path_buf(),
-                why,
-            });
-        }
-        let meta = txn.open_table(META)?;
-        let version = meta
-            .get("schema")?
-            .and_then(|v| v.value().try_into().ok().map(u32::from_le_bytes))
-            .ok_or_else(|| Error::NotAStore {
-                path: file.to_path_buf(),
-                why: "no schema version recorded".into(),
-            })?;
-        if version != SCHEMA_VERSION {
-            return Err(Error::SchemaVersion {
-                path: file.to_path_buf(),
-                found: version,
-                expected: SCHEMA_VERSION,
-            });
-        }
-        Ok(())
     }
 
     /// Looks up a workspace by canonical path.
@@ -627,12 +596,12 @@ fn create_store(dir: &Path, file: &Path) -> Result<()> {
         let txn = db.begin_write()?;
         {
             let mut meta = txn.open_table(META)?;
-            meta.insert("schema", SCHEMA_VERSION.to_le_bytes().as_slice())?;
             let now = crate::fs::now_ns();
             let store_id = blake3::hash(format!("{now} {}", std::process::id()).as_bytes());
             meta.insert("store_id", store_id.as_bytes().as_slice())?;
             meta.insert("created_ns", now.to_le_bytes().as_slice())?;
         }
+        format::init(&txn)?;
         create_tables(&txn)?;
         txn.commit()?;
     }
