@@ -22,7 +22,7 @@ use crate::id::Id;
 use crate::ingest::{Read1, ReadCtx, Sink, read_files};
 use crate::progress::Progress;
 use crate::scan::group::Group;
-use crate::scan::statcache::{Stat, StatCache};
+use crate::scan::statcache::{DirView, Stat, StatCache};
 use crate::scan::walk::{EntryType, Trust, WalkEntry, WalkOptions, walk};
 use crate::store::snapshot::{ScanSettings, SkipReason, Skipped, SnapshotRecord, TreeStats};
 use crate::store::tables::*;
@@ -455,9 +455,11 @@ impl<'a> Snapshotter<'a> {
         report.seconds = self.t0.elapsed().as_secs_f64();
         report.phases = self.phases.done;
         let pending_trees = built
-            .new_trees
-            .into_iter()
-            .map(|(id, bytes)| Ok((id, Tree::decode(&id, &bytes)?)))
+            .new_trees()
+            .map(|tree| {
+                let (id, bytes) = tree?;
+                Ok((id, Tree::decode(&id, &bytes)?))
+            })
             .collect::<Result<_>>()?;
         Ok(SnapshotOutcome {
             report,
@@ -710,16 +712,11 @@ impl<'a> Snapshotter<'a> {
         let (id, parent) = {
             let gc_ran = crate::store::epoch_in(&txn)? != self.epoch;
             let mut trees = txn.open_table(TREES)?;
-            // Each encoding is freed once in the transaction (unless a gc ran meanwhile:
-            // then they are checked below).
-            let keep = if gc_ran { built.new_trees.len() } else { 0 };
-            for (i, (tid, bytes)) in built.new_trees.iter_mut().enumerate() {
+            for tree in built.new_trees() {
+                let (tid, bytes) = tree?;
                 if trees.insert(tid.0, bytes.as_slice())?.is_none() {
                     report.new_trees += 1;
                     report.stored_bytes += bytes.len() as u64;
-                }
-                if i >= keep {
-                    *bytes = Vec::new();
                 }
             }
             drop(trees);
@@ -916,12 +913,15 @@ fn check_still_stored(txn: &redb::WriteTransaction, built: &Built) -> Result<()>
     if trees.get(built.root.0)?.is_none() {
         return Err(Error::ConcurrentGc("snapshot"));
     }
-    for (id, bytes) in &built.new_trees {
-        for e in &Tree::decode(id, bytes)?.entries {
-            let there = if e.kind == crate::store::tree::Kind::Dir {
-                trees.get(e.id.0)?.is_some()
+    for (_, row) in &built.dirty_caches {
+        let view = DirView::parse(row).ok_or_else(|| {
+            Error::Internal("a stat cache row this snapshot made does not parse".into())
+        })?;
+        for (kind, id) in view.ids() {
+            let there = if kind == crate::store::tree::Kind::Dir {
+                trees.get(id.0)?.is_some()
             } else {
-                blobs.get(e.id.0)?.is_some()
+                blobs.get(id.0)?.is_some()
             };
             if !there {
                 return Err(Error::ConcurrentGc("snapshot"));
