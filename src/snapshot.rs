@@ -22,15 +22,17 @@ use crate::id::Id;
 use crate::ingest::{Read1, ReadCtx, Sink, read_files};
 use crate::progress::Progress;
 use crate::scan::group::Group;
-use crate::scan::statcache::{DirView, Stat, StatCache};
+use crate::scan::statcache::{Stat, StatCache};
 use crate::scan::walk::{EntryType, Trust, WalkEntry, WalkOptions, walk};
 use crate::store::snapshot::{ScanSettings, SkipReason, Skipped, SnapshotRecord, TreeStats};
 use crate::store::tables::*;
 use crate::store::tree::Tree;
 use crate::store::{Reader, Store, register_in};
 use trees::{Built, build_trees};
+use write::{Output, Writer, Written};
 
 mod trees;
+mod write;
 
 /// How to take a snapshot.
 #[derive(Clone, Debug)]
@@ -321,8 +323,10 @@ struct Scanned {
     stale_dirs: Vec<Vec<u8>>,
     /// Whether the stat cache was read whole (see [`StatCache::is_complete`]).
     cache_complete: bool,
-    /// Indexes of the entries to read.
+    /// Indexes of the entries to read (emptied by the read).
     to_read: Vec<usize>,
+    /// How many there were.
+    files_read: u64,
     skipped: Vec<Skipped>,
     linked_dirs: rustc_hash::FxHashSet<Vec<u8>>,
     stale_temps: Vec<Vec<u8>>,
@@ -435,8 +439,20 @@ impl<'a> Snapshotter<'a> {
         let mut scanned = self.scan()?;
         let mut sink = Sink::new(self.store);
         self.read(&mut scanned, &mut sink)?;
-        let built = self.build(&scanned)?;
-        self.commit(scanned, built, sink)
+        // The trees and cache rows go into the transaction that holds the new blobs as they
+        // are built (see `write`).
+        let txn = sink.take_txn()?;
+        let ws = register_in(&txn, &self.root)?;
+        let (built, written) = {
+            let mut out = Output::Write(Box::new(Writer::new(&txn, ws.id)?));
+            let built = self.build(&scanned, &mut out)?;
+            let written = match out {
+                Output::Write(w) => w.finish()?,
+                Output::Keep => Written::default(),
+            };
+            (built, written)
+        };
+        self.commit(scanned, built, written, txn, sink)
     }
 
     /// A snapshot that writes nothing: the outcome carries the trees it computed.
@@ -445,7 +461,7 @@ impl<'a> Snapshotter<'a> {
         // Nothing reaches the sink in a dry run (`ReadCtx::claim` claims nothing).
         let mut sink = Sink::new(self.store);
         self.read(&mut scanned, &mut sink)?;
-        let built = self.build(&scanned)?;
+        let built = self.build(&scanned, &mut Output::Keep)?;
         let mut report = self.report(&mut scanned, &built)?;
         // The caller has no use for the walk's entries: they are freed beside it.
         free_beside((
@@ -550,6 +566,7 @@ impl<'a> Snapshotter<'a> {
             groups,
             stale_dirs,
             cache_complete,
+            files_read: to_read.len() as u64,
             to_read,
             skipped,
             linked_dirs: walked.linked_dirs,
@@ -636,13 +653,12 @@ impl<'a> Snapshotter<'a> {
         }
         skipped.sort_by(|a, b| a.path.cmp(&b.path));
         scanned.bytes_read = ctx.bytes_read.load(Ordering::Relaxed);
-        scanned.to_read = to_read;
         Ok(())
     }
 
     /// Builds the Merkle trees bottom-up from the resolved entries.
-    fn build(&mut self, scanned: &Scanned) -> Result<Built> {
-        let built = build_trees(&scanned.entries, &scanned.groups, self.start_ns)?;
+    fn build(&mut self, scanned: &Scanned, out: &mut Output) -> Result<Built> {
+        let built = build_trees(&scanned.entries, &scanned.groups, self.start_ns, out)?;
         self.phases.mark("trees");
         Ok(built)
     }
@@ -657,7 +673,7 @@ impl<'a> Snapshotter<'a> {
             unchanged: false,
             workspace: self.root.clone(),
             stats: built.stats,
-            files_read: scanned.to_read.len() as u64,
+            files_read: scanned.files_read,
             bytes_read: scanned.bytes_read,
             skipped: std::mem::take(&mut scanned.skipped),
             walk: self.daemon.walk.clone(),
@@ -675,8 +691,10 @@ impl<'a> Snapshotter<'a> {
     fn commit(
         mut self,
         mut scanned: Scanned,
-        mut built: Built,
-        mut sink: Sink,
+        built: Built,
+        written: Written,
+        txn: WriteTransaction,
+        sink: Sink,
     ) -> Result<SnapshotOutcome> {
         let opts = self.opts;
         let mut report = self.report(&mut scanned, &built)?;
@@ -708,20 +726,11 @@ impl<'a> Snapshotter<'a> {
         };
         let cache_complete = scanned.cache_complete;
         drop(self.reader);
-        let txn = sink.take_txn()?;
+        report.new_trees += written.new_trees;
+        report.stored_bytes += written.stored_bytes;
         let (id, parent) = {
-            let gc_ran = crate::store::epoch_in(&txn)? != self.epoch;
-            let mut trees = txn.open_table(TREES)?;
-            for tree in built.new_trees() {
-                let (tid, bytes) = tree?;
-                if trees.insert(tid.0, bytes.as_slice())?.is_none() {
-                    report.new_trees += 1;
-                    report.stored_bytes += bytes.len() as u64;
-                }
-            }
-            drop(trees);
-            if gc_ran {
-                check_still_stored(&txn, &built)?;
+            if crate::store::epoch_in(&txn)? != self.epoch {
+                check_still_stored(&txn, built.root, &written.trees)?;
             }
             let ws = register_in(&txn, &self.root)?;
             // Re-read the parent inside the transaction: another process may have snapshotted
@@ -786,11 +795,8 @@ impl<'a> Snapshotter<'a> {
                     },
                 )?;
             }
+            // The rebuilt directories' rows are written (`write`); the stale ones go.
             let mut sc = txn.open_table(STAT_CACHE)?;
-            // Built bottom-up, the rows come in descending path order.
-            built.dirty_caches.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-            crate::scan::cache_write::write_rows(&mut sc, ws.id, &built.dirty_caches)?;
-            built.dirty_caches = Vec::new();
             for dir in &stale_dirs {
                 sc.remove((ws.id, dir.as_slice()))?;
             }
@@ -903,25 +909,26 @@ fn daemon_narrowing(
     Ok(answer)
 }
 
-/// After a gc committed during this snapshot: checks that everything the new trees refer to
-/// is still stored. A tree that gc kept was kept with everything below it, so a reused subtree
-/// needs one lookup. Fails with [`Error::ConcurrentGc`] (the snapshot starts over) when gc
-/// deleted something this snapshot found in its read view and did not store again.
-fn check_still_stored(txn: &redb::WriteTransaction, built: &Built) -> Result<()> {
+/// After a gc committed during this snapshot: checks that everything the trees it wrote refer
+/// to is still stored. A tree that gc kept was kept with everything below it, so a reused
+/// subtree needs one lookup. Fails with [`Error::ConcurrentGc`] (the snapshot starts over)
+/// when gc deleted something this snapshot found in its read view and did not store again.
+fn check_still_stored(txn: &redb::WriteTransaction, root: Id, written: &[Id]) -> Result<()> {
     let trees = txn.open_table(TREES)?;
     let blobs = txn.open_table(BLOBS)?;
-    if trees.get(built.root.0)?.is_none() {
+    if trees.get(root.0)?.is_none() {
         return Err(Error::ConcurrentGc("snapshot"));
     }
-    for (_, row) in &built.dirty_caches {
-        let view = DirView::parse(row).ok_or_else(|| {
-            Error::Internal("a stat cache row this snapshot made does not parse".into())
-        })?;
-        for (kind, id) in view.ids() {
-            let there = if kind == crate::store::tree::Kind::Dir {
-                trees.get(id.0)?.is_some()
+    for id in written {
+        let tree = match trees.get(id.0)? {
+            Some(bytes) => Tree::decode(id, bytes.value())?,
+            None => return Err(Error::ConcurrentGc("snapshot")),
+        };
+        for e in &tree.entries {
+            let there = if e.kind == crate::store::tree::Kind::Dir {
+                trees.get(e.id.0)?.is_some()
             } else {
-                blobs.get(id.0)?.is_some()
+                blobs.get(e.id.0)?.is_some()
             };
             if !there {
                 return Err(Error::ConcurrentGc("snapshot"));
@@ -1022,5 +1029,56 @@ impl Store {
         progress: &dyn Progress,
     ) -> Result<SnapshotOutcome> {
         snapshot(self, root, opts, progress)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use redb::ReadableTable;
+
+    use super::*;
+    use crate::progress::NoProgress;
+
+    /// The check a commit makes after a concurrent gc finds what that gc deleted under the
+    /// trees the snapshot wrote (the trees themselves, or what they name), and passes when all
+    /// is there.
+    #[test]
+    fn the_check_after_a_concurrent_gc_finds_what_it_deleted() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = tempfile::tempdir().unwrap();
+        std::fs::create_dir(ws.path().join("sub")).unwrap();
+        std::fs::write(ws.path().join("sub/a.txt"), "one\n").unwrap();
+        std::fs::write(ws.path().join("b.txt"), "two\n").unwrap();
+        let store = Store::open(dir.path(), Default::default()).unwrap();
+        let root = store
+            .snapshot(ws.path(), &SnapshotOptions::default(), &NoProgress)
+            .unwrap()
+            .report
+            .root;
+        let txn = store.begin_write().unwrap();
+        let trees: Vec<Id> = txn
+            .open_table(TREES)
+            .unwrap()
+            .iter()
+            .unwrap()
+            .map(|item| Id(item.unwrap().0.value()))
+            .collect();
+        assert_eq!(trees.len(), 2);
+        check_still_stored(&txn, root, &trees).unwrap();
+        let blob = Id::of(b"one\n");
+        txn.open_table(BLOBS).unwrap().remove(blob.0).unwrap();
+        assert!(matches!(
+            check_still_stored(&txn, root, &trees),
+            Err(Error::ConcurrentGc(_))
+        ));
+        txn.abort().unwrap();
+        let txn = store.begin_write().unwrap();
+        let sub = trees.iter().copied().find(|&t| t != root).unwrap();
+        txn.open_table(TREES).unwrap().remove(sub.0).unwrap();
+        assert!(matches!(
+            check_still_stored(&txn, root, &[root]),
+            Err(Error::ConcurrentGc(_))
+        ));
+        txn.abort().unwrap();
     }
 }

@@ -1,6 +1,7 @@
 //! Building a snapshot's Merkle trees bottom-up from the walk's entries, grouped by directory
 //! and joined with the stat cache (`crate::scan::group`).
 
+use super::write::Output;
 use crate::error::{Error, Result};
 use crate::id::Id;
 use crate::scan::group::{Group, name_in};
@@ -13,12 +14,11 @@ use crate::store::tree::{Kind, Tree, TreeEntry};
 pub(super) struct Built {
     pub root: Id,
     pub stats: TreeStats,
-    /// Directories whose stat cache changed, and its encoding: one per directory rebuilt, so
-    /// also the trees that are not known to be stored. A row lists what its tree does (names,
-    /// kinds, ids, sizes) and more, so the trees' encodings are not kept beside the rows but
-    /// made again from them ([`tree_of`]): at a million files, 46 MB less at the cold
-    /// snapshot's peak, for one more encoding and hash of each new tree. (Only encodings are
-    /// kept: as `Tree`s and `DirCache`s they held ~250 B per file more.)
+    /// With [`Output::Keep`] (a dry run): the directories whose stat cache changed, and its
+    /// encoding; one per directory rebuilt, so also the trees that are not known to be stored.
+    /// A row lists what its tree does (names, kinds, ids, sizes), so the trees' encodings are
+    /// not kept beside the rows but made again from them ([`tree_of`]). With
+    /// [`Output::Write`], empty: both went into the transaction as they were made.
     pub dirty_caches: Vec<(Vec<u8>, Vec<u8>)>,
     /// Subdirectories the cache of a rebuilt directory had and the new tree has not: their
     /// caches, and everything below, are stale.
@@ -39,7 +39,12 @@ struct DoneDir {
 /// the first is the root). A file or symlink is in the tree when its `cached` is set. A
 /// directory whose entries all hit the cache, with the same count, and whose subdirectories
 /// are all clean, reuses its cached tree id without encoding anything.
-pub(super) fn build_trees(entries: &[WalkEntry], groups: &[Group], start_ns: i64) -> Result<Built> {
+pub(super) fn build_trees(
+    entries: &[WalkEntry],
+    groups: &[Group],
+    start_ns: i64,
+    out: &mut Output,
+) -> Result<Built> {
     let mut done: Vec<Option<DoneDir>> = vec![None; groups.len()];
     let mut stats = TreeStats::default();
     let mut dirty_caches = Vec::new();
@@ -164,15 +169,22 @@ pub(super) fn build_trees(entries: &[WalkEntry], groups: &[Group], start_ns: i64
                     .map(|name| crate::fs::child_path(&g.path, name)),
             );
         }
-        let id = Id::of(&tree.encode()?);
+        let bytes = tree.encode()?;
         drop(tree);
+        let id = Id::of(&bytes);
         let encoded = DirCache {
             tree: id,
             size: total,
             entries: cache_entries,
         }
         .encode();
-        dirty_caches.push((g.path.clone(), encoded));
+        match out {
+            Output::Keep => dirty_caches.push((g.path.clone(), encoded)),
+            Output::Write(w) => {
+                w.tree(id, &bytes)?;
+                w.row(g.path.clone(), encoded)?;
+            }
+        }
         done[at] = Some(DoneDir {
             id,
             size: total,
