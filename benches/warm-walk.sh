@@ -10,7 +10,8 @@
 # gives medians over RUNS rounds (default 5) and each median against the walk's.
 #
 # REWIND_BIN is the binary (default target/release/rewind); OLD_BIN, if set, is measured too,
-# alternating with it in the same rounds (same store: the stat cache format is the same).
+# alternating with it in the same rounds (same store, so both must read its format: a rewind
+# from before schema 2 refuses a store a newer one made or opened for writing).
 # WALKBENCH defaults to target/release/examples/walkbench. The store is OUT/store; DIR gets a
 # cold snapshot there first if it has none. Results: OUT/warm-walk.tsv and OUT/warm-walk.md.
 set -euo pipefail
