@@ -106,8 +106,8 @@ pub struct GcReport {
     pub regroup: crate::store::RegroupReport,
     /// What recompression with the store's dictionary did.
     pub dense: crate::store::dense::DenseReport,
-    /// The stat cache table, rewritten packed when much of its pages was empty (see
-    /// [`crate::scan::cache_write::repack`]).
+    /// The stat cache table, rewritten packed when a third or more of its pages was empty (a
+    /// table written before rewind packed it).
     pub stat_cache: Option<Repacked>,
     /// Whether the file was compacted.
     pub compacted: bool,

@@ -56,7 +56,7 @@ pub fn write_rows(
 /// Rows [`repack`] takes out and puts back at a time: its memory, a few megabytes.
 const REPACK_SLICE: usize = 8 << 20;
 
-/// What [`repack`] did to the stat cache table: its bytes (rows, metadata and the empty part
+/// What gc's repack did to the stat cache table: its bytes (rows, metadata and the empty part
 /// of its pages) before and after.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Repacked {
