@@ -625,6 +625,71 @@ fn store_without_write_permission_is_a_clear_error() {
     );
 }
 
+/// A snapshot skips redb's close, so the file it leaves needs redb's recovery at the next open
+/// (one header write). A user who can only read the store reads it all the same (the recovery
+/// is made in memory), cannot write it, and leaves the file as it was.
+#[test]
+fn a_store_left_for_recovery_reads_whole_without_write_permission() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = Env::new();
+    env.write("a.txt", b"one\n");
+    env.write("sub/b.txt", b"two\n");
+    snap(&env, "one");
+    env.write("sub/b.txt", b"three\n");
+    // A small second snapshot: it does not grow the file, so nothing closes it.
+    let id = snap(&env, "two");
+    let file = env.store.join("store.redb");
+    assert!(
+        matches!(
+            redb::Database::builder()
+                .set_concurrency_mode(redb::ConcurrencyMode::MultiWriter)
+                .open_read_only(&file),
+            Err(redb::DatabaseError::RepairAborted)
+        ),
+        "the snapshot should leave the file for recovery"
+    );
+    let before = fs::read(&file).unwrap();
+    let mode = |p: &std::path::Path, m: u32| fs::set_permissions(p, fs::Permissions::from_mode(m));
+    mode(env.tmp.path(), 0o755).unwrap();
+    mode(&env.store, 0o555).unwrap();
+    mode(&file, 0o444).unwrap();
+    let dest = env.tmp.path().join("dest");
+    fs::create_dir(&dest).unwrap();
+    mode(&dest, 0o777).unwrap();
+    let nobody = |args: &[&str]| {
+        rewind_as_nobody()
+            .arg("--store")
+            .arg(&env.store)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let ok = |args: &[&str]| {
+        let out = nobody(args);
+        assert!(
+            out.status.success(),
+            "rewind {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    };
+    assert_eq!(ok(&["cat", &id, "sub/b.txt"]), b"three\n");
+    let v: serde_json::Value =
+        serde_json::from_slice(&ok(&["--json", "verify", "--full"])).unwrap();
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(ok(&["cat", &id, "a.txt"]), b"one\n");
+    let st: serde_json::Value = serde_json::from_slice(&ok(&["--json", "stats"])).unwrap();
+    assert_eq!(st["snapshots"], 2, "{st}");
+    // Writing is refused, as for any store this user cannot write.
+    let out = nobody(&["-C", dest.to_str().unwrap(), "snapshot"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("read-only"), "{err}");
+    assert!(fs::read(&file).unwrap() == before, "the store file changed");
+    mode(&env.store, 0o700).unwrap();
+    mode(&file, 0o600).unwrap();
+}
+
 #[test]
 fn store_is_owner_only() {
     let env = Env::new();

@@ -15,6 +15,7 @@ pub mod oplog;
 pub(crate) mod overlap;
 pub(crate) mod pending;
 pub(crate) mod read;
+mod recovered;
 pub(crate) mod regroup;
 pub mod snapshot;
 pub(crate) mod tables;
@@ -210,6 +211,9 @@ impl Drop for Store {
 enum Handle {
     ReadWrite(Database),
     ReadOnly(ReadOnlyDatabase),
+    /// A file this process cannot write, that needed recovery, recovered in memory
+    /// (`recovered`): read from, never written through.
+    Recovered(Database),
 }
 
 impl Handle {
@@ -217,6 +221,7 @@ impl Handle {
         Ok(match self {
             Handle::ReadWrite(db) => db.begin_read()?,
             Handle::ReadOnly(db) => db.begin_read()?,
+            Handle::Recovered(db) => db.begin_read()?,
         })
     }
 }
@@ -762,6 +767,11 @@ fn open_db(file: &Path) -> Result<Handle> {
             }));
             match ro {
                 Ok(Ok(db)) => Ok(Handle::ReadOnly(db)),
+                // A file left for recovery (a command that skipped redb's close wrote it
+                // last): recovered in memory (see `recovered`).
+                Ok(Err(redb::DatabaseError::RepairAborted)) => {
+                    open_recovered(file).ok_or_else(|| map_open_err(file, e))
+                }
                 _ => Err(map_open_err(file, e)),
             }
         }
@@ -787,6 +797,22 @@ fn open_db(file: &Path) -> Result<Handle> {
             path: file.to_path_buf(),
             why: "damaged: the database header does not decode".into(),
         }),
+    }
+}
+
+/// Opens a file this process cannot write, and that needs recovery, through an overlay that
+/// keeps redb's recovery writes in memory. None if that fails too (the caller reports the
+/// file as read-only).
+fn open_recovered(file: &Path) -> Option<Handle> {
+    let backend = recovered::Overlay::new(fs::File::open(file).ok()?).ok()?;
+    let mut builder = Database::builder();
+    builder.set_cache_size(16 << 20);
+    let db = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        builder.create_with_backend(backend)
+    }));
+    match db {
+        Ok(Ok(db)) => Some(Handle::Recovered(db)),
+        _ => None,
     }
 }
 
