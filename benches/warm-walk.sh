@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Warm snapshot and status (no daemon) against the bare walk of the same tree, in one loop.
 #
-#   benches/warm-walk.sh [-n RUNS] DIR OUT
+#   benches/warm-walk.sh [-n RUNS] [-e] DIR OUT
 #
 # Each round runs, in this order and with the tree's metadata read (du) right before each: the bare walk
 # (examples/walkbench: the parallel walk with one lstat per entry and an empty stat cache, the
 # floor of a warm snapshot), then for each binary a warm snapshot (`snapshot -q`, nothing
 # changed) and `status`. Wall, CPU (user+sys) and peak RSS come from /usr/bin/time; the table
 # gives medians over RUNS rounds (default 5) and each median against the walk's.
+# -e: the store file is also dropped from the page cache (posix_fadvise DONTNEED) right before
+# each timed rewind step: what a warm command meets once the store has not been read for a while
+# (this machine's page cache lets an untouched file go after ~30 s), where the stat cache's size
+# on disk is read time.
 #
 # REWIND_BIN is the binary (default target/release/rewind); OLD_BIN, if set, is measured too,
 # alternating with it in the same rounds (same store, so both must read its format: a rewind
@@ -16,15 +20,16 @@
 # cold snapshot there first if it has none. Results: OUT/warm-walk.tsv and OUT/warm-walk.md.
 set -euo pipefail
 export LC_ALL=C
-RUNS=5
-while getopts n: opt; do
+RUNS=5 EVICT=
+while getopts n:e opt; do
 	case $opt in
 	n) RUNS=$OPTARG ;;
-	*) sed -n '2,16p' "$0" >&2; exit 2 ;;
+	e) EVICT=1 ;;
+	*) sed -n '2,20p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -eq 2 ] || { sed -n '2,16p' "$0" >&2; exit 2; }
+[ $# -eq 2 ] || { sed -n '2,20p' "$0" >&2; exit 2; }
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 DIR=$(realpath "$1")
 mkdir -p "$2"
@@ -59,10 +64,21 @@ measure() {
 		"$(echo "scale=1; $rss / 1024" | bc)" | tee -a "$TSV"
 }
 
+# With -e: the store file out of the page cache (the tree's metadata stays: `measure` reads it).
+evict() {
+	[ -n "$EVICT" ] || return 0
+	python3 -c 'import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+os.close(fd)' "$REWIND_STORE/store.redb"
+}
+
 for round in $(seq "$RUNS"); do
 	measure "$round" walk "$WALKBENCH" "$DIR" 1
 	for b in "${BINS[@]}"; do
+		evict
 		measure "$round" "${b%%:*} warm snapshot" "${b#*:}" -C "$DIR" snapshot -q
+		evict
 		measure "$round" "${b%%:*} status" "${b#*:}" -C "$DIR" status
 	done
 done
