@@ -195,8 +195,7 @@ fn sorted(mut groups: Vec<Group>) -> Vec<Group> {
     sorted
 }
 
-/// Groups joined per range scan: about 20,000 files at this tree's scale, so a scan's verdicts
-/// are a megabyte or so (see [`join_stored`]).
+/// Groups joined per range scan: about 20,000 files at this tree's scale.
 const JOIN_PART: usize = 1024;
 
 /// Joins the workspace's stored stat cache with the groups (sorted by [`group`]): sets `cached`
@@ -206,8 +205,10 @@ const JOIN_PART: usize = 1024;
 ///
 /// The groups are cut in parts of consecutive paths, each joined by its own range scan of
 /// the cache's rows between its first path and the next part's, on the rayon pool (the scan
-/// is most of the cost, and a warm snapshot has nothing else to do meanwhile); a wave of
-/// parts at a time, so that their verdicts wait for this thread only briefly.
+/// is most of the cost, and a warm snapshot has nothing else to do meanwhile). Each part sets
+/// the verdicts of its own groups' entries as it finds them ([`Disjoint`]): gathering them
+/// and setting them on this thread between waves of parts left the pool idle for a tenth of
+/// the join at a million files.
 pub fn join_stored(
     reader: &Reader,
     ws: u64,
@@ -215,58 +216,83 @@ pub fn join_stored(
     entries: &mut [WalkEntry],
 ) -> Result<Vec<Vec<u8>>> {
     use rayon::prelude::*;
-    let mut stale = Vec::new();
     // Each part's upper bound: the next part's first path (the last part's: the workspace's end).
     let bounds: Vec<Option<Vec<u8>>> = (0..groups.len().div_ceil(JOIN_PART))
         .map(|p| groups.get((p + 1) * JOIN_PART).map(|g| g.path.clone()))
         .collect();
-    let mut first = 0;
-    // Parts joined at once, before their verdicts are applied: one per core.
-    let wave_parts = rayon::current_num_threads().max(2);
-    for wave in groups.chunks_mut(JOIN_PART * wave_parts) {
-        let shared: &[WalkEntry] = entries;
-        let results: Vec<Result<Joined>> = wave
-            .par_chunks_mut(JOIN_PART)
-            .enumerate()
-            .map(|(k, part)| {
-                let p = first + k;
-                join_part(reader, ws, p == 0, bounds[p].as_deref(), part, shared)
-            })
-            .collect();
-        first += wave.len().div_ceil(JOIN_PART);
-        for r in results {
-            let (hits, gone) = r?;
-            for h in hits {
-                entries[h.entry as usize].cached = Some((h.id, h.size));
-            }
-            stale.extend(gone);
-        }
-    }
-    Ok(stale)
+    let shared = Disjoint::new(entries, groups)?;
+    let stale: Vec<Vec<Vec<u8>>> = groups
+        .par_chunks_mut(JOIN_PART)
+        .enumerate()
+        .map(|(p, part)| join_part(reader, ws, p == 0, bounds[p].as_deref(), part, &shared))
+        .collect::<Result<_>>()?;
+    Ok(stale.into_iter().flatten().collect())
 }
 
-/// What one part of [`join_stored`] found: the hits, and the stale directories.
-type Joined = (Vec<Hit>, Vec<Vec<u8>>);
+/// The walk's entries, written by several threads at once, each setting only the entries of
+/// the groups it holds (`&mut`): sound because no entry is a kid of two groups, which
+/// [`Disjoint::new`] checks rather than trusts [`group`] for.
+struct Disjoint<'e> {
+    entries: *mut WalkEntry,
+    len: usize,
+    _borrow: std::marker::PhantomData<&'e mut [WalkEntry]>,
+}
 
-/// A file the stat cache vouches for: its entry, and the id and size it had.
-struct Hit {
-    entry: u32,
-    id: Id,
-    size: u64,
+// SAFETY: the entries are reached only through `Disjoint::kid`, whose callers each hold the
+// group (and so the kids) they touch, and no kid belongs to two groups.
+unsafe impl Send for Disjoint<'_> {}
+unsafe impl Sync for Disjoint<'_> {}
+
+impl<'e> Disjoint<'e> {
+    /// Borrows `entries` for the join of `groups`; an internal error if an entry is a kid of
+    /// two groups or out of range (a bug in the grouping: the join would race).
+    fn new(entries: &'e mut [WalkEntry], groups: &[Group]) -> Result<Disjoint<'e>> {
+        let mut seen = vec![0u64; entries.len().div_ceil(64)];
+        for &i in groups.iter().flat_map(|g| &g.kids) {
+            let (word, bit) = (i as usize / 64, 1u64 << (i % 64));
+            match seen.get_mut(word) {
+                Some(w) if *w & bit == 0 && (i as usize) < entries.len() => *w |= bit,
+                _ => {
+                    return Err(crate::error::Error::Internal(format!(
+                        "the walk's entry {i} is in two directories' groups"
+                    )));
+                }
+            }
+        }
+        Ok(Disjoint {
+            entries: entries.as_mut_ptr(),
+            len: entries.len(),
+            _borrow: std::marker::PhantomData,
+        })
+    }
+
+    /// Kid `i` of a group.
+    ///
+    /// # Safety
+    /// The caller holds (`&mut`) a group, among those given to [`Disjoint::new`], that has `i`
+    /// among its kids, and holds no other reference to this entry meanwhile.
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn kid(&self, i: u32) -> &mut WalkEntry {
+        debug_assert!((i as usize) < self.len);
+        // SAFETY: in range (checked by `new`), and by the caller's contract no other thread
+        // or reference reaches this entry.
+        unsafe { &mut *self.entries.add(i as usize) }
+    }
 }
 
 /// One part of [`join_stored`]: the rows from its first group's path (from the workspace's
 /// start for the first part, which also takes the stale rows before the root's) up to `hi`
-/// (the workspace's end if None) against `groups`. Returns the hits and the stale directories.
+/// (the workspace's end if None) against `groups`. Sets the verdicts of the groups' entries;
+/// returns the stale directories.
 fn join_part(
     reader: &Reader,
     ws: u64,
     first: bool,
     hi: Option<&[u8]>,
     groups: &mut [Group],
-    entries: &[WalkEntry],
-) -> Result<Joined> {
-    let (mut hits, mut stale) = (Vec::new(), Vec::new());
+    entries: &Disjoint,
+) -> Result<Vec<Vec<u8>>> {
+    let mut stale = Vec::new();
     let lo = match groups.first() {
         Some(g) if !first => g.path.clone(),
         _ => Vec::new(),
@@ -286,14 +312,14 @@ fn join_part(
         match groups.get_mut(at) {
             Some(g) if g.path.as_slice() == dir => {
                 if let Some(view) = DirView::parse(v.value()) {
-                    join_dir(g, view, entries, Some(&mut hits));
+                    join_dir(g, view, Kids::Unjudged(entries));
                 }
                 at += 1;
             }
             _ => stale.push(dir.to_vec()),
         }
     }
-    Ok((hits, stale))
+    Ok(stale)
 }
 
 /// [`join_stored`] for a cache loaded before the walk (the walk compared the files with it
@@ -302,7 +328,7 @@ fn join_part(
 pub fn join_loaded(cache: &StatCache, groups: &mut [Group], entries: &[WalkEntry]) -> Vec<Vec<u8>> {
     for g in groups.iter_mut() {
         if let Some(view) = cache.dir(&g.path) {
-            join_dir(g, view, entries, None);
+            join_dir(g, view, Kids::Judged(entries));
         }
     }
     if !cache.is_complete() {
@@ -319,15 +345,71 @@ pub fn join_loaded(cache: &StatCache, groups: &mut [Group], entries: &[WalkEntry
         .collect()
 }
 
-/// One directory's row against its group: the [`OldDir`], and the files it vouches for added
-/// to `hits` (when given: the walk has not compared them yet).
-fn join_dir(g: &mut Group, view: DirView, entries: &[WalkEntry], mut hits: Option<&mut Vec<Hit>>) {
+/// How [`join_dir`] reaches a group's entries.
+#[derive(Clone, Copy)]
+enum Kids<'a, 'e> {
+    /// The walk compared them with the cache already: they are only read.
+    Judged(&'a [WalkEntry]),
+    /// Not compared yet: the join sets their verdicts (only of the group it holds).
+    Unjudged(&'a Disjoint<'e>),
+}
+
+/// What [`join_dir`] needs of one entry, and where it sets the verdict of one not yet judged.
+struct Kid<'a> {
+    path: &'a [u8],
+    ty: EntryType,
+    stat: &'a super::statcache::Stat,
+    unjudged: Option<&'a mut Option<(Id, u64)>>,
+}
+
+impl<'a> Kids<'a, '_> {
+    /// Kid `i` of the group [`join_dir`] holds.
+    fn kid(&self, i: u32) -> Kid<'_> {
+        match *self {
+            Kids::Judged(entries) => {
+                let e = &entries[i as usize];
+                Kid {
+                    path: &e.path,
+                    ty: e.ty,
+                    stat: &e.stat,
+                    unjudged: None,
+                }
+            }
+            Kids::Unjudged(shared) => {
+                // SAFETY: only `join_dir` asks, for a kid of the group it holds (`&mut`), one
+                // of those `join_stored` gave to `Disjoint::new` with these entries: no other
+                // thread reaches this entry. Within the group each entry is one kid, taken
+                // once per pass, so no two `Kid`s alias either.
+                let e = unsafe { shared.kid(i) };
+                let WalkEntry {
+                    path,
+                    ty,
+                    stat,
+                    cached,
+                    ..
+                } = e;
+                Kid {
+                    path,
+                    ty: *ty,
+                    stat,
+                    unjudged: cached.is_none().then_some(cached),
+                }
+            }
+        }
+    }
+}
+
+/// One directory's row against its group: the [`OldDir`], and (for entries the walk did not
+/// compare) the verdict on each file, set where the row vouches for it.
+fn join_dir(g: &mut Group, view: DirView, kids: Kids) {
     let mut subdirs = Vec::with_capacity(g.subdirs.len());
     let mut matched_dirs = 0;
-    for &i in &g.kids {
-        let e = &entries[i as usize];
-        let name = name_in(&g.path, &e.path);
-        match e.ty {
+    let old_dirs = view.entries().filter(|c| c.kind() == Kind::Dir).count();
+    let ids = std::mem::take(&mut g.kids);
+    for &i in &ids {
+        let kid = kids.kid(i);
+        let name = name_in(&g.path, kid.path);
+        match kid.ty {
             EntryType::Dir => {
                 let old = view
                     .get(name)
@@ -336,29 +418,23 @@ fn join_dir(g: &mut Group, view: DirView, entries: &[WalkEntry], mut hits: Optio
                 matched_dirs += old.is_some() as usize;
                 subdirs.push(old);
             }
-            EntryType::File | EntryType::Symlink if e.cached.is_none() => {
-                if let Some(hits) = hits.as_deref_mut()
-                    && let Some(c) = view.get(name).filter(|c| c.vouches_for(&e.stat))
+            EntryType::File | EntryType::Symlink => {
+                if let Some(verdict) = kid.unjudged
+                    && let Some(c) = view.get(name).filter(|c| c.vouches_for(kid.stat))
                 {
-                    hits.push(Hit {
-                        entry: i,
-                        id: c.id(),
-                        size: c.size(),
-                    });
+                    *verdict = Some((c.id(), c.size()));
                 }
             }
             _ => {}
         }
     }
     let mut gone = Vec::new();
-    let old_dirs = view.entries().filter(|c| c.kind() == Kind::Dir).count();
     if old_dirs != matched_dirs {
-        let now: HashSet<&[u8]> = g
-            .kids
+        let now: HashSet<&[u8]> = ids
             .iter()
-            .map(|&i| &entries[i as usize])
-            .filter(|e| e.ty == EntryType::Dir)
-            .map(|e| name_in(&g.path, &e.path))
+            .map(|&i| kids.kid(i))
+            .filter(|kid| kid.ty == EntryType::Dir)
+            .map(|kid| name_in(&g.path, kid.path))
             .collect();
         gone = view
             .entries()
@@ -366,6 +442,7 @@ fn join_dir(g: &mut Group, view: DirView, entries: &[WalkEntry], mut hits: Optio
             .map(|c| c.name().to_vec())
             .collect();
     }
+    g.kids = ids;
     g.old = Some(OldDir {
         tree: view.tree(),
         size: view.size(),
@@ -429,6 +506,31 @@ mod tests {
                 (g.path.clone(), kids, subs)
             })
             .collect()
+    }
+
+    /// The join's parallel writes are sound only if no entry is the kid of two groups (or out
+    /// of range): `Disjoint` refuses such groups instead of racing.
+    #[test]
+    fn the_parallel_join_refuses_groups_that_share_an_entry() {
+        let mut entries: Vec<WalkEntry> = ["a", "b", "c"]
+            .into_iter()
+            .map(|p| entry(p, EntryType::File))
+            .collect();
+        let group = |kids: Vec<u32>| Group {
+            kids,
+            ..Group::default()
+        };
+        assert!(Disjoint::new(&mut entries, &[group(vec![0, 2]), group(vec![1])]).is_ok());
+        for bad in [
+            vec![group(vec![0, 1]), group(vec![1, 2])],
+            vec![group(vec![0, 0])],
+            vec![group(vec![0, 3])],
+        ] {
+            assert!(matches!(
+                Disjoint::new(&mut entries, &bad),
+                Err(crate::error::Error::Internal(_))
+            ));
+        }
     }
 
     proptest! {
