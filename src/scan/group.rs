@@ -362,7 +362,7 @@ struct Kid<'a> {
     unjudged: Option<&'a mut Option<(Id, u64)>>,
 }
 
-impl<'a> Kids<'a, '_> {
+impl Kids<'_, '_> {
     /// Kid `i` of the group [`join_dir`] holds.
     fn kid(&self, i: u32) -> Kid<'_> {
         match *self {
@@ -405,8 +405,7 @@ fn join_dir(g: &mut Group, view: DirView, kids: Kids) {
     let mut subdirs = Vec::with_capacity(g.subdirs.len());
     let mut matched_dirs = 0;
     let old_dirs = view.entries().filter(|c| c.kind() == Kind::Dir).count();
-    let ids = std::mem::take(&mut g.kids);
-    for &i in &ids {
+    for &i in &g.kids {
         let kid = kids.kid(i);
         let name = name_in(&g.path, kid.path);
         match kid.ty {
@@ -430,7 +429,8 @@ fn join_dir(g: &mut Group, view: DirView, kids: Kids) {
     }
     let mut gone = Vec::new();
     if old_dirs != matched_dirs {
-        let now: HashSet<&[u8]> = ids
+        let now: HashSet<&[u8]> = g
+            .kids
             .iter()
             .map(|&i| kids.kid(i))
             .filter(|kid| kid.ty == EntryType::Dir)
@@ -442,7 +442,6 @@ fn join_dir(g: &mut Group, view: DirView, kids: Kids) {
             .map(|c| c.name().to_vec())
             .collect();
     }
-    g.kids = ids;
     g.old = Some(OldDir {
         tree: view.tree(),
         size: view.size(),
