@@ -13,13 +13,11 @@
 
 use std::borrow::Cow;
 use std::cell::RefCell;
-use std::collections::HashSet;
 use std::fs::File;
 use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crossbeam_channel::{Sender, bounded};
@@ -37,6 +35,9 @@ use crate::store::group;
 use crate::store::snapshot::SkipReason;
 use crate::store::tables::*;
 use crate::store::{Reader, Store};
+use claims::Claims;
+
+mod claims;
 
 /// A worker sends its batch once it holds this many encoded bytes...
 const BATCH_BYTES: usize = 256 << 10;
@@ -243,7 +244,7 @@ pub(crate) struct ReadCtx<'a> {
     pub reader: &'a Reader,
     /// Ids some worker already decided to store in this snapshot, so identical files are
     /// compressed once.
-    pub claimed: Mutex<HashSet<Id>>,
+    claimed: Claims,
     /// The zstd level.
     pub level: i32,
     /// Read and hash only: store nothing.
@@ -266,7 +267,7 @@ impl<'a> ReadCtx<'a> {
         ReadCtx {
             root,
             reader,
-            claimed: Mutex::new(HashSet::new()),
+            claimed: Claims::default(),
             level,
             dry_run,
             progress,
@@ -287,11 +288,7 @@ impl<'a> ReadCtx<'a> {
         if stored {
             return Ok(false);
         }
-        Ok(self
-            .claimed
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(*id))
+        Ok(self.claimed.claim(*id))
     }
 
     fn count(&self, n: usize) {
