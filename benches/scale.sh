@@ -14,6 +14,8 @@
 # (default target/release/examples/walkbench: `cargo build --release --example walkbench`).
 # OLD_BIN, if set, is measured too, on the same trees, each step right before the new one's
 # (e.g. main's release build): before and after in one run, with the tree made once.
+# PEERS, if set (e.g. "git restic"), runs those tools on the same trees after rewind, for their
+# time and memory at scale beside rewind's (cold, warm with nothing changed, git status).
 # SYNTH, if set, is a synthetic tree made before (by this script, with the same -f and -d):
 # it is used as it is and kept (generating a million files takes ~10 minutes, deleting them
 # as long).
@@ -32,6 +34,7 @@
 set -euo pipefail
 export LC_ALL=C
 FILES=1000000 DIRS=50000 GIB=8 MIB= STEPS=ref,tree,big REF=/work/corpus/linux
+PEERS=${PEERS:-}
 while getopts f:d:g:m:s:r: opt; do
 	case $opt in
 	f) FILES=$OPTARG ;;
@@ -40,18 +43,18 @@ while getopts f:d:g:m:s:r: opt; do
 	m) MIB=$OPTARG ;;
 	s) STEPS=$OPTARG ;;
 	r) REF=$OPTARG ;;
-	*) sed -n '2,28p' "$0" >&2; exit 2 ;;
+	*) sed -n "2,32p" "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -eq 1 ] || { sed -n '2,28p' "$0" >&2; exit 2; }
+[ $# -eq 1 ] || { sed -n "2,32p" "$0" >&2; exit 2; }
 MIB=${MIB:-$((GIB << 10))}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 REWIND=$(realpath "${REWIND_BIN:-$HERE/target/release/rewind}")
 BINS=("new:$REWIND")
 [ -n "${OLD_BIN:-}" ] && BINS=("old:$(realpath "$OLD_BIN")" "${BINS[@]}")
 WALKBENCH=$(realpath "${WALKBENCH:-$HERE/target/release/examples/walkbench}")
-for b in "$REWIND" "$WALKBENCH" /usr/bin/time b3sum openssl python3; do
+for b in "$REWIND" "$WALKBENCH" /usr/bin/time b3sum openssl python3 $PEERS; do
 	command -v "$b" >/dev/null || { echo "scale.sh: $b is missing" >&2; exit 2; }
 done
 mkdir -p "$1"
@@ -132,12 +135,54 @@ steps1() {
 	unset REWIND_STORE
 }
 
+# peers NAME DIR FILES: the same tree through git and restic (PEERS), for memory and time at
+# scale beside rewind's: cold (git add -A + write-tree into a bare repository outside the
+# tree, as ../shared/bench does; restic backup into a local repository), then warm with
+# nothing changed (git status, and add -A + write-tree again; restic backup again).
+peers() {
+	local name=$1 dir=$2 files=$3 p
+	for p in $PEERS; do
+		BIN_LABEL=$p peer1 "$@"
+	done
+}
+
+peer1() {
+	local name=$1 dir=$2 files=$3
+	case $BIN_LABEL in
+	git)
+		local g="$W/git-$name"
+		git init -q --bare "$g"
+		local snap="git --git-dir='$g' --work-tree=. add -A && git --git-dir='$g' --work-tree=. write-tree"
+		warm "$dir"
+		measure "$name" "$files" cold "add -A + write-tree" bash -c "cd '$dir' && $snap"
+		warm "$dir"
+		measure "$name" "$files" warm "add -A + write-tree, nothing changed" bash -c "cd '$dir' && $snap"
+		warm "$dir"
+		measure "$name" "$files" status "status --porcelain" bash -c "cd '$dir' && git --git-dir='$g' --work-tree=. status --porcelain"
+		trash "$g"
+		;;
+	restic)
+		local r="$W/restic-$name"
+		export RESTIC_PASSWORD=scale RESTIC_CACHE_DIR="$W/restic-cache-$name"
+		restic init -q -r "$r" >/dev/null
+		warm "$dir"
+		measure "$name" "$files" cold "backup" bash -c "cd '$dir' && restic -r '$r' backup -q ."
+		warm "$dir"
+		measure "$name" "$files" warm "backup, nothing changed" bash -c "cd '$dir' && restic -r '$r' backup -q ."
+		trash "$r"
+		trash "$RESTIC_CACHE_DIR"
+		;;
+	*) echo "scale.sh: unknown peer $BIN_LABEL (git, restic)" >&2; exit 2 ;;
+	esac
+}
+
 if has_step ref; then
 	echo "== reference tree $REF"
 	trash "$W/ref"
 	cp -a "$REF" "$W/ref"
 	n=$(find "$W/ref" -type f | wc -l)
 	steps ref "$W/ref" "$n"
+	peers ref "$W/ref" "$n"
 	trash "$W/ref"
 fi
 
@@ -145,6 +190,7 @@ if has_step tree && [ -n "${SYNTH:-}" ]; then
 	echo "== synthetic tree $SYNTH (kept)"
 	[ -d "$SYNTH" ] || { echo "scale.sh: SYNTH=$SYNTH is not a directory" >&2; exit 2; }
 	steps synth "$(realpath "$SYNTH")" "$FILES"
+	peers synth "$(realpath "$SYNTH")" "$FILES"
 elif has_step tree; then
 	echo "== synthetic tree: $FILES files in $DIRS directories"
 	trash "$W/synth"
@@ -178,6 +224,7 @@ for d in range(dirs):
 EOF
 	echo "generated in $(echo "$(date +%s.%N) - $t0" | bc) s; $(du -sh "$W/synth" | cut -f1)"
 	steps synth "$W/synth" "$FILES"
+	peers synth "$W/synth" "$FILES"
 	trash "$W/synth"
 fi
 
