@@ -76,7 +76,6 @@ impl Inner {
                 j -= 1;
             }
         }
-        self.recent.shrink_to(MERGE_AT);
     }
 }
 
