@@ -18,7 +18,7 @@ use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 use crossbeam_channel::{Sender, bounded};
 use rayon::prelude::*;
@@ -309,23 +309,37 @@ pub(crate) fn read_files(
         return Ok(Vec::new());
     }
     let (tx, rx) = bounded::<Vec<Put>>(CHANNEL_BATCHES);
+    let runs = runs(entries, to_read);
+    // Workers take runs in order from one cursor, so the prefetcher can run ahead of them all.
+    let next = AtomicUsize::new(0);
+    let done = AtomicBool::new(false);
     std::thread::scope(|s| {
-        let worker = s.spawn(move || {
+        s.spawn(|| prefetch(ctx.root, entries, &runs, &next, &done));
+        let worker = s.spawn(|| {
             // Each run gathers into its own batch and group, sent when full and when the run
             // ends. Runs, not rayon's own splits: those can be a few dozen files, and each
             // would end a group early.
-            runs(entries, to_read)
-                .par_iter()
-                .map(|run| {
-                    let mut batch = Batch::new(&tx, ctx.level);
-                    run.iter()
-                        .map(|&i| read_one(ctx, &entries[i], &mut batch))
-                        .collect::<Vec<_>>()
+            let mut per_run: Vec<(usize, Vec<Read1>)> = (0..rayon::current_num_threads())
+                .into_par_iter()
+                .flat_map_iter(|_| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let k = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(run) = runs.get(k) else { break };
+                        let mut batch = Batch::new(&tx, ctx.level);
+                        let outcomes = run
+                            .iter()
+                            .map(|&i| read_one(ctx, &entries[i], &mut batch))
+                            .collect::<Vec<_>>();
+                        mine.push((k, outcomes));
+                    }
+                    mine
                 })
-                .collect::<Vec<_>>()
-                .into_iter()
-                .flatten()
-                .collect::<Vec<_>>()
+                .collect();
+            drop(tx);
+            done.store(true, Ordering::Relaxed);
+            per_run.sort_unstable_by_key(|(k, _)| *k);
+            per_run.into_iter().flat_map(|(_, o)| o).collect::<Vec<_>>()
         });
         let mut failure = None;
         while let Ok(batch) = rx.recv() {
@@ -344,6 +358,52 @@ pub(crate) fn read_files(
             None => Ok(outcomes),
         }
     })
+}
+
+/// Runs the prefetcher keeps ahead of the highest run a worker took: 8 MiB at most.
+const PREFETCH_RUNS: usize = 4;
+
+/// Asks the kernel to read the small files of the next runs into the page cache while the
+/// workers read the current ones (`posix_fadvise(WILLNEED)` starts the reads and returns).
+/// A worker reads one file at a time, so when the tree is not in the page cache the disk
+/// sees one request per worker and the cores wait: a cold snapshot of a million files, none
+/// cached, took 78 s on two threads and 33 s on eight (`RAYON_NUM_THREADS`), but eight
+/// workers cost twice the memory and nothing when the files are cached. The hint costs an
+/// open and a close per file on this thread. Large files are left to the kernel's own
+/// readahead: one hint would pull all of such a file in at once.
+fn prefetch(
+    root: &Path,
+    entries: &[WalkEntry],
+    runs: &[&[usize]],
+    next: &AtomicUsize,
+    done: &AtomicBool,
+) {
+    use rustix::fs::{Advice, Mode, OFlags};
+    let mut at = 0;
+    while at < runs.len() && !done.load(Ordering::Relaxed) {
+        let taken = next.load(Ordering::Relaxed);
+        at = at.max(taken);
+        if at >= taken + PREFETCH_RUNS || at >= runs.len() {
+            std::thread::sleep(std::time::Duration::from_micros(200));
+            continue;
+        }
+        for &i in runs[at] {
+            let e = &entries[i];
+            if e.ty != EntryType::File || e.stat.size >= blob::CHUNK_THRESHOLD {
+                continue;
+            }
+            let path = join_rel(root, &e.path);
+            // A hint: a file that cannot be opened is the worker's to report.
+            if let Ok(fd) = rustix::fs::open(
+                &path,
+                OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
+                Mode::empty(),
+            ) {
+                let _ = rustix::fs::fadvise(&fd, 0, None, Advice::WillNeed);
+            }
+        }
+        at += 1;
+    }
 }
 
 /// Cuts `to_read` into runs of consecutive files holding about [`RUN_BYTES`], the units the
@@ -831,5 +891,53 @@ mod tests {
         );
         let (_t, f) = file_with(b"");
         assert_eq!(read_small(&f, 0, &mut buf).unwrap().as_ref(), b"");
+    }
+
+    /// Many runs, taken by the workers from one cursor while the prefetcher runs ahead: one
+    /// outcome per file, in the order asked, each the file's content, and a file that is gone
+    /// is the worker's to report, not the prefetcher's.
+    #[test]
+    fn outcomes_come_back_in_order_across_many_runs() {
+        let ws = tempfile::tempdir().unwrap();
+        let store_dir = tempfile::tempdir().unwrap();
+        let store = Store::open(store_dir.path(), crate::store::StoreOptions::default()).unwrap();
+        let mut entries = Vec::new();
+        let mut contents = Vec::new();
+        // ~12 MiB in 96 files: six runs or more.
+        for i in 0..96u32 {
+            let name = format!("f{i:03}");
+            let data: Vec<u8> = (0..128 * 1024u32)
+                .map(|k| (k.wrapping_mul(2_654_435_761).wrapping_add(i * 97) >> 13) as u8)
+                .collect();
+            std::fs::write(ws.path().join(&name), &data).unwrap();
+            let meta = std::fs::symlink_metadata(ws.path().join(&name)).unwrap();
+            entries.push(WalkEntry {
+                path: name.into_bytes(),
+                ty: EntryType::File,
+                stat: Stat::from_metadata(&meta),
+                cached: None,
+                fresh: false,
+            });
+            contents.push(data);
+        }
+        std::fs::remove_file(ws.path().join("f050")).unwrap();
+        let to_read: Vec<usize> = (0..entries.len()).collect();
+        assert!(runs(&entries, &to_read).len() >= 6);
+        let reader = store.reader().unwrap();
+        let progress = crate::progress::NoProgress;
+        let ctx = ReadCtx::new(ws.path(), &reader, 3, false, &progress);
+        let mut sink = Sink::new(&store);
+        let outcomes = read_files(&ctx, &entries, &to_read, &mut sink).unwrap();
+        assert_eq!(outcomes.len(), entries.len());
+        for (i, outcome) in outcomes.iter().enumerate() {
+            match outcome {
+                Read1::Ok { id, size, .. } if i != 50 => {
+                    assert_eq!(*id, Id::of(&contents[i]), "file {i}");
+                    assert_eq!(*size, contents[i].len() as u64);
+                }
+                Read1::Skip(SkipReason::Vanished, _) if i == 50 => {}
+                _ => panic!("file {i}: unexpected outcome"),
+            }
+        }
     }
 }
