@@ -316,6 +316,9 @@ pub(crate) fn read_files(
     std::thread::scope(|s| {
         s.spawn(|| prefetch(ctx.root, entries, &runs, &next, &done));
         let worker = s.spawn(|| {
+            // Stops the prefetcher when the workers are done, and when one panicked: the scope
+            // would otherwise wait for it forever instead of reporting the panic.
+            let _stop = StopOnDrop(&done);
             // Each run gathers into its own batch and group, sent when full and when the run
             // ends. Runs, not rayon's own splits: those can be a few dozen files, and each
             // would end a group early.
@@ -337,7 +340,6 @@ pub(crate) fn read_files(
                 })
                 .collect();
             drop(tx);
-            done.store(true, Ordering::Relaxed);
             per_run.sort_unstable_by_key(|(k, _)| *k);
             per_run.into_iter().flat_map(|(_, o)| o).collect::<Vec<_>>()
         });
@@ -358,6 +360,15 @@ pub(crate) fn read_files(
             None => Ok(outcomes),
         }
     })
+}
+
+/// Sets its flag when dropped, unwinding included.
+struct StopOnDrop<'a>(&'a AtomicBool);
+
+impl Drop for StopOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
 }
 
 /// Runs the prefetcher keeps ahead of the highest run a worker took: 8 MiB at most.
