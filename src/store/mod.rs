@@ -184,11 +184,11 @@ impl Drop for Store {
             && self.file_size().is_some_and(|f| f.needs_fit())
         {
             // First redb's close, even when the handle would skip it: its last commit takes
-            // the lowest free pages and cuts the free ones at the end. That is all a warm
-            // snapshot needs (redb doubled the file for a few pages); compacting instead read
-            // every page of the file, 0.45 s at a million files, on every snapshot. A cold
-            // snapshot's last pages can sit at the far end of the doubled file, where only a
-            // compaction moves them: then the file is opened again for one.
+            // the lowest free pages and cuts the free ones at the end. The store's transactions
+            // allocate the lowest pages too, so that is all a snapshot needs, cold or warm;
+            // compacting instead read every page of the file (0.3 s for the Linux tree, 0.45 s
+            // at a million files). A file an older rewind grew can have pages at its far end,
+            // where only a compaction moves them: then the file is opened again for one.
             // SAFETY: `db` is never used again: this is the store's drop.
             unsafe { ManuallyDrop::drop(&mut self.db) };
             if self.file_size().is_some_and(|f| f.needs_fit()) {
@@ -283,6 +283,9 @@ impl Store {
     }
 
     /// Begins a write transaction, waiting (and saying so once) while another process writes.
+    /// It allocates the lowest free pages (the vendored redb's patch, `vendor/redb/PATCHES.md`),
+    /// so a transaction that grows the file leaves its free end free, for the close to cut (see
+    /// [`Store::fit`]).
     pub(crate) fn begin_write(&self) -> Result<WriteTransaction> {
         let Handle::ReadWrite(db) = &*self.db else {
             return Err(Error::ReadOnlyStore {
@@ -290,7 +293,7 @@ impl Store {
                 why: "the store file could not be opened for writing".into(),
             });
         };
-        match db.try_begin_write() {
+        match db.try_begin_write_lowest() {
             Ok(txn) => return Ok(txn),
             Err(redb::TransactionError::WouldBlock) => {}
             Err(e) => return Err(e.into()),
@@ -301,7 +304,7 @@ impl Store {
         let start = Instant::now();
         let mut pause = Duration::from_millis(2);
         loop {
-            match db.try_begin_write() {
+            match db.try_begin_write_lowest() {
                 Ok(txn) => return Ok(txn),
                 Err(redb::TransactionError::WouldBlock) => {}
                 Err(e) => return Err(e.into()),
@@ -352,16 +355,17 @@ impl Store {
     /// takes, compacting when the gap is larger (and at least [`FIT_MIN_GAP`]); says what it
     /// did. A handle that saw the file grow calls this when it drops.
     ///
-    /// Why: below 4 GiB redb grows its file by doubling, and a large transaction (a cold
-    /// snapshot) leaves some pages it wrote last at the new end, so the file is a hole in the
-    /// middle with a few MiB of data after it: `ls -l` showed 514 MiB for 272 MiB of blocks on
-    /// the Linux tree, and a copy that does not keep holes pays the whole length. redb's own
-    /// trim cuts only free pages at the end; its compaction moves those last pages down into
-    /// the hole first: a few MiB of writes and a handful of synced commits, but redb finds the
-    /// highest pages by reading every page of the file, twice (0.31 s of CPU for the Linux
-    /// tree's 272 MiB store; `benches/store-fit.sh`). The commits are durable, like any
-    /// other, so a handle that skips redb's close afterwards still leaves the file as a kill
-    /// after a commit would.
+    /// Why: below 4 GiB redb grows its file by doubling, and a transaction that allocates with
+    /// redb's default policy fills the small blocks at the new end first, so a large one (a
+    /// cold snapshot) left the file a hole in the middle with pages after it: `ls -l` showed
+    /// 514 MiB for 272 MiB of blocks on the Linux tree, and a copy that does not keep holes pays
+    /// the whole length. The store's own transactions allocate the lowest pages
+    /// (`begin_write`), so what they grow the close's trim cuts; a file an older
+    /// rewind grew needs redb's compaction, which moves the last pages down into the hole: a
+    /// few MiB of writes and a handful of synced commits, but redb finds the highest pages by
+    /// reading every page of the file, twice (0.31 s of CPU for the Linux tree's 272 MiB
+    /// store; `benches/store-fit.sh`). The commits are durable, like any other, so a handle
+    /// that skips redb's close afterwards still leaves the file as a kill after a commit would.
     ///
     /// Another process reading or writing the store makes it skip ([`CompactSkipped::Busy`]),
     /// never wait: the next handle that grows the file tries again, and so does `gc`.
