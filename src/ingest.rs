@@ -19,6 +19,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex};
 
 use crossbeam_channel::{Sender, bounded};
 use rayon::prelude::*;
@@ -311,14 +312,13 @@ pub(crate) fn read_files(
     let (tx, rx) = bounded::<Vec<Put>>(CHANNEL_BATCHES);
     let runs = runs(entries, to_read);
     // Workers take runs in order from one cursor, so the prefetcher can run ahead of them all.
-    let next = AtomicUsize::new(0);
-    let done = AtomicBool::new(false);
+    let cursor = Cursor::default();
     std::thread::scope(|s| {
-        s.spawn(|| prefetch(ctx.root, entries, &runs, &next, &done));
+        s.spawn(|| prefetch(ctx.root, entries, &runs, &cursor));
         let worker = s.spawn(|| {
             // Stops the prefetcher when the workers are done, and when one panicked: the scope
             // would otherwise wait for it forever instead of reporting the panic.
-            let _stop = StopOnDrop(&done);
+            let _stop = StopOnDrop(&cursor);
             // Each run gathers into its own batch and group, sent when full and when the run
             // ends. Runs, not rayon's own splits: those can be a few dozen files, and each
             // would end a group early.
@@ -327,7 +327,7 @@ pub(crate) fn read_files(
                 .flat_map_iter(|_| {
                     let mut mine = Vec::new();
                     loop {
-                        let k = next.fetch_add(1, Ordering::Relaxed);
+                        let k = cursor.take();
                         let Some(run) = runs.get(k) else { break };
                         let mut batch = Batch::new(&tx, ctx.level);
                         let outcomes = run
@@ -362,12 +362,62 @@ pub(crate) fn read_files(
     })
 }
 
-/// Sets its flag when dropped, unwinding included.
-struct StopOnDrop<'a>(&'a AtomicBool);
+/// The next run to read, shared by the workers, and what wakes the prefetcher when it moves.
+///
+/// The prefetcher sleeps on a condition variable, not in a polling loop: polling every 200 µs
+/// woke it ~5,000 times a second on a cached tree, each wake-up taking a core from a worker,
+/// and the snapshot cost ~10% more CPU (the same compression took more cycles).
+#[derive(Default)]
+struct Cursor {
+    next: AtomicUsize,
+    done: AtomicBool,
+    lock: Mutex<()>,
+    moved: Condvar,
+}
+
+impl Cursor {
+    /// Takes the next run's index (past the end once all are taken).
+    fn take(&self) -> usize {
+        let k = self.next.fetch_add(1, Ordering::Relaxed);
+        self.wake();
+        k
+    }
+
+    /// Ends the prefetch: the workers are done.
+    fn stop(&self) {
+        self.done.store(true, Ordering::Relaxed);
+        self.wake();
+    }
+
+    /// Wakes the prefetcher. Under the lock, so a wake between its check and its wait is not
+    /// lost.
+    fn wake(&self) {
+        let _held = self.lock.lock().unwrap_or_else(|p| p.into_inner());
+        self.moved.notify_one();
+    }
+
+    /// The lowest run not yet taken, once it is above `at - ahead` (None once stopped).
+    fn wait_for_room(&self, at: usize, ahead: usize) -> Option<usize> {
+        let mut held = self.lock.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            if self.done.load(Ordering::Relaxed) {
+                return None;
+            }
+            let taken = self.next.load(Ordering::Relaxed);
+            if at < taken + ahead {
+                return Some(taken);
+            }
+            held = self.moved.wait(held).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+}
+
+/// Stops the prefetch when dropped, unwinding included.
+struct StopOnDrop<'a>(&'a Cursor);
 
 impl Drop for StopOnDrop<'_> {
     fn drop(&mut self) {
-        self.0.store(true, Ordering::Relaxed);
+        self.0.stop();
     }
 }
 
@@ -382,23 +432,16 @@ const PREFETCH_RUNS: usize = 4;
 /// workers cost twice the memory and nothing when the files are cached. The hint costs an
 /// open and a close per file on this thread. Large files are left to the kernel's own
 /// readahead: one hint would pull all of such a file in at once.
-fn prefetch(
-    root: &Path,
-    entries: &[WalkEntry],
-    runs: &[&[usize]],
-    next: &AtomicUsize,
-    done: &AtomicBool,
-) {
+fn prefetch(root: &Path, entries: &[WalkEntry], runs: &[&[usize]], cursor: &Cursor) {
     use rustix::fs::{Advice, Mode, OFlags};
     let mut at = 0;
-    while at < runs.len() && !done.load(Ordering::Relaxed) {
-        let taken = next.load(Ordering::Relaxed);
+    while at < runs.len() {
+        let Some(taken) = cursor.wait_for_room(at, PREFETCH_RUNS) else {
+            return;
+        };
         at = at.max(taken);
-        if at >= taken + PREFETCH_RUNS || at >= runs.len() {
-            std::thread::sleep(std::time::Duration::from_micros(200));
-            continue;
-        }
-        for &i in runs[at] {
+        let Some(run) = runs.get(at) else { return };
+        for &i in *run {
             let e = &entries[i];
             if e.ty != EntryType::File || e.stat.size >= blob::CHUNK_THRESHOLD {
                 continue;
