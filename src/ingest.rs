@@ -315,9 +315,12 @@ pub(crate) fn read_files(
     let cursor = Cursor::default();
     std::thread::scope(|s| {
         s.spawn(|| prefetch(ctx.root, entries, &runs, &cursor));
+        // Stops the prefetcher when this thread leaves the scope, however: a failed spawn of
+        // the workers would otherwise leave the scope waiting for it forever.
+        let _stop = StopOnDrop(&cursor);
         let worker = s.spawn(|| {
-            // Stops the prefetcher when the workers are done, and when one panicked: the scope
-            // would otherwise wait for it forever instead of reporting the panic.
+            // And as soon as the workers are done, or one panicked (before the writer loop
+            // below ends): the scope would otherwise wait for it instead of reporting the panic.
             let _stop = StopOnDrop(&cursor);
             // Each run gathers into its own batch and group, sent when full and when the run
             // ends. Runs, not rayon's own splits: those can be a few dozen files, and each
