@@ -436,7 +436,6 @@ const PREFETCH_RUNS: usize = 4;
 /// open and a close per file on this thread. Large files are left to the kernel's own
 /// readahead: one hint would pull all of such a file in at once.
 fn prefetch(root: &Path, entries: &[WalkEntry], runs: &[&[usize]], cursor: &Cursor) {
-    use rustix::fs::{Advice, Mode, OFlags};
     let mut at = 0;
     while at < runs.len() {
         let Some(taken) = cursor.wait_for_room(at, PREFETCH_RUNS) else {
@@ -449,14 +448,9 @@ fn prefetch(root: &Path, entries: &[WalkEntry], runs: &[&[usize]], cursor: &Curs
             if e.ty != EntryType::File || e.stat.size >= blob::CHUNK_THRESHOLD {
                 continue;
             }
-            let path = join_rel(root, &e.path);
             // A hint: a file that cannot be opened is the worker's to report.
-            if let Ok(fd) = rustix::fs::open(
-                &path,
-                OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
-                Mode::empty(),
-            ) {
-                let _ = rustix::fs::fadvise(&fd, 0, None, Advice::WillNeed);
+            if let Ok(file) = open_entry(&join_rel(root, &e.path)) {
+                let _ = rustix::fs::fadvise(&file, 0, None, rustix::fs::Advice::WillNeed);
             }
         }
         at += 1;
@@ -614,18 +608,21 @@ fn read_symlink(ctx: &ReadCtx, path: &Path, batch: &mut Batch) -> Result<Read1> 
     })
 }
 
+/// Opens a walked file for reading. O_NOFOLLOW: the entry may have been swapped for a symlink
+/// since the walk; O_NONBLOCK: or for a fifo, whose open would block forever.
+fn open_entry(path: &Path) -> std::io::Result<File> {
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+}
+
 /// Reads a regular file; if its stat changes while it is read, reads it again (twice at most)
 /// and then reports it as unstable.
 fn read_file(ctx: &ReadCtx, path: &Path, batch: &mut Batch) -> Result<Read1> {
     let mut last = None;
     for _ in 0..3 {
-        // O_NOFOLLOW: the entry may have been swapped for a symlink since the walk; O_NONBLOCK:
-        // or for a fifo, whose open would block forever.
-        let file = match std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-            .open(path)
-        {
+        let file = match open_entry(path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Ok(Read1::Skip(
