@@ -140,6 +140,7 @@ impl Ctx {
                 command: std::env::args_os()
                     .map(|a| a.to_string_lossy().into_owned())
                     .collect(),
+                actor: None,
                 refused_workspaces: refused_workspaces(),
                 skip_close: self.skip_close,
             },

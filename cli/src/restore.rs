@@ -216,6 +216,7 @@ pub fn op(ctx: &Ctx, a: OpArgs) -> CliResult {
                     "before": o.before.map(|i| i.hex()),
                     "after": o.after.map(|i| i.hex()),
                     "command": o.command,
+                    "actor": o.actor,
                     "reverses": o.reverses,
                     "changed_workspace": r.changed_workspace,
                 })
@@ -237,9 +238,15 @@ pub fn op(ctx: &Ctx, a: OpArgs) -> CliResult {
             Some(t) => format!("{} {t}", r.kind),
             None => r.kind.clone(),
         };
+        // Who, when not the local user: a server records the caller.
+        let by = o
+            .actor
+            .as_ref()
+            .map(|a| format!("  (by {a})"))
+            .unwrap_or_default();
         writeln!(
             out,
-            "{:>5}  {}  {:<13} {}{}  {}",
+            "{:>5}  {}  {:<13} {}{}  {}{by}",
             o.id,
             format_time(o.time_ns),
             kind,

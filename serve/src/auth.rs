@@ -1,19 +1,14 @@
 //! The bearer token: generated once into the store directory (`serve.token`, mode 0600) and
-//! required on every request when the server listens beyond loopback (or when asked). It is
-//! compared in constant time, so response timing says nothing about how much of a guess was
-//! right.
+//! required on every request (only a Unix socket may go without it; [`crate::guard`] checks
+//! it). It is compared in constant time, so response timing says nothing about how much of a
+//! guess was right.
 
 use std::io::{Read, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
-use axum::extract::{Request, State};
-use axum::http::StatusCode;
-use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
+use axum::http::HeaderMap;
 use subtle::ConstantTimeEq;
-
-use crate::error::ApiError;
 
 /// The token file's name inside the store directory.
 pub const TOKEN_FILE: &str = "serve.token";
@@ -55,24 +50,27 @@ pub fn matches(token: &[u8], given: &[u8]) -> bool {
 }
 
 /// How a request proved it knows the token.
-#[derive(PartialEq, Eq)]
-enum Via {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Via {
+    /// `Authorization: Bearer T`.
     Header,
+    /// The review page's cookie `rewind_token=T`.
     Cookie,
+    /// `?token=T` (only the event stream takes it: see [`crate::guard`]).
     Query,
 }
 
 /// The token a request carries: `Authorization: Bearer T`, the review page's cookie
-/// `rewind_token=T`, or `?token=T` (EventSource in a browser cannot set headers).
-fn presented(req: &Request) -> Option<(String, Via)> {
-    if let Some(h) = req.headers().get(axum::http::header::AUTHORIZATION) {
+/// `rewind_token=T`, or `?token=T` in `query`.
+pub(crate) fn presented(headers: &HeaderMap, query: Option<&str>) -> Option<(String, Via)> {
+    if let Some(h) = headers.get(axum::http::header::AUTHORIZATION) {
         let h = h.to_str().ok()?;
         let (scheme, t) = h.split_once(' ')?;
         return scheme
             .eq_ignore_ascii_case("bearer")
             .then(|| (t.trim().to_string(), Via::Header));
     }
-    for h in req.headers().get_all(axum::http::header::COOKIE) {
+    for h in headers.get_all(axum::http::header::COOKIE) {
         let Ok(h) = h.to_str() else { continue };
         for c in h.split(';') {
             if let Some(t) = c.trim().strip_prefix("rewind_token=") {
@@ -80,64 +78,20 @@ fn presented(req: &Request) -> Option<(String, Via)> {
             }
         }
     }
-    req.uri().query().and_then(|q| {
-        q.split('&')
-            .filter_map(|kv| kv.split_once('='))
-            .find(|(k, _)| *k == "token")
-            .map(|(_, v)| (v.to_string(), Via::Query))
-    })
+    query_token(query).map(|t| (t.to_string(), Via::Query))
 }
 
-/// Routes open without the token: the page's login form and its static assets.
-fn open_route(path: &str) -> bool {
-    path == "/login" || path.starts_with("/assets/")
+fn query_token(query: Option<&str>) -> Option<&str> {
+    query?
+        .split('&')
+        .filter_map(|kv| kv.split_once('='))
+        .find(|(k, _)| *k == "token")
+        .map(|(_, v)| v)
 }
 
-fn refuse(message: &'static str) -> Response {
-    let mut r = ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", message).into_response();
-    r.headers_mut().insert(
-        axum::http::header::WWW_AUTHENTICATE,
-        axum::http::HeaderValue::from_static("Bearer"),
-    );
-    r
-}
-
-/// Middleware: when the server has a token, refuses a request without it (401
-/// `unauthorized`; a page request from a browser is sent to `/login` instead). A write
-/// authenticated by the page's cookie must also carry `X-Rewind-Page: 1`, which a cross-site
-/// form cannot send.
-pub async fn require(State(st): State<crate::AppState>, req: Request, next: Next) -> Response {
-    if !st.token_required() || open_route(req.uri().path()) {
-        return next.run(req).await;
-    }
-    let page = !req.uri().path().starts_with("/v1/");
-    let wants_html = req
-        .headers()
-        .get(axum::http::header::ACCEPT)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.contains("text/html"));
-    match presented(&req) {
-        Some((t, via)) if st.token_matches(t.as_bytes()) => {
-            let safe = matches!(req.method().as_str(), "GET" | "HEAD");
-            if via == Via::Cookie
-                && !safe
-                && req.headers().get("x-rewind-page").is_none_or(|v| v != "1")
-            {
-                return ApiError::new(
-                    StatusCode::FORBIDDEN,
-                    "forbidden",
-                    "a write with the page's cookie needs the header X-Rewind-Page: 1",
-                )
-                .into_response();
-            }
-            next.run(req).await
-        }
-        _ if page && wants_html => axum::response::Redirect::to("/login").into_response(),
-        Some(_) => refuse("wrong token (see serve.token in the store directory)"),
-        None => refuse(
-            "a token is required: Authorization: Bearer TOKEN (serve.token in the store directory)",
-        ),
-    }
+/// Whether the query string carries a token.
+pub(crate) fn in_query(query: Option<&str>) -> bool {
+    query_token(query).is_some()
 }
 
 #[cfg(test)]

@@ -72,6 +72,9 @@ pub struct StoreOptions {
     pub on_notice: Option<Notice>,
     /// The command line recorded in the operation log for what this handle does.
     pub command: Vec<String>,
+    /// Who the operation log records as having started what this handle does, when not the
+    /// local user (a server names the caller); None for a command run by hand.
+    pub actor: Option<String>,
     /// Directories refused as workspaces unless an operation is forced, besides `/` (always
     /// refused): the CLI passes the user's home directory. The library reads no `HOME`.
     pub refused_workspaces: Vec<PathBuf>,
@@ -97,6 +100,7 @@ impl Default for StoreOptions {
             on_wait: None,
             on_notice: None,
             command: Vec::new(),
+            actor: None,
             refused_workspaces: Vec::new(),
             skip_close: false,
         }
@@ -275,6 +279,11 @@ impl Store {
     /// The command line recorded in operations.
     pub fn command(&self) -> &[String] {
         &self.opts.command
+    }
+
+    /// Who operations are recorded as started by (see [`StoreOptions::actor`]).
+    pub fn actor(&self) -> Option<&str> {
+        self.opts.actor.as_deref()
     }
 
     /// A consistent read view of the store.

@@ -29,11 +29,31 @@ pub struct OpRecord {
     pub reverses: Option<u64>,
     /// Whether it changed files in the workspace (a snapshot does not).
     pub changed_workspace: bool,
+    /// Who started it when not the local user at a terminal: a server names the credential
+    /// the request carried and where it came from. None for a command run by hand, and for
+    /// every record written before the field existed.
+    pub actor: Option<String>,
+}
+
+/// The record as stored before `actor` existed (postcard is not self-describing: a record is
+/// read as the newest layout, else as this one). A build without `actor` reads a newer record
+/// too: postcard ignores the trailing bytes.
+#[derive(Deserialize)]
+struct OpRecordV1 {
+    id: u64,
+    time_ns: i64,
+    kind: String,
+    workspace: Vec<u8>,
+    before: Option<Id>,
+    after: Option<Id>,
+    command: Vec<String>,
+    reverses: Option<u64>,
+    changed_workspace: bool,
 }
 
 impl OpRecord {
-    /// An operation finishing now, with the command line of `store`'s handle. It changed the
-    /// workspace and reverses nothing, unless the caller says otherwise.
+    /// An operation finishing now, with the command line and the actor of `store`'s handle. It
+    /// changed the workspace and reverses nothing, unless the caller says otherwise.
     pub fn new(
         store: &super::Store,
         kind: impl Into<String>,
@@ -51,15 +71,31 @@ impl OpRecord {
             command: store.command().to_vec(),
             reverses: None,
             changed_workspace: true,
+            actor: store.actor().map(str::to_string),
         }
     }
 
-    /// Decodes a stored record.
+    /// Decodes a stored record, of this layout or of the one before `actor`.
     pub fn decode(bytes: &[u8]) -> Result<OpRecord> {
-        postcard::from_bytes(bytes).map_err(|e| Error::Corrupt {
+        if let Ok(op) = postcard::from_bytes::<OpRecord>(bytes) {
+            return Ok(op);
+        }
+        let old: OpRecordV1 = postcard::from_bytes(bytes).map_err(|e| Error::Corrupt {
             kind: "operation",
             id: String::new(),
             why: e.to_string(),
+        })?;
+        Ok(OpRecord {
+            id: old.id,
+            time_ns: old.time_ns,
+            kind: old.kind,
+            workspace: old.workspace,
+            before: old.before,
+            after: old.after,
+            command: old.command,
+            reverses: old.reverses,
+            changed_workspace: old.changed_workspace,
+            actor: None,
         })
     }
 }

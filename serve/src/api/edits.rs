@@ -15,6 +15,7 @@ use super::{
 };
 use crate::AppState;
 use crate::error::{ApiError, ApiResult};
+use crate::guard::Caller;
 use crate::paths;
 
 /// A JSON body that may be empty (then every field takes its default).
@@ -38,11 +39,12 @@ pub struct TakeBody {
 pub async fn take_snapshot(
     State(st): State<AppState>,
     Path(ws): Path<u64>,
+    caller: Caller,
     b: Bytes,
 ) -> ApiResult<(StatusCode, Json<Value>)> {
     let b: TakeBody = body(&b)?;
     blocking(&st, move |st| {
-        let store = st.store();
+        let store = &st.store_for(&caller, caller.command(&[]))?;
         let w = workspace(store, ws)?;
         let opts = rewind::SnapshotOptions {
             message: b.message.unwrap_or_default(),
@@ -106,12 +108,13 @@ pub struct RestoreBody {
 pub async fn restore(
     State(st): State<AppState>,
     Path(ws): Path<u64>,
+    caller: Caller,
     b: Bytes,
 ) -> ApiResult<Json<Value>> {
     let b: RestoreBody = body(&b)?;
     let paths = paths::rel_paths(&b.paths)?;
     blocking(&st, move |st| {
-        let store = st.store();
+        let store = &st.store_for(&caller, caller.command(&[]))?;
         let w = workspace(store, ws)?;
         let root = root_of(&w);
         let target = snapshot_id(store, &root, b.rev.as_deref().unwrap_or("@"))?;
@@ -161,12 +164,13 @@ pub struct RevertBody {
 pub async fn revert(
     State(st): State<AppState>,
     Path(ws): Path<u64>,
+    caller: Caller,
     b: Bytes,
 ) -> ApiResult<Json<Value>> {
     let b: RevertBody = body(&b)?;
     let paths = paths::rel_paths(&b.paths)?;
     blocking(&st, move |st| {
-        let store = st.store();
+        let store = &st.store_for(&caller, caller.command(&[]))?;
         let w = workspace(store, ws)?;
         let root = root_of(&w);
         let a = snapshot_id(store, &root, b.from.as_deref().unwrap_or("@~1"))?;
@@ -195,6 +199,7 @@ pub async fn apply(
     State(st): State<AppState>,
     Path(ws): Path<u64>,
     RawQuery(q): RawQuery,
+    caller: Caller,
     patch: Bytes,
 ) -> ApiResult<Json<Value>> {
     let q = q.as_deref();
@@ -212,7 +217,7 @@ pub async fn apply(
     }
     let base = query_all(q, "base").pop();
     blocking(&st, move |st| {
-        let store = st.store();
+        let store = &st.store_for(&caller, caller.command(&[]))?;
         let w = workspace(store, ws)?;
         let root = root_of(&w);
         if let Some(base) = &base {
@@ -241,7 +246,13 @@ pub struct UndoBody {
     force: bool,
 }
 
-async fn undo_or_redo(st: AppState, ws: u64, b: Bytes, redo: bool) -> ApiResult<Json<Value>> {
+async fn undo_or_redo(
+    st: AppState,
+    ws: u64,
+    caller: Caller,
+    b: Bytes,
+    redo: bool,
+) -> ApiResult<Json<Value>> {
     let b: UndoBody = body(&b)?;
     if redo && b.op.is_some() {
         return Err(ApiError::bad_request(
@@ -249,7 +260,7 @@ async fn undo_or_redo(st: AppState, ws: u64, b: Bytes, redo: bool) -> ApiResult<
         ));
     }
     blocking(&st, move |st| {
-        let store = st.store();
+        let store = &st.store_for(&caller, caller.command(&[]))?;
         let w = workspace(store, ws)?;
         let (target, r) =
             rewind::undo::undo(store, &root_of(&w), redo, b.op, b.force, &NoProgress)?;
@@ -268,16 +279,18 @@ async fn undo_or_redo(st: AppState, ws: u64, b: Bytes, redo: bool) -> ApiResult<
 pub async fn undo(
     State(st): State<AppState>,
     Path(ws): Path<u64>,
+    caller: Caller,
     b: Bytes,
 ) -> ApiResult<Json<Value>> {
-    undo_or_redo(st, ws, b, false).await
+    undo_or_redo(st, ws, caller, b, false).await
 }
 
 /// `POST /v1/workspaces/{ws}/redo`.
 pub async fn redo(
     State(st): State<AppState>,
     Path(ws): Path<u64>,
+    caller: Caller,
     b: Bytes,
 ) -> ApiResult<Json<Value>> {
-    undo_or_redo(st, ws, b, true).await
+    undo_or_redo(st, ws, caller, b, true).await
 }

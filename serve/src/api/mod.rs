@@ -99,13 +99,18 @@ pub fn table() -> Vec<(&'static str, &'static str, MethodRouter<AppState>)> {
     ]
 }
 
-/// The API's routes, from [`table`].
-pub fn routes() -> Router<AppState> {
+/// The API's routes, from [`table`], each behind [`crate::guard::route`] (the server's policy
+/// and the body's type).
+pub fn routes(state: &AppState) -> Router<AppState> {
     table()
         .into_iter()
         .fold(Router::new(), |r, (_, path, handler)| {
             r.route(path, handler)
         })
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            crate::guard::route,
+        ))
         .layer(DefaultBodyLimit::max(JSON_LIMIT))
 }
 

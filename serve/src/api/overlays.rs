@@ -14,6 +14,7 @@ use super::edits::body;
 use super::{blocking, root_of, snapshot_id, text, workspace};
 use crate::AppState;
 use crate::error::{ApiError, ApiResult};
+use crate::guard::Caller;
 use crate::paths;
 
 /// `Overlay`: with `pending` (None when it could not be computed) and whether a command runs.
@@ -82,6 +83,7 @@ pub struct CreateBody {
 pub async fn create(
     State(st): State<AppState>,
     Path(ws): Path<u64>,
+    caller: Caller,
     b: Bytes,
 ) -> ApiResult<(StatusCode, Json<Value>)> {
     let b: CreateBody = body(&b)?;
@@ -96,7 +98,7 @@ pub async fn create(
         }
     };
     blocking(&st, move |st| {
-        let store = st.store();
+        let store = &st.store_for(&caller, caller.command(&[]))?;
         let w = workspace(store, ws)?;
         let root = root_of(&w);
         let from = match &b.rev {
@@ -131,10 +133,12 @@ pub async fn show(State(st): State<AppState>, Path(key): Path<String>) -> ApiRes
 pub async fn drop_overlay(
     State(st): State<AppState>,
     Path(key): Path<String>,
+    caller: Caller,
 ) -> ApiResult<Json<Value>> {
     blocking(&st, move |st| {
-        let r = ov::find(st.store(), &key)?;
-        ov::drop_overlay(st.store(), &r)?;
+        let store = &st.store_for(&caller, caller.command(&[]))?;
+        let r = ov::find(store, &key)?;
+        ov::drop_overlay(store, &r)?;
         Ok(Json(json!({"dropped": r.id})))
     })
     .await
@@ -173,6 +177,7 @@ pub struct PickBody {
 pub async fn accept(
     State(st): State<AppState>,
     Path(key): Path<String>,
+    caller: Caller,
     b: Bytes,
 ) -> ApiResult<Json<Value>> {
     use rewind::carry::ConflictPolicy as P;
@@ -191,7 +196,7 @@ pub async fn accept(
         }
     };
     blocking(&st, move |st| {
-        let store = st.store();
+        let store = &st.store_for(&caller, caller.command(&[]))?;
         let mut r = ov::find(store, &key)?;
         let opts = rewind::AcceptOptions {
             paths,
@@ -217,6 +222,7 @@ pub async fn accept(
 pub async fn reject(
     State(st): State<AppState>,
     Path(key): Path<String>,
+    caller: Caller,
     b: Bytes,
 ) -> ApiResult<Json<Value>> {
     let b: PickBody = body(&b)?;
@@ -225,7 +231,7 @@ pub async fn reject(
     }
     let paths = paths::rel_paths(&b.paths)?;
     blocking(&st, move |st| {
-        let store = st.store();
+        let store = &st.store_for(&caller, caller.command(&[]))?;
         let mut r = ov::find(store, &key)?;
         let rep = ov::reject(store, &mut r, &paths, &b.hunks)?;
         Ok(Json(json!({
@@ -249,6 +255,7 @@ pub struct RunBody {
 pub async fn run(
     State(st): State<AppState>,
     Path(key): Path<String>,
+    caller: Caller,
     b: Bytes,
 ) -> ApiResult<Json<Value>> {
     let b: RunBody = body(&b)?;
@@ -272,5 +279,5 @@ pub async fn run(
         }),
         ..Default::default()
     };
-    super::run::start(&st, root, opts, true).await
+    super::run::start(&st, &caller, root, opts, true).await
 }

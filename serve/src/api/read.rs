@@ -399,6 +399,7 @@ pub(crate) fn op_json(a: &rewind::store::oplog::ActionRow, ws: u64, undone: bool
         "after": a.op.after.map(|i| i.hex()),
         "time_ns": a.op.time_ns,
         "command": a.op.command.join(" "),
+        "actor": a.op.actor,
         "reverses": a.op.reverses,
         "changed_workspace": a.changed_workspace,
         "undone": undone,

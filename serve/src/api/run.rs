@@ -17,6 +17,7 @@ use super::edits::body;
 use super::{blocking, root_of, workspace};
 use crate::AppState;
 use crate::error::{ApiError, ApiResult};
+use crate::guard::Caller;
 
 /// `POST /v1/workspaces/{ws}/run` body.
 #[derive(Deserialize)]
@@ -50,7 +51,12 @@ impl Default for RunBody {
 }
 
 /// `POST /v1/workspaces/{ws}/run`.
-pub async fn run(State(st): State<AppState>, Path(ws): Path<u64>, b: Bytes) -> ApiResult<Response> {
+pub async fn run(
+    State(st): State<AppState>,
+    Path(ws): Path<u64>,
+    caller: Caller,
+    b: Bytes,
+) -> ApiResult<Response> {
     let b: RunBody = body(&b)?;
     if b.command.is_empty() {
         return Err(ApiError::bad_request("`command` is empty"));
@@ -67,16 +73,17 @@ pub async fn run(State(st): State<AppState>, Path(ws): Path<u64>, b: Bytes) -> A
         ..Default::default()
     };
     if b.wait {
-        return Ok(start(&st, root, opts, true).await?.into_response());
+        return Ok(start(&st, &caller, root, opts, true).await?.into_response());
     }
-    let Json(v) = start(&st, root, opts, false).await?;
+    let Json(v) = start(&st, &caller, root, opts, false).await?;
     Ok((StatusCode::ACCEPTED, Json(v)).into_response())
 }
 
 /// Starts a run on the blocking pool: with `wait`, answers with its result; else with
-/// `{"run": ID}` at once.
+/// `{"run": ID}` at once. The operation log records `caller` and the command it ran.
 pub(crate) async fn start(
     st: &AppState,
+    caller: &Caller,
     root: PathBuf,
     opts: rewind::RunOptions,
     wait: bool,
@@ -85,16 +92,11 @@ pub(crate) async fn start(
     let dir = st.store().dir().to_path_buf();
     let st2 = st.clone();
     let ws_text = root.display().to_string();
+    let mut shown = vec!["--".to_string()];
+    shown.extend(opts.command.iter().map(|a| a.to_string_lossy().into_owned()));
+    let sopts = st.store_options(caller, caller.command(&shown));
     let task = tokio::task::spawn_blocking(move || {
-        let open = || {
-            rewind::Store::open(
-                &dir,
-                rewind::StoreOptions {
-                    create: false,
-                    ..Default::default()
-                },
-            )
-        };
+        let open = || rewind::Store::open(&dir, sopts.clone());
         let result = rewind::run(&open, &root, &opts, &mut |e| {
             let mut v = json!(e);
             v["run"] = json!(id);

@@ -227,7 +227,10 @@ fn workspace_view(store: &rewind::Store, id: u64) -> Result<String, PageError> {
                  <td>{}</td><td>{diff}</td></tr>",
                 op.id,
                 op.id,
-                html::escape(&op.command.join(" ")),
+                html::escape(&match &op.actor {
+                    Some(a) => format!("{} (by {a})", op.command.join(" ")),
+                    None => op.command.join(" "),
+                }),
                 html::time(op.time_ns),
             );
         }

@@ -1,10 +1,11 @@
 //! Signing a browser in when the server requires its token.
 //!
 //! A browser cannot put `Authorization: Bearer` on a page navigation, so the page works on a
-//! cookie: `/login?token=T` (the URL `rewind serve` prints) or the form at `/login` checks T
+//! cookie: `/login?token=T` (the URL `rewind serve` prints on a terminal) or the form at
+//! `/login` checks T
 //! in constant time and sets `rewind_token=T` (HttpOnly, SameSite=Strict), which the server's
-//! auth layer accepts like the header. The page's script adds `X-Rewind-Page: 1` to its writes,
-//! which the auth layer demands of cookie-authenticated writes: a cross-site form cannot send
+//! guard accepts like the header. The page's script adds `X-Rewind-Page: 1` to its writes,
+//! which the guard demands of cookie-authenticated writes: a cross-site form cannot send
 //! it. Without a token required, `/login` just leads to `/`.
 
 use axum::extract::{Query, State};
@@ -15,7 +16,7 @@ use serde::Deserialize;
 use super::{html, layout};
 use crate::AppState;
 
-/// The cookie the auth layer reads.
+/// The cookie the guard reads.
 const COOKIE: &str = "rewind_token";
 
 /// `/login`'s query.
@@ -86,8 +87,8 @@ fn form_page(status: StatusCode, error: Option<&str>) -> Response {
         .unwrap_or_default();
     let body = format!(
         "<h1>Sign in</h1>{error}<p>This server requires its token: the line <code>review page: \
-         …/login?token=…</code> that <code>rewind serve</code> printed signs you in, or paste the \
-         token from <code>serve.token</code> in the store directory.</p>\
+         …/login?token=…</code> that <code>rewind serve</code> printed on its terminal signs you \
+         in, or paste the token from <code>serve.token</code> in the store directory.</p>\
          <form method=\"post\" action=\"/login\" class=\"compare\"><input type=\"password\" \
          name=\"token\" autocomplete=\"current-password\" size=\"70\" autofocus> \
          <button type=\"submit\" class=\"primary\">Sign in</button></form>"
