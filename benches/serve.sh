@@ -34,20 +34,21 @@ done
 SERVER=$!
 for _ in $(seq 100); do [ -s "$WORK/serve.out" ] && break; sleep 0.1; done
 URL=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["listening"])' "$WORK/serve.out")
+TOKEN=$(cat "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["token_file"])' "$WORK/serve.out")")
 echo "server: $URL pid $SERVER"
 echo "idle server memory (VmRSS after start): $(grep VmRSS /proc/$SERVER/status | awk '{print $2, $3}')"
 tar -cf - -C "$WORK" ws > /dev/null   # warm the tree
 
-python3 - "$URL" "$R" "$WORK/ws" "$SERVER" <<'PY'
+python3 - "$URL" "$R" "$WORK/ws" "$SERVER" "$TOKEN" <<'PY'
 import http.client, json, os, statistics, subprocess, sys, threading, time, urllib.parse
-url, rewind, ws, pid = sys.argv[1:]
+url, rewind, ws, pid, token = sys.argv[1:]
 host = urllib.parse.urlparse(url).netloc
 
 def conn():
     return http.client.HTTPConnection(host, timeout=120)
 
 def get(c, path):
-    c.request("GET", path)
+    c.request("GET", path, headers={"Authorization": "Bearer " + token})
     r = c.getresponse()
     body = r.read()
     assert r.status == 200, (r.status, body[:200])
@@ -101,7 +102,7 @@ PY
 if command -v ab >/dev/null; then
 	for p in "/v1/workspaces/1/files/%40/Makefile" "/v1/workspaces/1/tree/%40?path=kernel" \
 		"/v1/workspaces/1" "/v1/workspaces/1/files/%40/README"; do
-		out=$(ab -k -q -c 4 -t 10 -n 10000000 "$URL$p" 2>&1)
+		out=$(ab -k -q -c 4 -t 10 -n 10000000 -H "Authorization: Bearer $TOKEN" "$URL$p" 2>&1)
 		rate=$(awk '/Requests per second/ {print $4}' <<<"$out")
 		p50=$(awk '$1 == "50%" {print $2}' <<<"$out")
 		p99=$(awk '$1 == "99%" {print $2}' <<<"$out")

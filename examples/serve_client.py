@@ -3,6 +3,10 @@
 
     python3 examples/serve_client.py http://127.0.0.1:7878 [TOKEN]
 
+TOKEN is the content of serve.token in the store directory (read from there when not given,
+with the store at REWIND_STORE or ~/.local/share/rewind); the server requires it on every
+request.
+
 It lists the workspaces, takes a snapshot of the first one, shows what changed since the
 snapshot before, stores and reads back an artifact, and prints one line per step. Errors come
 back as JSON with a stable "code" (see serve/openapi.json); this client raises them as
@@ -10,6 +14,7 @@ RewindError.
 """
 
 import json
+import os
 import sys
 import urllib.error
 import urllib.parse
@@ -74,7 +79,15 @@ def main(argv):
     if len(argv) < 2:
         print(__doc__.strip(), file=sys.stderr)
         return 2
-    api = Rewind(argv[1], argv[2] if len(argv) > 2 else None)
+    token = argv[2] if len(argv) > 2 else None
+    if token is None:
+        store = os.environ.get("REWIND_STORE") or os.path.expanduser("~/.local/share/rewind")
+        try:
+            with open(os.path.join(store, "serve.token")) as f:
+                token = f.read().strip()
+        except OSError:
+            pass
+    api = Rewind(argv[1], token)
     wss = api.workspaces()
     print(f"workspaces: {len(wss)}")
     if not wss:

@@ -87,8 +87,9 @@ fn start_and_read(
     (proc, found)
 }
 
-/// `rewind serve ARGS` on a free loopback port: its base URL and the review page's URL it
-/// prints (the login URL when a token is required).
+/// `rewind serve ARGS` on a free loopback port: its base URL and the URL that signs a browser
+/// in (`/login?token=`, made from the token file its JSON line names: the line itself never
+/// holds the token).
 fn serve(env: &Env, args: &[&str]) -> (Proc, String, String) {
     let mut cmd = env.cmd();
     cmd.args(["--json", "serve", "--listen", "127.0.0.1:0"])
@@ -104,7 +105,14 @@ fn serve(env: &Env, args: &[&str]) -> (Proc, String, String) {
         .expect("listening")
         .trim_end_matches('/');
     let page = v["page"].as_str().expect("the page's URL");
-    (proc, url.to_string(), page.to_string())
+    assert!(
+        !page.contains("token"),
+        "the JSON line holds no token: {page}"
+    );
+    let file = v["token_file"].as_str().expect("a token file by default");
+    let token = std::fs::read_to_string(file).expect("the token file");
+    let login = format!("{url}/login?token={}", token.trim());
+    (proc, url.to_string(), login)
 }
 
 /// One request to chromedriver's WebDriver endpoint on loopback; the status and the body
@@ -298,6 +306,16 @@ fn overlay_on(env: &Env) -> std::path::PathBuf {
     std::path::PathBuf::from(env.ok(&["overlay", "path", "review"]).trim())
 }
 
+/// Opens the login URL: the browser holds the page's cookie from then on.
+fn sign_in(b: &Browser, login: &str) {
+    b.goto(login);
+    b.wait_for(
+        "the workspaces after signing in",
+        "return document.getElementById('workspaces') !== null;",
+        json!([]),
+    );
+}
+
 fn read(p: &Path) -> Vec<u8> {
     std::fs::read(p).unwrap_or_else(|e| panic!("reading {}: {e}", p.display()))
 }
@@ -318,7 +336,8 @@ fn accept_and_reject_hunks_and_files_then_undo() {
     common::write_file(&ov, b"new.txt", b"brand new\n");
     std::fs::remove_file(ov.join("old.txt")).expect("delete in overlay");
 
-    let (_server, url, _) = serve(&env, &[]);
+    let (_server, url, login) = serve(&env, &[]);
+    sign_in(&b, &login);
     b.goto(&format!("{url}/overlay/review"));
     b.wait_for(
         "the overlay's review",
@@ -428,7 +447,8 @@ fn markup_in_names_contents_and_messages_is_shown_as_text() {
     let ov = overlay_on(&env);
     common::write_file(&ov, b"plain.txt", b"<i onmouseover=x>three</i>\n");
 
-    let (_server, url, _) = serve(&env, &[]);
+    let (_server, url, login) = serve(&env, &[]);
+    sign_in(&b, &login);
     for page in [
         "/",
         "/w/1",
@@ -487,17 +507,13 @@ fn markup_in_names_contents_and_messages_is_shown_as_text() {
 }
 
 #[test]
-fn with_a_token_the_printed_url_signs_in_and_the_buttons_work() {
+fn the_login_url_signs_in_and_the_buttons_work() {
     let Some(b) = browser() else { return };
     let env = Env::new();
     env.write("a.txt", b"one\n");
     let ov = overlay_on(&env);
     common::write_file(&ov, b"a.txt", b"two\n");
-    let (_server, url, page) = serve(&env, &["--require-token"]);
-    assert!(
-        page.contains("/login?token="),
-        "the printed URL signs in: {page}"
-    );
+    let (_server, url, page) = serve(&env, &[]);
 
     // Without the cookie the page asks for the token; a wrong one is refused.
     b.goto(&format!("{url}/overlay/review"));
@@ -515,7 +531,8 @@ fn with_a_token_the_printed_url_signs_in_and_the_buttons_work() {
     );
     assert!(!b.exists("#workspaces"));
 
-    // The URL `rewind serve` printed sets the cookie; the page and its buttons then work.
+    // The login URL (`rewind serve` prints it on a terminal) sets the cookie; the page and its
+    // buttons then work.
     b.goto(&page);
     b.wait_for(
         "the workspaces after signing in",
@@ -530,4 +547,108 @@ fn with_a_token_the_printed_url_signs_in_and_the_buttons_work() {
         json!([]),
     );
     assert_eq!(read(&env.path("a.txt")), b"two\n");
+}
+
+/// A page on another origin (another port of 127.0.0.1: the same *site*, so the page's
+/// SameSite=Strict cookie goes along): serves `html` to every request until dropped.
+struct OtherOrigin {
+    url: String,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl OtherOrigin {
+    fn start(html: String) -> OtherOrigin {
+        use std::io::{Read, Write};
+        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let url = format!("http://{}", l.local_addr().expect("address"));
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let stop2 = stop.clone();
+        std::thread::spawn(move || {
+            for conn in l.incoming() {
+                if stop2.load(std::sync::atomic::Ordering::SeqCst) {
+                    return;
+                }
+                let Ok(mut c) = conn else { continue };
+                let mut buf = [0u8; 8192];
+                let _ = c.read(&mut buf);
+                let _ = write!(
+                    c,
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n\
+                     Content-Length: {}\r\nConnection: close\r\n\r\n{html}",
+                    html.len()
+                );
+            }
+        });
+        OtherOrigin { url, stop }
+    }
+}
+
+impl Drop for OtherOrigin {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        let _ = std::net::TcpStream::connect(self.url.trim_start_matches("http://"));
+    }
+}
+
+#[test]
+fn a_page_on_another_origin_cannot_run_apply_or_listen() {
+    let Some(b) = browser() else { return };
+    let env = Env::new();
+    env.write("a.txt", b"one\n");
+    env.ok(&["snapshot", "-m", "base"]);
+    let marker = env.tmp.path().join("ran-from-another-origin");
+    let (_server, url, login) = serve(&env, &[]);
+    // The victim is signed in: the browser holds the page's cookie.
+    sign_in(&b, &login);
+    let before = common::list_disk(&env.ws);
+
+    // What a hostile page does: a no-cors text/plain fetch to run a command, a text/plain
+    // form posting a patch (its body `x=` then the patch), an EventSource with credentials.
+    let run_body = json!({"command": ["touch", marker.to_str().expect("utf-8")]}).to_string();
+    let html = format!(
+        r#"<!doctype html><html><body>
+<iframe name="sink" id="sink"></iframe>
+<form id="f" method="POST" action="{url}/v1/workspaces/1/apply" enctype="text/plain" target="sink">
+<input type="hidden" name="x" id="x"></form>
+<script>
+window.__r = {{}};
+fetch("{url}/v1/workspaces/1/run", {{method: "POST", mode: "no-cors", credentials: "include",
+  headers: {{"Content-Type": "text/plain"}}, body: {run_body:?}}})
+  .then(function () {{ __r.fetch = "answered"; }}, function (e) {{ __r.fetch = "failed"; }});
+document.getElementById("x").value =
+  "\n--- /dev/null\n+++ b/pwned.txt\n@@ -0,0 +1 @@\n+pwned\n";
+// Loaded from the server, the frame's document is another origin's: reading it throws.
+document.getElementById("sink").onload = function () {{
+  try {{ this.contentWindow.location.href; }} catch (e) {{ __r.form = "answered"; }}
+}};
+document.getElementById("f").submit();
+var es = new EventSource("{url}/v1/events?replay=true", {{withCredentials: true}});
+es.onopen = function () {{ __r.esOpen = true; }};
+es.onmessage = function () {{ __r.esMessage = true; }};
+es.onerror = function () {{ __r.es = "error"; es.close(); }};
+</script></body></html>"#
+    );
+    let other = OtherOrigin::start(html);
+    b.goto(&format!("{}/", other.url));
+    // Every attempt answered (a no-cors fetch resolves once the server has answered, after a
+    // run that waits; the frame holds the server's answer to the form).
+    b.wait_for(
+        "the hostile page's three requests answered",
+        "return !!(window.__r && __r.fetch && __r.form && __r.es);",
+        json!([]),
+    );
+    let r = b.js("return window.__r;", json!([]));
+    assert!(!marker.exists(), "another origin ran a command: {r}");
+    assert_eq!(
+        common::list_disk(&env.ws),
+        before,
+        "another origin wrote to the workspace: {r}"
+    );
+    assert!(
+        r.get("esOpen").is_none() && r.get("esMessage").is_none(),
+        "another origin read the event stream: {r}"
+    );
+    // Nothing recorded either: the op log holds the snapshot only.
+    let log: Value = serde_json::from_str(&env.ok(&["--json", "op", "log"])).expect("op log");
+    assert_eq!(log.as_array().map(Vec::len), Some(1), "{log}");
 }

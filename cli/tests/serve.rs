@@ -16,6 +16,8 @@ pub struct Server {
     child: Child,
     /// `http://127.0.0.1:PORT`.
     pub url: String,
+    /// The token it requires (read from the token file its first line names).
+    pub token: Option<String>,
 }
 
 impl Server {
@@ -36,7 +38,25 @@ impl Server {
             .expect("read the listening line");
         let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"));
         let url = v["listening"].as_str().expect("listening").to_string();
-        Server { child, url }
+        let token = v["token_file"].as_str().map(|f| {
+            std::fs::read_to_string(f)
+                .expect("the token file")
+                .trim()
+                .to_string()
+        });
+        Server { child, url, token }
+    }
+
+    /// A client of this server holding its token.
+    pub fn api(&self) -> Api {
+        let mut api = Api::new(&self.url);
+        api.token = self.token.clone();
+        api
+    }
+
+    /// `Authorization: Bearer TOKEN` (no token: an empty header the server ignores).
+    pub fn bearer(&self) -> String {
+        format!("Bearer {}", self.token.as_deref().unwrap_or_default())
     }
 
     /// The server's peak resident memory (VmHWM), KiB.
@@ -154,11 +174,27 @@ impl Api {
     ) -> Resp {
         let url = format!("{}{path}", self.base);
         let auth = self.token.as_ref().map(|t| format!("Bearer {t}"));
+        // The body type each route declares, unless the caller sets one.
+        let given = headers
+            .iter()
+            .any(|(k, _)| k.eq_ignore_ascii_case("content-type"));
+        let kind = match method {
+            _ if given => None,
+            "PUT" => Some("application/octet-stream"),
+            "POST" if path.split('?').next().unwrap_or("").ends_with("/apply") => {
+                Some("text/x-diff")
+            }
+            "POST" => Some("application/json"),
+            _ => None,
+        };
         macro_rules! go {
             ($b:expr) => {{
                 let mut b = $b;
                 if let Some(a) = &auth {
                     b = b.header("Authorization", a);
+                }
+                if let Some(k) = kind {
+                    b = b.header("Content-Type", k);
                 }
                 for (k, v) in headers {
                     b = b.header(*k, *v);
@@ -260,7 +296,7 @@ fn setup() -> Env {
 fn every_route_over_http_matches_the_document() {
     let env = setup();
     let srv = Server::start(&env, &[]);
-    let api = Api::new(&srv.url);
+    let api = srv.api();
     let doc = openapi();
     let check = |m: &str, t: &str, r: &Resp| check_schema(&doc, m, t, r);
 
@@ -620,7 +656,12 @@ fn every_route_over_http_matches_the_document() {
     // Events: a snapshot taken by the CLI reaches a subscriber.
     let t = "/v1/events";
     api.hits.lock().unwrap().insert(("GET".into(), t.into()));
-    let events = subscribe(&srv.url, &format!("/v1/events?workspace={ws}"));
+    // The event stream takes its token in the query (an EventSource cannot set headers).
+    let token = srv.token.clone().expect("a token by default");
+    let events = subscribe(
+        &srv.url,
+        &format!("/v1/events?workspace={ws}&token={token}"),
+    );
     env.write("evented.txt", b"x\n");
     let out = env.ok(&["snapshot", "--json"]);
     let id = serde_json::from_str::<Value>(&out).unwrap()["id"]
@@ -685,7 +726,7 @@ fn wait_event(rx: &std::sync::mpsc::Receiver<Value>, want: impl Fn(&Value) -> bo
 fn token_errors_and_codes() {
     use std::os::unix::fs::PermissionsExt;
     let env = setup();
-    let srv = Server::start(&env, &["--require-token"]);
+    let srv = Server::start(&env, &[]);
     let token_file = env.store.join("serve.token");
     let mode = std::fs::metadata(&token_file).unwrap().permissions().mode();
     assert_eq!(mode & 0o777, 0o600, "the token file is owner-only");
@@ -808,7 +849,7 @@ fn no_path_parameter_reaches_outside_the_workspace() {
     std::os::unix::fs::symlink(env.tmp.path(), env.path("up")).unwrap();
     std::os::unix::fs::symlink(env.tmp.path().join("secret.txt"), env.path("link.txt")).unwrap();
     let srv = Server::start(&env, &[]);
-    let api = Api::new(&srv.url);
+    let api = srv.api();
     let before = crate::common::list_disk(&env.ws);
     let bad_paths = [
         "..%2fsecret.txt",
@@ -949,11 +990,16 @@ fn artifact_round_trip(len: u64) -> (u64, u64) {
     let url = format!("{}/v1/artifacts/big/blob", srv.url);
     let mut body = Gen { left: len, n: 0 };
     let r = ureq::put(&url)
+        .header("Authorization", srv.bearer())
+        .header("Content-Type", "application/octet-stream")
         .send(ureq::SendBody::from_reader(&mut body))
         .expect("put");
     assert_eq!(r.status().as_u16(), 201);
     // Read back and compare with the same generator, a block at a time.
-    let r = ureq::get(&url).call().expect("get");
+    let r = ureq::get(&url)
+        .header("Authorization", srv.bearer())
+        .call()
+        .expect("get");
     let mut got = r.into_body().into_reader();
     let mut want = Gen { left: len, n: 0 };
     let (mut a, mut b) = (vec![0u8; 1 << 16], vec![0u8; 1 << 16]);
@@ -1001,9 +1047,11 @@ fn concurrent_clients_lose_nothing() {
     let threads: Vec<_> = (0..32)
         .map(|c| {
             let base = base.clone();
+            let token = srv.token.clone();
             let ws = ws.clone();
             std::thread::spawn(move || {
-                let api = Api::new(&base);
+                let mut api = Api::new(&base);
+                api.token = token;
                 for i in 0..4 {
                     // A write: an artifact of this client, and a file then a snapshot.
                     let key = format!("/v1/artifacts/c{c}/{i}");
@@ -1033,7 +1081,7 @@ fn concurrent_clients_lose_nothing() {
     for t in threads {
         t.join().expect("client");
     }
-    let api = Api::new(&base);
+    let api = srv.api();
     let arts = api.raw("GET", "/v1/artifacts", None, &[]).json();
     assert_eq!(arts.as_array().unwrap().len(), 128, "every artifact");
     // The latest snapshot holds every client's files: no write was lost.
@@ -1068,6 +1116,7 @@ fn python_example_client_runs_against_a_real_server() {
             "/../examples/serve_client.py"
         ))
         .arg(&srv.url)
+        .arg(srv.token.as_deref().expect("a token by default"))
         .output()
         .expect("python3 (installed by .ci/run)");
     let text = String::from_utf8_lossy(&out.stdout);
@@ -1083,4 +1132,661 @@ fn python_example_client_runs_against_a_real_server() {
     );
     assert!(text.contains("artifact: hello from python"), "{text}");
     assert!(text.contains("error code: not_found"), "{text}");
+}
+
+// The guard: what the server refuses before any handler runs. Requests are written by hand
+// over a socket here, so that every header (Host, Origin, Content-Type) is exactly the one a
+// browser, another user or a rebound DNS name would send.
+
+/// One HTTP/1.1 request over `stream`, `Connection: close`; the status and the body.
+fn exchange(mut stream: impl Read + std::io::Write, req: &str, body: &[u8]) -> (u16, String) {
+    stream.write_all(req.as_bytes()).expect("send");
+    stream.write_all(body).expect("send body");
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).expect("read the answer");
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let (head, rest) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no status in {head:?}"));
+    let chunked = head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked");
+    let body = if chunked {
+        let mut out = String::new();
+        let mut left = rest;
+        while let Some((size, after)) = left.split_once("\r\n") {
+            let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+            if n == 0 {
+                break;
+            }
+            out.push_str(&after[..n]);
+            left = &after[n + 2..];
+        }
+        out
+    } else {
+        rest.to_string()
+    };
+    (status, body)
+}
+
+/// `method path` to the server at `url` with exactly `headers` (plus Content-Length and
+/// Connection), and `body`.
+fn send(
+    url: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> (u16, String) {
+    let addr = url.trim_start_matches("http://");
+    let stream = std::net::TcpStream::connect(addr).expect("connect");
+    let mut req = format!("{method} {path} HTTP/1.1\r\n");
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str(&format!(
+        "Content-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    ));
+    exchange(stream, &req, body)
+}
+
+fn code_of(body: &str) -> String {
+    serde_json::from_str::<Value>(body)
+        .ok()
+        .and_then(|v| v["code"].as_str().map(str::to_string))
+        .unwrap_or_else(|| format!("<not a JSON error: {body}>"))
+}
+
+/// A run request whose command would create `marker`.
+fn touch_body(marker: &std::path::Path) -> Vec<u8> {
+    json!({"command": ["touch", marker.to_str().expect("utf-8 path")]})
+        .to_string()
+        .into_bytes()
+}
+
+#[test]
+fn a_token_is_required_by_default_and_only_the_event_stream_takes_it_in_the_url() {
+    let env = setup();
+    let srv = Server::start(&env, &[]);
+    let token = srv
+        .token
+        .clone()
+        .expect("a token file by default, on loopback too");
+    let host = srv.url.trim_start_matches("http://").to_string();
+    let marker = env.tmp.path().join("ran");
+    let bearer = srv.bearer();
+    let json_ct = ("Content-Type", "application/json");
+
+    let (status, body) = send(&srv.url, "GET", "/v1/workspaces", &[("Host", &host)], b"");
+    assert_eq!((status, code_of(&body).as_str()), (401, "unauthorized"));
+    let (status, body) = send(
+        &srv.url,
+        "POST",
+        "/v1/workspaces/1/run",
+        &[("Host", &host), json_ct],
+        &touch_body(&marker),
+    );
+    assert_eq!((status, code_of(&body).as_str()), (401, "unauthorized"));
+    // The right token, but in the URL of a write: refused (URLs end up in logs).
+    let (status, body) = send(
+        &srv.url,
+        "POST",
+        &format!("/v1/workspaces/1/run?token={token}"),
+        &[("Host", &host), json_ct],
+        &touch_body(&marker),
+    );
+    assert_eq!(
+        (status, code_of(&body).as_str()),
+        (401, "unauthorized"),
+        "{body}"
+    );
+    // In the URL of a read other than the event stream: refused too.
+    let (status, _) = send(
+        &srv.url,
+        "GET",
+        &format!("/v1/workspaces?token={token}"),
+        &[("Host", &host)],
+        b"",
+    );
+    assert_eq!(status, 401);
+    assert!(!marker.exists(), "a command ran without the token");
+    // The event stream takes it in the URL (EventSource cannot set headers).
+    let r = ureq::get(&format!("{}/v1/events?token={token}", srv.url))
+        .call()
+        .expect("events with ?token=");
+    assert_eq!(r.status().as_u16(), 200);
+    drop(r);
+    // And the header works everywhere.
+    let (status, body) = send(
+        &srv.url,
+        "POST",
+        "/v1/workspaces/1/run",
+        &[("Host", &host), json_ct, ("Authorization", &bearer)],
+        &touch_body(&marker),
+    );
+    assert_eq!(status, 200, "{body}");
+    assert!(marker.exists());
+}
+
+#[test]
+fn a_foreign_host_is_refused_and_allowed_names_are_answered() {
+    let env = setup();
+    let srv = Server::start(&env, &["--allow-host", "rewind.lan"]);
+    let port = srv.url.rsplit(':').next().unwrap().to_string();
+    let bearer = srv.bearer();
+    let marker = env.tmp.path().join("rebound");
+    for host in [
+        "evil.example.com".to_string(),
+        format!("evil.example.com:{port}"),
+        format!("localhost.evil.example.com:{port}"),
+        "127.0.0.1:1".to_string(),
+    ] {
+        let (status, body) = send(
+            &srv.url,
+            "GET",
+            "/v1/workspaces",
+            &[("Host", &host), ("Authorization", &bearer)],
+            b"",
+        );
+        assert_eq!(
+            (status, code_of(&body).as_str()),
+            (421, "host_not_allowed"),
+            "Host: {host}: {body}"
+        );
+        let (status, _) = send(
+            &srv.url,
+            "POST",
+            "/v1/workspaces/1/run",
+            &[
+                ("Host", &host),
+                ("Authorization", &bearer),
+                ("Content-Type", "application/json"),
+            ],
+            &touch_body(&marker),
+        );
+        assert_eq!(status, 421, "Host: {host}");
+    }
+    assert!(!marker.exists(), "a command ran for a foreign Host");
+    for host in [
+        format!("127.0.0.1:{port}"),
+        format!("localhost:{port}"),
+        format!("[::1]:{port}"),
+        "rewind.lan".to_string(),
+        "rewind.lan:8443".to_string(),
+    ] {
+        let (status, body) = send(
+            &srv.url,
+            "GET",
+            "/v1/workspaces",
+            &[("Host", &host), ("Authorization", &bearer)],
+            b"",
+        );
+        assert_eq!(status, 200, "Host: {host}: {body}");
+    }
+}
+
+#[test]
+fn requests_a_web_page_could_send_are_refused() {
+    let env = setup();
+    let srv = Server::start(&env, &[]);
+    let host = srv.url.trim_start_matches("http://").to_string();
+    let bearer = srv.bearer();
+    let marker = env.tmp.path().join("simple");
+    let before = crate::common::list_disk(&env.ws);
+    let auth = ("Authorization", bearer.as_str());
+    let h = ("Host", host.as_str());
+    // Bodies a page may send anywhere without a preflight: refused even with the token.
+    for ct in [
+        Some("text/plain"),
+        Some("text/plain;charset=UTF-8"),
+        Some("application/x-www-form-urlencoded"),
+        Some("multipart/form-data; boundary=x"),
+        None,
+    ] {
+        let mut headers = vec![h, auth];
+        if let Some(ct) = ct {
+            headers.push(("Content-Type", ct));
+        }
+        let (status, body) = send(
+            &srv.url,
+            "POST",
+            "/v1/workspaces/1/run",
+            &headers,
+            &touch_body(&marker),
+        );
+        assert_eq!(
+            (status, code_of(&body).as_str()),
+            (415, "unsupported_media_type"),
+            "{ct:?}: {body}"
+        );
+        let patch = b"--- /dev/null\n+++ b/pwned.txt\n@@ -0,0 +1 @@\n+pwned\n";
+        let (status, body) = send(&srv.url, "POST", "/v1/workspaces/1/apply", &headers, patch);
+        assert_eq!(status, 415, "apply with {ct:?}: {body}");
+    }
+    // Another origin, even with the right type and the token; and a browser's write without
+    // the page's header.
+    let json_ct = ("Content-Type", "application/json");
+    for extra in [
+        vec![("Origin", "http://127.0.0.1:1")],
+        vec![("Origin", "null")],
+        vec![("Sec-Fetch-Site", "same-site")],
+        vec![
+            ("Sec-Fetch-Site", "cross-site"),
+            ("Sec-Fetch-Mode", "no-cors"),
+        ],
+    ] {
+        let mut headers = vec![h, auth, json_ct];
+        headers.extend(extra.iter().copied());
+        let (status, body) = send(
+            &srv.url,
+            "POST",
+            "/v1/workspaces/1/run",
+            &headers,
+            &touch_body(&marker),
+        );
+        assert_eq!(
+            (status, code_of(&body).as_str()),
+            (403, "cross_origin"),
+            "{extra:?}: {body}"
+        );
+    }
+    let own = srv.url.clone();
+    let (status, body) = send(
+        &srv.url,
+        "POST",
+        "/v1/workspaces/1/run",
+        &[h, auth, json_ct, ("Origin", &own)],
+        &touch_body(&marker),
+    );
+    assert_eq!(
+        (status, code_of(&body).as_str()),
+        (403, "forbidden"),
+        "{body}"
+    );
+    // The event stream from another origin, with the token in its URL.
+    let token = srv.token.clone().unwrap();
+    let (status, _) = send(
+        &srv.url,
+        "GET",
+        &format!("/v1/events?token={token}"),
+        &[h, ("Origin", "http://127.0.0.1:1")],
+        b"",
+    );
+    assert_eq!(status, 403);
+    assert!(!marker.exists(), "a command ran");
+    assert_eq!(crate::common::list_disk(&env.ws), before, "nothing written");
+    // The page's own request passes: same origin, its header, JSON.
+    let (status, body) = send(
+        &srv.url,
+        "POST",
+        "/v1/workspaces/1/run",
+        &[h, auth, json_ct, ("Origin", &own), ("X-Rewind-Page", "1")],
+        &touch_body(&marker),
+    );
+    assert_eq!(status, 200, "{body}");
+    assert!(marker.exists());
+}
+
+/// The first of curl and Python that another user can run (root's pyenv shims are not).
+fn client_for_other_users() -> Option<Vec<String>> {
+    if std::path::Path::new("/usr/bin/curl").exists() {
+        return Some(vec!["/usr/bin/curl".into()]);
+    }
+    std::path::Path::new("/usr/bin/python3")
+        .exists()
+        .then(|| vec!["/usr/bin/python3".into()])
+}
+
+#[test]
+fn another_local_user_cannot_run_commands_through_the_port() {
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("SKIPPED: another uid's request: the test must run as root to become nobody");
+        return;
+    }
+    let Some(client) = client_for_other_users() else {
+        assert!(!crate::common::is_ci(), "CI installs python3");
+        eprintln!("SKIPPED: another uid's request: neither /usr/bin/curl nor /usr/bin/python3");
+        return;
+    };
+    let env = setup();
+    let srv = Server::start(&env, &[]);
+    let marker = env.tmp.path().join("as-nobody");
+    let url = format!("{}/v1/workspaces/1/run", srv.url);
+    let body = String::from_utf8(touch_body(&marker)).unwrap();
+    let mut cmd = std::process::Command::new("setpriv");
+    cmd.args(["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"]);
+    if client[0].ends_with("curl") {
+        cmd.args([
+            "/usr/bin/curl",
+            "-s",
+            "-o",
+            "/dev/null",
+            "-w",
+            "%{http_code}",
+            "-H",
+            "Content-Type: application/json",
+            "--data-binary",
+            &body,
+            &url,
+        ]);
+    } else {
+        cmd.args([
+            "/usr/bin/python3",
+            "-c",
+            "import sys, urllib.request, urllib.error\n\
+             r = urllib.request.Request(sys.argv[1], data=sys.argv[2].encode(), method='POST', \
+             headers={'Content-Type': 'application/json'})\n\
+             try:\n    print(urllib.request.urlopen(r).status, end='')\n\
+             except urllib.error.HTTPError as e:\n    print(e.code, end='')\n",
+            &url,
+            &body,
+        ]);
+    }
+    let out = cmd.output().expect("setpriv (util-linux)");
+    let status = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(status, "401", "nobody's request without the token");
+    assert!(
+        !marker.exists(),
+        "nobody ran a command as the server's user"
+    );
+    // Nor can nobody read the token: the store directory and the file are the owner's.
+    let read = std::process::Command::new("setpriv")
+        .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"])
+        .arg("/bin/cat")
+        .arg(env.store.join("serve.token"))
+        .output()
+        .expect("setpriv");
+    assert!(!read.status.success(), "nobody read the token");
+}
+
+#[test]
+fn no_token_is_refused_over_tcp_and_works_on_a_socket() {
+    let env = setup();
+    let out = env
+        .cmd()
+        .args(["serve", "--listen", "127.0.0.1:0", "--no-token"])
+        .output()
+        .expect("rewind serve");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "--no-token over TCP was accepted");
+    assert!(
+        err.contains("--no-token is allowed only with --socket"),
+        "a clear error: {err}"
+    );
+    // The default address too.
+    let out = env.cmd().args(["serve", "--no-token"]).output().unwrap();
+    assert!(!out.status.success());
+
+    // On a socket: no token needed, and the socket is the owner's only.
+    use std::os::unix::fs::PermissionsExt;
+    let sock = env.tmp.path().join("rewind.sock");
+    let mut child = env
+        .cmd()
+        .args(["--json", "serve", "--no-token", "--socket"])
+        .arg(&sock)
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("serve on a socket");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let v: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(v["token_file"], Value::Null, "{v}");
+    let mode = std::fs::metadata(&sock).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+    let get = |path: &str| {
+        let s = std::os::unix::net::UnixStream::connect(&sock).expect("connect");
+        exchange(
+            s,
+            &format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"),
+            b"",
+        )
+    };
+    let (status, body) = get("/v1/workspaces");
+    assert_eq!(status, 200, "{body}");
+    let _ = child.kill();
+    let _ = child.wait();
+
+    // A socket without --no-token still wants the token.
+    let sock2 = env.tmp.path().join("rewind2.sock");
+    let mut child = env
+        .cmd()
+        .args(["--json", "serve", "--socket"])
+        .arg(&sock2)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let s = std::os::unix::net::UnixStream::connect(&sock2).unwrap();
+    let (status, _) = exchange(
+        s,
+        "GET /v1/workspaces HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
+        b"",
+    );
+    assert_eq!(status, 401);
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// Starts `rewind ARGS serve` with stdout and stderr piped (neither a terminal), waits for its
+/// first stdout line, stops it, and returns everything it printed.
+fn output_without_a_terminal(env: &Env, args: &[&str]) -> String {
+    let mut child = env
+        .cmd()
+        .args(args)
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    out.read_line(&mut first).unwrap();
+    // The stderr line is written right after the first stdout line.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let _ = child.kill();
+    let _ = child.wait();
+    let mut rest = String::new();
+    let _ = out.read_to_string(&mut rest);
+    let mut err = String::new();
+    let _ = child.stderr.take().unwrap().read_to_string(&mut err);
+    format!("{first}{rest}\n{err}")
+}
+
+#[test]
+fn the_login_url_is_shown_only_on_a_terminal() {
+    let env = setup();
+    for args in [&["--json"][..], &[]] {
+        let printed = output_without_a_terminal(&env, args);
+        let token = std::fs::read_to_string(env.store.join("serve.token"))
+            .unwrap()
+            .trim()
+            .to_string();
+        assert!(
+            !printed.contains(&token) && !printed.contains("token="),
+            "the token was printed with {args:?}: {printed}"
+        );
+        assert!(
+            printed.contains("serve.token"),
+            "says where the token is: {printed}"
+        );
+    }
+    // On a terminal (stderr on a pseudo-terminal), the sign-in link is shown there.
+    let script = r#"
+import os, pty, subprocess, sys, time
+m, s = pty.openpty()
+p = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=s)
+os.close(s)
+first = p.stdout.readline().decode()
+seen = b""
+deadline = time.time() + 60
+while b"\n" not in seen and time.time() < deadline:
+    seen += os.read(m, 4096)
+p.kill()
+p.wait()
+sys.stdout.write("STDOUT " + first + "TTY " + seen.decode())
+"#;
+    let mut cmd = std::process::Command::new("python3");
+    cmd.arg("-c").arg(script);
+    let base = env.cmd();
+    cmd.arg(base.get_program());
+    cmd.args(base.get_args());
+    cmd.args(["--json", "serve", "--listen", "127.0.0.1:0"]);
+    let out = cmd.output().expect("python3 (installed by .ci/run)");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let token = std::fs::read_to_string(env.store.join("serve.token"))
+        .unwrap()
+        .trim()
+        .to_string();
+    let (stdout, tty) = text.split_once("TTY ").expect("both parts");
+    assert!(!stdout.contains(&token), "not in --json output: {text}");
+    assert!(
+        tty.contains(&format!("/login?token={token}")),
+        "the terminal shows the sign-in link: {text} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn the_op_log_names_who_ran_a_command_through_the_api() {
+    let env = setup();
+    let srv = Server::start(&env, &[]);
+    let api = srv.api();
+    let r = api.raw(
+        "POST",
+        "/v1/workspaces/1/run",
+        Some(
+            json!({"command": ["touch", "made-by-api.txt"]})
+                .to_string()
+                .as_bytes(),
+        ),
+        &[],
+    );
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    assert!(env.path("made-by-api.txt").exists());
+    let log: Value = serde_json::from_str(&env.ok(&["--json", "op", "log"])).unwrap();
+    let run = log
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["kind"] == "run")
+        .unwrap_or_else(|| panic!("a run in {log}"));
+    let command: Vec<&str> = run["command"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        command.ends_with(&["--", "touch", "made-by-api.txt"]),
+        "the command: {run}"
+    );
+    let actor = run["actor"].as_str().unwrap_or_default();
+    assert!(
+        actor.contains("serve token") && actor.contains("127.0.0.1:"),
+        "the actor: {run}"
+    );
+    // The text log shows both, and so does the API's.
+    let text = env.ok(&["op", "log"]);
+    assert!(
+        text.contains("touch made-by-api.txt") && text.contains("by serve token"),
+        "{text}"
+    );
+    let ops = api.raw("GET", "/v1/workspaces/1/ops", None, &[]).json();
+    let row = ops
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["kind"] == "run")
+        .unwrap();
+    assert!(
+        row["actor"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("serve token")
+    );
+    // An operation by hand names no actor.
+    let snap = log
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["kind"] == "snapshot")
+        .unwrap();
+    assert_eq!(snap["actor"], Value::Null);
+    // A write other than a run names its request.
+    let r = api.raw("POST", "/v1/workspaces/1/snapshots", Some(b"{}"), &[]);
+    assert_eq!(r.status, 201);
+    let log: Value = serde_json::from_str(&env.ok(&["--json", "op", "log"])).unwrap();
+    let top = &log[0];
+    assert_eq!(
+        top["command"],
+        json!(["rewind", "serve", "POST", "/v1/workspaces/1/snapshots"]),
+        "{top}"
+    );
+}
+
+#[test]
+fn read_only_and_no_run_refuse_their_routes() {
+    let env = setup();
+    env.ok(&["overlay", "create", "--name", "ro", "--backend", "copy"]);
+    let marker = env.tmp.path().join("ro-ran");
+    let run = touch_body(&marker);
+    {
+        let srv = Server::start(&env, &["--read-only"]);
+        let api = srv.api();
+        for (m, p, b) in [
+            ("POST", "/v1/workspaces/1/run", &run[..]),
+            ("POST", "/v1/overlays/ro/run", &run[..]),
+            ("POST", "/v1/workspaces/1/snapshots", b"{}"),
+            (
+                "POST",
+                "/v1/workspaces/1/apply",
+                b"--- a/a.txt\n+++ b/a.txt\n",
+            ),
+            ("POST", "/v1/workspaces/1/undo", b"{}"),
+            ("PUT", "/v1/artifacts/x", b"x"),
+            ("DELETE", "/v1/overlays/ro", b""),
+        ] {
+            let r = api.raw(m, p, Some(b), &[]);
+            assert_eq!(
+                (r.status, r.code().as_str()),
+                (403, "read_only"),
+                "{m} {p}: {}",
+                String::from_utf8_lossy(&r.body)
+            );
+        }
+        assert_eq!(
+            api.raw("GET", "/v1/workspaces/1/ops", None, &[]).status,
+            200
+        );
+    }
+    {
+        let srv = Server::start(&env, &["--no-run"]);
+        let api = srv.api();
+        for p in ["/v1/workspaces/1/run", "/v1/overlays/ro/run"] {
+            let r = api.raw("POST", p, Some(&run), &[]);
+            assert_eq!(
+                (r.status, r.code().as_str()),
+                (403, "runs_disabled"),
+                "{p}: {}",
+                String::from_utf8_lossy(&r.body)
+            );
+        }
+        let r = api.raw("POST", "/v1/workspaces/1/snapshots", Some(b"{}"), &[]);
+        assert_eq!(r.status, 201, "other writes still work");
+    }
+    assert!(!marker.exists(), "a command ran");
 }

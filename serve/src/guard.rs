@@ -165,7 +165,7 @@ fn split_host(h: &str) -> Option<(&str, Option<u16>)> {
     }
 }
 
-fn header<'a>(h: &'a HeaderMap, name: impl header::AsHeaderName) -> Option<&'a str> {
+fn header(h: &HeaderMap, name: impl header::AsHeaderName) -> Option<&str> {
     h.get(name).and_then(|v| v.to_str().ok())
 }
 

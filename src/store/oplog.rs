@@ -261,3 +261,54 @@ pub fn undone_ops(
     }
     Ok(undone)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The layout every record had before `actor`, as older builds write it.
+    #[derive(Serialize)]
+    struct Old {
+        id: u64,
+        time_ns: i64,
+        kind: String,
+        workspace: Vec<u8>,
+        before: Option<Id>,
+        after: Option<Id>,
+        command: Vec<String>,
+        reverses: Option<u64>,
+        changed_workspace: bool,
+    }
+
+    #[test]
+    fn records_of_both_layouts_are_read_by_both() {
+        let old = Old {
+            id: 7,
+            time_ns: 1,
+            kind: "run".into(),
+            workspace: b"/w".to_vec(),
+            before: None,
+            after: Some(Id::default()),
+            command: vec!["rewind".into(), "run".into()],
+            reverses: Some(3),
+            changed_workspace: true,
+        };
+        let bytes = postcard::to_allocvec(&old).unwrap();
+        let read = OpRecord::decode(&bytes).unwrap();
+        assert_eq!(
+            (read.id, read.kind.as_str(), read.reverses, read.actor),
+            (7, "run", Some(3), None)
+        );
+        assert_eq!(read.command, old.command);
+        let new = OpRecord {
+            actor: Some("serve token from 127.0.0.1:9".into()),
+            ..read
+        };
+        let bytes = postcard::to_allocvec(&new).unwrap();
+        assert_eq!(OpRecord::decode(&bytes).unwrap(), new);
+        // What an older build does with a new record: reads the fields it knows.
+        let as_old: OpRecordV1 = postcard::from_bytes(&bytes).unwrap();
+        assert_eq!((as_old.id, as_old.command), (7, new.command.clone()));
+        assert!(OpRecord::decode(b"\x07").is_err(), "damage is still named");
+    }
+}

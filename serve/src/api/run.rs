@@ -93,7 +93,11 @@ pub(crate) async fn start(
     let st2 = st.clone();
     let ws_text = root.display().to_string();
     let mut shown = vec!["--".to_string()];
-    shown.extend(opts.command.iter().map(|a| a.to_string_lossy().into_owned()));
+    shown.extend(
+        opts.command
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned()),
+    );
     let sopts = st.store_options(caller, caller.command(&shown));
     let task = tokio::task::spawn_blocking(move || {
         let open = || rewind::Store::open(&dir, sopts.clone());
