@@ -227,8 +227,13 @@ pub async fn check(State(st): State<AppState>, mut req: Request, next: Next) -> 
 
     let origin = header(h, header::ORIGIN).map(str::to_string);
     if let Some(o) = &origin {
-        let own = host.as_deref().map(|h| format!("http://{h}"));
-        if own.is_none_or(|own| !o.eq_ignore_ascii_case(&own)) {
+        // The page's own origin names the host the request went to (`https://` behind a
+        // proxy that ends TLS).
+        let named = o
+            .strip_prefix("http://")
+            .or_else(|| o.strip_prefix("https://"));
+        let same = matches!((named, &host), (Some(n), Some(h)) if n.eq_ignore_ascii_case(h));
+        if !same {
             return cross_origin(&format!("a request from the page at {o}"));
         }
     }
