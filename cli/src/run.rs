@@ -261,6 +261,17 @@ pub fn run(ctx: &Ctx, a: RunArgs) -> CliResult {
 }
 
 fn run_inner(ctx: &Ctx, a: RunArgs) -> CliResult {
+    // Where the result goes is checked before the command runs: found unwritable afterwards,
+    // the command would have run and its operation been recorded for a result nobody gets.
+    if let Some(path) = &a.result {
+        check_writable(path).map_err(|e| {
+            Error::Invalid(format!(
+                "--result {}: cannot write the result there ({}); nothing was run",
+                path.display(),
+                super::hints::message(&e)
+            ))
+        })?;
+    }
     let contract = a.contract.load()?;
     let on_violation = match a.on_violation {
         Some(OnViolationArg::Report) => OnViolation::Report,
@@ -270,6 +281,9 @@ fn run_inner(ctx: &Ctx, a: RunArgs) -> CliResult {
     };
     let (root, cwd) = {
         let store = ctx.open_store(true)?;
+        // The run retention reads config.toml once the command is over, and could only report
+        // a mistake in it then: found now, nothing has run yet.
+        rewind::config::Config::load(store.dir())?;
         let root = ctx.workspace_root(&store)?;
         // With -C the command starts in that directory (as with `git -C`); otherwise where
         // the user is, which may be below the workspace root.
@@ -385,6 +399,9 @@ fn print_summary(r: &RunResult) {
     for s in &r.skipped {
         output::warn(&format!("{}: {} ({})", s.path, s.reason, s.detail));
     }
+    if let Some(why) = &r.retention.error {
+        output::warn(&format!("the run retention did not run: {why}"));
+    }
     for v in &r.violations {
         eprintln!(
             "rewind: violation: {} {} ({})",
@@ -435,6 +452,28 @@ fn print_summary(r: &RunResult) {
             &r.after[..12]
         );
     }
+}
+
+/// Fails unless [`write_atomic`] can write `path`: it is not a directory, and a temporary
+/// file can be made beside it (made and removed at once, so the command never sees it in the
+/// workspace).
+fn check_writable(path: &Path) -> Result<(), Error> {
+    if path.is_dir() {
+        return Err(Error::io(
+            path,
+            io::Error::new(io::ErrorKind::IsADirectory, "is a directory"),
+        ));
+    }
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    tempfile::Builder::new()
+        .prefix(".rewind-result-")
+        .tempfile_in(dir)
+        .at(dir)?
+        .close()
+        .at(dir)
 }
 
 /// Writes JSON to `path` through a temporary sibling renamed into place, so a reader never
