@@ -193,8 +193,15 @@ mod tests {
         );
         // Snapshots read only [ignore]: a mistake inside [retention] does not stop them, a
         // misspelt table does (whatever it holds, it is not what the user meant).
-        assert_eq!(IgnoreConfig::load(dir.path()).unwrap(), IgnoreConfig::default());
-        std::fs::write(dir.path().join(CONFIG_FILE), "[ignroe]\nglobs = [\"*.csv\"]\n").unwrap();
+        assert_eq!(
+            IgnoreConfig::load(dir.path()).unwrap(),
+            IgnoreConfig::default()
+        );
+        std::fs::write(
+            dir.path().join(CONFIG_FILE),
+            "[ignroe]\nglobs = [\"*.csv\"]\n",
+        )
+        .unwrap();
         for e in [
             IgnoreConfig::load(dir.path()).unwrap_err().to_string(),
             Config::load(dir.path()).unwrap_err().to_string(),

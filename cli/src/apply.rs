@@ -113,9 +113,7 @@ pub fn revert(ctx: &Ctx, a: RevertArgs) -> CliResult {
     let r = if a.hunks.is_empty() {
         rewind::revert::revert_report(&store, &root, ida, idb, &paths, markers, a.dry_run)?
     } else {
-        rewind::revert::revert_hunks_report(
-            &store, &root, ida, idb, &a.hunks, markers, a.dry_run,
-        )?
+        rewind::revert::revert_hunks_report(&store, &root, ida, idb, &a.hunks, markers, a.dry_run)?
     };
     if ctx.json {
         output::print_json(&json!({
@@ -148,14 +146,26 @@ pub fn revert(ctx: &Ctx, a: RevertArgs) -> CliResult {
                 ida.short(),
                 idb.short()
             ),
-            None if !r.conflicts.is_empty() => println!(
-                "{}{}: nothing was changed (--conflict=markers writes conflict markers instead)",
-                if a.dry_run { "dry run: " } else { "" },
+            None if !r.conflicts.is_empty() && a.dry_run => println!(
+                "dry run: {}; nothing was changed",
                 super::output::count(r.conflicts.len(), "conflict")
             ),
+            None if !r.conflicts.is_empty() => {}
             None if a.dry_run => println!("dry run: nothing was changed"),
             None => println!("nothing to revert"),
         }
+    }
+    if !r.conflicts.is_empty() && !a.dry_run {
+        output::error_line(
+            &format!(
+                "revert {}..{}: {} ({}): nothing was changed (--conflict=markers writes conflict markers instead)",
+                ida.short(),
+                idb.short(),
+                super::output::count(r.conflicts.len(), "conflict"),
+                output::paths_text(r.conflicts.iter().map(|c| c.path.as_slice()))
+            ),
+            false,
+        );
     }
     let conflicts = r.conflicts.len() + r.files.iter().map(|f| f.conflicts).sum::<usize>();
     Ok(if conflicts > 0 { 1 } else { 0 })

@@ -165,7 +165,8 @@ pub struct ForgetArgs {
 /// `gc`.
 #[derive(Args, Debug)]
 pub struct GcArgs {
-    /// Show what would be deleted; change nothing
+    /// Show what gc would do, with its exact numbers; change nothing (it does all of gc's
+    /// work, then discards it, so it takes as long)
     #[arg(long, short = 'n')]
     pub dry_run: bool,
     /// Collect on this remote instead: delete what no remote snapshot reaches

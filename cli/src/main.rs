@@ -1,8 +1,8 @@
 //! The command-line interface. Each submodule parses one command family's arguments, calls the
 //! library and hands the result to a printer (human or JSON); no logic of its own.
 //!
-//! Exit codes: 0 success; 1 "yes, there are differences / violations" answers (diff
-//! --exit-code, check); 2 rewind itself failed (bad input, store errors). `rewind run` exits with
+//! Exit codes: 0 success; 1 "yes, there are differences / violations / conflicts" answers
+//! (diff --exit-code, check, revert, apply, overlay accept); 2 rewind itself failed (bad input, store errors). `rewind run` exits with
 //! its command's code, and 125 when rewind failed around it.
 
 fn main() {
@@ -33,7 +33,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-
 pub use args::Cli;
 use args::Command;
 use rewind::error::Error;
@@ -42,6 +41,9 @@ use rewind::store::{Store, StoreOptions};
 
 /// Exit code when rewind itself fails.
 pub const EXIT_ERROR: i32 = 2;
+/// Exit code when files conflict (revert, apply --3way, overlay accept): nothing was written
+/// where they did, and the conflicts are listed.
+pub const EXIT_CONFLICT: i32 = 1;
 /// Exit code when a signal (SIGINT) stopped a command part way, as a shell reports it.
 pub const EXIT_INTERRUPTED: i32 = 130;
 
@@ -387,6 +389,12 @@ fn run_cli() -> i32 {
         Err(CliError::Lib(e @ Error::RestoreInterrupted { .. })) => {
             output::error_line(&hints::message(&e), ctx.json);
             EXIT_INTERRUPTED
+        }
+        // A conflict is an answer about the files, not a failure of rewind: 1, as revert's
+        // and overlay accept's listed conflicts.
+        Err(CliError::Lib(e @ Error::Conflict { .. })) => {
+            output::error_line(&hints::message(&e), ctx.json);
+            EXIT_CONFLICT
         }
         Err(e) => {
             let msg = match e {

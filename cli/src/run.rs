@@ -281,9 +281,15 @@ fn run_inner(ctx: &Ctx, a: RunArgs) -> CliResult {
     };
     let (root, cwd) = {
         let store = ctx.open_store(true)?;
-        // The run retention reads config.toml once the command is over, and could only report
-        // a mistake in it then: found now, nothing has run yet.
-        rewind::config::Config::load(store.dir())?;
+        // The run retention reads config.toml once the command is over, and a mistake in it
+        // never fails a run (the result's `retention.error` says it): said here too, once,
+        // whatever the output mode, so a typo does not silently keep every run snapshot.
+        if let Err(e) = rewind::config::Config::load(store.dir()) {
+            output::warn(&format!(
+                "{}; the run retention will not run",
+                super::hints::message(&e)
+            ));
+        }
         let root = ctx.workspace_root(&store)?;
         // With -C the command starts in that directory (as with `git -C`); otherwise where
         // the user is, which may be below the workspace root.
@@ -398,9 +404,6 @@ fn print_summary(r: &RunResult) {
     );
     for s in &r.skipped {
         output::warn(&format!("{}: {} ({})", s.path, s.reason, s.detail));
-    }
-    if let Some(why) = &r.retention.error {
-        output::warn(&format!("the run retention did not run: {why}"));
     }
     for v in &r.violations {
         eprintln!(
