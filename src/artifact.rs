@@ -10,7 +10,20 @@ use crate::error::{Error, IoContext, Result};
 use crate::store::Store;
 pub use crate::store::artifact::{ArtifactRecord, MAX_KEY_LEN, PutReport, validate_key};
 
-/// Stores `input` under `key` (see `crate::store::artifact::put`).
+/// Checks the key of a new artifact, for every caller alike (the CLI, the HTTP API, runs):
+/// [`validate_key`], and no empty, `.` or `..` component, not absolute, the rule
+/// [`crate::fs::RelPath`] states and tag names follow too. Keys are names, not paths, but
+/// clients map them to files (`artifact get -o`, a scratch directory), so no new key may climb
+/// out of a directory. Existing keys are not re-checked: [`get`] and [`remove`] take any key
+/// [`validate_key`] accepts, so one stored before this rule can still be read and removed.
+pub fn check_key(key: &str) -> Result<()> {
+    validate_key(key)?;
+    crate::fs::RelPath::new(key.as_bytes())
+        .map(|_| ())
+        .map_err(|why| Error::InvalidArtifactKey(key.escape_debug().to_string(), why.to_string()))
+}
+
+/// Stores `input` under `key` (see `crate::store::artifact::put`), after [`check_key`].
 pub fn put(
     store: &Store,
     key: &str,
@@ -18,6 +31,7 @@ pub fn put(
     meta: Vec<(String, String)>,
     force: bool,
 ) -> Result<PutReport> {
+    check_key(key)?;
     crate::store::artifact::put(store, key, input, meta, force)
 }
 
@@ -29,8 +43,8 @@ pub fn put_file(
     meta: Vec<(String, String)>,
     force: bool,
 ) -> Result<PutReport> {
-    // Validate before opening, so a bad key is reported as such even when the file is missing.
-    validate_key(key)?;
+    // Checked before opening, so a bad key is reported as such even when the file is missing.
+    check_key(key)?;
     let mut f = File::open(path).at(path)?;
     put(store, key, &mut ReadAt(&mut f, path), meta, force)
 }

@@ -76,11 +76,21 @@ impl IgnoreConfig {
             Err(e) => return Err(Error::io(path, e)),
         };
         let bad = |e: String| Error::Invalid(format!("{}: {e}", path.display()));
-        let table: toml::Table = toml::from_str(&text).map_err(|e| bad(e.message().into()))?;
-        match table.get("ignore") {
+        // A misspelt table name (`[ignroe]`) is refused too: it would silently change what
+        // snapshots hold. The other tables' contents are not looked at.
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Tables {
+            #[serde(default)]
+            ignore: Option<toml::Value>,
+            #[allow(dead_code)]
+            #[serde(default)]
+            retention: Option<toml::Value>,
+        }
+        let tables: Tables = toml::from_str(&text).map_err(|e| bad(e.message().into()))?;
+        match tables.ignore {
             None => Ok(IgnoreConfig::default()),
             Some(v) => v
-                .clone()
                 .try_into()
                 .map_err(|e: toml::de::Error| bad(format!("[ignore]: {}", e.message()))),
         }
@@ -181,5 +191,22 @@ mod tests {
             e.contains("config.toml") && e.contains("run_keep_lats"),
             "{e}"
         );
+        // Snapshots read only [ignore]: a mistake inside [retention] does not stop them, a
+        // misspelt table does (whatever it holds, it is not what the user meant).
+        assert_eq!(
+            IgnoreConfig::load(dir.path()).unwrap(),
+            IgnoreConfig::default()
+        );
+        std::fs::write(
+            dir.path().join(CONFIG_FILE),
+            "[ignroe]\nglobs = [\"*.csv\"]\n",
+        )
+        .unwrap();
+        for e in [
+            IgnoreConfig::load(dir.path()).unwrap_err().to_string(),
+            Config::load(dir.path()).unwrap_err().to_string(),
+        ] {
+            assert!(e.contains("config.toml") && e.contains("ignroe"), "{e}");
+        }
     }
 }

@@ -98,7 +98,9 @@ pub struct GcReport {
     pub log_bytes_before: u64,
     /// See `log_bytes_before`.
     pub log_bytes_after: u64,
-    /// The database file's size before and after (after compaction, if any).
+    /// The database file's size before and after (after compaction, if any). A gc can end
+    /// with a longer file than it started with: the repack writes the moved objects before
+    /// the space they leave is free (see `file_bytes_committed`).
     pub file_bytes_before: u64,
     /// See `file_bytes_before`.
     pub file_bytes_after: u64,
@@ -109,7 +111,10 @@ pub struct GcReport {
     /// The stat cache table, rewritten packed when a third or more of its pages was empty (a
     /// table written before rewind packed it).
     pub stat_cache: Option<Repacked>,
-    /// Whether the file was compacted.
+    /// The file's size once the gc committed, before any compaction (with `dry_run`, the
+    /// size before).
+    pub file_bytes_committed: u64,
+    /// Whether a compaction ran and made the file shorter than `file_bytes_committed`.
     pub compacted: bool,
     /// Why compaction was skipped, when it was worth doing but could not run.
     pub compact_skipped: Option<CompactSkipped>,
@@ -128,26 +133,28 @@ pub fn gc(store: &mut Store, opts: &GcOptions, progress: &dyn Progress) -> Resul
         ..GcReport::default()
     };
     let txn = store.begin_write()?;
+    // A dry run does every step a gc does, in the same transaction, and aborts it: its
+    // numbers are the gc's own (regrouping and recompression decide what the repack finds
+    // sparse), at the cost of the same work. Only the compaction after the commit is left out.
     let live = mark(&txn, &mut report, progress)?;
     let lost = sweep(&txn, &live, &mut report)?;
     // Before the repack, so the bytes they leave behind are reclaimed in this same gc.
-    if !opts.dry_run {
-        if let Some(level) = opts.recompress_level {
-            report.regroup = crate::store::regroup::regroup(&txn, level, &lost, progress)?;
-        }
-        report.stat_cache = crate::scan::cache_write::repack(&txn)?;
-        report.dense = match opts.recompress_level {
-            Some(level) => crate::store::dense::recompress(&txn, level, progress)?,
-            None => crate::store::dense::DenseReport {
-                dicts_removed: crate::store::dense::drop_unused_dicts(&txn)?,
-                ..Default::default()
-            },
-        };
+    if let Some(level) = opts.recompress_level {
+        report.regroup = crate::store::regroup::regroup(&txn, level, &lost, progress)?;
     }
+    report.stat_cache = crate::scan::cache_write::repack(&txn)?;
+    report.dense = match opts.recompress_level {
+        Some(level) => crate::store::dense::recompress(&txn, level, progress)?,
+        None => crate::store::dense::DenseReport {
+            dicts_removed: crate::store::dense::drop_unused_dicts(&txn)?,
+            ..Default::default()
+        },
+    };
     repack(&txn, opts.repack_below, &mut report)?;
     if opts.dry_run {
         txn.abort()?;
         report.file_bytes_after = report.file_bytes_before;
+        report.file_bytes_committed = report.file_bytes_before;
         report.seconds = t0.elapsed().as_secs_f64();
         return Ok(report);
     }
@@ -159,14 +166,19 @@ pub fn gc(store: &mut Store, opts: &GcOptions, progress: &dyn Progress) -> Resul
     // refit skipped while another process read the store, see `Store::fit`).
     let free = store.free_bytes()?;
     let len = file_len(&file);
+    report.file_bytes_committed = len;
     let holes = std::fs::metadata(&file).is_ok_and(|m| crate::store::FileSize::of(&m).needs_fit());
+    let mut ran = false;
     if len > 0 && (holes || free as f64 >= opts.compact_above * len as f64 && free >= 1 << 20) {
         match store.compact() {
-            Ok(done) => report.compacted = done,
+            Ok(done) => ran = done,
             Err(why) => report.compact_skipped = Some(why),
         }
     }
     report.file_bytes_after = file_len(&file);
+    // Reported only when it made the file shorter: a compaction that moved pages without
+    // shortening the file did nothing a user would call compacting.
+    report.compacted = ran && report.file_bytes_after < len;
     report.seconds = t0.elapsed().as_secs_f64();
     Ok(report)
 }

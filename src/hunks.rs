@@ -356,13 +356,26 @@ pub struct RevertReport {
     pub after: Option<crate::id::Id>,
     /// The operation recorded (None when there was nothing to do or with `check`).
     pub op: Option<u64>,
+    /// The paths that conflict; when there is one, nothing was written (the
+    /// `crate::revert::revert_report` forms list them here, the others fail on the first).
+    pub conflicts: Vec<Conflict>,
+}
+
+impl RevertReport {
+    /// The report, or the first conflict as the error a caller that cannot list them returns.
+    pub(crate) fn or_conflict(self) -> Result<RevertReport> {
+        match self.conflicts.first() {
+            Some(c) => Err(crate::apply::fail(&c.path, c.why.clone())),
+            None => Ok(self),
+        }
+    }
 }
 
 /// A hunk selection applied to the workspace: per file, `(path, assumed, target)` where
 /// `assumed` is the content the selection was made against and `target` that content with the
 /// chosen hunks changed; each is merged three ways onto the workspace's file and all are
 /// written as one undoable operation of `kind`. Nothing is written when a file conflicts
-/// (unless `markers`), nor with `check`.
+/// (unless `markers`: the report lists every conflict), nor with `check`.
 pub(crate) fn write_selection(
     store: &crate::store::Store,
     root: &Path,
@@ -378,18 +391,20 @@ pub(crate) fn write_selection(
         ConflictPolicy::Fail
     };
     let mut work = Vec::new();
+    let mut conflicts = Vec::new();
     for (path, assumed, target) in files {
         match merge_onto(root, &path, &assumed, &target, policy, ("workspace", kind))? {
-            Onto::Conflict(c) => return Err(crate::apply::fail(&c.path, c.why)),
+            Onto::Conflict(c) => conflicts.push(c),
             Onto::Same => {}
             Onto::Write(p) => work.push(p),
         }
     }
     let mut report = RevertReport {
         files: work.iter().map(|p| p.outcome.clone()).collect(),
+        conflicts,
         ..Default::default()
     };
-    if check || work.is_empty() {
+    if check || work.is_empty() || !report.conflicts.is_empty() {
         return Ok(report);
     }
     let done = crate::apply::write_with_op(store, root, kind, key, &work, false)?;
@@ -499,7 +514,7 @@ pub fn restore_hunks(
     let mut parts: Vec<&[u8]> = vec![b"restore-hunks", &rev.0];
     parts.extend(ids.iter().map(|s| s.as_bytes()));
     let key = crate::apply::request_key(&parts);
-    write_selection(store, &root, "restore", key, files, false, false)
+    write_selection(store, &root, "restore", key, files, false, false)?.or_conflict()
 }
 
 #[cfg(test)]

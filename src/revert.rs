@@ -4,13 +4,15 @@
 //! It carries the change B -> A onto the workspace ([`crate::carry`]): per path that changed
 //! in A..B, if the workspace still holds B's version it is set back to A's; if it already holds
 //! A's, nothing is done; if it changed again after B, A's version is merged three ways into it
-//! (base B, ours the workspace, theirs A), as `git revert` does. A conflict fails the whole
-//! revert (or, when asked, leaves conflict markers). Nothing is written
-//! unless every path can be reverted, and the revert is one undoable operation.
+//! (base B, ours the workspace, theirs A), as `git revert` does. A conflict stops the whole
+//! revert (or, when asked, leaves conflict markers): [`revert`] fails on the first, and
+//! [`revert_report`] lists them all, for a caller that shows them (a dry run answers "would
+//! this conflict?"). Nothing is written unless every path can be reverted, and the revert is
+//! one undoable operation.
 
 use std::path::Path;
 
-use crate::apply::{Planned, fail, request_key, resume_pending, resumed_outcomes, write_with_op};
+use crate::apply::{Planned, request_key, resume_pending, resumed_outcomes, write_with_op};
 use crate::carry::{CarryLabels, ConflictPolicy, plan_carry_with};
 use crate::error::Result;
 use crate::fs::RelPath;
@@ -19,8 +21,23 @@ use crate::store::Store;
 
 pub use crate::hunks::RevertReport;
 
-/// Reverts the changes from `a` to `b` in the workspace at `root`, limited to `paths` if any.
+/// Reverts the changes from `a` to `b` in the workspace at `root`, limited to `paths` if any;
+/// a conflict (without `markers`) is an error naming the first conflicting path.
 pub fn revert(
+    store: &Store,
+    root: &Path,
+    a: Id,
+    b: Id,
+    paths: &[RelPath],
+    markers: bool,
+    check: bool,
+) -> Result<RevertReport> {
+    revert_report(store, root, a, b, paths, markers, check)?.or_conflict()
+}
+
+/// [`revert`], with conflicts listed in the report's `conflicts` instead of failing: then
+/// nothing is written, and `files` says what the other paths would have had done.
+pub fn revert_report(
     store: &Store,
     root: &Path,
     a: Id,
@@ -40,12 +57,14 @@ pub fn revert(
             before: done.before,
             after: done.after,
             op: Some(done.op),
+            conflicts: Vec::new(),
         });
     }
+    // Skip, not Fail: every conflict is listed, and a conflict writes nothing either way.
     let policy = if markers {
         ConflictPolicy::Markers
     } else {
-        ConflictPolicy::Fail
+        ConflictPolicy::Skip
     };
     let labels = CarryLabels {
         ours: "workspace",
@@ -53,9 +72,6 @@ pub fn revert(
     };
     // Renames are followed: a file A..B moved, and edited since, moves back with its edits.
     let carried = plan_carry_with(store, &root, b, a, paths, policy, &labels, true)?;
-    if let Some(c) = carried.conflicts.first() {
-        return Err(fail(&c.path, c.why.clone()));
-    }
     let mut plan = carried.planned;
     for p in &mut plan {
         if p.outcome.action == "write" {
@@ -64,13 +80,14 @@ pub fn revert(
     }
     let mut report = RevertReport {
         files: plan.iter().map(|p| p.outcome.clone()).collect(),
+        conflicts: carried.conflicts,
         ..RevertReport::default()
     };
     let work: Vec<Planned> = plan
         .into_iter()
         .filter(|p| p.write.is_some() || !p.remove.is_empty())
         .collect();
-    if check || work.is_empty() {
+    if check || work.is_empty() || !report.conflicts.is_empty() {
         return Ok(report);
     }
     let done = write_with_op(store, &root, "revert", key, &work, false)?;
@@ -83,9 +100,24 @@ pub fn revert(
 /// Reverts single hunks of the change from `a` to `b` (ids from `rewind diff A B --json
 /// --hunks`): per file, B's version without those hunks is merged three ways onto the
 /// workspace's file (base B), so later edits are kept. One undoable operation; nothing is
-/// written unless every file merges (or `markers`), nor with `check`. Hunks of added or
-/// deleted files, binary files and renames are reverted by path instead.
+/// written unless every file merges (or `markers`), nor with `check`; a conflict is an error
+/// naming the first conflicting file. Hunks of added or deleted files, binary files and
+/// renames are reverted by path instead.
 pub fn revert_hunks(
+    store: &Store,
+    root: &Path,
+    a: Id,
+    b: Id,
+    ids: &[String],
+    markers: bool,
+    check: bool,
+) -> Result<RevertReport> {
+    revert_hunks_report(store, root, a, b, ids, markers, check)?.or_conflict()
+}
+
+/// [`revert_hunks`], with conflicts listed in the report instead of failing (see
+/// [`revert_report`]).
+pub fn revert_hunks_report(
     store: &Store,
     root: &Path,
     a: Id,

@@ -99,7 +99,8 @@ fn print_human(r: &ApplyReport, check: bool) {
     }
 }
 
-/// `rewind revert A B`.
+/// `rewind revert A B`. Conflicts are listed (with `--json`, under `conflicts`) and exit 1,
+/// as overlay accept's do; nothing is written then, dry run or not.
 pub fn revert(ctx: &Ctx, a: RevertArgs) -> CliResult {
     let store = ctx.open_store(false)?;
     let root = ctx.workspace_root(&store)?;
@@ -110,32 +111,76 @@ pub fn revert(ctx: &Ctx, a: RevertArgs) -> CliResult {
     let paths = ctx.workspace_paths(Some(&root), &a.paths)?;
     let markers = a.conflict == ConflictMode::Markers;
     let r = if a.hunks.is_empty() {
-        rewind::revert::revert(&store, &root, ida, idb, &paths, markers, a.dry_run)?
+        rewind::revert::revert_report(&store, &root, ida, idb, &paths, markers, a.dry_run)?
     } else {
-        rewind::revert::revert_hunks(&store, &root, ida, idb, &a.hunks, markers, a.dry_run)?
+        rewind::revert::revert_hunks_report(&store, &root, ida, idb, &a.hunks, markers, a.dry_run)?
     };
     if ctx.json {
         output::print_json(&json!({
             "dry_run": a.dry_run,
             "files": files_json(&r.files),
+            "conflicts": conflicts_json(&r.conflicts),
             "before": r.before.map(|i| i.hex()),
             "after": r.after.map(|i| i.hex()),
             "op": r.op,
         }))?;
     } else if !ctx.quiet {
-        print_files(&r.files);
+        // A conflicting path is listed once, with its reason.
+        let files: Vec<_> = r
+            .files
+            .iter()
+            .filter(|f| f.action != "conflict")
+            .cloned()
+            .collect();
+        print_files(&files);
+        for c in &r.conflicts {
+            println!(
+                "conflict {}: {}",
+                path_text(&c.path),
+                super::hints::conflict_why(c)
+            );
+        }
         match r.op {
             Some(op) => println!(
                 "reverted {}..{} (operation {op}; `rewind undo` takes it back)",
                 ida.short(),
                 idb.short()
             ),
+            None if !r.conflicts.is_empty() && a.dry_run => println!(
+                "dry run: {}; nothing was changed",
+                super::output::count(r.conflicts.len(), "conflict")
+            ),
+            None if !r.conflicts.is_empty() => {}
             None if a.dry_run => println!("dry run: nothing was changed"),
             None => println!("nothing to revert"),
         }
     }
-    let conflicts: usize = r.files.iter().map(|f| f.conflicts).sum();
+    if !r.conflicts.is_empty() && !a.dry_run {
+        output::error_line(
+            &format!(
+                "revert {}..{}: {} ({}): nothing was changed (--conflict=markers writes conflict markers instead)",
+                ida.short(),
+                idb.short(),
+                super::output::count(r.conflicts.len(), "conflict"),
+                output::paths_text(r.conflicts.iter().map(|c| c.path.as_slice()))
+            ),
+            false,
+        );
+    }
+    let conflicts = r.conflicts.len() + r.files.iter().map(|f| f.conflicts).sum::<usize>();
     Ok(if conflicts > 0 { 1 } else { 0 })
+}
+
+/// Conflicts as JSON: path (with `path_bytes` when not UTF-8), why, conflicting regions.
+fn conflicts_json(conflicts: &[rewind::carry::Conflict]) -> Vec<Value> {
+    conflicts
+        .iter()
+        .map(|c| {
+            let mut o = json!({"why": super::hints::conflict_why(c), "regions": c.regions});
+            output::put_path(&mut o, "path", Some(&c.path));
+            o
+        })
+        .collect()
 }
 
 fn print_files(files: &[rewind::apply::FileOutcome]) {

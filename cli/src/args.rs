@@ -165,7 +165,8 @@ pub struct ForgetArgs {
 /// `gc`.
 #[derive(Args, Debug)]
 pub struct GcArgs {
-    /// Show what would be deleted; change nothing
+    /// Show what gc would do, with its exact numbers; change nothing (it does all of gc's
+    /// work, then discards it, so it takes as long)
     #[arg(long, short = 'n')]
     pub dry_run: bool,
     /// Collect on this remote instead: delete what no remote snapshot reaches
@@ -474,4 +475,67 @@ pub struct TagArgs {
     /// Move an existing tag
     #[arg(short, long)]
     pub force: bool,
+}
+
+/// Parses the process's arguments as bytes (`args_os`), never assuming they are UTF-8: paths
+/// and `run`'s command are `OsString`/`PathBuf` and keep their bytes, and every plain text
+/// argument goes through [`Text`], which refuses a value that is not UTF-8 naming the
+/// argument (clap's own message names none).
+pub fn parse() -> Result<Cli, clap::Error> {
+    use clap::{CommandFactory, FromArgMatches};
+    let mut cmd = text_args(Cli::command());
+    let mut matches = cmd.try_get_matches_from_mut(std::env::args_os())?;
+    Cli::from_arg_matches_mut(&mut matches).map_err(|e| e.format(&mut cmd))
+}
+
+/// `cmd` with [`Text`] in place of clap's plain `String` parser on every argument of every
+/// subcommand. Only that parser is replaced: a custom one (possible values, a function) keeps
+/// its checks, and a non-UTF-8 value there gets clap's message, which `main`'s usage error
+/// completes with the argument it found.
+fn text_args(cmd: clap::Command) -> clap::Command {
+    cmd.mut_args(|a| {
+        // `ValueParser::string()` is the only parser that prints so; `Other` ones print their
+        // type.
+        if format!("{:?}", a.get_value_parser()) == "ValueParser::string" {
+            a.value_parser(Text)
+        } else {
+            a
+        }
+    })
+    .mut_subcommands(text_args)
+}
+
+/// How a refused non-UTF-8 argument is described, after its name.
+pub const NOT_UTF8: &str = " is not valid UTF-8";
+
+/// A text argument: its value as a `String`, or an error naming the argument when the bytes
+/// are not UTF-8 (a Latin-1 terminal's `café`, say) instead of a panic or an unnamed refusal.
+#[derive(Clone, Copy, Debug)]
+pub struct Text;
+
+impl clap::builder::TypedValueParser for Text {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        match value.to_str() {
+            Some(s) => Ok(s.to_owned()),
+            None => {
+                let name = match arg {
+                    Some(a) if a.get_long().is_none() && a.get_short().is_none() => {
+                        format!("the argument {a}")
+                    }
+                    Some(a) => a.to_string(),
+                    None => "an argument".to_string(),
+                };
+                let shown = super::output::path_text(super::output::arg_bytes(value));
+                let msg = format!("{name} ({shown}){NOT_UTF8}: this argument must be text\n");
+                Err(clap::Error::raw(clap::error::ErrorKind::InvalidUtf8, msg).with_cmd(cmd))
+            }
+        }
+    }
 }

@@ -1,8 +1,8 @@
 //! The command-line interface. Each submodule parses one command family's arguments, calls the
 //! library and hands the result to a printer (human or JSON); no logic of its own.
 //!
-//! Exit codes: 0 success; 1 "yes, there are differences / violations" answers (diff
-//! --exit-code, check); 2 rewind itself failed (bad input, store errors). `rewind run` exits with
+//! Exit codes: 0 success; 1 "yes, there are differences / violations / conflicts" answers
+//! (diff --exit-code, check, revert, apply, overlay accept); 2 rewind itself failed (bad input, store errors). `rewind run` exits with
 //! its command's code, and 125 when rewind failed around it.
 
 fn main() {
@@ -33,8 +33,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use clap::Parser;
-
 pub use args::Cli;
 use args::Command;
 use rewind::error::Error;
@@ -43,6 +41,9 @@ use rewind::store::{Store, StoreOptions};
 
 /// Exit code when rewind itself fails.
 pub const EXIT_ERROR: i32 = 2;
+/// Exit code when files conflict (revert, apply --3way, overlay accept): nothing was written
+/// where they did, and the conflicts are listed.
+pub const EXIT_CONFLICT: i32 = 1;
 /// Exit code when a signal (SIGINT) stopped a command part way, as a shell reports it.
 pub const EXIT_INTERRUPTED: i32 = 130;
 
@@ -212,29 +213,52 @@ impl Ctx {
     }
 }
 
-/// A command line clap refused: its message (and `{"error": ...}` on stdout under `--json`),
-/// with a hint where a new user is likely to trip; `--help` and `--version` print and exit 0.
+/// A command line clap refused: its message (and under `--json`, `{"error": ..., "kind": ...}`
+/// on stdout with the whole message, uncoloured), with a hint where a new user is likely to
+/// trip; `--help` and `--version` print and exit 0. The arguments are read as bytes: one that
+/// is not UTF-8 is what brought some of these errors here. A usage error of `run` exits 125,
+/// as every failure of rewind's own there does, so it is never taken for the command's code.
 fn usage_error(e: clap::Error) -> i32 {
     use clap::error::{ContextKind, ErrorKind};
-    if matches!(
-        e.kind(),
-        ErrorKind::DisplayHelp
-            | ErrorKind::DisplayVersion
-            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
-    ) {
-        let _ = e.print();
-        if e.kind() != ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-            return 0;
-        }
-        if std::env::args().any(|a| a == "--json") {
-            let _ = output::print_json(&serde_json::json!({ "error": "a command is required" }));
-        }
-        return EXIT_ERROR;
-    }
-    let args: Vec<String> = std::env::args().collect();
+    let args: Vec<String> = std::env::args_os()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
     let options = args.iter().take_while(|a| *a != "--");
     let json = options.clone().any(|a| a == "--json");
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        let _ = e.print();
+        return 0;
+    }
+    let code = if subcommand_of(&args) == Some("run") {
+        run::EXIT_RUN_ERROR
+    } else {
+        EXIT_ERROR
+    };
     let _ = e.print();
+    if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+        if json {
+            let _ = output::print_json(
+                &serde_json::json!({ "error": "a command is required", "kind": "missing_subcommand" }),
+            );
+        }
+        return code;
+    }
+    // clap's own refusal of a non-UTF-8 value (from a parser other than `args::Text`) names
+    // no argument: name the first one that is not UTF-8.
+    let text = e.render().to_string();
+    let unnamed = (e.kind() == ErrorKind::InvalidUtf8 && !text.contains(args::NOT_UTF8))
+        .then(|| std::env::args_os().skip(1).find(|a| a.to_str().is_none()))
+        .flatten()
+        .map(|a| {
+            format!(
+                "the argument {}{}",
+                output::path_text(output::arg_bytes(&a)),
+                args::NOT_UTF8
+            )
+        });
+    if let Some(line) = &unnamed {
+        eprintln!("rewind: {line}");
+    }
     // `rewind run python3 x.py`: the command must follow `--`.
     if e.kind() == ErrorKind::UnknownArgument
         && options.clone().any(|a| a == "run")
@@ -248,20 +272,45 @@ fn usage_error(e: clap::Error) -> i32 {
         );
     }
     if json {
-        let text = e.render().to_string();
-        let first = text
-            .lines()
-            .next()
-            .unwrap_or("invalid command line")
-            .trim_start_matches("error: ");
-        let _ = output::print_json(&serde_json::json!({ "error": first }));
+        let mut v = usage_json(&text, e.kind());
+        if let Some(line) = unnamed {
+            v["error"] = format!("{}\n{line}", v["error"].as_str().unwrap_or_default()).into();
+        }
+        let _ = output::print_json(&v);
     }
-    EXIT_ERROR
+    code
+}
+
+/// The subcommand a command line names (None when clap cannot tell).
+fn subcommand_of(args: &[String]) -> Option<&'static str> {
+    use clap::CommandFactory;
+    let m = Cli::command()
+        .ignore_errors(true)
+        .try_get_matches_from(args)
+        .ok()?;
+    let name = m.subcommand_name()?;
+    ["run"].into_iter().find(|n| *n == name)
+}
+
+/// A usage error as JSON: clap's whole message without colours or the `error: ` label (the
+/// argument it is about is on its second line, "the following required arguments were not
+/// provided:" alone says nothing), and its kind in snake case (`missing_required_argument`).
+fn usage_json(rendered: &str, kind: clap::error::ErrorKind) -> serde_json::Value {
+    let text = rendered.trim().trim_start_matches("error: ");
+    let kind = format!("{kind:?}");
+    let mut snake = String::with_capacity(kind.len() + 4);
+    for (i, c) in kind.chars().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            snake.push('_');
+        }
+        snake.push(c.to_ascii_lowercase());
+    }
+    serde_json::json!({ "error": text, "kind": snake })
 }
 
 /// Runs the CLI with the process's arguments; returns the exit code.
 fn run_cli() -> i32 {
-    let cli = match Cli::try_parse() {
+    let cli = match args::parse() {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
     };
@@ -341,6 +390,12 @@ fn run_cli() -> i32 {
         Err(CliError::Lib(e @ Error::RestoreInterrupted { .. })) => {
             output::error_line(&hints::message(&e), ctx.json);
             EXIT_INTERRUPTED
+        }
+        // A conflict is an answer about the files, not a failure of rewind: 1, as revert's
+        // and overlay accept's listed conflicts.
+        Err(CliError::Lib(e @ Error::Conflict { .. })) => {
+            output::error_line(&hints::message(&e), ctx.json);
+            EXIT_CONFLICT
         }
         Err(e) => {
             let msg = match e {

@@ -133,6 +133,7 @@ pub fn gc(ctx: &Ctx, a: GcArgs) -> CliResult {
             "log_bytes_after": r.log_bytes_after,
             "file_bytes_before": r.file_bytes_before,
             "file_bytes_after": r.file_bytes_after,
+            "file_bytes_committed": r.file_bytes_committed,
             "regrouped": {
                 "blobs": r.regroup.blobs,
                 "groups": r.regroup.groups,
@@ -174,19 +175,29 @@ pub fn gc(ctx: &Ctx, a: GcArgs) -> CliResult {
         human_bytes(r.bytes_removed),
         r.snapshots
     )?;
+    let would = |did: &str, will: &str| {
+        if r.dry_run {
+            will.to_string()
+        } else {
+            did.to_string()
+        }
+    };
     writeln!(
         out,
-        "segment log {} -> {} ({} segments dropped, {} objects moved, {})",
+        "segment log {} -> {} ({} segments {}, {} objects {}, {})",
         human_bytes(r.log_bytes_before),
         human_bytes(r.log_bytes_after),
         r.segments_removed,
+        would("dropped", "to drop"),
         r.objects_moved,
+        would("moved", "to move"),
         human_bytes(r.bytes_moved)
     )?;
     if r.regroup.blobs > 0 {
         writeln!(
             out,
-            "regrouped {} small blobs into {} groups: {} -> {}",
+            "{} {} small blobs into {} groups: {} -> {}",
+            would("regrouped", "would regroup"),
             r.regroup.blobs,
             r.regroup.groups,
             human_bytes(r.regroup.bytes_before),
@@ -196,12 +207,13 @@ pub fn gc(ctx: &Ctx, a: GcArgs) -> CliResult {
     if r.dense.blobs > 0 || r.dense.trained.is_some() {
         writeln!(
             out,
-            "recompressed {} blobs with the store's dictionary: {} -> {}{}",
+            "{} {} blobs with the store's dictionary: {} -> {}{}",
+            would("recompressed", "would recompress"),
             r.dense.blobs,
             human_bytes(r.dense.bytes_before),
             human_bytes(r.dense.bytes_after),
             match r.dense.trained {
-                Some(id) => format!(" (trained dictionary {id})"),
+                Some(id) => format!(" ({} dictionary {id})", would("trained", "would train")),
                 None => String::new(),
             }
         )?;
@@ -209,7 +221,8 @@ pub fn gc(ctx: &Ctx, a: GcArgs) -> CliResult {
     if let Some(s) = r.stat_cache {
         writeln!(
             out,
-            "stat cache repacked: {} -> {}",
+            "stat cache {}: {} -> {}",
+            would("repacked", "would be repacked"),
             human_bytes(s.bytes_before),
             human_bytes(s.bytes_after),
         )?;
@@ -220,7 +233,11 @@ pub fn gc(ctx: &Ctx, a: GcArgs) -> CliResult {
             "file {} -> {}{} in {:.2} s",
             human_bytes(r.file_bytes_before),
             human_bytes(r.file_bytes_after),
-            if r.compacted { " (compacted)" } else { "" },
+            if r.compacted {
+                format!(" (compacted from {})", human_bytes(r.file_bytes_committed))
+            } else {
+                String::new()
+            },
             r.seconds
         )?;
     }

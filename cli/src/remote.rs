@@ -31,6 +31,10 @@ pub enum RemoteCommand {
         name: String,
         /// Its URL
         url: String,
+        /// Add it without reaching it first (offline setup): by default the bucket is listed
+        /// once, and a missing bucket, refused credentials or an unreachable server refuse it
+        #[arg(long)]
+        no_check: bool,
     },
     /// List remotes
     Ls,
@@ -142,10 +146,45 @@ impl TransferProgress for TransferBar {
     }
 }
 
+/// The remote `push` or `pull` works with, and the revisions given.
+struct Picked {
+    remote: Remote,
+    revs: Vec<String>,
+    /// The remotes configured, when the first argument was taken as a revision because no
+    /// remote has its name: if it is no revision either, it was most likely a remote's name.
+    guessed: Option<Vec<String>>,
+}
+
+impl Picked {
+    /// `e`, the failure to resolve `rev`, or the clearer "no remote named ..." when `rev` is
+    /// the first argument and was probably meant as a remote.
+    fn unknown(&self, rev: &str, e: Error, here: &str) -> Error {
+        let first = self.revs.first().map(String::as_str);
+        let not_found = match &e {
+            Error::UnknownRevision(_) => true,
+            // Not found on the remote, or the remote itself failed: only the first is this.
+            Error::Remote { .. } => self.remote.reach().is_ok(),
+            _ => false,
+        };
+        match &self.guessed {
+            Some(names)
+                if not_found && first == Some(rev) && config::validate_name(rev).is_ok() =>
+            {
+                Error::Invalid(format!(
+                    "no remote named '{rev}' (remotes: {}), and no snapshot or tag '{rev}' {here}",
+                    names.join(", ")
+                ))
+            }
+            _ => e,
+        }
+    }
+}
+
 /// Picks the remote from the first argument, or the default: the first argument names a
 /// remote when one of that name exists; otherwise it is a revision.
-fn pick(store: &Store, args: &[String]) -> Result<(Remote, Vec<String>), Error> {
+fn pick(store: &Store, args: &[String]) -> Result<Picked, Error> {
     let remotes = config::list(store.dir())?;
+    let mut guessed = None;
     let (name, revs) = match args.first() {
         Some(first) if remotes.contains_key(first) || first.contains("://") => {
             (first.clone(), args[1..].to_vec())
@@ -165,10 +204,17 @@ fn pick(store: &Store, args: &[String]) -> Result<(Remote, Vec<String>), Error> 
                     remotes.keys().cloned().collect::<Vec<_>>().join(", ")
                 )));
             };
+            if !args.is_empty() {
+                guessed = Some(remotes.keys().cloned().collect());
+            }
             (name, args.to_vec())
         }
     };
-    Ok((open(store, &name)?, revs))
+    Ok(Picked {
+        remote: open(store, &name)?,
+        revs,
+        guessed,
+    })
 }
 
 fn open(store: &Store, name: &str) -> Result<Remote, Error> {
@@ -185,12 +231,41 @@ fn open(store: &Store, name: &str) -> Result<Remote, Error> {
 pub fn remote(ctx: &Ctx, a: RemoteArgs) -> CliResult {
     let store = ctx.open_store(matches!(a.command, RemoteCommand::Add { .. }))?;
     match a.command {
-        RemoteCommand::Add { name, url } => {
+        RemoteCommand::Add {
+            name,
+            url,
+            no_check,
+        } => {
+            config::validate_name(&name)?;
+            config::validate_url(&url)?;
+            // Reached once now, so a typo in the bucket or missing credentials show here
+            // rather than at the first push.
+            let found = if no_check {
+                None
+            } else {
+                let remote = Remote::open(&name, &url)?;
+                Some(remote.reach().map_err(|e| {
+                    Error::Invalid(format!(
+                        "{}; not added (pass --no-check to add it anyway)",
+                        super::hints::message(&e)
+                    ))
+                })?)
+            };
             config::add(store.dir(), &name, &url)?;
             if ctx.json {
-                output::print_json(&json!({"added": name, "url": url}))?;
+                output::print_json(&json!({
+                    "added": name,
+                    "url": url,
+                    "checked": found.is_some(),
+                    "holds_remote": found,
+                }))?;
             } else if !ctx.quiet {
-                println!("added remote {name} ({url})");
+                let what = match found {
+                    None => ", not checked",
+                    Some(true) => ", a rewind remote",
+                    Some(false) => ", empty: the first push sets it up",
+                };
+                println!("added remote {name} ({url}{what})");
             }
         }
         RemoteCommand::Ls => {
@@ -262,7 +337,9 @@ pub fn remote(ctx: &Ctx, a: RemoteArgs) -> CliResult {
 /// `rewind push`.
 pub fn push(ctx: &Ctx, a: PushArgs) -> CliResult {
     let store = ctx.open_store(false)?;
-    let (remote, mut revs) = pick(&store, &a.args)?;
+    let picked = pick(&store, &a.args)?;
+    let remote = &picked.remote;
+    let mut revs = picked.revs.clone();
     let reader = store.reader()?;
     let mut opts = remote::push::PushOptions {
         force: a.force,
@@ -282,7 +359,8 @@ pub fn push(ctx: &Ctx, a: PushArgs) -> CliResult {
         }
     }
     for rev in &revs {
-        let id = super::inspect::resolve(ctx, &store, &reader, rev)?;
+        let id = super::inspect::resolve(ctx, &store, &reader, rev)
+            .map_err(|e| picked.unknown(rev, e, "in this store"))?;
         opts.snapshots.push(id);
         if let Some(tagged) = reader.tag(rev)? {
             opts.tags.push((rev.clone(), tagged));
@@ -294,7 +372,7 @@ pub fn push(ctx: &Ctx, a: PushArgs) -> CliResult {
     drop(reader);
     dedup(&mut opts.snapshots);
     let bar = TransferBar::new(ctx);
-    let r = remote::push::push(&store, &remote, &opts, &bar, &waiting(ctx, &remote))?;
+    let r = remote::push::push(&store, remote, &opts, &bar, &waiting(ctx, remote))?;
     for (name, id) in &r.tags_refused {
         output::warn(&format!(
             "tag {name} on remote {} points at {}: left alone (pass --force to move it)",
@@ -366,15 +444,18 @@ fn dedup(ids: &mut Vec<Id>) {
 /// `rewind pull`.
 pub fn pull(ctx: &Ctx, a: PullArgs) -> CliResult {
     let store = ctx.open_store(true)?;
-    let (remote, revs) = pick(&store, &a.args)?;
+    let picked = pick(&store, &a.args)?;
+    let (remote, revs) = (&picked.remote, &picked.revs);
     let mut opts = remote::pull::PullOptions::default();
     if revs.is_empty() || a.all {
         opts.snapshots = remote.snapshot_ids()?;
         opts.tags = remote.tags()?;
         opts.snapshots.extend(opts.tags.iter().map(|(_, i)| *i));
     }
-    for rev in &revs {
-        let id = remote.resolve(rev)?;
+    for rev in revs {
+        let id = remote
+            .resolve(rev)
+            .map_err(|e| picked.unknown(rev, e, "on that remote"))?;
         opts.snapshots.push(id);
         if let Some(tagged) = remote.tag(rev).ok().flatten() {
             opts.tags.push((rev.clone(), tagged));
@@ -392,7 +473,7 @@ pub fn pull(ctx: &Ctx, a: PullArgs) -> CliResult {
     }
     dedup(&mut opts.snapshots);
     let bar = TransferBar::new(ctx);
-    let r = remote::pull::pull(&store, &remote, &opts, &bar)?;
+    let r = remote::pull::pull(&store, remote, &opts, &bar)?;
     for (name, id) in &r.tags_kept {
         output::warn(&format!(
             "tag {name} here points at {}: left alone (the remote's differs)",
@@ -400,7 +481,7 @@ pub fn pull(ctx: &Ctx, a: PullArgs) -> CliResult {
         ));
     }
     if ctx.json {
-        output::print_json(&pull_json(&remote, &r))?;
+        output::print_json(&pull_json(remote, &r))?;
     } else if !ctx.quiet {
         println!(
             "pulled from {}: {} snapshots ({} already here), {} objects, {} received, {} requests, {:.2} s",

@@ -261,6 +261,17 @@ pub fn run(ctx: &Ctx, a: RunArgs) -> CliResult {
 }
 
 fn run_inner(ctx: &Ctx, a: RunArgs) -> CliResult {
+    // Where the result goes is checked before the command runs: found unwritable afterwards,
+    // the command would have run and its operation been recorded for a result nobody gets.
+    if let Some(path) = &a.result {
+        check_writable(path).map_err(|e| {
+            Error::Invalid(format!(
+                "--result {}: cannot write the result there ({}); nothing was run",
+                path.display(),
+                super::hints::message(&e)
+            ))
+        })?;
+    }
     let contract = a.contract.load()?;
     let on_violation = match a.on_violation {
         Some(OnViolationArg::Report) => OnViolation::Report,
@@ -270,6 +281,15 @@ fn run_inner(ctx: &Ctx, a: RunArgs) -> CliResult {
     };
     let (root, cwd) = {
         let store = ctx.open_store(true)?;
+        // The run retention reads config.toml once the command is over, and a mistake in it
+        // never fails a run (the result's `retention.error` says it): said here too, once,
+        // whatever the output mode, so a typo does not silently keep every run snapshot.
+        if let Err(e) = rewind::config::Config::load(store.dir()) {
+            output::warn(&format!(
+                "{}; the run retention will not run",
+                super::hints::message(&e)
+            ));
+        }
         let root = ctx.workspace_root(&store)?;
         // With -C the command starts in that directory (as with `git -C`); otherwise where
         // the user is, which may be below the workspace root.
@@ -435,6 +455,28 @@ fn print_summary(r: &RunResult) {
             &r.after[..12]
         );
     }
+}
+
+/// Fails unless [`write_atomic`] can write `path`: it is not a directory, and a temporary
+/// file can be made beside it (made and removed at once, so the command never sees it in the
+/// workspace).
+fn check_writable(path: &Path) -> Result<(), Error> {
+    if path.is_dir() {
+        return Err(Error::io(
+            path,
+            io::Error::new(io::ErrorKind::IsADirectory, "is a directory"),
+        ));
+    }
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    tempfile::Builder::new()
+        .prefix(".rewind-result-")
+        .tempfile_in(dir)
+        .at(dir)?
+        .close()
+        .at(dir)
 }
 
 /// Writes JSON to `path` through a temporary sibling renamed into place, so a reader never

@@ -204,7 +204,11 @@ fn three_way_merge_with_the_base_from_the_store() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--3way"));
     // Lines 5 and 7 changed on one side, 6 on the other: adjacent changes conflict, as in git.
     let out = apply_stdin(&env, &patch, &["--3way", "--fuzz", "0"]);
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "a conflict exits 1, as revert's"
+    );
     assert!(String::from_utf8_lossy(&out.stderr).contains("conflict"));
     let out = apply_stdin(
         &env,

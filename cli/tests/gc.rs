@@ -297,3 +297,56 @@ fn stats_show_dedup_compression_and_workspaces() {
         "{human}"
     );
 }
+
+/// `gc --dry-run` does what the gc does and reports the same numbers (regrouping included),
+/// and a gc reports a compaction only when the file got shorter.
+#[test]
+fn gc_dry_run_predicts_the_gc_exactly() {
+    let env = Env::new();
+    for i in 0..200u64 {
+        env.write(&format!("d/f{i}"), &noise(i, 2500));
+    }
+    env.write("big.bin", &noise(7, 3 << 20));
+    let old = snap(&env, "old");
+    for i in 0..200u64 {
+        if i % 7 != 0 {
+            env.write(&format!("d/f{i}"), &noise(5000 + i, 2500));
+        }
+    }
+    fs::remove_file(env.path("big.bin")).unwrap();
+    snap(&env, "new");
+    env.ok(&["forget", &old]);
+    let dry = json(&env, &["gc", "--dry-run"]);
+    let text = env.ok(&["gc", "--dry-run"]);
+    let g = json(&env, &["gc"]);
+    assert_eq!(dry["dry_run"], true);
+    for key in [
+        "snapshots",
+        "trees_removed",
+        "blobs_removed",
+        "chunks_removed",
+        "bytes_removed",
+        "segments_removed",
+        "objects_moved",
+        "bytes_moved",
+        "log_bytes_before",
+        "log_bytes_after",
+        "regrouped",
+        "recompressed",
+        "stat_cache_repacked",
+    ] {
+        assert_eq!(dry[key], g[key], "{key}: dry run {dry}\ngc {g}");
+    }
+    assert!(g["regrouped"]["blobs"].as_u64().unwrap() > 0, "{g}");
+    assert!(
+        text.contains("would regroup"),
+        "the dry run mentions regrouping: {text}"
+    );
+    if g["compacted"] == true {
+        assert!(
+            g["file_bytes_after"].as_u64() < g["file_bytes_committed"].as_u64(),
+            "{g}"
+        );
+    }
+    verify_full(&env);
+}

@@ -38,5 +38,6 @@ mod serve;
 mod snapshot;
 mod soak;
 mod store_fit;
+mod usage;
 mod verify;
 mod warm;

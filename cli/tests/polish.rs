@@ -117,7 +117,10 @@ fn undo_names_what_is_wrong() {
 fn run_without_double_dash_hints_at_it() {
     let env = Env::new();
     let (code, err) = env.fails(&["run", "python3"]);
-    assert_eq!(code, 2);
+    assert_eq!(
+        code, 125,
+        "run's usage errors are rewind's own failures: {err}"
+    );
     assert!(err.contains("rewind run -- python3"), "{err}");
 }
 

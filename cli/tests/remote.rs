@@ -846,8 +846,9 @@ fn gcs_and_azure_urls() {
     let e = Env::new();
     e.write("a", b"a");
     e.ok(&["snapshot", "-q"]);
-    e.ok(&["remote", "add", "g", "gs://bucket/team"]);
-    e.ok(&["remote", "add", "z", "az://container/team"]);
+    // Offline: added without reaching them.
+    e.ok(&["remote", "add", "g", "gs://bucket/team", "--no-check"]);
+    e.ok(&["remote", "add", "z", "az://container/team", "--no-check"]);
     let ls = e.ok(&["remote", "ls"]);
     assert!(
         ls.contains("gs://bucket/team") && ls.contains("az://container/team"),
@@ -951,4 +952,69 @@ fn dictionary_blobs_travel_plain_s3() {
         return;
     };
     dictionary_blobs_travel_plain(&r, &Env::new());
+}
+
+/// Against the real S3 server: a missing bucket is said to be one (never the server's raw
+/// XML, never "no such tag"), `remote add` reaches the bucket once (`--no-check` skips it),
+/// and a first argument of push or pull that is neither a remote nor a revision is said to be
+/// an unknown remote, with the remotes listed.
+#[test]
+fn remote_errors_say_what_is_wrong_s3() {
+    let Some(m) = moto() else {
+        return;
+    };
+    let e = Env::new();
+    e.write("a", b"a");
+    e.ok(&["snapshot", "-q", "--tag", "v1"]);
+    let gone = Remote {
+        url: "s3://no-such-bucket/team".into(),
+        moto: Some(m),
+        dir: None,
+    };
+    let no_bucket = |err: &str| {
+        assert!(
+            err.contains("bucket 'no-such-bucket' does not exist") && !err.contains('<'),
+            "{err}"
+        );
+    };
+    let out = gone.run(&e.store, &e.ws, &["remote", "add", "gone", &gone.url]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    no_bucket(&err);
+    assert!(err.contains("--no-check"), "{err}");
+    assert_eq!(gone.ok(&e.store, &e.ws, &["remote", "ls"]), "", "not added");
+    let added = gone.ok(
+        &e.store,
+        &e.ws,
+        &["remote", "add", "gone", &gone.url, "--no-check"],
+    );
+    assert!(added.contains("not checked"), "{added}");
+    for args in [
+        &["push", "gone"][..],
+        &["pull", "gone"],
+        &["pull", "gone", "v1"],
+        &["restore", "--remote", "gone", "v1"],
+    ] {
+        let out = gone.run(&e.store, &e.ws, args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        no_bucket(&err);
+    }
+
+    let ok = Remote::s3("reachable").expect("moto runs");
+    let added = ok.ok(&e.store, &e.ws, &["remote", "add", "origin", &ok.url]);
+    assert!(added.contains("empty"), "{added}");
+    for args in [&["push", "nope"][..], &["pull", "nope"]] {
+        let out = ok.run(&e.store, &e.ws, args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("no remote named 'nope'") && err.contains("gone, origin"),
+            "{args:?}: {err}"
+        );
+    }
+    // A revision is still a revision.
+    ok.ok(&e.store, &e.ws, &["push", "v1"]);
+    let again = ok.ok(&e.store, &e.ws, &["remote", "add", "again", &ok.url]);
+    assert!(again.contains("a rewind remote"), "{again}");
 }

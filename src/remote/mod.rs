@@ -201,8 +201,59 @@ impl Remote {
     fn err(&self, op: &str, key: &str, e: object_store::Error) -> Error {
         Error::Remote {
             remote: self.name.clone(),
-            why: format!("{op} {key}: {e}"),
+            why: format!("{op} {key}: {}", self.describe(&e)),
         }
+    }
+
+    /// An object_store error in a sentence: the server's error code and message where it sent
+    /// an S3-style XML body (never the body itself), a missing bucket said as such.
+    fn describe(&self, e: &object_store::Error) -> String {
+        let text = e.to_string();
+        let Some(code) = xml_field(&text, "Code") else {
+            return text;
+        };
+        let message = xml_field(&text, "Message").unwrap_or_default();
+        let bucket = self
+            .url
+            .split_once("://")
+            .and_then(|(_, rest)| rest.split('/').next())
+            .unwrap_or_default();
+        match code {
+            "NoSuchBucket" | "ContainerNotFound" => {
+                format!("the bucket '{bucket}' does not exist ({})", self.url)
+            }
+            "AccessDenied"
+            | "InvalidAccessKeyId"
+            | "SignatureDoesNotMatch"
+            | "AuthenticationFailed"
+            | "AuthorizationFailure" => {
+                format!(
+                    "access to {} was refused ({code}: {message}): check the credentials",
+                    self.url
+                )
+            }
+            _ => format!("the server answered {code}: {message}"),
+        }
+    }
+
+    /// Reaches the remote once (one listing of its prefix): a missing bucket, refused
+    /// credentials or an unreachable server is an error that says which, and a prefix holding
+    /// a remote of another format is refused. Returns whether a rewind remote is there already
+    /// (false: nothing pushed yet; the first push creates it).
+    pub fn reach(&self) -> Result<bool> {
+        let base = (!self.prefix.is_empty()).then(|| ObjPath::from(self.prefix.as_str()));
+        self.count(0, 0);
+        self.rt
+            .block_on(self.store.list_with_delimiter(base.as_ref()))
+            .map_err(|e| Error::Remote {
+                remote: self.name.clone(),
+                why: self.describe(&e),
+            })?;
+        if self.get(MARKER)?.is_none() {
+            return Ok(false);
+        }
+        self.check_format(false)?;
+        Ok(true)
     }
 
     fn count(&self, up: u64, down: u64) {
@@ -529,6 +580,8 @@ impl Remote {
                 }
             }
         }
+        // A missing bucket reads as missing objects: say that rather than "no such tag".
+        self.reach()?;
         Err(Error::Remote {
             remote: self.name.clone(),
             why: format!("no snapshot or tag '{rev}' on the remote"),
@@ -725,6 +778,14 @@ fn cloud(
         }
         other => return Err(format!("unsupported URL scheme {other}:// ({URL_FORMS})")),
     })
+}
+
+/// The text of the first `<name>...</name>` element in an error's text (an S3-style XML body).
+fn xml_field<'a>(text: &'a str, name: &str) -> Option<&'a str> {
+    let open = format!("<{name}>");
+    let start = text.find(&open)? + open.len();
+    let len = text[start..].find(&format!("</{name}>"))?;
+    Some(&text[start..start + len])
 }
 
 /// The object name of an artifact key: hex, so any key is a valid, flat object name.

@@ -7,9 +7,12 @@ use crate::error::{Error, Result};
 pub const MIN_PREFIX: usize = 4;
 
 /// Checks that a tag name is usable: not empty, not a revision syntax, no whitespace or
-/// control characters, at most 200 bytes.
+/// control characters, at most 200 bytes, and no empty, `.` or `..` component nor a leading
+/// `/` (a remote stores the tag as `refs/<name>`, so `../x` would land outside; the rule is
+/// [`crate::fs::RelPath`]'s, which artifact keys follow too).
 pub fn validate_tag(name: &str) -> Result<()> {
     let bad = name.is_empty()
+        || crate::fs::RelPath::new(name.as_bytes()).is_err()
         || name.len() > 200
         || name.starts_with('@')
         || name.starts_with('-')
@@ -19,7 +22,7 @@ pub fn validate_tag(name: &str) -> Result<()> {
         || (name.len() >= MIN_PREFIX && name.chars().all(|c| c.is_ascii_hexdigit()));
     if bad {
         return Err(Error::Invalid(format!(
-            "invalid tag name '{name}': use 1-200 characters, no spaces or control characters, not starting with '@' or '-', not 'live', and not only hex digits"
+            "invalid tag name '{name}': use 1-200 characters, no spaces or control characters, not starting with '@', '-' or '/', no empty, '.' or '..' component between slashes, not 'live', and not only hex digits"
         )));
     }
     Ok(())

@@ -12,7 +12,7 @@ use tokio_util::io::{StreamReader, SyncIoBridge};
 
 use super::{blocking, query_all};
 use crate::AppState;
-use crate::error::{ApiError, ApiResult};
+use crate::error::ApiResult;
 
 fn record_json(key: &str, r: &rewind::artifact::ArtifactRecord) -> Value {
     let meta: serde_json::Map<String, Value> = r
@@ -70,18 +70,8 @@ pub async fn put(
     let q = q.as_deref();
     let force = matches!(query_all(q, "force").pop().as_deref(), Some("true" | "1"));
     let meta = super::query_meta(q)?;
-    rewind::artifact::validate_key(&key)?;
-    // Keys are names, not paths; still, clients map them to files (`artifact get -o`), so
-    // none that would climb out of a directory is taken.
-    if key.starts_with('/')
-        || key
-            .split('/')
-            .any(|p| p.is_empty() || p == "." || p == "..")
-    {
-        return Err(ApiError::bad_request(format!(
-            "{key}: an artifact key without `.`, `..` or empty components, not absolute"
-        )));
-    }
+    // The library's rule, the CLI's too; checked before the body is read.
+    rewind::artifact::check_key(&key)?;
     let stream = body.into_data_stream().map_err(std::io::Error::other);
     let reader = StreamReader::new(stream);
     blocking(&st, move |st| {
