@@ -13,7 +13,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 use crate::error::{Error, IoContext, Remedy, Result};
-use crate::fs::{BadPath, RelPath, checked_path, write_atomic};
+use crate::fs::{BadPath, Beneath, RelPath};
 use crate::fs::{display, join_rel};
 use crate::id::Id;
 use crate::patch::{
@@ -932,6 +932,7 @@ fn finish_plan(
 /// Removes, then writes: every new content is already in memory, and removing first lets a
 /// file take the place of a directory the patch empties, or a directory that of a file.
 fn write_plan(root: &Path, plan: &[Planned]) -> Result<()> {
+    let dirs = Beneath::open(root)?;
     let written: std::collections::HashSet<&[u8]> = plan
         .iter()
         .filter_map(|p| p.write.as_ref().map(|w| w.0.as_slice()))
@@ -939,34 +940,30 @@ fn write_plan(root: &Path, plan: &[Planned]) -> Result<()> {
     for p in plan {
         // A path both removed and written (a swap of two names) keeps what was written.
         for rel in p.remove.iter().filter(|r| !written.contains(r.as_slice())) {
-            let target = checked_path(root, rel)?;
-            match fs::remove_file(&target) {
-                Ok(()) => remove_empty_parents(root, rel),
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-                Err(e) => return Err(Error::io(target, e)),
+            if dirs.remove_file(rel)? {
+                remove_empty_parents(&dirs, rel);
             }
         }
     }
     for p in plan {
         if let Some((rel, kind, content)) = &p.write {
-            let target = checked_path(root, rel)?;
-            if fs::symlink_metadata(&target).is_ok_and(|m| m.is_dir()) {
+            if dirs.is_dir(rel) {
                 return Err(fail(
                     rel,
                     "a directory stands where the patch writes a file",
                 ));
             }
-            write_atomic(&target, *kind, &mut content.as_slice())?;
+            dirs.write(rel, *kind, &mut content.as_slice())?;
         }
     }
     Ok(())
 }
 
 /// Removes directories left empty by a deletion, up to (not including) the root, as git does.
-fn remove_empty_parents(root: &Path, rel: &[u8]) {
+fn remove_empty_parents(dirs: &Beneath, rel: &[u8]) {
     let mut dir = crate::fs::split_parent(rel).0;
     while !dir.is_empty() {
-        if fs::remove_dir(join_rel(root, dir)).is_err() {
+        if dirs.remove_dir(dir).ok() != Some(crate::fs::DirRemoval::Removed) {
             break;
         }
         dir = crate::fs::split_parent(dir).0;

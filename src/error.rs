@@ -132,6 +132,16 @@ pub enum Error {
     #[error("refusing to use {} as a workspace: it is the root or your home directory", .0.display())]
     DangerousWorkspace(PathBuf),
 
+    /// The workspace is the store's directory or lies inside it: its snapshots would hold the
+    /// store, and a restore would replace the store's own files. Never allowed.
+    #[error("refusing to use {} as a workspace: it is inside the store {}", .workspace.display(), .store.display())]
+    WorkspaceInStore {
+        /// The workspace, canonical.
+        workspace: PathBuf,
+        /// The store's directory, canonical.
+        store: PathBuf,
+    },
+
     /// A revision named nothing.
     #[error(
         "unknown revision '{0}': expected a snapshot id prefix (4+ hex digits), a tag, @ or @~N"

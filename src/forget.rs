@@ -100,6 +100,7 @@ pub fn forget(store: &Store, opts: &ForgetOptions) -> Result<ForgetReport> {
     // forgetting it removes every history entry that names it, so none is left dangling.
     let mut doomed: Vec<Judged> = Vec::new();
     let mut entries_of: FxHashMap<Id, Vec<LogKey>> = FxHashMap::default();
+    let mut dangling: Vec<LogKey> = Vec::new();
     {
         let log = txn.open_table(WS_LOG)?;
         let snapshots = txn.open_table(SNAPSHOTS)?;
@@ -123,6 +124,12 @@ pub fn forget(store: &Store, opts: &ForgetOptions) -> Result<ForgetReport> {
             let (k, v) = item?;
             let key = k.value();
             let id = Id(v.value());
+            // An entry naming a snapshot that is gone (an older version let a restore record
+            // one that a forget had just removed): forgotten already, and removed below.
+            if snapshots.get(id.0)?.is_none() {
+                dangling.push(key);
+                continue;
+            }
             by_ws.entry(key.0).or_default().push(id);
             entries_of.entry(id).or_default().push(key);
         }
@@ -205,9 +212,19 @@ pub fn forget(store: &Store, opts: &ForgetOptions) -> Result<ForgetReport> {
         }
     }
     doomed.sort_by_key(|j| j.time_ns);
-    if opts.dry_run || doomed.is_empty() {
+    if opts.dry_run || (doomed.is_empty() && dangling.is_empty()) {
         report.forgotten = doomed;
         txn.abort()?;
+        return Ok(report);
+    }
+    {
+        let mut log = txn.open_table(WS_LOG)?;
+        for key in &dangling {
+            log.remove(*key)?;
+        }
+    }
+    if doomed.is_empty() {
+        txn.commit()?;
         return Ok(report);
     }
     {

@@ -7,14 +7,14 @@
 //!   target's ignore rules exclude, or that it skipped (too large, unreadable), are kept.
 //! - Every file is written to a temporary file in its directory and renamed into place, so a
 //!   crash leaves each file old or new, never truncated; running the restore again completes it.
-//! - Nothing is written through a symlink or outside the workspace: every parent directory is
-//!   checked with lstat, and a symlink standing where the target has a directory is replaced.
+//! - Nothing is written through a symlink or outside the workspace: every write goes through
+//!   directory descriptors opened below the root without following a symlink
+//!   ([`crate::fs::Beneath`]), so another process swapping a directory for a symlink meanwhile
+//!   cannot redirect it; a symlink standing where the target has a directory is replaced.
 
 use std::collections::HashMap;
 use std::fs;
-use std::io;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -27,7 +27,7 @@ use crate::compare::Trees;
 use crate::diff::tree::{ChangeStatus, FileChange, PathFilter, compare_with_dirs};
 use crate::error::{Error, IoContext, Result};
 use crate::fs::RelPath;
-use crate::fs::{SafeDirs, checked_path, exec_mode, lstat_beneath, split_parent, write_atomic};
+use crate::fs::{Beneath, DirRemoval, lstat_beneath, split_parent, write_atomic};
 use crate::id::Id;
 use crate::progress::{NoProgress, Progress};
 use crate::scan::walk::IGNORE_FILE;
@@ -109,7 +109,7 @@ pub fn restore(
     progress: &dyn Progress,
 ) -> Result<RestoreReport> {
     let t0 = Instant::now();
-    let root = crate::workspace::canonical(root, opts.force, store.refused_workspaces())?;
+    let root = crate::workspace::for_store(store, root, opts.force)?;
     let target_rec = store.reader()?.snapshot(&target)?;
     check_origin(store, &root, target, &target_rec, opts)?;
     check_paths(&store.reader()?, &root, &target_rec, &opts.paths)?;
@@ -168,15 +168,32 @@ pub fn restore(
         )?;
         after.report.id.unwrap_or(target)
     };
+    // The target may have been forgotten while the files were written (a `forget` in another
+    // process): the history must not name a snapshot that is gone, so the state the workspace
+    // is now in is recorded as a snapshot of its own.
+    let mut after = after;
+    let mut tries = 0;
+    let recorded = loop {
+        if let Some(id) = record_restore(store, &root, opts, op, report.before, after)? {
+            break id;
+        }
+        tries += 1;
+        if tries > 3 {
+            return Err(Error::Missing {
+                kind: "snapshot",
+                id: after.hex(),
+            });
+        }
+        let now = snapshot(
+            store,
+            &root,
+            &side_snapshot(&target_rec, target, op, "after", "post", false),
+            &NoProgress,
+        )?;
+        after = now.report.id.unwrap_or(after);
+    };
     report.after = Some(after);
-    report.op = Some(record_restore(
-        store,
-        &root,
-        opts,
-        op,
-        report.before,
-        after,
-    )?);
+    report.op = Some(recorded);
     report.seconds = t0.elapsed().as_secs_f64();
     Ok(report)
 }
@@ -320,7 +337,9 @@ fn record_failure(
 }
 
 /// Records the finished restore: settles an interrupted apply or revert it completes, moves
-/// the workspace's history to `after` (a whole restore), and logs the operation.
+/// the workspace's history to `after` (a whole restore), and logs the operation. `None`, with
+/// nothing recorded, when `after` is no longer in the store (forgotten meanwhile): checked
+/// under the write lock, so no history entry can name a snapshot that is gone.
 fn record_restore(
     store: &Store,
     root: &Path,
@@ -328,7 +347,7 @@ fn record_restore(
     op: &OpInfo,
     before: Option<Id>,
     after: Id,
-) -> Result<u64> {
+) -> Result<Option<u64>> {
     let root_bytes = root.as_os_str().as_bytes();
     // An interrupted apply or revert is settled once every path it was writing has been set to
     // a chosen state.
@@ -344,6 +363,12 @@ fn record_restore(
         }
     };
     let txn = store.begin_write()?;
+    if redb::ReadableTable::get(&txn.open_table(crate::store::tables::SNAPSHOTS)?, after.0)?
+        .is_none()
+    {
+        txn.abort()?;
+        return Ok(None);
+    }
     if settles {
         crate::store::pending::clear_in(&txn, root_bytes)?;
     }
@@ -367,7 +392,7 @@ fn record_restore(
         },
     )?;
     txn.commit()?;
-    Ok(id)
+    Ok(Some(id))
 }
 
 /// Refuses a snapshot of another workspace unless asked explicitly: tags are store-wide, so
@@ -561,21 +586,18 @@ fn execute(
     progress: &dyn Progress,
 ) -> Result<Done> {
     let mut done = Done::default();
+    let dirs = Beneath::open(root)?;
     // Deletions of files and symlinks, and of what stands where another kind must go.
     for c in plan {
         let replaces_kind = match (c.old, c.new) {
             (Some(o), Some(n)) => (o.kind == Kind::Dir) != (n.kind == Kind::Dir),
             _ => false,
         };
-        if (c.status == ChangeStatus::Deleted && c.old.is_some_and(|o| o.kind != Kind::Dir))
-            || replaces_kind
+        if ((c.status == ChangeStatus::Deleted && c.old.is_some_and(|o| o.kind != Kind::Dir))
+            || replaces_kind)
+            && dirs.remove_file(&c.path)?
         {
-            let p = checked_path(root, &c.path)?;
-            match fs::remove_file(&p) {
-                Ok(()) => done.deleted += 1,
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-                Err(e) => return Err(Error::io(p, e)),
-            }
+            done.deleted += 1;
         }
     }
     let mut dirs_gone: Vec<&FileChange> = plan
@@ -584,27 +606,18 @@ fn execute(
         .collect();
     dirs_gone.sort_by(|a, b| b.path.cmp(&a.path));
     for c in dirs_gone {
-        let p = checked_path(root, &c.path)?;
-        match fs::remove_dir(&p) {
-            Ok(()) => done.deleted += 1,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        match dirs.remove_dir(&c.path)? {
+            DirRemoval::Removed => done.deleted += 1,
+            DirRemoval::Missing => {}
             // It still holds ignored files (build outputs, a nested .git): keep it, as git does.
-            Err(e)
-                if e.raw_os_error() == Some(libc::ENOTEMPTY)
-                    || e.raw_os_error() == Some(libc::EEXIST) =>
-            {
-                done.kept.push(c.path.clone());
-            }
-            Err(e) => return Err(Error::io(p, e)),
+            DirRemoval::NotEmpty => done.kept.push(c.path.clone()),
         }
     }
-    // Deletions are done: from here on, a directory verified once stays verified.
-    let safe = SafeDirs::new(root);
     for c in plan
         .iter()
         .filter(|c| c.status == ChangeStatus::Added && c.new.is_some_and(|n| n.kind == Kind::Dir))
     {
-        safe.make_dir(&c.path)?;
+        dirs.make_dir(&c.path)?;
     }
     let files: Vec<&FileChange> = plan
         .iter()
@@ -628,11 +641,10 @@ fn execute(
             return Err(stopped());
         }
         let Some(new) = c.new else { return Ok(()) };
-        let p = safe.path(&c.path)?;
         if c.status == ChangeStatus::ModeChanged {
-            set_exec_in_place(&p, new.kind == Kind::Executable)?;
+            dirs.set_exec(&c.path, new.kind == Kind::Executable)?;
         } else {
-            write_entry(reader, &p, new.kind, &new.id)?;
+            write_entry_beneath(reader, &dirs, &c.path, new.kind, &new.id)?;
             bytes.fetch_add(new.size, Ordering::Relaxed);
         }
         let n = written.fetch_add(1, Ordering::Relaxed) + 1;
@@ -656,23 +668,21 @@ fn execute(
     Ok(done)
 }
 
-fn set_exec_in_place(p: &Path, exec: bool) -> Result<()> {
-    let m = fs::symlink_metadata(p).at(p)?;
-    if !m.is_file() {
-        return Err(Error::Invalid(format!(
-            "{} is not a regular file",
-            p.display()
-        )));
-    }
-    fs::set_permissions(
-        p,
-        fs::Permissions::from_mode(exec_mode(m.permissions().mode(), exec)),
-    )
-    .at(p)
-}
-
-/// Writes a stored blob as a file or symlink at `p`.
+/// Writes a stored blob as a file or symlink at `p`, a path in a directory of the store's own
+/// (a workspace is written with [`write_entry_beneath`]).
 pub(crate) fn write_entry(reader: &Reader, p: &Path, kind: Kind, id: &Id) -> Result<()> {
     let mut blob = reader.blob_reader(id)?;
     write_atomic(p, kind, &mut blob)
+}
+
+/// Writes a stored blob as a file or symlink at `rel` below `dirs`' root.
+pub(crate) fn write_entry_beneath(
+    reader: &Reader,
+    dirs: &Beneath,
+    rel: &[u8],
+    kind: Kind,
+    id: &Id,
+) -> Result<()> {
+    let mut blob = reader.blob_reader(id)?;
+    dirs.write(rel, kind, &mut blob)
 }

@@ -147,19 +147,16 @@ pub struct SnapshotOutcome {
 /// that finds them has snapshotted the workspace. Only regular files and symlinks with rewind's
 /// prefix are removed, and never through a symlinked parent.
 pub fn remove_stale_temps(root: &Path, temps: &[Vec<u8>]) -> Result<()> {
+    if temps.is_empty() {
+        return Ok(());
+    }
+    let dirs = crate::fs::Beneath::open(root)?;
     for rel in temps {
-        let Some(meta) = crate::fs::lstat_beneath(root, rel) else {
-            continue;
-        };
-        if meta.is_dir() {
+        // Gone, below something that is no longer a real directory, or a directory: left.
+        if dirs.lstat(rel).is_none() || dirs.is_dir(rel) {
             continue;
         }
-        let p = crate::fs::join_rel(root, rel);
-        match std::fs::remove_file(&p) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(Error::io(p, e)),
-        }
+        dirs.remove_file(rel)?;
     }
     Ok(())
 }
@@ -349,7 +346,7 @@ impl<'a> Snapshotter<'a> {
         dry: bool,
     ) -> Result<Snapshotter<'a>> {
         let t0 = Instant::now();
-        let root = crate::workspace::canonical(root, opts.force, store.refused_workspaces())?;
+        let root = crate::workspace::for_store(store, root, opts.force)?;
         let root_identity = dir_identity(&root)?;
         for tag in &opts.tags {
             crate::revision::validate_tag(tag)?;

@@ -22,6 +22,36 @@ pub fn canonical(path: &Path, force: bool, refused: &[PathBuf]) -> Result<PathBu
     Ok(canon)
 }
 
+/// [`canonical`] with the store's refused directories, and never the store's own directory or
+/// one inside it (`force` or not): a snapshot of it would copy the store into itself, and a
+/// restore would replace the store's files. A store inside a workspace is fine (snapshots
+/// leave it out).
+pub fn for_store(store: &Store, path: &Path, force: bool) -> Result<PathBuf> {
+    let canon = canonical(path, force, store.refused_workspaces())?;
+    check_not_in_store(store.dir(), &canon)?;
+    Ok(canon)
+}
+
+/// Fails when the canonical workspace `canon` is the store directory `store_dir` or lies below
+/// it (except in the store's own working trees).
+pub fn check_not_in_store(store_dir: &Path, canon: &Path) -> Result<()> {
+    let Ok(store) = store_dir.canonicalize() else {
+        return Ok(());
+    };
+    // The store's own working trees (an overlay's copy, a run's scratch directory) are
+    // snapshotted by the store itself, and hold no file of the store's.
+    let own = ["overlays", "scratch"]
+        .iter()
+        .any(|d| canon.starts_with(store.join(d)));
+    if canon.starts_with(&store) && !own {
+        return Err(Error::WorkspaceInStore {
+            workspace: canon.to_path_buf(),
+            store,
+        });
+    }
+    Ok(())
+}
+
 /// Canonicalises `path`, checking only that it is an existing directory: for a caller whose
 /// snapshot makes the [`canonical`] check with the store's options.
 pub fn resolve(path: &Path) -> Result<PathBuf> {

@@ -85,6 +85,7 @@ fn classify(e: &Error) -> (StatusCode, &'static str) {
         | Error::NeedsWorkspace(_)
         | Error::NotADirectory(_)
         | Error::DangerousWorkspace(_)
+        | Error::WorkspaceInStore { .. }
         | Error::Strict(_) => (S::BAD_REQUEST, "bad_request"),
         Error::PatchFailed { .. }
         | Error::Conflict { .. }

@@ -1,13 +1,14 @@
 //! Writing a workspace file so that it is at every moment either its old or its new content.
 
-use std::fs;
-use std::io::{self, Write};
+use std::io;
+use std::os::fd::AsFd;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
+use rustix::fs::{Mode, OFlags};
+
 use super::Kind;
-use crate::error::{Error, IoContext, Result};
+use crate::error::{Error, Result};
 
 /// The prefix of rewind's own temporary files (a file is written beside its target, then
 /// renamed over it). A process killed in between leaves one behind; snapshots never take them,
@@ -35,63 +36,33 @@ pub fn exec_mode(mode: u32, exec: bool) -> u32 {
 ///
 /// Not fsynced: the rename is atomic against a killed process, not against power loss (see the
 /// crash model in ARCHITECTURE.md).
+///
+/// `p`'s parent is resolved by name, following symlinks: for directories of the store's own.
+/// A workspace, which other processes may change meanwhile, is written through
+/// [`super::Beneath::write`].
 pub fn write_atomic(p: &Path, kind: Kind, data: &mut dyn io::Read) -> Result<()> {
-    let dir = p
-        .parent()
-        .ok_or_else(|| Error::Invalid(format!("{} has no parent", p.display())))?;
-    if kind == Kind::Symlink {
-        let mut target = Vec::new();
-        data.read_to_end(&mut target).map_err(|e| Error::io(p, e))?;
-        let tmp = tempfile::Builder::new()
-            .prefix(TEMP_PREFIX)
-            .make_in(dir, |tmp| {
-                std::os::unix::fs::symlink(std::ffi::OsStr::from_bytes(&target), tmp)
-            })
-            .at(dir)?;
-        let tmp_path = tmp.path().to_path_buf();
-        fs::rename(&tmp_path, p).at(p)?;
-        std::mem::forget(tmp);
-        return Ok(());
-    }
-    let exec = kind == Kind::Executable;
-    let old_mode = fs::symlink_metadata(p)
-        .ok()
-        .filter(|m| m.is_file())
-        .map(|m| m.permissions().mode());
-    // A new file asks for 0666 (0777 for an executable); the umask decides what it gets, and
-    // the execute bits follow the read bits it kept.
-    let asked = match old_mode {
-        Some(m) => exec_mode(m, exec),
-        None if exec => 0o777,
-        None => 0o666,
+    let (Some(dir), Some(name)) = (p.parent(), p.file_name()) else {
+        return Err(Error::Invalid(format!("{} has no parent", p.display())));
     };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(TEMP_PREFIX)
-        .permissions(fs::Permissions::from_mode(asked & 0o777))
-        .tempfile_in(dir)
-        .at(dir)?;
-    {
-        let mut w = io::BufWriter::with_capacity(1 << 16, tmp.as_file_mut());
-        io::copy(data, &mut w).map_err(|e| Error::io(p, e))?;
-        w.flush().at(p)?;
-    }
-    let got = tmp.as_file().metadata().at(p)?.permissions().mode() & 0o7777;
-    let mode = match old_mode {
-        Some(_) => asked,
-        None => exec_mode(got & 0o666, exec),
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
     };
-    if got != mode {
-        tmp.as_file()
-            .set_permissions(fs::Permissions::from_mode(mode))
-            .at(p)?;
-    }
-    tmp.persist(p).map_err(|e| Error::io(p, e.error))?;
-    Ok(())
+    let fd = rustix::fs::open(
+        dir,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .map_err(|e| Error::io(dir, e.into()))?;
+    super::beneath::write_in(fd.as_fd(), name.as_bytes(), p, kind, data)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
+    use std::os::unix::fs::PermissionsExt;
 
     /// The process umask, read without changing it (Linux 4.7+).
     fn umask() -> u32 {

@@ -1,7 +1,7 @@
 //! The bottom layer: workspace-relative paths and the file-system operations that must never
 //! follow a symlink out of the workspace or leave a half-written file. Everything that writes
-//! into a workspace (restore, apply, revert, overlay accept) goes through [`SafeDirs`] /
-//! [`checked_path`] and [`write_atomic`]; everything that asks "is this entry really there"
+//! into a workspace (restore, apply, revert, overlay accept, undo) goes through [`Beneath`]:
+//! directory descriptors opened below the root without following a symlink; everything that asks "is this entry really there"
 //! uses [`lstat_beneath`]. What a path or a tree entry name may be is said once, by
 //! [`RelPath`]. Nothing here knows about the store.
 
@@ -12,7 +12,7 @@ mod path;
 mod relpath;
 
 pub use atomic::{TEMP_PREFIX, exec_mode, write_atomic};
-pub use beneath::{SafeDirs, checked_path, lstat_beneath};
+pub use beneath::{Beneath, DirRemoval, lstat_beneath};
 pub use kind::Kind;
 pub use path::{child_path, display, is_under, join_rel, path_bytes, split_parent};
 pub use relpath::{BadPath, RelPath, check_name};

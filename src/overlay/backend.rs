@@ -53,8 +53,9 @@ pub(crate) trait OverlayBackend {
         rel_cwd: &Path,
     ) -> Result<()>;
 
-    /// Where to write the overlay's version of `path` (checked: no symlink on the way).
-    fn writable_path(&self, store: &Store, rec: &OverlayRecord, path: &[u8]) -> Result<PathBuf>;
+    /// The directory the overlay's own versions of paths are written below (through
+    /// [`crate::fs::Beneath`]: the overlay's command may be changing it meanwhile).
+    fn writable_root(&self, store: &Store, rec: &OverlayRecord) -> PathBuf;
 
     /// Sets paths of the overlay to what `targets` say (a reject, or its undo).
     fn set_paths(&self, store: &Store, rec: &OverlayRecord, targets: &[Target]) -> Result<()>;
@@ -124,8 +125,8 @@ impl OverlayBackend for Namespace {
         namespace::enter(cmd, store, rec, rel_cwd)
     }
 
-    fn writable_path(&self, store: &Store, rec: &OverlayRecord, path: &[u8]) -> Result<PathBuf> {
-        namespace::upper_path(store, rec, path)
+    fn writable_root(&self, store: &Store, rec: &OverlayRecord) -> PathBuf {
+        namespace::upper_dir(store, rec)
     }
 
     fn set_paths(&self, store: &Store, rec: &OverlayRecord, targets: &[Target]) -> Result<()> {
@@ -196,8 +197,8 @@ impl OverlayBackend for Copy {
         Ok(())
     }
 
-    fn writable_path(&self, store: &Store, rec: &OverlayRecord, path: &[u8]) -> Result<PathBuf> {
-        crate::fs::checked_path(&copy::tree_dir(store, rec), path)
+    fn writable_root(&self, store: &Store, rec: &OverlayRecord) -> PathBuf {
+        copy::tree_dir(store, rec)
     }
 
     fn set_paths(&self, store: &Store, rec: &OverlayRecord, targets: &[Target]) -> Result<()> {

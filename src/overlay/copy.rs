@@ -213,17 +213,12 @@ pub fn state(store: &Store, rec: &OverlayRecord) -> Result<Id> {
 
 /// Sets each path to the given content (None: absent) inside the overlay's tree.
 pub fn set_paths(store: &Store, rec: &OverlayRecord, targets: &[super::Target]) -> Result<()> {
-    let dir = tree_dir(store, rec);
+    let dirs = crate::fs::Beneath::open(&tree_dir(store, rec))?;
     let reader = store.reader()?;
     for (path, want) in targets {
-        let p = crate::fs::checked_path(&dir, path)?;
-        match fs::symlink_metadata(&p) {
-            Ok(m) if m.is_dir() => super::remove_tree(&p)?,
-            Ok(_) => fs::remove_file(&p).at(&p)?,
-            Err(_) => {}
-        }
+        dirs.remove_tree(path)?;
         if let Some(e) = want {
-            crate::restore::write_entry(&reader, &p, e.kind, &e.id)?;
+            crate::restore::write_entry_beneath(&reader, &dirs, path, e.kind, &e.id)?;
         }
     }
     Ok(())

@@ -221,7 +221,7 @@ pub fn create(
     progress: &dyn crate::progress::Progress,
 ) -> Result<Created> {
     let t0 = std::time::Instant::now();
-    let root = crate::workspace::canonical(root, false, store.refused_workspaces())?;
+    let root = crate::workspace::for_store(store, root, false)?;
     if let Some(name) = &opts.name {
         validate_name(name)?;
         if list(store)?.iter().any(|o| o.name.as_deref() == Some(name)) {
@@ -1135,9 +1135,13 @@ pub fn reject(
     }
     let targets: Vec<Target> = chosen.iter().map(|c| (c.path.clone(), c.old)).collect();
     set_paths(store, rec, &targets)?;
-    for (path, kind, bytes) in &rewrites {
-        let p = rec.backend.imp().writable_path(store, rec, path)?;
-        crate::fs::write_atomic(&p, *kind, &mut bytes.as_slice())?;
+    if !rewrites.is_empty() {
+        // The overlay's own files, which its command may be changing meanwhile: written
+        // through descriptors, as a workspace is.
+        let dirs = crate::fs::Beneath::open(&rec.backend.imp().writable_root(store, rec))?;
+        for (path, kind, bytes) in &rewrites {
+            dirs.write(path, *kind, &mut bytes.as_slice())?;
+        }
     }
     let gone: rustc_hash::FxHashSet<&[u8]> = chosen.iter().map(|c| c.path.as_slice()).collect();
     if rec.raced.iter().any(|p| gone.contains(p.as_slice())) {

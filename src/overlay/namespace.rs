@@ -109,7 +109,7 @@ struct Layers {
     work: PathBuf,
 }
 
-fn upper_dir(store: &Store, rec: &OverlayRecord) -> PathBuf {
+pub(super) fn upper_dir(store: &Store, rec: &OverlayRecord) -> PathBuf {
     rec.dir(store).join("upper")
 }
 
@@ -653,12 +653,6 @@ pub fn set_paths(store: &Store, rec: &OverlayRecord, targets: &[super::Target]) 
     Ok(())
 }
 
-/// Where the overlay's own version of `rel` is written (its parents made in the upper
-/// directory as needed).
-pub fn upper_path(store: &Store, rec: &OverlayRecord, rel: &[u8]) -> Result<PathBuf> {
-    checked_upper_path(&upper_dir(store, rec), rel)
-}
-
 /// `rel` below the upper directory, creating missing parent directories (never following a
 /// symlink: the upper directory is written by the overlay's command).
 fn checked_upper_path(upper: &Path, rel: &[u8]) -> Result<PathBuf> {
@@ -692,7 +686,7 @@ pub fn copy_ignored(
     paths: &[Vec<u8>],
 ) -> Result<u64> {
     let upper = upper_dir(store, rec);
-    let safe = crate::fs::SafeDirs::new(root);
+    let dirs = crate::fs::Beneath::open(root)?;
     let mut copied = 0;
     let mut stack: Vec<Vec<u8>> = paths.to_vec();
     while let Some(rel) = stack.pop() {
@@ -702,20 +696,19 @@ pub fn copy_ignored(
         };
         let ft = meta.file_type();
         if ft.is_dir() {
-            safe.make_dir(&rel)?;
+            dirs.make_dir(&rel)?;
             for e in fs::read_dir(&src).at(&src)? {
                 let e = e.at(&src)?;
                 stack.push(crate::fs::child_path(&rel, e.file_name().as_bytes()));
             }
         } else if ft.is_file() || ft.is_symlink() {
-            let dest = safe.path(&rel)?;
-            if fs::symlink_metadata(&dest).is_ok_and(|m| m.is_dir()) {
-                super::remove_tree(&dest)?;
+            if dirs.is_dir(&rel) {
+                dirs.remove_tree(&rel)?;
             }
             if ft.is_symlink() {
                 let target = fs::read_link(&src).at(&src)?;
                 let mut bytes = target.as_os_str().as_bytes();
-                crate::fs::write_atomic(&dest, Kind::Symlink, &mut bytes)?;
+                dirs.write(&rel, Kind::Symlink, &mut bytes)?;
             } else {
                 let kind = if meta.permissions().mode() & 0o100 != 0 {
                     Kind::Executable
@@ -723,7 +716,7 @@ pub fn copy_ignored(
                     Kind::File
                 };
                 let mut f = fs::File::open(&src).at(&src)?;
-                crate::fs::write_atomic(&dest, kind, &mut f)?;
+                dirs.write(&rel, kind, &mut f)?;
             }
             copied += 1;
         }

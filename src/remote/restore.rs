@@ -15,7 +15,7 @@
 
 use std::collections::HashMap;
 use std::os::unix::ffi::OsStrExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
@@ -26,6 +26,7 @@ use super::pack::{Entry, ObjKind};
 use super::pull::{PullReport, check_chunked, commit_data};
 use super::{Location, Remote, TransferProgress};
 use crate::error::{Error, IoContext, Result};
+use crate::fs::Beneath;
 use crate::id::Id;
 use crate::store::Store;
 use crate::store::blob::{self, BlobRecord};
@@ -82,7 +83,7 @@ pub fn restore_empty(
     let t0 = Instant::now();
     let requests0 = remote.requests();
     let down0 = remote.bytes().1;
-    let root = crate::workspace::canonical(root, false, store.refused_workspaces())?;
+    let root = crate::workspace::for_store(store, root, false)?;
     if !is_empty_dir(&root)? {
         return Err(Error::Invalid(format!(
             "{} is not empty: a restore from a remote straight into it needs an empty directory",
@@ -201,9 +202,11 @@ pub fn restore_empty(
         .tempdir_in(&root)
         .at(&root)?;
     let base = staging.path().to_path_buf();
+    // Written through descriptors: a process in the target directory cannot redirect a write
+    // by swapping a directory of the staging tree for a symlink.
+    let stage = Beneath::open(&base)?;
     for d in &dirs {
-        let p = crate::fs::join_rel(&base, d);
-        std::fs::create_dir(&p).at(&p)?;
+        stage.make_dir(d)?;
     }
 
     // 4. The data: files written as their blobs are checked, stored bytes imported meanwhile.
@@ -235,7 +238,7 @@ pub fn restore_empty(
             }
             for &i in by_blob.get(&e.id).map(Vec::as_slice).unwrap_or_default() {
                 let f = &files[i];
-                write_new(&crate::fs::join_rel(&base, &f.path), f.kind, &content)?;
+                stage.create_new(&f.path, f.kind, &content)?;
                 written.fetch_add(1, Ordering::Relaxed);
                 bytes_written.fetch_add(f.size, Ordering::Relaxed);
             }
@@ -298,8 +301,7 @@ pub fn restore_empty(
         .flat_map(|bid| by_blob[bid].par_iter())
         .try_for_each(|&i| -> Result<()> {
             let f = &files[i];
-            let p = crate::fs::join_rel(&base, &f.path);
-            crate::restore::write_entry(&reader, &p, f.kind, &f.id)?;
+            crate::restore::write_entry_beneath(&reader, &stage, &f.path, f.kind, &f.id)?;
             written.fetch_add(1, Ordering::Relaxed);
             bytes_written.fetch_add(f.size, Ordering::Relaxed);
             Ok(())
@@ -307,7 +309,7 @@ pub fn restore_empty(
     drop(reader);
 
     // 8. Into place, then recorded as the workspace's state.
-    move_into(&base, &root)?;
+    move_into(&stage, &root)?;
     drop(staging);
     let txn = store.begin_write()?;
     let ws = crate::store::register_in(&txn, &root)?;
@@ -330,43 +332,25 @@ pub fn restore_empty(
     })
 }
 
-/// Creates a file (or symlink) that must not exist yet, in the private directory: no
-/// temporary name and rename as a restore over live files needs. The creation mode lets the
-/// umask decide, as for any new file: 0666, or 0777 for an executable.
-fn write_new(p: &Path, kind: Kind, data: &[u8]) -> Result<()> {
-    use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
-    if kind == Kind::Symlink {
-        let target = std::ffi::OsStr::from_bytes(data);
-        return std::os::unix::fs::symlink(target, p).at(p);
-    }
-    let mode = if kind == Kind::Executable {
-        0o777
-    } else {
-        0o666
-    };
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(mode)
-        .open(p)
-        .at(p)?;
-    f.write_all(data).at(p)
-}
-
-/// Moves each entry of `from` into `to` (which must not have gained one of the same name).
-fn move_into(from: &Path, to: &Path) -> Result<()> {
+/// Moves each entry of the staging tree into `to` (which must not have gained one of the same
+/// name: the rename refuses to replace anything).
+fn move_into(stage: &Beneath, to: &Path) -> Result<()> {
+    let target = Beneath::open(to)?;
+    let from = stage.root();
     for item in std::fs::read_dir(from).at(from)? {
         let item = item.at(from)?;
-        let dest: PathBuf = to.join(item.file_name());
-        if std::fs::symlink_metadata(&dest).is_ok() {
-            return Err(Error::Invalid(format!(
-                "{} appeared while restoring into {}: left alone, the restore is not in place",
-                dest.display(),
-                to.display()
-            )));
-        }
-        std::fs::rename(item.path(), &dest).at(&dest)?;
+        let name = item.file_name();
+        let name = name.as_bytes();
+        stage.move_to(name, &target, name).map_err(|e| match e {
+            Error::Io { source, .. } if source.kind() == std::io::ErrorKind::AlreadyExists => {
+                Error::Invalid(format!(
+                    "{} appeared while restoring into {}: left alone, the restore is not in place",
+                    to.join(std::ffi::OsStr::from_bytes(name)).display(),
+                    to.display()
+                ))
+            }
+            other => other,
+        })?;
     }
     Ok(())
 }

@@ -512,14 +512,18 @@ impl Reader {
         Ok(out)
     }
 
-    /// A workspace's snapshots, newest first, at most `limit`.
+    /// A workspace's snapshots, newest first, at most `limit`. An entry whose snapshot is gone
+    /// (left by an older version when a forget raced a restore) counts as forgotten: skipped.
     pub fn history(&self, ws: u64, limit: usize) -> Result<Vec<Id>> {
         let mut out = Vec::new();
         for item in self.ws_log.range((ws, 0)..=(ws, u64::MAX))?.rev() {
             if out.len() >= limit {
                 break;
             }
-            out.push(Id(item?.1.value()));
+            let id = Id(item?.1.value());
+            if self.snapshots.get(id.0)?.is_some() {
+                out.push(id);
+            }
         }
         Ok(out)
     }
