@@ -44,8 +44,10 @@ pub struct ApplyPatchOptions {
     pub conflict_markers: bool,
     /// Create or delete over files whose content differs from what the patch expects.
     pub force: bool,
-    /// Most context lines ignored at each end of a hunk.
-    pub max_fuzz: usize,
+    /// Most context lines ignored at each end of a hunk; `None` for what the patch's own tool
+    /// does: none for a git-style patch (git apply has no fuzz), 2 for a traditional one (GNU
+    /// patch's default).
+    pub max_fuzz: Option<usize>,
 }
 
 impl Default for ApplyPatchOptions {
@@ -58,7 +60,7 @@ impl Default for ApplyPatchOptions {
             base: None,
             conflict_markers: false,
             force: false,
-            max_fuzz: 2,
+            max_fuzz: None,
         }
     }
 }
@@ -214,7 +216,10 @@ fn patch_rel(raw: &Option<Vec<u8>>, strip: usize) -> Result<Option<Vec<u8>>> {
     let Some(raw) = raw else { return Ok(None) };
     // GNU patch and git refuse an absolute name whatever `-p` strips from it.
     if raw.first() == Some(&b'/') {
-        return Err(fail(raw, "is an absolute path; a patch may only name paths inside the workspace"));
+        return Err(fail(
+            raw,
+            "is an absolute path; a patch may only name paths inside the workspace",
+        ));
     }
     let s = crate::patch::strip_components(raw, strip).ok_or_else(|| {
         fail(
@@ -315,9 +320,6 @@ pub fn apply_patch(
             _ => Ok(None),
         }
     };
-    let aopts = ApplyOptions {
-        max_fuzz: opts.max_fuzz,
-    };
     let removed = removed_paths(&set, opts.strip)?;
     let base_of = |rel: &[u8]| -> Result<Option<Vec<u8>>> {
         let Some(r) = base_root else { return Ok(None) };
@@ -331,14 +333,7 @@ pub fn apply_patch(
     let mut staged = Staged::new(&root, removed);
     let mut outcomes = Vec::with_capacity(set.files.len());
     for fp in &set.files {
-        outcomes.push(plan_file(
-            &mut staged,
-            fp,
-            opts,
-            &aopts,
-            &stored,
-            &base_of,
-        )?);
+        outcomes.push(plan_file(&mut staged, fp, opts, &stored, &base_of)?);
     }
     let plan = staged.into_plan()?;
     let mut report = ApplyReport {
@@ -611,10 +606,16 @@ fn plan_file(
     staged: &mut Staged,
     fp: &FilePatch,
     opts: &ApplyPatchOptions,
-    aopts: &ApplyOptions,
     stored: &StoredLookup,
     base_of: &BaseLookup,
 ) -> Result<FileOutcome> {
+    let default_fuzz = match fp.format {
+        crate::patch::PatchFormat::Git => 0,
+        crate::patch::PatchFormat::Unified => 2,
+    };
+    let aopts = &ApplyOptions {
+        max_fuzz: opts.max_fuzz.unwrap_or(default_fuzz),
+    };
     let paths = FilePaths::resolve(staged, fp, opts.strip)?;
     let mut outcome = FileOutcome {
         path: paths.path.clone(),
@@ -810,7 +811,7 @@ impl<'r> Staged<'r> {
         }
         let dir_goes = fs::symlink_metadata(join_rel(self.root, rel)).is_ok_and(|m| m.is_dir())
             && emptied_by(self.root, rel, &self.removed)?;
-        if dir_goes || under_removed(rel, &self.removed) {
+        if dir_goes || self.removed.contains(rel) || under_removed(rel, &self.removed) {
             Ok(None)
         } else {
             read_current(self.root, rel)
@@ -1043,7 +1044,9 @@ impl TextPatch<'_, '_> {
                 {
                     return Err(refuse(
                         path,
-                        format!("{err}; but its reverse applies cleanly, so the patch looks applied already"),
+                        format!(
+                            "{err}; but its reverse applies cleanly, so the patch looks applied already"
+                        ),
                         Remedy::Reverse,
                     ));
                 }

@@ -269,7 +269,10 @@ fn git_exact(
     let old = &shape.old;
     let no_context = shape.lead == 0 && shape.trail == 0;
     let begin = hunk.old_start == 0 || (hunk.old_start == 1 && !no_context);
-    let end = !no_context && shape.trail == 0;
+    // A line without its newline ends the file; so does what a context-less hunk inserts at
+    // line 0 (git treats it as the whole file unless told `--unidiff-zero`).
+    let cut = shape.new.last().is_some_and(|l| l.last() != Some(&b'\n'));
+    let end = (!no_context && shape.trail == 0) || (no_context && hunk.old_start == 0) || cut;
     let last = lines.len().checked_sub(old.len())?;
     let fits = |p: usize| p >= cursor && lines[p..p + old.len()] == **old;
     match (begin, end) {
@@ -301,7 +304,9 @@ fn gnu_at(
     let suffix_fuzz = fuzz as isize + shape.trail as isize - context;
     if old.is_empty() {
         // A pure insertion without context matches anywhere: at its recorded place.
-        let at = usize::try_from(guess.max(0)).unwrap_or(0).clamp(cursor.min(len), len);
+        let at = usize::try_from(guess.max(0))
+            .unwrap_or(0)
+            .clamp(cursor.min(len), len);
         return (!must_end || at == len).then_some(at);
     }
     let matches = |p: usize, pf: usize, sf: usize| {

@@ -386,7 +386,10 @@ impl<'a> Parser<'a> {
             what: what.to_string(),
         };
         if (fp.is_rename || fp.is_copy) && (from.is_none() || to.is_none()) {
-            return Err(bad(header_line, "a rename or copy names only one of its two paths"));
+            return Err(bad(
+                header_line,
+                "a rename or copy names only one of its two paths",
+            ));
         }
         if fp.is_new && (fp.is_deleted || fp.is_rename || fp.is_copy) {
             return Err(bad(
@@ -395,7 +398,10 @@ impl<'a> Parser<'a> {
             ));
         }
         if fp.is_deleted && (fp.is_rename || fp.is_copy) {
-            return Err(bad(header_line, "a deleted file cannot also be renamed or copied"));
+            return Err(bad(
+                header_line,
+                "a deleted file cannot also be renamed or copied",
+            ));
         }
         let hint = from.as_deref().zip(to.as_deref());
         // git reads the names from `rename`/`copy` or `---`/`+++` lines when the `diff --git`
