@@ -825,3 +825,240 @@ fn a_refused_apply_writes_nothing_and_leaves_nothing_pending() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Round trip: for two trees A and B, `rewind diff A B --binary` applied to A by `rewind apply`
+// and by `git apply` gives B exactly.
+
+mod round_trip {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeMap;
+
+    #[derive(Clone, Debug, PartialEq)]
+    enum Node {
+        File(Vec<u8>, bool),
+        Link(String),
+    }
+
+    type Model = BTreeMap<String, Node>;
+
+    const PATHS: &[&str] = &["a", "b.txt", "d/x", "d/y", "d/e/z", "t", "u/v", "bin"];
+
+    fn content() -> impl Strategy<Value = Vec<u8>> {
+        prop_oneof![
+            1 => Just(Vec::new()),
+            4 => (prop::collection::vec(0u8..5, 1..12), any::<bool>()).prop_map(|(ls, cut)| {
+                let mut s: Vec<u8> = ls
+                    .iter()
+                    .flat_map(|&l| format!("line {l}\n").into_bytes())
+                    .collect();
+                if cut {
+                    s.pop();
+                }
+                s
+            }),
+            1 => prop::collection::vec(any::<u8>(), 1..64).prop_map(|mut b| {
+                b.push(0);
+                b
+            }),
+        ]
+    }
+
+    fn node() -> impl Strategy<Value = Node> {
+        prop_oneof![
+            5 => (content(), prop::bool::weighted(0.2)).prop_map(|(c, x)| Node::File(c, x)),
+            1 => prop::sample::select(vec!["a", "target", "../out", "d/x"])
+                .prop_map(|t| Node::Link(t.to_string())),
+        ]
+    }
+
+    fn fits(m: &Model, p: &str) -> bool {
+        !m.keys()
+            .any(|q| q == p || q.starts_with(&format!("{p}/")) || p.starts_with(&format!("{q}/")))
+    }
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        Set(usize, Node),
+        Delete(usize),
+        Rename(usize, usize),
+        Chmod(usize),
+        Edit(usize, Vec<u8>),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            2 => (0..PATHS.len(), node()).prop_map(|(p, n)| Op::Set(p, n)),
+            1 => (0..8usize).prop_map(Op::Delete),
+            1 => (0..8usize, 0..PATHS.len()).prop_map(|(i, p)| Op::Rename(i, p)),
+            1 => (0..8usize).prop_map(Op::Chmod),
+            2 => (0..8usize, content()).prop_map(|(i, c)| Op::Edit(i, c)),
+        ]
+    }
+
+    fn pair() -> impl Strategy<Value = (Model, Model)> {
+        (
+            prop::collection::vec((0..PATHS.len(), node()), 1..7),
+            prop::collection::vec(op(), 1..6),
+        )
+            .prop_map(|(specs, ops)| {
+                let mut a = Model::new();
+                for (p, n) in specs {
+                    if fits(&a, PATHS[p]) {
+                        a.insert(PATHS[p].to_string(), n);
+                    }
+                }
+                let mut b = a.clone();
+                for o in ops {
+                    let keys: Vec<String> = b.keys().cloned().collect();
+                    let pick = |i: usize| (!keys.is_empty()).then(|| keys[i % keys.len()].clone());
+                    match o {
+                        Op::Set(p, n) => {
+                            // Replacing an entry (a type change) or adding one where it fits.
+                            let p = PATHS[p].to_string();
+                            if b.contains_key(&p) || fits(&b, &p) {
+                                b.insert(p, n);
+                            }
+                        }
+                        Op::Delete(i) => {
+                            if let Some(k) = pick(i) {
+                                b.remove(&k);
+                            }
+                        }
+                        Op::Rename(i, p) => {
+                            if let Some(k) = pick(i)
+                                && let Some(Node::File(..)) = b.get(&k)
+                            {
+                                let n = b.remove(&k).unwrap_or(Node::Link("x".into()));
+                                if fits(&b, PATHS[p]) {
+                                    b.insert(PATHS[p].to_string(), n);
+                                } else {
+                                    b.insert(k, n);
+                                }
+                            }
+                        }
+                        Op::Chmod(i) => {
+                            if let Some(k) = pick(i)
+                                && let Some(Node::File(_, x)) = b.get_mut(&k)
+                            {
+                                *x = !*x;
+                            }
+                        }
+                        Op::Edit(i, c) => {
+                            if let Some(k) = pick(i)
+                                && let Some(Node::File(data, _)) = b.get_mut(&k)
+                            {
+                                *data = c;
+                            }
+                        }
+                    }
+                }
+                (a, b)
+            })
+    }
+
+    fn materialize(root: &Path, m: &Model) {
+        for (p, n) in m {
+            match n {
+                Node::File(data, x) => {
+                    write_file(root, p.as_bytes(), data);
+                    set_exec(&root.join(p), *x);
+                }
+                Node::Link(t) => make_symlink(root, p.as_bytes(), t.as_bytes()),
+            }
+        }
+    }
+
+    fn clear(dir: &Path) {
+        for e in fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if fs::symlink_metadata(&p).unwrap().is_dir() {
+                fs::remove_dir_all(&p).unwrap();
+            } else {
+                fs::remove_file(&p).unwrap();
+            }
+        }
+    }
+
+    fn check(a: &Model, b: &Model) -> Result<(), TestCaseError> {
+        let env = Env::new();
+        materialize(&env.ws, a);
+        let ida = env.ok(&["snapshot", "-q"]).trim().to_string();
+        clear(&env.ws);
+        materialize(&env.ws, b);
+        let idb = env.ok(&["snapshot", "-q"]).trim().to_string();
+        let out = env
+            .cmd()
+            .args(["diff", &ida, &idb, "--binary"])
+            .output()
+            .unwrap();
+        prop_assert!(out.status.code().is_some_and(|c| c <= 1));
+        let patch = out.stdout;
+        let want = entries(&env.ws);
+        if patch.is_empty() {
+            return Ok(());
+        }
+        let pfile = env.tmp.path().join("p.diff");
+        fs::write(&pfile, &patch).unwrap();
+        let text = String::from_utf8_lossy(&patch).into_owned();
+        for tool in ["rewind", "git"] {
+            let dir = env.tmp.path().join(tool);
+            fs::create_dir(&dir).unwrap();
+            materialize(&dir, a);
+            let out = if tool == "git" {
+                crate::git::git(&dir)
+                    .args(["apply", "--whitespace=nowarn"])
+                    .arg(&pfile)
+                    .output()
+                    .unwrap()
+            } else {
+                rewind_bin()
+                    .arg("--store")
+                    .arg(&env.store)
+                    .arg("-C")
+                    .arg(&dir)
+                    .arg("apply")
+                    .arg(&pfile)
+                    .output()
+                    .unwrap()
+            };
+            prop_assert!(
+                out.status.success(),
+                "{} apply: {}\n{}",
+                tool,
+                String::from_utf8_lossy(&out.stderr),
+                text
+            );
+            prop_assert_eq!(&entries(&dir), &want, "{} apply\n{}", tool, text);
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(32),
+            ..ProptestConfig::default()
+        })]
+        #[test]
+        fn rewinds_binary_diff_applies_with_rewind_and_git_to_give_b((a, b) in pair()) {
+            check(&a, &b)?;
+        }
+    }
+
+    #[test]
+    fn binary_changes_from_and_to_an_empty_file() {
+        let bin = b"\x00\x01binary\x00".to_vec();
+        let a: Model = [
+            ("a".to_string(), Node::File(Vec::new(), false)),
+            ("b.txt".to_string(), Node::File(bin.clone(), false)),
+        ]
+        .into();
+        let b: Model = [
+            ("a".to_string(), Node::File(bin, false)),
+            ("b.txt".to_string(), Node::File(Vec::new(), false)),
+        ]
+        .into();
+        check(&a, &b).unwrap();
+    }
+}
