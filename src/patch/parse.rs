@@ -149,6 +149,9 @@ impl PatchSet {
 /// content, so git emits no hunks for it.
 const EMPTY_BLOB: &str = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
 
+/// The old and new names of a `---`/`+++` pair (`None` for `/dev/null`).
+type NamePair = (Option<Vec<u8>>, Option<Vec<u8>>);
+
 struct Parser<'a> {
     lines: Vec<&'a [u8]>,
     pos: usize,
@@ -473,7 +476,7 @@ impl<'a> Parser<'a> {
     }
 
     /// The names on a `---`/`+++` pair at the current line (`None` for `/dev/null`).
-    fn unified_names(&self) -> Result<Option<(Option<Vec<u8>>, Option<Vec<u8>>)>, ParseError> {
+    fn unified_names(&self) -> Result<Option<NamePair>, ParseError> {
         if !self.at_unified_header() {
             return Ok(None);
         }
