@@ -44,8 +44,10 @@ pub struct ApplyPatchOptions {
     pub conflict_markers: bool,
     /// Create or delete over files whose content differs from what the patch expects.
     pub force: bool,
-    /// Most context lines ignored at each end of a hunk.
-    pub max_fuzz: usize,
+    /// Most context lines ignored at each end of a hunk; `None` for what the patch's own tool
+    /// does: none for a git-style patch (git apply has no fuzz), 2 for a traditional one (GNU
+    /// patch's default).
+    pub max_fuzz: Option<usize>,
 }
 
 impl Default for ApplyPatchOptions {
@@ -58,7 +60,7 @@ impl Default for ApplyPatchOptions {
             base: None,
             conflict_markers: false,
             force: false,
-            max_fuzz: 2,
+            max_fuzz: None,
         }
     }
 }
@@ -153,7 +155,7 @@ fn check_no_symlink(
     let mut p = root.to_path_buf();
     for (i, c) in comps.iter().enumerate() {
         p.push(std::ffi::OsStr::from_bytes(c));
-        if i + 1 < comps.len() && removed.contains(&rel[..prefix_len(&comps, i)]) {
+        if removed.contains(&rel[..prefix_len(&comps, i)]) {
             break;
         }
         match fs::symlink_metadata(&p) {
@@ -212,6 +214,13 @@ fn emptied_by(root: &Path, rel: &[u8], removed: &Removed) -> Result<bool> {
 /// The workspace-relative path a patch names, `-p` components stripped and checked.
 fn patch_rel(raw: &Option<Vec<u8>>, strip: usize) -> Result<Option<Vec<u8>>> {
     let Some(raw) = raw else { return Ok(None) };
+    // GNU patch and git refuse an absolute name whatever `-p` strips from it.
+    if raw.first() == Some(&b'/') {
+        return Err(fail(
+            raw,
+            "is an absolute path; a patch may only name paths inside the workspace",
+        ));
+    }
     let s = crate::patch::strip_components(raw, strip).ok_or_else(|| {
         fail(
             raw,
@@ -224,18 +233,13 @@ fn patch_rel(raw: &Option<Vec<u8>>, strip: usize) -> Result<Option<Vec<u8>>> {
     Ok(Some(safe_rel(s)?))
 }
 
-/// Every path the patch set deletes or renames away (see [`Removed`]).
+/// Every path whose entry in the workspace the patch set deletes or renames away (see
+/// [`Removed`]), even when a later section puts something new there (a type change).
 fn removed_paths(set: &PatchSet, strip: usize) -> Result<Removed> {
     let mut removed = Removed::new();
     for fp in set.files.iter().filter(|f| f.is_deleted || f.is_rename) {
         if let Some(old) = patch_rel(&fp.old_path, strip)? {
             removed.insert(old);
-        }
-    }
-    // A path that is also written (two names swapped) stays.
-    for fp in set.files.iter().filter(|f| !f.is_deleted) {
-        if let Some(new) = patch_rel(&fp.new_path, strip)? {
-            removed.remove(&new);
         }
     }
     Ok(removed)
@@ -316,39 +320,24 @@ pub fn apply_patch(
             _ => Ok(None),
         }
     };
-    let aopts = ApplyOptions {
-        max_fuzz: opts.max_fuzz,
-    };
     let removed = removed_paths(&set, opts.strip)?;
-    let mut plan: Vec<Planned> = Vec::new();
+    let base_of = |rel: &[u8]| -> Result<Option<Vec<u8>>> {
+        let Some(r) = base_root else { return Ok(None) };
+        match reader.lookup(&r, rel)? {
+            Some(e) if e.kind.is_blob() => Ok(Some(reader.read_blob(&e.id)?)),
+            _ => Ok(None),
+        }
+    };
+    // Each section applies to what the sections before it made of the workspace (a path may
+    // be deleted and created again, or changed by two concatenated diffs), all in memory.
+    let mut staged = Staged::new(&root, removed);
+    let mut outcomes = Vec::with_capacity(set.files.len());
     for fp in &set.files {
-        plan.push(plan_file(
-            &root,
-            fp,
-            opts,
-            &aopts,
-            &removed,
-            &stored,
-            &|rel: &[u8]| -> Result<Option<Vec<u8>>> {
-                let Some(r) = base_root else { return Ok(None) };
-                match reader.lookup(&r, rel)? {
-                    Some(e) if e.kind.is_blob() => Ok(Some(reader.read_blob(&e.id)?)),
-                    _ => Ok(None),
-                }
-            },
-        )?);
+        outcomes.push(plan_file(&mut staged, fp, opts, &stored, &base_of)?);
     }
-    // Two file patches writing one path would make the result depend on their order.
-    let mut targets: Vec<&[u8]> = plan
-        .iter()
-        .filter_map(|p| p.write.as_ref().map(|w| w.0.as_slice()))
-        .collect();
-    targets.sort();
-    if let Some(w) = targets.windows(2).find(|w| w[0] == w[1]) {
-        return Err(fail(w[0], "the patch changes this file twice"));
-    }
+    let plan = staged.into_plan()?;
     let mut report = ApplyReport {
-        files: plan.iter().map(|p| p.outcome.clone()).collect(),
+        files: outcomes,
         ..ApplyReport::default()
     };
     if opts.check {
@@ -549,6 +538,7 @@ fn binary_content(
     if !fp.is_new && !force {
         let matches = match fp.old_index.as_deref() {
             Some(h) if is_git_id(h) => git_blob_id(cur) == h,
+            Some(h) if names_empty_blob(h) => cur.is_empty(),
             Some(h) if h.len() >= 12 => Id::of(cur).hex().starts_with(h),
             _ => false,
         };
@@ -580,6 +570,12 @@ fn binary_content(
     Ok(content)
 }
 
+/// Whether an `index` line's id names git's empty blob (`e69de29`, the abbreviation git and
+/// rewind write for an empty side of a binary change).
+fn names_empty_blob(hex: &str) -> bool {
+    hex.len() >= 7 && crate::patch::binary::EMPTY_GIT_ID.starts_with(hex)
+}
+
 fn resumed_outcome(path: &[u8]) -> FileOutcome {
     FileOutcome {
         path: path.to_vec(),
@@ -604,22 +600,23 @@ pub(crate) fn resumed_outcomes(p: &PendingWrite) -> Vec<FileOutcome> {
 type BaseLookup<'a> = dyn Fn(&[u8]) -> Result<Option<Vec<u8>>> + 'a;
 type StoredLookup<'a> = dyn Fn(Option<&str>) -> Result<Option<Vec<u8>>> + 'a;
 
+/// Plans one section: reads what it applies to (from `staged`), computes the new content and
+/// records the result in `staged`.
 fn plan_file(
-    root: &Path,
+    staged: &mut Staged,
     fp: &FilePatch,
     opts: &ApplyPatchOptions,
-    aopts: &ApplyOptions,
-    removed: &Removed,
     stored: &StoredLookup,
     base_of: &BaseLookup,
-) -> Result<Planned> {
-    let paths = FilePaths::resolve(root, fp, opts.strip, removed)?;
-    let current = read_target(root, fp, &paths, removed)?;
-    let (cur_kind, cur) = match (&current, fp.is_new) {
-        (Some((k, c)), _) => (*k, c.clone()),
-        (None, true) => (Kind::File, Vec::new()),
-        (None, false) => return Err(fail(&paths.source, "does not exist in the workspace")),
+) -> Result<FileOutcome> {
+    let default_fuzz = match fp.format {
+        crate::patch::PatchFormat::Git => 0,
+        crate::patch::PatchFormat::Unified => 2,
     };
+    let aopts = &ApplyOptions {
+        max_fuzz: opts.max_fuzz.unwrap_or(default_fuzz),
+    };
+    let paths = FilePaths::resolve(staged, fp, opts.strip)?;
     let mut outcome = FileOutcome {
         path: paths.path.clone(),
         old_path: if fp.is_rename || fp.is_copy {
@@ -632,12 +629,35 @@ fn plan_file(
         merged: false,
         conflicts: 0,
     };
+    // git records a submodule as a commit id; the work tree of one is another repository's,
+    // so git leaves it alone, and so does rewind.
+    if fp.old_mode == Some(SUBMODULE) || fp.new_mode == Some(SUBMODULE) {
+        outcome.action = "submodule";
+        return Ok(outcome);
+    }
+    // git applies renames and copies to the tree as it was (so two names can swap); other
+    // sections to what the sections before them left.
+    let current = if fp.is_rename || fp.is_copy {
+        staged.original(&paths.source)?
+    } else {
+        staged.current(&paths.source, fp.is_new || paths.creates)?
+    };
+    let creates = fp.is_new || paths.creates;
+    let (cur_kind, cur) = match (&current, creates) {
+        (Some((k, c)), _) => (*k, c.clone()),
+        (None, true) => (Kind::File, Vec::new()),
+        (None, false) => return Err(fail(&paths.source, "does not exist in the workspace")),
+    };
     let content = if let Some(hunk) = &fp.binary_forward {
         binary_content(&paths.path, fp, hunk, &cur, opts.force)?
     } else if fp.binary {
         stored_binary(&paths.path, fp, &cur, opts.force, stored)?
-    } else if fp.is_new && current.is_some() {
-        create_over(&paths.path, fp, &cur, opts.force, aopts)?
+    } else if creates && current.is_some() {
+        let created = create_over(&paths.path, fp, &cur, opts.force, aopts)?;
+        if created == cur && kind_of_mode(fp.new_mode, cur_kind) == cur_kind {
+            outcome.action = "already-applied";
+        }
+        created
     } else {
         let texts = TextPatch {
             fp,
@@ -648,16 +668,20 @@ fn plan_file(
         };
         texts.apply(&paths, &cur, &mut outcome)?
     };
-    finish_plan(
-        root,
-        fp,
-        paths,
-        outcome,
-        kind_of_mode(fp.new_mode, cur_kind),
-        content,
-        opts.force,
-    )
+    // A mode the patch does not change (an `index` line's, or none) leaves the file's kind as
+    // it is: a 755 file stays executable under a patch made from a 644 copy.
+    let kind = match fp.new_mode {
+        Some(m) if current.is_none() || creates || fp.old_mode != Some(m) => {
+            kind_of_mode(Some(m), cur_kind)
+        }
+        _ => cur_kind,
+    };
+    staged.record(fp, paths, kind, content, opts.force)?;
+    Ok(outcome)
 }
+
+/// git's mode of a submodule (a gitlink).
+const SUBMODULE: u32 = 0o160000;
 
 /// The workspace paths a file patch touches, checked.
 struct FilePaths {
@@ -667,22 +691,45 @@ struct FilePaths {
     path: Vec<u8>,
     /// Where the current content is read from: the old path, else `path`.
     source: Vec<u8>,
+    /// A traditional patch that creates a missing file without saying so (`@@ -0,0` and
+    /// ordinary timestamps), as GNU patch and git take it.
+    creates: bool,
 }
 
 impl FilePaths {
     /// Strips and checks the patch's paths; none may lead through a symlink.
-    fn resolve(root: &Path, fp: &FilePatch, strip: usize, removed: &Removed) -> Result<FilePaths> {
+    fn resolve(staged: &Staged, fp: &FilePatch, strip: usize) -> Result<FilePaths> {
         let strip = |p: &Option<Vec<u8>>| patch_rel(p, strip);
-        let old = if fp.is_new {
+        let mut old = if fp.is_new {
             None
         } else {
             strip(&fp.old_path)?
         };
-        let new = if fp.is_deleted {
+        let mut new = if fp.is_deleted {
             None
         } else {
             strip(&fp.new_path)?
         };
+        let mut creates = false;
+        if fp.format == crate::patch::PatchFormat::Unified
+            && !fp.is_new
+            && !fp.is_deleted
+            && let (Some(o), Some(n)) = (&old, &new)
+        {
+            // A traditional patch names one file twice (`f.orig` and `f`, `a/old/f.c` and
+            // `b/new/f.c`): GNU patch patches the one that exists, the shorter name if both.
+            let chosen = match (staged.exists(o), staged.exists(n)) {
+                (true, false) => o.clone(),
+                (false, true) => n.clone(),
+                (true, true) => gnu_best_name(o, n).to_vec(),
+                (false, false) => {
+                    creates = fp.hunks.iter().all(|h| h.old_len == 0 && h.old_start == 0);
+                    n.clone()
+                }
+            };
+            old = Some(chosen.clone());
+            new = Some(chosen);
+        }
         let Some(path) = new.clone().or(old.clone()) else {
             return Err(Error::PatchParse("a file patch names no path".into()));
         };
@@ -693,31 +740,204 @@ impl FilePaths {
             || fp.is_rename
             || fp.is_copy;
         for rel in old.iter().chain(new.iter()) {
-            check_no_symlink(root, rel, symlink_patch, removed)?;
+            check_no_symlink(staged.root, rel, symlink_patch, &staged.removed)?;
         }
         let source = old.clone().unwrap_or_else(|| path.clone());
-        Ok(FilePaths { old, path, source })
+        Ok(FilePaths {
+            old,
+            path,
+            source,
+            creates,
+        })
     }
 }
 
-/// The kind and content the patch applies to: the source path's, or for a created file
-/// whatever is at its path unless an earlier file patch removes it.
-fn read_target(
-    root: &Path,
-    fp: &FilePatch,
-    paths: &FilePaths,
-    removed: &Removed,
-) -> Result<Option<(Kind, Vec<u8>)>> {
-    if !fp.is_new {
-        return read_current(root, &paths.source);
+/// GNU patch's choice between two existing names: fewest components, then the shortest base
+/// name, then the shortest name; the old name on a tie.
+fn gnu_best_name<'a>(old: &'a [u8], new: &'a [u8]) -> &'a [u8] {
+    let key = |p: &[u8]| {
+        (
+            p.split(|&b| b == b'/').count(),
+            crate::fs::split_parent(p).1.len(),
+            p.len(),
+        )
+    };
+    if key(new) < key(old) { new } else { old }
+}
+
+/// The workspace as the sections applied so far leave it: what they wrote or removed, over
+/// what is on disk. Nothing is written until every section has applied and the result checks.
+struct Staged<'r> {
+    root: &'r Path,
+    /// Paths whose original entry goes away (see [`Removed`]).
+    removed: Removed,
+    /// Per path: the new entry, or `None` for removed.
+    entries: std::collections::BTreeMap<Vec<u8>, Option<(Kind, Vec<u8>)>>,
+    /// Sources of renames: removed at the end unless a section wrote them.
+    renamed_away: Vec<Vec<u8>>,
+}
+
+impl<'r> Staged<'r> {
+    fn new(root: &'r Path, removed: Removed) -> Self {
+        Staged {
+            root,
+            removed,
+            entries: Default::default(),
+            renamed_away: Vec::new(),
+        }
     }
-    let path = &paths.path;
-    let dir_goes = fs::symlink_metadata(join_rel(root, path)).is_ok_and(|m| m.is_dir())
-        && emptied_by(root, path, removed)?;
-    if dir_goes || under_removed(path, removed) {
-        Ok(None)
-    } else {
-        read_current(root, path)
+
+    /// The entry on disk, as it was before the apply.
+    fn original(&self, rel: &[u8]) -> Result<Option<(Kind, Vec<u8>)>> {
+        read_current(self.root, rel)
+    }
+
+    /// Whether something is at `rel` now (staged or on disk).
+    fn exists(&self, rel: &[u8]) -> bool {
+        match self.entries.get(rel) {
+            Some(e) => e.is_some(),
+            None => crate::fs::lstat_beneath(self.root, rel).is_some_and(|m| !m.is_dir()),
+        }
+    }
+
+    /// The entry at `rel` after the sections so far. For a creation, a directory the patch
+    /// empties, or a path below something the patch removes, holds nothing.
+    fn current(&self, rel: &[u8], creating: bool) -> Result<Option<(Kind, Vec<u8>)>> {
+        if let Some(e) = self.entries.get(rel) {
+            return Ok(e.clone());
+        }
+        if !creating {
+            return read_current(self.root, rel);
+        }
+        let dir_goes = fs::symlink_metadata(join_rel(self.root, rel)).is_ok_and(|m| m.is_dir())
+            && emptied_by(self.root, rel, &self.removed)?;
+        if dir_goes || self.removed.contains(rel) || under_removed(rel, &self.removed) {
+            Ok(None)
+        } else {
+            read_current(self.root, rel)
+        }
+    }
+
+    /// Records a section's result.
+    fn record(
+        &mut self,
+        fp: &FilePatch,
+        paths: FilePaths,
+        kind: Kind,
+        content: Vec<u8>,
+        force: bool,
+    ) -> Result<()> {
+        let FilePaths {
+            old, path, source, ..
+        } = paths;
+        if fp.is_deleted {
+            self.entries.insert(source, None);
+            return Ok(());
+        }
+        if (fp.is_rename || fp.is_copy)
+            && old.as_ref() != Some(&path)
+            && let Some((_, existing)) = self.current(&path, true)?
+            && existing != content
+            && !force
+        {
+            return Err(refuse(
+                &path,
+                "the patch renames or copies onto this path, which already exists with other content",
+                Remedy::Force,
+            ));
+        }
+        if fp.is_rename
+            && let Some(old) = old
+            && old != path
+        {
+            self.renamed_away.push(old);
+        }
+        self.entries.insert(path, Some((kind, content)));
+        Ok(())
+    }
+
+    /// Checks the result as a whole (no path below a file or symlink, no directory where a
+    /// file goes, symlink targets the system can hold) and turns it into writes and removals.
+    fn into_plan(mut self) -> Result<Vec<Planned>> {
+        for old in std::mem::take(&mut self.renamed_away) {
+            self.entries.entry(old).or_insert(None);
+        }
+        let gone: Removed = self
+            .entries
+            .iter()
+            .filter(|(_, e)| e.is_none())
+            .map(|(p, _)| p.clone())
+            .chain(self.removed.iter().cloned())
+            .collect();
+        let mut plan = Vec::new();
+        for (rel, entry) in &self.entries {
+            let Some((kind, content)) = entry else {
+                if crate::fs::lstat_beneath(self.root, rel).is_some_and(|m| !m.is_dir()) {
+                    plan.push(Planned {
+                        outcome: resumed_outcome(rel),
+                        write: None,
+                        remove: vec![rel.clone()],
+                    });
+                }
+                continue;
+            };
+            if *kind == Kind::Symlink && (content.is_empty() || content.contains(&0)) {
+                return Err(fail(
+                    rel,
+                    "the patch makes a symlink with an empty target or one holding a NUL byte",
+                ));
+            }
+            self.check_parents(rel, &gone)?;
+            let disk = join_rel(self.root, rel);
+            if fs::symlink_metadata(&disk).is_ok_and(|m| m.is_dir())
+                && !emptied_by(self.root, rel, &gone)?
+            {
+                return Err(fail(
+                    rel,
+                    "a directory stands where the patch writes a file",
+                ));
+            }
+            plan.push(Planned {
+                outcome: resumed_outcome(rel),
+                write: Some((rel.clone(), *kind, content.clone())),
+                remove: Vec::new(),
+            });
+        }
+        Ok(plan)
+    }
+
+    /// Refuses `rel` when one of its parents is, after the patch, a file or a symlink: written
+    /// by the patch itself (a symlink `evil` and then `evil/pwn`), or on disk and kept.
+    fn check_parents(&self, rel: &[u8], gone: &Removed) -> Result<()> {
+        let comps: Vec<&[u8]> = rel.split(|&b| b == b'/').collect();
+        for i in 0..comps.len().saturating_sub(1) {
+            let parent = &rel[..prefix_len(&comps, i)];
+            let blocked = match self.entries.get(parent) {
+                Some(Some((kind, _))) => Some(*kind),
+                Some(None) => None,
+                None if gone.contains(parent) => None,
+                None => match crate::fs::lstat_beneath(self.root, parent) {
+                    Some(m) if m.file_type().is_symlink() => Some(Kind::Symlink),
+                    Some(m) if !m.is_dir() => Some(Kind::File),
+                    _ => None,
+                },
+            };
+            if let Some(kind) = blocked {
+                let what = if kind == Kind::Symlink {
+                    "a symlink"
+                } else {
+                    "a file"
+                };
+                return Err(fail(
+                    rel,
+                    format!(
+                        "{} is {what} after the patch; refusing to write beneath it",
+                        display(parent)
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -747,10 +967,10 @@ fn stored_binary(
     force: bool,
     stored: &StoredLookup,
 ) -> Result<Vec<u8>> {
-    let matches_old = fp
-        .old_index
-        .as_deref()
-        .is_some_and(|h| h.len() >= 12 && Id::of(cur).hex().starts_with(h));
+    let matches_old = fp.old_index.as_deref().is_some_and(|h| {
+        (names_empty_blob(h) && cur.is_empty())
+            || (h.len() >= 12 && Id::of(cur).hex().starts_with(h))
+    });
     if !fp.is_new && !matches_old && !force {
         return Err(refuse(
             path,
@@ -816,6 +1036,20 @@ impl TextPatch<'_, '_> {
                 Remedy::ForceInReason,
             )),
             Err(err @ ApplyError::HunkFailed { .. }) => {
+                // GNU patch's "Reversed (or previously applied) patch detected".
+                let exact = ApplyOptions { max_fuzz: 0 };
+                if !self.opts.three_way
+                    && self.opts.base.is_none()
+                    && apply_hunks(cur, &fp.reverse(), &exact).is_ok()
+                {
+                    return Err(refuse(
+                        path,
+                        format!(
+                            "{err}; but its reverse applies cleanly, so the patch looks applied already"
+                        ),
+                        Remedy::Reverse,
+                    ));
+                }
                 let Some(base) = self.base(&paths.source)? else {
                     let remedy = if self.opts.three_way {
                         Remedy::Base
@@ -881,52 +1115,6 @@ impl TextPatch<'_, '_> {
             }
         }
     }
-}
-
-/// The plan for one file: what to write and remove, after refusing a rename or copy onto a
-/// path that holds other content.
-fn finish_plan(
-    root: &Path,
-    fp: &FilePatch,
-    paths: FilePaths,
-    outcome: FileOutcome,
-    kind: Kind,
-    content: Vec<u8>,
-    force: bool,
-) -> Result<Planned> {
-    let FilePaths { old, path, source } = paths;
-    let mut remove = Vec::new();
-    if fp.is_deleted {
-        remove.push(source);
-        return Ok(Planned {
-            outcome,
-            write: None,
-            remove,
-        });
-    }
-    if (fp.is_rename || fp.is_copy)
-        && old.as_ref() != Some(&path)
-        && let Some((_, existing)) = read_current(root, &path)?
-        && existing != content
-        && !force
-    {
-        return Err(refuse(
-            &path,
-            "the patch renames or copies onto this path, which already exists with other content",
-            Remedy::Force,
-        ));
-    }
-    if fp.is_rename
-        && let Some(old) = old
-        && old != path
-    {
-        remove.push(old);
-    }
-    Ok(Planned {
-        outcome,
-        write: Some((path, kind, content)),
-        remove,
-    })
 }
 
 /// Removes, then writes: every new content is already in memory, and removing first lets a

@@ -585,6 +585,9 @@ pub enum Remedy {
     ThreeWay,
     /// A base revision for the three-way merge (`ApplyOptions::base`).
     Base,
+    /// Applying the patch in reverse (`ApplyOptions::reverse`): its reverse applies cleanly,
+    /// so it looks applied already.
+    Reverse,
 }
 
 /// The hunks a [`Error::NoSuchHunk`] id was looked for among.

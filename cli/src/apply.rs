@@ -205,6 +205,17 @@ fn print_files(files: &[rewind::apply::FileOutcome]) {
         if f.merged {
             notes.push("merged three ways".into());
         }
+        let action = match f.action {
+            "already-applied" => {
+                notes.push("already applied; nothing to change".into());
+                "create"
+            }
+            "submodule" => {
+                notes.push("left alone: a submodule's files belong to its own repository".into());
+                "skip"
+            }
+            a => a,
+        };
         if f.conflicts > 0 {
             notes.push(format!("{} conflict(s) left as markers", f.conflicts));
         }
@@ -217,6 +228,6 @@ fn print_files(files: &[rewind::apply::FileOutcome]) {
         } else {
             format!(" ({})", notes.join(", "))
         };
-        println!("{:<7} {name}{notes}", f.action);
+        println!("{action:<7} {name}{notes}");
     }
 }

@@ -230,9 +230,10 @@ pub struct ApplyArgs {
     /// Create or delete over files whose content differs from what the patch expects
     #[arg(long)]
     pub force: bool,
-    /// Most context lines ignored at each end of a hunk
-    #[arg(long, default_value_t = 2, value_name = "N")]
-    pub fuzz: usize,
+    /// Most context lines ignored at each end of a hunk [default: 0 for a git-style patch, as
+    /// git apply; 2 for a traditional one, as GNU patch]
+    #[arg(long, value_name = "N")]
+    pub fuzz: Option<usize>,
 }
 
 /// `restore`.

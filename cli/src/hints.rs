@@ -168,6 +168,7 @@ pub fn message(e: &Error) -> String {
                 },
                 Remedy::ThreeWay => format!("{why} (try --3way)"),
                 Remedy::Base => format!("{why} (no base for a three-way merge: pass --base REV)"),
+                Remedy::Reverse => format!("{why} (to undo it, apply with -R)"),
             };
             format!("{path}: {why} (nothing was changed)")
         }

@@ -1,10 +1,11 @@
-//! Applying a file patch to in-memory bytes, tolerating drift the way GNU
-//! patch does: each hunk is tried at its recorded position, then at growing
-//! offsets (nearest first, after before before), then with up to `max_fuzz`
-//! context lines ignored at each end. Lines are split on `\n` only, so `\r`
-//! stays part of the line and CRLF content round-trips byte for byte.
+//! Applying a file patch to in-memory bytes, tolerating drift the way git and GNU
+//! patch do: each hunk is tried at its recorded position, then at growing
+//! offsets (nearest first, after before before), then (GNU's fuzz) with context
+//! lines ignored. See [`apply_hunks`] for the placement rules. Lines are split on
+//! `\n` only, so `\r` stays part of the line and CRLF content round-trips byte
+//! for byte.
 
-use super::types::{FilePatch, Hunk, LineKind};
+use super::types::{FilePatch, Hunk, LineKind, PatchFormat};
 
 /// Knobs for [`apply_hunks`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,6 +105,15 @@ pub enum ApplyError {
 
 /// Applies `file`'s hunks to `old`. Hunks apply in order and never overlap;
 /// a later hunk starts its search where the previous one's drift left it.
+///
+/// Placement follows git for a git-style patch and GNU patch for a traditional one. With
+/// `max_fuzz` 0 both follow git: every context line must match, a hunk that starts at line 1
+/// (or 0) must match at the start of the file and one without trailing context at its end.
+/// With fuzz, GNU's rule: a hunk with less leading than trailing context is pinned to the
+/// start of the file (when its header puts it there) and one with less trailing than leading
+/// context to the end, and fuzz is counted against the side with more context. A git-style
+/// patch tries git's exact rule first. A line without a final newline is never joined to the
+/// next: git's rule keeps such a line at the end of the file; GNU's adds the newline.
 pub fn apply_hunks(
     old: &[u8],
     file: &FilePatch,
@@ -116,7 +126,8 @@ pub fn apply_hunks(
         return Err(ApplyError::NotEmpty { len: old.len() });
     }
     let lines: Vec<&[u8]> = old.split_inclusive(|&b| b == b'\n').collect();
-    let mut content = Vec::with_capacity(old.len());
+    let git = file.format == PatchFormat::Git;
+    let mut content = Vec::with_capacity(old.len() + old.len() / 8);
     let mut cursor = 0usize;
     let mut drift = 0isize;
     let mut reports = Vec::with_capacity(file.hunks.len());
@@ -126,15 +137,16 @@ pub fn apply_hunks(
             header: hunk.header(),
             reason,
         };
-        let placed = place(&lines, hunk, cursor, drift, opts.max_fuzz)
+        let shape = Shape::of(hunk);
+        let placed = locate(&lines, hunk, &shape, cursor, drift, opts.max_fuzz, git)
             .ok_or_else(|| fail(diagnose(&lines, hunk, cursor)))?;
-        for line in &lines[cursor..placed.at] {
-            content.extend_from_slice(line);
+        for line in &lines[cursor..placed.at + shape.lead] {
+            push_line(&mut content, line);
         }
-        for line in &placed.replacement {
-            content.extend_from_slice(line);
+        for line in &shape.new[shape.lead..shape.new.len() - shape.trail] {
+            push_line(&mut content, line);
         }
-        cursor = placed.at + placed.len;
+        cursor = placed.at + shape.old.len() - shape.trail;
         drift = placed.offset;
         reports.push(HunkReport {
             index: i + 1,
@@ -143,7 +155,7 @@ pub fn apply_hunks(
         });
     }
     for line in &lines[cursor..] {
-        content.extend_from_slice(line);
+        push_line(&mut content, line);
     }
     if file.is_deleted && !content.is_empty() {
         return Err(ApplyError::DeleteLeftContent { len: content.len() });
@@ -154,12 +166,51 @@ pub fn apply_hunks(
     })
 }
 
-struct Placement<'h> {
+/// Appends a line; a line before it that lacks its newline gets one (GNU patch's rule: a
+/// `\ No newline` line placed before others never swallows the next line).
+fn push_line(out: &mut Vec<u8>, line: &[u8]) {
+    if out.last().is_some_and(|&b| b != b'\n') {
+        out.push(b'\n');
+    }
+    out.extend_from_slice(line);
+}
+
+/// A hunk's old and new sides and its context at each end.
+struct Shape<'h> {
+    old: Vec<&'h [u8]>,
+    new: Vec<&'h [u8]>,
+    /// Context lines before the first change.
+    lead: usize,
+    /// Context lines after the last change.
+    trail: usize,
+}
+
+impl<'h> Shape<'h> {
+    fn of(hunk: &'h Hunk) -> Self {
+        let old: Vec<&[u8]> = hunk.old_lines().collect();
+        let new: Vec<&[u8]> = hunk.new_lines().collect();
+        let context = |l: &&super::types::HunkLine| l.kind == LineKind::Context;
+        let lead = hunk.lines.iter().take_while(context).count();
+        // A hunk of context only changes nothing: all of it is "leading".
+        let trail = if lead == hunk.lines.len() {
+            0
+        } else {
+            hunk.lines.iter().rev().take_while(context).count()
+        };
+        Shape {
+            old,
+            new,
+            lead,
+            trail,
+        }
+    }
+}
+
+struct Placement {
+    /// Where the hunk's first old line (fuzzed context included) sits.
     at: usize,
-    len: usize,
     offset: isize,
     fuzz: usize,
-    replacement: Vec<&'h [u8]>,
 }
 
 /// Where the hunk's old lines begin according to its header (0-based).
@@ -171,49 +222,118 @@ fn header_position(hunk: &Hunk) -> usize {
     }
 }
 
-fn place<'h>(
+fn locate(
     lines: &[&[u8]],
-    hunk: &'h Hunk,
+    hunk: &Hunk,
+    shape: &Shape,
     cursor: usize,
     drift: isize,
     max_fuzz: usize,
-) -> Option<Placement<'h>> {
-    let old: Vec<&[u8]> = hunk.old_lines().collect();
-    let new: Vec<&[u8]> = hunk.new_lines().collect();
-    let lead = hunk
-        .lines
-        .iter()
-        .take_while(|l| l.kind == LineKind::Context)
-        .count();
-    let trail = hunk
-        .lines
-        .iter()
-        .rev()
-        .take_while(|l| l.kind == LineKind::Context)
-        .count();
+    git: bool,
+) -> Option<Placement> {
     let home = isize::try_from(header_position(hunk)).unwrap_or(isize::MAX);
-    let mut last_trim = None;
-    for fuzz in 0..=max_fuzz {
-        let front = fuzz.min(lead);
-        let back = fuzz.min(trail).min(old.len().saturating_sub(front));
-        if last_trim == Some((front, back)) {
-            continue;
+    let guess = home.saturating_add(drift);
+    let placed = |at: usize, fuzz| Placement {
+        at,
+        offset: (at as isize).saturating_sub(home),
+        fuzz,
+    };
+    if git || max_fuzz == 0 {
+        if let Some(at) = git_exact(lines, hunk, shape, cursor, guess) {
+            return Some(placed(at, 0));
         }
-        last_trim = Some((front, back));
-        let pattern = &old[front..old.len() - back];
-        let target = home.saturating_add(drift).saturating_add(front as isize);
-        if let Some(at) = search(lines, pattern, cursor, target) {
-            let end = new.len().saturating_sub(back).max(front);
-            return Some(Placement {
-                at,
-                len: pattern.len(),
-                offset: (at as isize - front as isize).saturating_sub(home),
-                fuzz,
-                replacement: new.get(front..end).unwrap_or_default().to_vec(),
-            });
+        if max_fuzz == 0 {
+            return None;
         }
     }
-    None
+    // A git-style hunk whose new side ends without a newline stays at the end of the file,
+    // as git keeps it; GNU's rule would add the newline instead.
+    let must_end = git && shape.new.last().is_some_and(|l| l.last() != Some(&b'\n'));
+    let most = max_fuzz.min(shape.lead.max(shape.trail));
+    let first = usize::from(git);
+    (first..=most).find_map(|fuzz| {
+        gnu_at(lines, hunk, shape, cursor, guess, fuzz, must_end).map(|at| placed(at, fuzz))
+    })
+}
+
+/// git's placement: all context matches; a hunk starting at line 0 or 1 matches at the start,
+/// one without trailing context at the end (neither for a hunk without any context, which
+/// `diff -U0` writes and git applies with `--unidiff-zero`).
+fn git_exact(
+    lines: &[&[u8]],
+    hunk: &Hunk,
+    shape: &Shape,
+    cursor: usize,
+    guess: isize,
+) -> Option<usize> {
+    let old = &shape.old;
+    let no_context = shape.lead == 0 && shape.trail == 0;
+    let begin = hunk.old_start == 0 || (hunk.old_start == 1 && !no_context);
+    // A line without its newline ends the file; so does what a context-less hunk inserts at
+    // line 0 (git treats it as the whole file unless told `--unidiff-zero`).
+    let cut = shape.new.last().is_some_and(|l| l.last() != Some(&b'\n'));
+    let end = (!no_context && shape.trail == 0) || (no_context && hunk.old_start == 0) || cut;
+    let last = lines.len().checked_sub(old.len())?;
+    let fits = |p: usize| p >= cursor && lines[p..p + old.len()] == **old;
+    match (begin, end) {
+        (true, true) => (last == 0 && fits(0)).then_some(0),
+        (true, false) => fits(0).then_some(0),
+        (false, true) => fits(last).then_some(last),
+        (false, false) => {
+            if cursor > last {
+                return None;
+            }
+            candidates(cursor, last, guess).find(|&p| fits(p))
+        }
+    }
+}
+
+/// GNU patch's `locate_hunk` at one fuzz level.
+fn gnu_at(
+    lines: &[&[u8]],
+    hunk: &Hunk,
+    shape: &Shape,
+    cursor: usize,
+    guess: isize,
+    fuzz: usize,
+    must_end: bool,
+) -> Option<usize> {
+    let (old, len) = (&shape.old, lines.len());
+    let context = shape.lead.max(shape.trail) as isize;
+    let prefix_fuzz = fuzz as isize + shape.lead as isize - context;
+    let suffix_fuzz = fuzz as isize + shape.trail as isize - context;
+    if old.is_empty() {
+        // A pure insertion without context matches anywhere: at its recorded place.
+        let at = usize::try_from(guess.max(0))
+            .unwrap_or(0)
+            .clamp(cursor.min(len), len);
+        return (!must_end || at == len).then_some(at);
+    }
+    let matches = |p: usize, pf: usize, sf: usize| {
+        p + old.len() - sf <= len
+            && lines[p + pf..p + old.len() - sf] == old[pf..old.len() - sf]
+            && (!must_end || (sf == 0 && p + old.len() == len))
+    };
+    if prefix_fuzz < 0 && hunk.old_start <= 1 {
+        // Only the start of the file (or, with too little context at both ends, all of it).
+        if suffix_fuzz < 0 && old.len() != len {
+            return None;
+        }
+        let sf = usize::try_from(suffix_fuzz.max(0)).unwrap_or(0);
+        return (cursor == 0 && matches(0, 0, sf)).then_some(0);
+    }
+    let pf = usize::try_from(prefix_fuzz.max(0)).unwrap_or(0);
+    if suffix_fuzz < 0 {
+        // Only the end of the file.
+        let p = len.checked_sub(old.len())?;
+        return (p >= cursor && matches(p, pf, 0)).then_some(p);
+    }
+    let sf = usize::try_from(suffix_fuzz).unwrap_or(0);
+    let last = (len + sf).checked_sub(old.len())?;
+    if cursor > last {
+        return None;
+    }
+    candidates(cursor, last, guess).find(|&p| matches(p, pf, sf))
 }
 
 /// Positions in `lo..=hi` ordered by distance from `target`, later before
@@ -229,14 +349,6 @@ fn candidates(lo: usize, hi: usize, target: isize) -> impl Iterator<Item = usize
         let b = (d > 0 && before >= lo_i && before <= hi_i).then_some(before as usize);
         a.into_iter().chain(b)
     })
-}
-
-fn search(lines: &[&[u8]], pattern: &[&[u8]], lo: usize, target: isize) -> Option<usize> {
-    let hi = lines.len().checked_sub(pattern.len())?;
-    if lo > hi {
-        return None;
-    }
-    candidates(lo, hi, target).find(|&p| lines[p..p + pattern.len()] == *pattern)
 }
 
 /// Explains a failed hunk: an exact match hidden behind the previous hunk,

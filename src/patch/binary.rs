@@ -86,6 +86,9 @@ impl GitBlobHasher {
 /// The all-zero id git writes for a missing side.
 pub const NULL_GIT_ID: &str = "0000000000000000000000000000000000000000";
 
+/// git's id of the empty blob.
+pub const EMPTY_GIT_ID: &str = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
+
 /// Writes base85 lines of whatever is written to it; [`Base85Lines::finish`] writes the last
 /// short line.
 pub struct Base85Lines<W: Write> {

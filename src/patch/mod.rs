@@ -29,6 +29,7 @@ mod merge;
 mod parse;
 mod quote;
 mod reverse;
+mod stamp;
 mod types;
 
 pub use apply::{Applied, ApplyError, ApplyOptions, FailureReason, HunkReport, apply_hunks};

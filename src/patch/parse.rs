@@ -92,6 +92,21 @@ pub enum ParseError {
         /// What is wrong.
         reason: String,
     },
+    /// A `diff --git` section whose headers contradict each other (git refuses these too).
+    #[error("line {line}: {what}")]
+    BadGitHeader {
+        /// Line of the offending header.
+        line: usize,
+        /// What contradicts what.
+        what: String,
+    },
+    /// A `\ No newline at end of file` marker after a line that is not the last of its
+    /// side of the file: honouring it would join two lines.
+    #[error("line {line}: \"No newline at end of file\" on a line that is not the file's last")]
+    MisplacedNoNewline {
+        /// Line of the marker.
+        line: usize,
+    },
     /// A malformed git-quoted path or header line.
     #[error("line {line}: malformed path in {text:?}")]
     BadPath {
@@ -134,6 +149,9 @@ impl PatchSet {
 /// content, so git emits no hunks for it.
 const EMPTY_BLOB: &str = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
 
+/// The old and new names of a `---`/`+++` pair (`None` for `/dev/null`).
+type NamePair = (Option<Vec<u8>>, Option<Vec<u8>>);
+
 struct Parser<'a> {
     lines: Vec<&'a [u8]>,
     pos: usize,
@@ -163,23 +181,45 @@ fn gnu_binary(line: &[u8]) -> Option<FilePatch> {
     Some(fp)
 }
 
+/// `prefix` + `path`: a `rename from` name given the `a/` or `b/` that `-p1` strips.
+fn with_prefix(prefix: &[u8], path: &[u8]) -> Vec<u8> {
+    [prefix, path].concat()
+}
+
 fn dev_null(path: &[u8]) -> Option<Vec<u8>> {
     (path != b"/dev/null").then(|| path.to_vec())
 }
 
 /// A path value (`rename from X`, `--- X`): git-quoted or raw up to a TAB.
 fn path_value(value: &[u8], line: usize) -> Result<Vec<u8>, ParseError> {
+    header_name(value, line).map(|(p, _)| p)
+}
+
+/// The name and timestamp of a `---`/`+++` line's value. The name is git-quoted, or raw up
+/// to a TAB, or (as GNU patch reads a header whose TAB an editor or mailer turned into
+/// spaces) raw up to the spaces before a trailing timestamp.
+fn header_name(value: &[u8], line: usize) -> Result<(Vec<u8>, Option<&[u8]>), ParseError> {
     if value.first() == Some(&b'"') {
-        return unquote(value).map(|(p, _)| p).ok_or(ParseError::BadPath {
+        let (p, used) = unquote(value).ok_or(ParseError::BadPath {
             line,
             text: lossy(value),
-        });
+        })?;
+        let rest = value[used..].trim_ascii_start();
+        return Ok((p, (!rest.is_empty()).then_some(rest)));
     }
-    let end = value
-        .iter()
-        .position(|&b| b == b'\t')
-        .unwrap_or(value.len());
-    Ok(value[..end].to_vec())
+    if let Some(tab) = value.iter().position(|&b| b == b'\t') {
+        return Ok((value[..tab].to_vec(), Some(&value[tab + 1..])));
+    }
+    for (i, _) in value.iter().enumerate().filter(|&(_, &b)| b == b' ') {
+        let stamp = value[i..].trim_ascii_start();
+        if super::stamp::parse(stamp).is_some() {
+            let name = value[..i].trim_ascii_end();
+            if !name.is_empty() {
+                return Ok((name.to_vec(), Some(stamp)));
+            }
+        }
+    }
+    Ok((value.to_vec(), None))
 }
 
 fn parse_mode(text: &[u8], line: usize) -> Result<u32, ParseError> {
@@ -344,13 +384,60 @@ impl<'a> Parser<'a> {
             }
             self.pos += 1;
         }
+        let bad = |line: usize, what: &str| ParseError::BadGitHeader {
+            line,
+            what: what.to_string(),
+        };
+        if (fp.is_rename || fp.is_copy) && (from.is_none() || to.is_none()) {
+            return Err(bad(
+                header_line,
+                "a rename or copy names only one of its two paths",
+            ));
+        }
+        if fp.is_new && (fp.is_deleted || fp.is_rename || fp.is_copy) {
+            return Err(bad(
+                header_line,
+                "a new file cannot also be deleted, renamed or copied",
+            ));
+        }
+        if fp.is_deleted && (fp.is_rename || fp.is_copy) {
+            return Err(bad(
+                header_line,
+                "a deleted file cannot also be renamed or copied",
+            ));
+        }
         let hint = from.as_deref().zip(to.as_deref());
-        let (a, b) = split_git_names(names, hint, header_line)?;
+        // git reads the names from `rename`/`copy` or `---`/`+++` lines when the `diff --git`
+        // line's own cannot be split (one name, as svn writes it, or an odd quoting).
+        let (a, b) = match split_git_names(names, hint, header_line) {
+            Ok(split) => split,
+            Err(e) => match (&from, &to, self.unified_names()?) {
+                (Some(f), Some(t), _) => (with_prefix(b"a/", f), with_prefix(b"b/", t)),
+                (_, _, Some((old, new))) => match (old.or(new.clone()), new) {
+                    (Some(o), Some(n)) => (o, n),
+                    (Some(o), None) => (o.clone(), o),
+                    _ => return Err(e),
+                },
+                // One name and nothing else to go by: the same path on both sides.
+                _ if !names.is_empty() && !names.contains(&b' ') => {
+                    (names.to_vec(), names.to_vec())
+                }
+                _ => return Err(e),
+            },
+        };
         fp.old_path = (!fp.is_new).then_some(a);
         fp.new_path = (!fp.is_deleted).then_some(b);
 
         if self.at_unified_header() {
-            return self.unified_file(fp);
+            return self.git_unified(fp, header_line);
+        }
+        if let Some(l) = self.peek()
+            && (l.starts_with(b"--- ") || l.starts_with(b"+++ ") || l.starts_with(b"@@ "))
+        {
+            return Err(bad(
+                self.line_no(),
+                "a hunk or `---` line without its `---`/`+++` pair",
+            ));
         }
         match self.peek().map(trim_eol) {
             Some(l) if l.starts_with(b"Binary files ") => {
@@ -388,6 +475,52 @@ impl<'a> Parser<'a> {
         Ok(fp)
     }
 
+    /// The names on a `---`/`+++` pair at the current line (`None` for `/dev/null`).
+    fn unified_names(&self) -> Result<Option<NamePair>, ParseError> {
+        if !self.at_unified_header() {
+            return Ok(None);
+        }
+        let n = self.line_no();
+        let name = |l: &[u8], n| header_name(trim_eol(&l[4..]), n).map(|(p, _)| dev_null(&p));
+        let minus = self.peek().unwrap_or_default();
+        let plus = self.lines.get(self.pos + 1).copied().unwrap_or_default();
+        Ok(Some((name(minus, n)?, name(plus, n + 1)?)))
+    }
+
+    /// The `---`/`+++` pair and hunks of a `diff --git` section, whose names must agree with
+    /// the section's (git refuses a `+++ b/g` under `diff --git a/f b/f`).
+    fn git_unified(&mut self, fp: FilePatch, header_line: usize) -> Result<FilePatch, ParseError> {
+        let n = self.line_no();
+        if let Some((old, new)) = self.unified_names()? {
+            let check = |named: Option<Vec<u8>>, ours: &Option<Vec<u8>>, gone: bool, line| {
+                let ok = match (&named, ours) {
+                    (None, _) => gone,
+                    (Some(x), Some(y)) => x == y,
+                    (Some(_), None) => false,
+                };
+                if ok {
+                    Ok(())
+                } else {
+                    Err(ParseError::BadGitHeader {
+                        line,
+                        what: format!(
+                            "the name {:?} contradicts the `diff --git` line {header_line}",
+                            named.as_deref().map_or("/dev/null".into(), lossy)
+                        ),
+                    })
+                }
+            };
+            check(old, &fp.old_path, fp.is_new, n)?;
+            check(new, &fp.new_path, fp.is_deleted, n + 1)?;
+        }
+        let (old_path, new_path) = (fp.old_path.clone(), fp.new_path.clone());
+        let mut fp = self.unified_file(fp)?;
+        // The `diff --git` line's names stand (a `---` of `/dev/null` only confirms a creation).
+        fp.old_path = old_path;
+        fp.new_path = new_path;
+        Ok(fp)
+    }
+
     /// `index OLD..NEW [MODE]`.
     fn index_line(&self, fp: &mut FilePatch, v: &[u8], n: usize) -> Result<(), ParseError> {
         let text = std::str::from_utf8(v).map_err(|_| ParseError::BadPath {
@@ -415,16 +548,23 @@ impl<'a> Parser<'a> {
         let minus = self.peek().unwrap_or_default();
         let plus = self.lines.get(self.pos + 1).copied().unwrap_or_default();
         let plus_line = self.line_no() + 1;
-        let old = path_value(trim_eol(&minus[4..]), plus_line - 1)?;
-        let new = path_value(trim_eol(&plus[4..]), plus_line)?;
-        let old_epoch = is_epoch(minus);
-        let new_epoch = is_epoch(plus);
+        let (old, old_stamp) = header_name(trim_eol(&minus[4..]), plus_line - 1)?;
+        let (new, new_stamp) = header_name(trim_eol(&plus[4..]), plus_line)?;
+        let old_epoch = old_stamp.is_some_and(super::stamp::is_epoch);
+        let new_epoch = new_stamp.is_some_and(super::stamp::is_epoch);
         self.pos += 2;
         fp.old_path = dev_null(&old);
         fp.new_path = dev_null(&new);
         fp.is_new |= fp.old_path.is_none();
         fp.is_deleted |= fp.new_path.is_none();
         while self.peek().is_some_and(|l| l.starts_with(b"@@ ")) {
+            if let Some(prev) = fp.hunks.last()
+                && prev.lines.iter().any(|l| l.content.last() != Some(&b'\n'))
+            {
+                return Err(ParseError::MisplacedNoNewline {
+                    line: self.line_no(),
+                });
+            }
             let hunk = self.hunk()?;
             fp.hunks.push(hunk);
         }
@@ -461,6 +601,7 @@ impl<'a> Parser<'a> {
             lines: Vec::new(),
         };
         let (mut old_found, mut new_found) = (0usize, 0usize);
+        let mut marker = None;
         let mismatch = |line, old_found, new_found| ParseError::HunkCountMismatch {
             line,
             header_line,
@@ -485,6 +626,7 @@ impl<'a> Parser<'a> {
                 Some(b'+') => (LineKind::Added, &line[1..]),
                 Some(b'\\') if !hunk.lines.is_empty() => {
                     strip_newline(&mut hunk.lines);
+                    marker.get_or_insert(n);
                     self.pos += 1;
                     continue;
                 }
@@ -518,7 +660,13 @@ impl<'a> Parser<'a> {
         }
         if self.peek().is_some_and(|l| l.starts_with(b"\\")) && !hunk.lines.is_empty() {
             strip_newline(&mut hunk.lines);
+            marker.get_or_insert(self.line_no());
             self.pos += 1;
+        }
+        if let Some(line) = marker
+            && !no_newline_only_at_end(&hunk)
+        {
+            return Err(ParseError::MisplacedNoNewline { line });
         }
         if let Some(next) = self.peek()
             && self.looks_like_extra_hunk_line(next)
@@ -564,6 +712,20 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// Whether only the last line of each side lacks a line ending: a marker anywhere else would
+/// join two lines of the result.
+fn no_newline_only_at_end(hunk: &Hunk) -> bool {
+    let side_ok = |mut side: Box<dyn Iterator<Item = &[u8]> + '_>| {
+        let mut cut = false;
+        side.all(|l| {
+            let ok = !cut;
+            cut = l.last() != Some(&b'\n');
+            ok
+        })
+    };
+    side_ok(Box::new(hunk.old_lines())) && side_ok(Box::new(hunk.new_lines()))
+}
+
 /// Folds a `\ No newline at end of file` marker into the previous line.
 fn strip_newline(lines: &mut [HunkLine]) {
     if let Some(last) = lines.last_mut()
@@ -571,15 +733,6 @@ fn strip_newline(lines: &mut [HunkLine]) {
     {
         last.content.pop();
     }
-}
-
-/// GNU `diff -N` writes the epoch as the timestamp of a missing file.
-fn is_epoch(header: &[u8]) -> bool {
-    let Some(tab) = header.iter().position(|&b| b == b'\t') else {
-        return false;
-    };
-    let stamp = &header[tab + 1..];
-    stamp.starts_with(b"1970-01-01 00:00:00") || stamp.starts_with(b"1969-12-31")
 }
 
 /// A git header without hunks is fine for a mode change, a pure rename or

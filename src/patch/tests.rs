@@ -506,3 +506,53 @@ proptest! {
         let _ = PatchSet::parse(&input);
     }
 }
+
+// ---------- placement: git's rule for git-style patches, GNU's for traditional ones ----------
+
+fn with_fuzz(old: &[u8], fp: &FilePatch, max_fuzz: usize) -> Result<Applied, ApplyError> {
+    apply_hunks(old, fp, &ApplyOptions { max_fuzz })
+}
+
+#[test]
+fn unequal_context_pins_the_hunk_instead_of_ignoring_two_lines_each_side() {
+    let fp = one(b"--- a/f\n+++ b/f\n@@ -2,6 +2,6 @@\n 2\n 3\n 4\n-5\n+five\n 6\n 7\n");
+    assert!(with_fuzz(b"1\ntwo\n3\n4\n5\nsix\n7\n8\n", &fp, 2).is_err());
+    // Leading context only: the end of the file, not an earlier "x".
+    let tail = one(b"--- a/f\n+++ b/f\n@@ -2 +2,2 @@\n x\n+y\n");
+    let r = with_fuzz(b"a\nx\nb\nx\n", &tail, 0).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(r.content, b"a\nx\nb\nx\ny\n");
+    assert_eq!(r.hunks[0].offset, 2);
+}
+
+#[test]
+fn a_no_newline_line_is_never_joined_to_the_next() {
+    let body = b"@@ -1,2 +1,2 @@\n a\n-b\n+B\n\\ No newline at end of file\n";
+    let gnu = one(&[&b"--- a/f\n+++ b/f\n"[..], body].concat());
+    let r = with_fuzz(b"a\nb\nc\nd\n", &gnu, 2).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(r.content, b"a\nB\nc\nd\n");
+    assert_eq!(r.hunks[0].fuzz, 1);
+    let git = one(&[&b"diff --git a/f b/f\n--- a/f\n+++ b/f\n"[..], body].concat());
+    assert!(with_fuzz(b"a\nb\nc\nd\n", &git, 0).is_err());
+    assert_eq!(
+        with_fuzz(b"a\nb\n", &git, 0).map(|r| r.content),
+        Ok(b"a\nB".to_vec())
+    );
+    // A marker inside a side is malformed.
+    let e = PatchSet::parse(
+        b"--- a/f\n+++ b/f\n@@ -1 +1,3 @@\n+X\n\\ No newline at end of file\n+Y\n a\n",
+    );
+    assert!(
+        matches!(e, Err(ParseError::MisplacedNoNewline { line: 5 })),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn fuzz_zero_is_gits_exact_rule() {
+    let fp = one(b"--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n 1\n-2\n+two\n 3\n");
+    // A hunk at line 1 matches at the start only; GNU's rule (equal context) lets it move.
+    assert!(with_fuzz(b"new\n1\n2\n3\n", &fp, 0).is_err());
+    let r = with_fuzz(b"new\n1\n2\n3\n", &fp, 2).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(r.content, b"new\n1\ntwo\n3\n");
+    assert_eq!((r.hunks[0].offset, r.hunks[0].fuzz), (1, 0));
+}
