@@ -102,6 +102,19 @@ pub enum Error {
         why: String,
     },
 
+    /// The store's database file is damaged where a read went: the database gave up on a page
+    /// it could not make sense of. Nothing was written.
+    #[error(
+        "the store {} is damaged ({why}); nothing was changed: check the store, and restore \
+         what is lost from a remote or a backup", path.display()
+    )]
+    Damaged {
+        /// The store directory.
+        path: PathBuf,
+        /// Where the database gave up.
+        why: String,
+    },
+
     /// A record could not be serialized for the store (or a remote); nothing was written.
     #[error("cannot encode the {what}: {why}")]
     Encode {

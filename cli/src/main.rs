@@ -9,6 +9,23 @@ fn main() {
     std::process::exit(run_cli());
 }
 
+/// Set by the panic hook when the database panicked: redb trusts its pages and may panic on a
+/// damaged one instead of returning an error.
+static STORE_PANICKED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Keeps the database's panics off stderr (they are reported as a damaged store instead, see
+/// `run_cli`); every other panic is printed as usual, since it is a bug of rewind's own.
+fn quiet_store_panics() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if info.location().is_some_and(|l| l.file().contains("redb")) {
+            STORE_PANICKED.store(true, std::sync::atomic::Ordering::SeqCst);
+            return;
+        }
+        default(info);
+    }));
+}
+
 mod apply;
 mod args;
 mod daemon;
@@ -339,45 +356,28 @@ fn run_cli() -> i32 {
                 | Command::Run(_)
         ),
     };
-    let result = match cli.command {
-        Command::Init(a) => snap::init(&ctx, a),
-        Command::Snapshot(a) => snap::snapshot(&ctx, a),
-        Command::Log(a) => inspect::log(&ctx, a),
-        Command::Show(a) => inspect::show(&ctx, a),
-        Command::Ls(a) => inspect::ls(&ctx, a),
-        Command::Cat(a) => inspect::cat(&ctx, a),
-        Command::Tag(a) => tag::tag(&ctx, a),
-        Command::Tags => tag::tags(&ctx),
-        Command::Status(a) => diff::status(&ctx, a),
-        Command::Diff(a) => diff::diff(&ctx, a),
-        Command::Restore(a) => restore::restore(&ctx, a),
-        Command::Op(a) => restore::op(&ctx, a),
-        Command::Undo(a) => restore::undo(&ctx, a.op, a.force, false),
-        Command::Redo(a) => restore::undo(&ctx, None, a.force, true),
-        Command::Forget(a) => maintain::forget(&ctx, a),
-        Command::Gc(a) => match a.remote {
-            Some(name) => remote::gc(&ctx, &name),
-            None => maintain::gc(&ctx, a),
-        },
-        Command::Stats => inspect::stats(&ctx),
-        Command::Verify(a) => match a.remote {
-            Some(name) => remote::verify(&ctx, &name, a.full),
-            None => inspect::verify(&ctx, a.full),
-        },
-        Command::Apply(a) => apply::apply(&ctx, a),
-        Command::Revert(a) => apply::revert(&ctx, a),
-        Command::Run(a) => run::run(&ctx, a),
-        Command::Check(a) => run::check(&ctx, a),
-        Command::Artifact(a) => run::artifact(&ctx, a),
-        Command::Scratch(a) => run::scratch(&ctx, a),
-        Command::Overlay(a) => overlay::overlay(&ctx, a),
-        Command::Remote(a) => remote::remote(&ctx, a),
-        Command::Push(a) => remote::push(&ctx, a),
-        Command::Pull(a) => remote::pull(&ctx, a),
-        Command::Daemon(a) => daemon::daemon(&ctx, a),
-        Command::Serve(a) => serve::serve(&ctx, a),
-        Command::Watch(a) => daemon::watch(&ctx, a),
-        Command::Events(a) => events::events(&ctx, a),
+    quiet_store_panics();
+    let store_dir = ctx.store_dir.clone().or_else(|| {
+        std::env::var_os("REWIND_STORE")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    });
+    let dispatched =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| dispatch(&ctx, cli.command)));
+    let result = match dispatched {
+        Ok(r) => r,
+        Err(payload) if STORE_PANICKED.load(std::sync::atomic::Ordering::SeqCst) => {
+            let why = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a database page does not decode".into());
+            Err(CliError::Lib(Error::Damaged {
+                path: store_dir.unwrap_or_default(),
+                why: format!("the database could not read a page: {why}"),
+            }))
+        }
+        Err(payload) => std::panic::resume_unwind(payload),
     };
     match result {
         Ok(code) => code,
@@ -405,5 +405,49 @@ fn run_cli() -> i32 {
             output::error_line(&msg, ctx.json);
             EXIT_ERROR
         }
+    }
+}
+
+/// Runs the parsed command.
+fn dispatch(ctx: &Ctx, command: Command) -> CliResult {
+    match command {
+        Command::Init(a) => snap::init(ctx, a),
+        Command::Snapshot(a) => snap::snapshot(ctx, a),
+        Command::Log(a) => inspect::log(ctx, a),
+        Command::Show(a) => inspect::show(ctx, a),
+        Command::Ls(a) => inspect::ls(ctx, a),
+        Command::Cat(a) => inspect::cat(ctx, a),
+        Command::Tag(a) => tag::tag(ctx, a),
+        Command::Tags => tag::tags(ctx),
+        Command::Status(a) => diff::status(ctx, a),
+        Command::Diff(a) => diff::diff(ctx, a),
+        Command::Restore(a) => restore::restore(ctx, a),
+        Command::Op(a) => restore::op(ctx, a),
+        Command::Undo(a) => restore::undo(ctx, a.op, a.force, false),
+        Command::Redo(a) => restore::undo(ctx, None, a.force, true),
+        Command::Forget(a) => maintain::forget(ctx, a),
+        Command::Gc(a) => match a.remote {
+            Some(name) => remote::gc(ctx, &name),
+            None => maintain::gc(ctx, a),
+        },
+        Command::Stats => inspect::stats(ctx),
+        Command::Verify(a) => match a.remote {
+            Some(name) => remote::verify(ctx, &name, a.full),
+            None => inspect::verify(ctx, a.full),
+        },
+        Command::Apply(a) => apply::apply(ctx, a),
+        Command::Revert(a) => apply::revert(ctx, a),
+        Command::Run(a) => run::run(ctx, a),
+        Command::Check(a) => run::check(ctx, a),
+        Command::Artifact(a) => run::artifact(ctx, a),
+        Command::Scratch(a) => run::scratch(ctx, a),
+        Command::Overlay(a) => overlay::overlay(ctx, a),
+        Command::Remote(a) => remote::remote(ctx, a),
+        Command::Push(a) => remote::push(ctx, a),
+        Command::Pull(a) => remote::pull(ctx, a),
+        Command::Daemon(a) => daemon::daemon(ctx, a),
+        Command::Serve(a) => serve::serve(ctx, a),
+        Command::Watch(a) => daemon::watch(ctx, a),
+        Command::Events(a) => events::events(ctx, a),
     }
 }

@@ -12,6 +12,7 @@ mod badinput;
 mod binary_patch;
 mod crash;
 mod daemon;
+mod damage;
 mod dict;
 mod diff_git;
 mod format;
