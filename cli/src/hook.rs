@@ -228,13 +228,13 @@ impl Event {
     ///   `afterShellExecution` `command` and `output`, `afterMCPExecution` `tool_name` and
     ///   `tool_input`, `beforeSubmitPrompt` `prompt`.
     fn parse(agent: Agent, bytes: &[u8]) -> Result<Event, String> {
-        let v: Value = serde_json::from_slice(bytes)
-            .map_err(|e| format!("the event is not JSON ({e})"))?;
+        let v: Value =
+            serde_json::from_slice(bytes).map_err(|e| format!("the event is not JSON ({e})"))?;
         if !v.is_object() {
             return Err("the event is not a JSON object".into());
         }
-        let name = str_field(&v, "hook_event_name")
-            .ok_or("the event has no hook_event_name string")?;
+        let name =
+            str_field(&v, "hook_event_name").ok_or("the event has no hook_event_name string")?;
         let session_field = if agent == Agent::Cursor {
             "conversation_id"
         } else {
@@ -260,7 +260,10 @@ impl Event {
             | (Agent::Gemini, "AfterTool")
             | (
                 Agent::Cursor,
-                "afterFileEdit" | "afterShellExecution" | "afterMCPExecution" | "postToolUse"
+                "afterFileEdit"
+                | "afterShellExecution"
+                | "afterMCPExecution"
+                | "postToolUse"
                 | "postToolUseFailure",
             ) => Kind::Tool,
             (Agent::Claude | Agent::Codex, "PreToolUse")

@@ -227,8 +227,8 @@ fn is_rewind_command(cmd: &str, agent: Agent) -> bool {
 fn hook_command(ctx: &Ctx, agent: Agent) -> Result<String, Error> {
     let exe = std::env::current_exe().map_err(|e| Error::io("current executable", e))?;
     let mut cmd = shell_quote(&exe.to_string_lossy());
-    let named = ctx.store_dir.is_some()
-        || std::env::var_os("REWIND_STORE").is_some_and(|v| !v.is_empty());
+    let named =
+        ctx.store_dir.is_some() || std::env::var_os("REWIND_STORE").is_some_and(|v| !v.is_empty());
     if named {
         let dir = ctx.store_path()?;
         let dir = if dir.is_absolute() {
@@ -391,7 +391,10 @@ fn install_event(list: &mut Vec<J>, flat: bool, agent: Agent, cmd: &str) -> Chan
         (true, _) => J::Obj(vec![("command".into(), J::Str(cmd.to_string()))]),
         (false, Agent::Gemini) => J::Obj(vec![(
             "hooks".into(),
-            J::Arr(vec![handler(vec![("name".into(), J::Str("rewind".into()))])]),
+            J::Arr(vec![handler(vec![(
+                "name".into(),
+                J::Str("rewind".into()),
+            )])]),
         )]),
         (false, _) => J::Obj(vec![("hooks".into(), J::Arr(vec![handler(Vec::new())]))]),
     });
@@ -404,7 +407,8 @@ pub fn install(ctx: &Ctx, a: &InstallArgs) -> CliResult {
     let sp = spec(a.agent);
     let cmd = hook_command(ctx, a.agent)?;
     let mut s = read_settings(&path)?;
-    if sp.flat && s.doc.get_mut("version").is_none()
+    if sp.flat
+        && s.doc.get_mut("version").is_none()
         && let J::Obj(v) = &mut s.doc
     {
         v.insert(0, ("version".into(), J::Num(1.into())));
@@ -507,14 +511,19 @@ pub fn uninstall(ctx: &Ctx, a: &InstallArgs) -> CliResult {
             !(n > 0 && items.is_empty())
         });
         let emptied = events.is_empty();
-        if removed > 0 && emptied && let J::Obj(top) = &mut s.doc {
+        if removed > 0
+            && emptied
+            && let J::Obj(top) = &mut s.doc
+        {
             top.retain(|(k, _)| k != "hooks");
         }
     }
     if removed > 0 {
         // A file that held nothing but rewind's hooks was made by install: it goes.
         let leftover = match &s.doc {
-            J::Obj(top) => top.iter().all(|(k, v)| sp.flat && k == "version" && *v == J::Num(1.into())),
+            J::Obj(top) => top
+                .iter()
+                .all(|(k, v)| sp.flat && k == "version" && *v == J::Num(1.into())),
             _ => false,
         };
         if leftover {

@@ -98,7 +98,13 @@ pub fn restore(ctx: &Ctx, a: RestoreArgs) -> CliResult {
         && !a.dry_run
         && rewind::remote::restore::is_empty_dir(&root)?
     {
-        return super::remote::restore_empty(ctx, &store, &root, name, a.rev.as_deref().unwrap_or("@"));
+        return super::remote::restore_empty(
+            ctx,
+            &store,
+            &root,
+            name,
+            a.rev.as_deref().unwrap_or("@"),
+        );
     }
     let rev = a.rev.as_deref().unwrap_or("@");
     let target = match (&a.remote, a.turn) {

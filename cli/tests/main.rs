@@ -18,6 +18,7 @@ mod format;
 mod gc;
 mod groups;
 mod history;
+mod hooks;
 mod ignore_rules;
 mod ingest;
 mod interrupt;
