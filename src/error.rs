@@ -174,6 +174,21 @@ pub enum Error {
     #[error("workspace {} has no snapshot yet", .0.display())]
     NoSnapshots(PathBuf),
 
+    /// A turn was asked for but no agent hook recorded a session in the workspace.
+    #[error("workspace {} has no snapshot recorded by an agent hook", .0.display())]
+    NoAgentSession(PathBuf),
+
+    /// An agent session has no snapshot marking the start of the turn asked for.
+    #[error("session '{session}' has no start of turn {turn} (its turns: {available})")]
+    NoSuchTurn {
+        /// The session id.
+        session: String,
+        /// The turn asked for.
+        turn: u64,
+        /// The turns that were recorded, as a list for people (`1-4, 6` or `none`).
+        available: String,
+    },
+
     /// A path was looked up in a snapshot and is not there.
     #[error("{path} is not in snapshot {snapshot}")]
     PathNotInSnapshot {

@@ -106,6 +106,88 @@ pub fn log(store: &Store, reader: &Reader, ws: u64, q: &LogQuery) -> Result<Vec<
     Ok(out)
 }
 
+/// Metadata key naming the agent session (Claude Code's `session_id`, Cursor's
+/// `conversation_id`, ...) an agent hook's snapshot belongs to.
+pub const SESSION_KEY: &str = "session";
+/// Metadata key holding the turn number within the session (1 for the first prompt; 0 before
+/// the first prompt, for a snapshot at the session's start).
+pub const TURN_KEY: &str = "turn";
+/// The `label` of the snapshot an agent hook takes when the user submits a prompt: the
+/// workspace as the turn found it, before the agent acted on the prompt.
+pub const TURN_START_LABEL: &str = "turn-start";
+
+/// The workspace's snapshots carrying the metadata pair `key=value`, each once, newest taken
+/// first.
+pub fn with_meta(
+    reader: &Reader,
+    ws: u64,
+    key: &str,
+    value: &str,
+) -> Result<Vec<(Id, SnapshotRecord)>> {
+    let mut rows = reader.snapshot_log(ws, usize::MAX)?;
+    rows.retain(|(_, r)| r.meta(key) == Some(value));
+    Ok(rows)
+}
+
+/// The session of the newest snapshot (by the time it was taken) that an agent hook recorded in
+/// the workspace, if any.
+pub fn latest_session(reader: &Reader, ws: u64) -> Result<Option<String>> {
+    Ok(reader
+        .snapshot_log(ws, usize::MAX)?
+        .into_iter()
+        .find_map(|(_, r)| r.meta(SESSION_KEY).map(str::to_string)))
+}
+
+/// The snapshot taken when turn `turn` of `session` started: the one labelled
+/// [`TURN_START_LABEL`] with that session and turn. Should a turn number have been recorded
+/// twice (a lost turn counter), the newest taken wins.
+pub fn turn_start(reader: &Reader, ws: u64, session: &str, turn: u64) -> Result<Id> {
+    let rows = with_meta(reader, ws, SESSION_KEY, session)?;
+    let want = turn.to_string();
+    if let Some((id, _)) = rows.iter().find(|(_, r)| {
+        r.meta("label") == Some(TURN_START_LABEL) && r.meta(TURN_KEY) == Some(want.as_str())
+    }) {
+        return Ok(*id);
+    }
+    let mut turns: Vec<u64> = rows
+        .iter()
+        .filter(|(_, r)| r.meta("label") == Some(TURN_START_LABEL))
+        .filter_map(|(_, r)| r.meta(TURN_KEY)?.parse().ok())
+        .collect();
+    turns.sort_unstable();
+    turns.dedup();
+    Err(crate::error::Error::NoSuchTurn {
+        session: session.to_string(),
+        turn,
+        available: ranges(&turns),
+    })
+}
+
+/// `1-4, 6` for people; `none` for no turn.
+fn ranges(sorted: &[u64]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < sorted.len() {
+        let start = sorted[i];
+        let mut end = start;
+        while i + 1 < sorted.len() && sorted[i + 1] == end + 1 {
+            i += 1;
+            end = sorted[i];
+        }
+        parts.push(if start == end {
+            start.to_string()
+        } else {
+            format!("{start}-{end}")
+        });
+        i += 1;
+    }
+    if parts.is_empty() {
+        "none".into()
+    } else {
+        parts.join(", ")
+    }
+}
+
 fn matches(r: &SnapshotRecord, q: &LogQuery) -> bool {
     q.meta
         .iter()

@@ -111,6 +111,9 @@ pub enum Command {
     Watch(super::daemon::WatchArgs),
     /// What happens in the workspace (changes, snapshots, operations) as the daemon sees it
     Events(super::events::EventsArgs),
+    /// Record a coding agent's hook event (JSON on stdin) as a snapshot; install or uninstall
+    /// the agent's hooks
+    Hook(super::hook::HookArgs),
 }
 
 /// `revert`.
@@ -240,7 +243,15 @@ pub struct ApplyArgs {
 #[derive(Args, Debug)]
 pub struct RestoreArgs {
     /// The snapshot to restore
-    pub rev: String,
+    #[arg(required_unless_present = "turn")]
+    pub rev: Option<String>,
+    /// Instead of REV: the workspace as agent turn N found it, before the agent acted on the
+    /// prompt (the snapshot `rewind hook` took when the prompt was submitted)
+    #[arg(long, value_name = "N", conflicts_with_all = ["rev", "remote"])]
+    pub turn: Option<u64>,
+    /// With --turn: the agent session [default: the session of the newest hook snapshot]
+    #[arg(long, value_name = "ID", requires = "turn")]
+    pub session: Option<String>,
     /// Take REV from this remote, pulling what the store lacks (the store is created if need be)
     #[arg(long, value_name = "NAME")]
     pub remote: Option<String>,
@@ -419,9 +430,13 @@ pub struct LogArgs {
     /// Only snapshots with this KEY=VALUE metadata (repeatable: all must match)
     #[arg(long = "meta", value_name = "KEY=VALUE")]
     pub meta: Vec<String>,
-    /// Only snapshots with this label (`run`'s before, after, after_failure)
+    /// Only snapshots with this label (`run`'s before, after, after_failure; agent hooks'
+    /// turn-start, tool, turn-end, session-start)
     #[arg(long, value_name = "LABEL")]
     pub label: Option<String>,
+    /// Only snapshots an agent hook recorded in this session (`rewind hook`)
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
     /// Only snapshots taken at or after TIME (RFC 3339, e.g. 2026-11-24T06:00:00Z, or a
     /// duration ago, e.g. 2h)
     #[arg(long, value_name = "TIME")]

@@ -87,6 +87,12 @@ pub fn message(e: &Error) -> String {
             format!("{e}; run `rewind verify --full` to see what is damaged")
         }
         Error::NoSnapshots(_) => format!("{e}: run `rewind snapshot` first"),
+        Error::NoAgentSession(_) => {
+            format!("{e}: install one with `rewind hook install AGENT`")
+        }
+        Error::NoSuchTurn { session, .. } => {
+            format!("{e} (see `rewind log --session {session}`)")
+        }
         Error::NoOverlay(_) | Error::OverlayExists(_) => {
             format!("{e} (see `rewind overlay list`)")
         }

@@ -95,7 +95,13 @@ pub fn log(ctx: &Ctx, a: LogArgs) -> CliResult {
     let query = rewind::history::LogQuery {
         limit: a.max_count,
         path: ctx.workspace_paths(Some(&root), &a.paths)?.pop(),
-        meta: output::parse_meta(&a.meta)?,
+        meta: {
+            let mut m = output::parse_meta(&a.meta)?;
+            if let Some(s) = &a.session {
+                m.push((rewind::history::SESSION_KEY.to_string(), s.clone()));
+            }
+            m
+        },
         label: a.label.clone(),
         since_ns: a
             .since

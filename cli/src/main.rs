@@ -32,6 +32,8 @@ mod daemon;
 mod diff;
 mod events;
 mod hints;
+mod hook;
+mod hook_settings;
 mod hunk_prompt;
 mod inspect;
 mod maintain;
@@ -122,15 +124,20 @@ pub struct Ctx {
 }
 
 impl Ctx {
-    /// Opens the store; `create` makes it when missing.
-    pub fn open_store(&self, create: bool) -> Result<Store, Error> {
-        let dir = match &self.store_dir {
+    /// The store directory: --store, else `$REWIND_STORE`, else the per-user default.
+    pub fn store_path(&self) -> Result<PathBuf, Error> {
+        Ok(match &self.store_dir {
             Some(d) => d.clone(),
             None => match std::env::var_os("REWIND_STORE").filter(|v| !v.is_empty()) {
                 Some(dir) => PathBuf::from(dir),
                 None => default_store_dir()?,
             },
-        };
+        })
+    }
+
+    /// Opens the store; `create` makes it when missing.
+    pub fn open_store(&self, create: bool) -> Result<Store, Error> {
+        let dir = self.store_path()?;
         let dir_shown = dir.display().to_string();
         let quiet = self.quiet;
         // Once per process, however many transactions wait, naming who has the store open.
@@ -354,6 +361,7 @@ fn run_cli() -> i32 {
                 | Command::Diff(_)
                 | Command::Log(_)
                 | Command::Run(_)
+                | Command::Hook(_)
         ),
     };
     quiet_store_panics();
@@ -449,5 +457,6 @@ fn dispatch(ctx: &Ctx, command: Command) -> CliResult {
         Command::Serve(a) => serve::serve(ctx, a),
         Command::Watch(a) => daemon::watch(ctx, a),
         Command::Events(a) => events::events(ctx, a),
+        Command::Hook(a) => hook::hook(ctx, a),
     }
 }

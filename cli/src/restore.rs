@@ -98,11 +98,19 @@ pub fn restore(ctx: &Ctx, a: RestoreArgs) -> CliResult {
         && !a.dry_run
         && rewind::remote::restore::is_empty_dir(&root)?
     {
-        return super::remote::restore_empty(ctx, &store, &root, name, &a.rev);
+        return super::remote::restore_empty(
+            ctx,
+            &store,
+            &root,
+            name,
+            a.rev.as_deref().unwrap_or("@"),
+        );
     }
-    let target = match &a.remote {
-        Some(name) => super::remote::pull_for_restore(ctx, &store, name, &a.rev)?,
-        None => super::inspect::resolve(ctx, &store, &store.reader()?, &a.rev)?,
+    let rev = a.rev.as_deref().unwrap_or("@");
+    let target = match (&a.remote, a.turn) {
+        (_, Some(turn)) => turn_start(&store, &root, a.session.as_deref(), turn)?,
+        (Some(name), None) => super::remote::pull_for_restore(ctx, &store, name, rev)?,
+        (None, None) => super::inspect::resolve(ctx, &store, &store.reader()?, rev)?,
     };
     if a.interactive {
         return restore_hunks(ctx, &store, &root, target, &a.paths);
@@ -118,6 +126,26 @@ pub fn restore(ctx: &Ctx, a: RestoreArgs) -> CliResult {
     let r = rewind::restore::restore(&store, &root, target, &opts, &OpInfo::default(), &bar)?;
     print_report(ctx, &r, a.dry_run, "restored")?;
     Ok(0)
+}
+
+/// `--turn N [--session ID]`: the snapshot an agent hook took when turn N's prompt was
+/// submitted; the session defaults to that of the newest snapshot a hook recorded.
+fn turn_start(
+    store: &rewind::store::Store,
+    root: &std::path::Path,
+    session: Option<&str>,
+    turn: u64,
+) -> Result<rewind::id::Id, rewind::Error> {
+    let reader = store.reader()?;
+    let ws = reader
+        .workspace(root)?
+        .ok_or_else(|| rewind::Error::NoSnapshots(root.to_path_buf()))?;
+    let session = match session {
+        Some(s) => s.to_string(),
+        None => rewind::history::latest_session(&reader, ws.id)?
+            .ok_or_else(|| rewind::Error::NoAgentSession(root.to_path_buf()))?,
+    };
+    rewind::history::turn_start(&reader, ws.id, &session, turn)
 }
 
 /// `rewind restore REV -p`: asks about each hunk of the modified files, then restores the

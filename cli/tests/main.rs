@@ -20,6 +20,7 @@ mod gc;
 mod groups;
 mod guards;
 mod history;
+mod hooks;
 mod ignore_rules;
 mod ingest;
 mod interrupt;
