@@ -18,6 +18,7 @@ mod hints;
 mod hunk_prompt;
 mod inspect;
 mod maintain;
+mod mcp;
 mod output;
 mod overlay;
 mod progress;
@@ -326,6 +327,7 @@ fn run_cli() -> i32 {
         Command::Pull(a) => remote::pull(&ctx, a),
         Command::Daemon(a) => daemon::daemon(&ctx, a),
         Command::Serve(a) => serve::serve(&ctx, a),
+        Command::Mcp(a) => mcp::mcp(&ctx, a),
         Command::Watch(a) => daemon::watch(&ctx, a),
         Command::Events(a) => events::events(&ctx, a),
     };

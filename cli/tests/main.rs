@@ -21,6 +21,7 @@ mod history;
 mod ignore_rules;
 mod ingest;
 mod interrupt;
+mod mcp;
 mod nonutf8;
 mod oplog;
 mod overlay;
