@@ -52,9 +52,36 @@ fn a_stdio_session_covers_every_tool() {
         out.status.success() && stdout.contains("all steps passed"),
         "the MCP client failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
     );
-    // The run's command wrote to stdout and stderr: both reached the server's stderr (the
-    // client's log), never the protocol.
-    assert!(stderr.contains("noise on stdout"), "stderr:\n{stderr}");
+    // The run's command wrote to stdout: that line reached the server's stderr (the client's
+    // log) as it was, not the protocol (where the client would have reported a bad message).
+    assert!(
+        stderr.lines().any(|l| l == "noise on stdout"),
+        "stderr:\n{stderr}"
+    );
+
+    // The wire type's field names are the CLI's: every key of `log --json`'s row that the
+    // wire snapshot carries has the same value.
+    let line = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("SNAPSHOT "))
+        .expect("the client printed the first snapshot");
+    let wire: serde_json::Value = serde_json::from_str(line).unwrap();
+    let log = env.cmd().args(["--json", "log"]).output().unwrap();
+    let rows: serde_json::Value = serde_json::from_slice(&log.stdout).unwrap();
+    let row = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == wire["id"])
+        .expect("the snapshot is in the log");
+    for (k, v) in wire.as_object().unwrap() {
+        assert_eq!(
+            row.get(k),
+            Some(v),
+            "field {k}: log --json has {:?}",
+            row.get(k)
+        );
+    }
 }
 
 #[test]

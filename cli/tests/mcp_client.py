@@ -68,6 +68,8 @@ async def main(binary, store, ws):
             check(c1["created"] and c1["snapshot"]["message"] == "first", "checkpoint", c1)
             check(c1["snapshot"]["meta"] == {"session": "s1", "turn": "1"}, "checkpoint meta", c1)
             first = c1["snapshot"]["id"]
+            # The Rust side compares these field names with `rewind log --json`'s.
+            print("SNAPSHOT " + json.dumps(c1["snapshot"]))
             check(c1["snapshot"]["short_id"] and first.startswith(c1["snapshot"]["short_id"]), "short id", c1)
 
             write(ws, "a.txt", "one\nTWO\nthree\n")
@@ -86,7 +88,7 @@ async def main(binary, store, ws):
             p = await call(s, "changes", {"format": "patch", "paths": ["a.txt"]})
             check([f["path"] for f in p["files"]] == ["a.txt"], "changes: paths filter", p)
             hunks = p["files"][0]["hunks"]
-            check(len(hunks) == 1 and "+TWO" in hunks[0]["lines"] and "-two" in hunks[0]["lines"], "changes: hunks", p)
+            check(len(hunks) == 1 and "+TWO\n" in hunks[0]["lines"] and "-two\n" in hunks[0]["lines"], "changes: hunks", p)
             check("+TWO" in p["patch"] and "a/a.txt" in p["patch"], "changes: patch", p)
 
             c2 = await call(s, "checkpoint", {"message": "second", "metadata": {"session": "s1", "turn": "2"}})
@@ -185,6 +187,12 @@ async def main(binary, store, ws):
             check(bad.is_error, "a path outside the workspace is a tool error", bad.content)
             bad = await s.call_tool("run", {"command": []})
             check(bad.is_error, "an empty command is a tool error", bad.content)
+            bad = await s.call_tool("list_checkpoints", {"limit": "many"})
+            text = " ".join(c.text for c in bad.content if getattr(c, "text", None))
+            check(bad.is_error and "limit" in text, "a bad argument is a tool error naming it", text)
+            bad = await s.call_tool("checkpoint", {"mesage": "typo"})
+            text = " ".join(c.text for c in bad.content if getattr(c, "text", None))
+            check(bad.is_error and "mesage" in text, "an unknown argument is a tool error naming it", text)
             again = await call(s, "list_checkpoints", {"limit": 1})
             check(len(again["snapshots"]) == 1, "the session survives errors", again)
     print("mcp_client: all steps passed")

@@ -4,12 +4,15 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use rmcp::handler::server::common::{schema_for_empty_input, schema_for_input};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::schema_for_output;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject};
 use rmcp::{tool, tool_router};
+use schemars::JsonSchema;
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 
 use super::State;
 use super::params::*;
@@ -38,15 +41,34 @@ impl Server {
         }
     }
 
-    /// Runs `f` off the async threads; its value as structured content with `text`'s
-    /// rendering, its error as a tool error with the hint the CLI would give.
-    async fn call<T, F>(&self, f: F, text: fn(&T) -> String) -> CallToolResult
+    /// Parses `args` as `P` (an argument that does not fit is a tool error naming it), runs `f`
+    /// off the async threads; its value as structured content with `text`'s rendering, its
+    /// error as a tool error with the hint the CLI would give.
+    async fn call<P, T>(
+        &self,
+        args: JsonObject,
+        f: fn(&State, P) -> Result<T>,
+        text: fn(&T) -> String,
+    ) -> CallToolResult
     where
+        P: DeserializeOwned + Send + 'static,
         T: Serialize + Send + 'static,
-        F: FnOnce(&State) -> Result<T> + Send + 'static,
     {
+        let p: P = match serde_path_to_error::deserialize(serde_json::Value::Object(args)) {
+            Ok(p) => p,
+            Err(e) if e.path().iter().next().is_some() => {
+                return tool_error(&Error::Invalid(format!(
+                    "invalid argument `{}`: {}",
+                    e.path(),
+                    e.inner()
+                )));
+            }
+            Err(e) => {
+                return tool_error(&Error::Invalid(format!("invalid arguments: {}", e.inner())));
+            }
+        };
         let st = self.st.clone();
-        let out = match tokio::task::spawn_blocking(move || f(&st)).await {
+        let out = match tokio::task::spawn_blocking(move || f(&st, p)).await {
             Ok(r) => r,
             Err(e) => Err(Error::Invalid(format!("the tool failed: {e}"))),
         };
@@ -63,6 +85,12 @@ impl Server {
             Err(e) => tool_error(&e),
         }
     }
+}
+
+/// The input schema of arguments `T`: the tools take their arguments as a JSON object and parse
+/// them themselves, so that a bad argument is a tool error rather than a protocol error.
+fn input<T: JsonSchema + 'static>() -> Arc<JsonObject> {
+    schema_for_input::<T>().unwrap_or_else(|_| schema_for_empty_input())
 }
 
 /// A library error as a tool error: the message and the hint, as text.
@@ -88,121 +116,112 @@ impl Server {
     /// Take a snapshot of the workspace now.
     #[tool(
         description = "Take a snapshot (checkpoint) of the whole workspace now, including files changed by shell commands. Returns the snapshot (id, short_id, time) and the paths changed since the previous one. Cheap: unchanged files are not read.",
+        input_schema = input::<CheckpointParams>(),
         output_schema = schema_for_output::<wire::Checkpoint>()
     )]
-    async fn checkpoint(&self, Parameters(p): Parameters<CheckpointParams>) -> CallToolResult {
-        self.call(move |st| checkpoint(st, p), super::render::checkpoint)
-            .await
+    async fn checkpoint(&self, Parameters(a): Parameters<JsonObject>) -> CallToolResult {
+        self.call(a, checkpoint, super::render::checkpoint).await
     }
 
     /// The workspace's snapshots.
     #[tool(
         description = "List the workspace's snapshots, newest first, with optional filters: limit, metadata key=value, tag, since (RFC 3339 or a duration ago like 2h), path changed.",
+        input_schema = input::<ListParams>(),
         output_schema = schema_for_output::<wire::SnapshotList>()
     )]
-    async fn list_checkpoints(&self, Parameters(p): Parameters<ListParams>) -> CallToolResult {
-        self.call(move |st| list(st, p), super::render::list).await
+    async fn list_checkpoints(&self, Parameters(a): Parameters<JsonObject>) -> CallToolResult {
+        self.call(a, list, super::render::list).await
     }
 
     /// Status or diff.
     #[tool(
         description = "What changed between two points: `from` and `to` are revisions (`@` latest snapshot, `@~1`, a tag, an id prefix) or `live` (the working tree); default `@` to `live` (the status). format `stat`: paths with line counts; `patch`: also hunks with ids (restore takes them) and the unified diff.",
+        input_schema = input::<ChangesParams>(),
         output_schema = schema_for_output::<wire::Changes>()
     )]
-    async fn changes(&self, Parameters(p): Parameters<ChangesParams>) -> CallToolResult {
-        self.call(move |st| changes(st, p), super::render::changes)
-            .await
+    async fn changes(&self, Parameters(a): Parameters<JsonObject>) -> CallToolResult {
+        self.call(a, changes, super::render::changes).await
     }
 
     /// Restore.
     #[tool(
         description = "Make the workspace (or some paths, or some hunks) equal to a snapshot (default `@`). With dry_run, change nothing and list what would be overwritten, deleted or created. Undoable (undo): the live state is snapshotted first.",
+        input_schema = input::<RestoreParams>(),
         output_schema = schema_for_output::<wire::Restore>()
     )]
-    async fn restore(&self, Parameters(p): Parameters<RestoreParams>) -> CallToolResult {
-        self.call(move |st| restore(st, p), super::render::restore)
-            .await
+    async fn restore(&self, Parameters(a): Parameters<JsonObject>) -> CallToolResult {
+        self.call(a, restore, super::render::restore).await
     }
 
     /// Undo.
     #[tool(
         description = "Take back the latest operation that changed the workspace (a restore, a run, an accept, an undo...) or operation `op`.",
+        input_schema = input::<UndoParams>(),
         output_schema = schema_for_output::<wire::Undo>()
     )]
-    async fn undo(&self, Parameters(p): Parameters<UndoParams>) -> CallToolResult {
-        self.call(
-            move |st| undo(st, false, p.op, p.force),
-            super::render::undo,
-        )
-        .await
+    async fn undo(&self, Parameters(a): Parameters<JsonObject>) -> CallToolResult {
+        self.call(a, undo_tool, super::render::undo).await
     }
 
     /// Redo.
     #[tool(
         description = "Take back the latest undo.",
+        input_schema = input::<RedoParams>(),
         output_schema = schema_for_output::<wire::Undo>()
     )]
-    async fn redo(&self, Parameters(p): Parameters<RedoParams>) -> CallToolResult {
-        self.call(move |st| undo(st, true, None, p.force), super::render::undo)
-            .await
+    async fn redo(&self, Parameters(a): Parameters<JsonObject>) -> CallToolResult {
+        self.call(a, redo_tool, super::render::undo).await
     }
 
     /// Run a command between two snapshots.
     #[tool(
         description = "Run a command in the workspace between two snapshots and report what it changed (the run-result schema): exit code, before/after snapshot ids, the files changed, optionally the patch; rollback_on_failure restores the before state when it fails; isolate runs it in an overlay.",
+        input_schema = input::<RunParams>(),
         output_schema = run_schema()
     )]
-    async fn run(&self, Parameters(p): Parameters<RunParams>) -> CallToolResult {
-        self.call(move |st| run(st, p), super::render::run).await
+    async fn run(&self, Parameters(a): Parameters<JsonObject>) -> CallToolResult {
+        self.call(a, run, super::render::run).await
     }
 
     /// Create an overlay.
     #[tool(
         description = "Create an overlay: an isolated copy of the workspace to run commands in (its `path`), whose changes are then reviewed (overlay_diff) and accepted or rejected by path or hunk.",
+        input_schema = input::<OverlayCreateParams>(),
         output_schema = schema_for_output::<wire::Overlay>()
     )]
-    async fn overlay_create(
-        &self,
-        Parameters(p): Parameters<OverlayCreateParams>,
-    ) -> CallToolResult {
-        self.call(move |st| overlay_create(st, p), super::render::overlay)
-            .await
+    async fn overlay_create(&self, Parameters(a): Parameters<JsonObject>) -> CallToolResult {
+        self.call(a, overlay_create, super::render::overlay).await
     }
 
     /// An overlay's pending changes.
     #[tool(
         description = "The changes pending in an overlay (from its base to its state now), each text change with hunk ids that overlay_accept and overlay_reject take.",
+        input_schema = input::<OverlayDiffParams>(),
         output_schema = schema_for_output::<wire::OverlayDiff>()
     )]
-    async fn overlay_diff(&self, Parameters(p): Parameters<OverlayDiffParams>) -> CallToolResult {
-        self.call(move |st| overlay_diff(st, p), super::render::overlay_diff)
+    async fn overlay_diff(&self, Parameters(a): Parameters<JsonObject>) -> CallToolResult {
+        self.call(a, overlay_diff, super::render::overlay_diff)
             .await
     }
 
     /// Accept.
     #[tool(
         description = "Accept an overlay's changes into the workspace: all pending, some paths, or some hunks (ids from overlay_diff). Undoable.",
+        input_schema = input::<OverlayAcceptParams>(),
         output_schema = schema_for_output::<wire::OverlayAccept>()
     )]
-    async fn overlay_accept(
-        &self,
-        Parameters(p): Parameters<OverlayAcceptParams>,
-    ) -> CallToolResult {
-        self.call(move |st| overlay_accept(st, p), super::render::accept)
-            .await
+    async fn overlay_accept(&self, Parameters(a): Parameters<JsonObject>) -> CallToolResult {
+        self.call(a, overlay_accept, super::render::accept).await
     }
 
     /// Reject.
     #[tool(
         description = "Reject an overlay's changes: set paths or hunks (ids from overlay_diff) back to the base inside the overlay; the workspace is untouched.",
+        input_schema = input::<OverlayRejectParams>(),
         output_schema = schema_for_output::<wire::OverlayReject>()
     )]
-    async fn overlay_reject(
-        &self,
-        Parameters(p): Parameters<OverlayRejectParams>,
-    ) -> CallToolResult {
-        self.call(move |st| overlay_reject(st, p), super::render::reject)
-            .await
+    async fn overlay_reject(&self, Parameters(a): Parameters<JsonObject>) -> CallToolResult {
+        self.call(a, overlay_reject, super::render::reject).await
     }
 }
 
@@ -397,6 +416,14 @@ fn restore(st: &State, p: RestoreParams) -> Result<wire::Restore> {
         &NoProgress,
     )?;
     Ok(wire::Restore::new(&r, p.dry_run))
+}
+
+fn undo_tool(st: &State, p: UndoParams) -> Result<wire::Undo> {
+    undo(st, false, p.op, p.force)
+}
+
+fn redo_tool(st: &State, p: RedoParams) -> Result<wire::Undo> {
+    undo(st, true, None, p.force)
 }
 
 fn undo(st: &State, redo: bool, op: Option<u64>, force: bool) -> Result<wire::Undo> {
