@@ -2,6 +2,8 @@
 # `rewind mcp` on a large tree with the watch daemon, beside shadow-git checkpoints, in one run.
 #
 #   benches/mcp.sh [CORPUS] [RUNS]     (default /work/corpus/linux, 7 runs)
+#   benches/mcp.sh gen [RUNS]          a generated tree of the Linux tree's shape instead (78,600
+#                                      files of ~2 KB in 5,000 directories: less disk)
 #
 # Copies CORPUS to a scratch directory, takes the first snapshot, turns the daemon on
 # (`rewind watch on`, `rewind daemon start`), then starts ONE `rewind mcp` session with a small
@@ -35,7 +37,21 @@ cleanup() {
 trap cleanup EXIT
 
 echo "load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-cp -a "$corpus" "$tree"
+if [ "$corpus" = gen ]; then
+	python3 - "$tree" <<'PY'
+import os, sys
+root = sys.argv[1]
+line = "static int value_%d = %d; /* a line of generated source text */\n"
+for d in range(5000):
+    top = os.path.join(root, f"d{d // 100:02d}", f"s{d % 100:02d}")
+    os.makedirs(top, exist_ok=True)
+    for f in range(16 if d < 3600 else 15):
+        with open(os.path.join(top, f"f{f:02d}.c"), "w") as out:
+            out.write("".join(line % (i, d * 100 + f) for i in range(30)))
+PY
+else
+	cp -a "$corpus" "$tree"
+fi
 bash "$mutate" --list "$tree" >"$W/list"
 R() { "$rewind" --store "$store" -C "$tree" "$@"; }
 R init >/dev/null
