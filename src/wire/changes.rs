@@ -132,6 +132,9 @@ pub struct Totals {
     pub deletions: u64,
 }
 
+/// Gives the hunks of the change at an index of a diff's changes, or None.
+pub type HunksFor<'a> = dyn FnMut(usize, &FileChange) -> Result<Option<Vec<ReviewHunk>>> + 'a;
+
 /// The changes between two points (`diff --json`).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -158,7 +161,7 @@ impl Changes {
         new: String,
         opts: &DiffOptions,
         patch: bool,
-        hunks_for: &mut dyn FnMut(usize, &FileChange) -> Result<Option<Vec<ReviewHunk>>>,
+        hunks_for: &mut HunksFor<'_>,
     ) -> Result<Changes> {
         let stats = d.stats(opts)?;
         let mut files = Vec::with_capacity(d.changes.len());

@@ -16,7 +16,7 @@ mod edits;
 mod overlay;
 mod snapshot;
 
-pub use changes::{Change, Changes, Hunk, Side, Totals, change_hunks};
+pub use changes::{Change, Changes, Hunk, HunksFor, Side, Totals, change_hunks};
 pub use edits::{EditedFile, PlanEntry, Restore, Undo, UndoneOp};
 pub use overlay::{Overlay, OverlayAccept, OverlayConflict, OverlayDiff, OverlayReject};
 pub use snapshot::{Checkpoint, Snapshot, SnapshotList};
