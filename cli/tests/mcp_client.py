@@ -129,6 +129,13 @@ async def main(binary, store, ws):
             check(r2["redo"], "redo", r2)
             check(read(ws, "a.txt") == "one\ntwo\nthree\n", "redo: a.txt", read(ws, "a.txt"))
 
+            # Restore by hunk: the ids of the diff from the live tree to the snapshot.
+            back = await call(s, "changes", {"from": "live", "to": second, "paths": ["a.txt"], "format": "patch"})
+            hid = back["files"][0]["hunks"][0]["id"]
+            rh = await call(s, "restore", {"rev": second, "hunks": [hid]})
+            check([f["path"] for f in rh["edited"]] == ["a.txt"] and rh["op"] is not None, "restore by hunk", rh)
+            check(read(ws, "a.txt") == "one\nTWO\nthree\n", "restore by hunk: a.txt", read(ws, "a.txt"))
+
             # A command between two snapshots; what it prints must not reach the protocol.
             run = await call(s, "run", {
                 "command": ["sh", "-c", "echo noise on stdout; echo noise >&2; read x; echo ran > ran.txt"],

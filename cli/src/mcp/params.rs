@@ -74,7 +74,7 @@ pub struct RestoreParams {
     pub rev: Option<String>,
     /// Only these paths (and what is below them); empty: the whole workspace.
     pub paths: Vec<String>,
-    /// Only these hunks: ids from `changes` with `from` = the snapshot and `to` = `live`, in
+    /// Only these hunks: ids from `changes` with `from` = `live` and `to` = the snapshot, in
     /// `patch` format.
     pub hunks: Vec<String>,
     /// Change nothing: list what would be overwritten, deleted or created.

@@ -135,7 +135,7 @@ impl Server {
 
     /// Status or diff.
     #[tool(
-        description = "What changed between two points: `from` and `to` are revisions (`@` latest snapshot, `@~1`, a tag, an id prefix) or `live` (the working tree); default `@` to `live` (the status). format `stat`: paths with line counts; `patch`: also hunks with ids (restore takes them) and the unified diff.",
+        description = "What changed between two points: `from` and `to` are revisions (`@` latest snapshot, `@~1`, a tag, an id prefix) or `live` (the working tree); default `@` to `live` (the status). format `stat`: paths with line counts; `patch`: also hunks with ids and the unified diff (from `live` to a snapshot: the ids restore takes).",
         input_schema = input::<ChangesParams>(),
         output_schema = schema_for_output::<wire::Changes>()
     )]
