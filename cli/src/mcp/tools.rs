@@ -264,6 +264,7 @@ fn checkpoint(st: &State, p: CheckpointParams) -> Result<wire::Checkpoint> {
         if_changed: p.if_changed,
         ..rewind::SnapshotOptions::default()
     };
+    let started = std::time::Instant::now();
     let r = rewind::snapshot(&st.store, &st.root, &opts, &NoProgress)?.report;
     let id =
         r.id.ok_or_else(|| Error::Invalid("the snapshot recorded no id".into()))?;
@@ -293,6 +294,19 @@ fn checkpoint(st: &State, p: CheckpointParams) -> Result<wire::Checkpoint> {
         }
         None => (r.stats.files + r.stats.symlinks, None),
     };
+    if std::env::var_os("REWIND_TRACE").is_some() {
+        // As `snapshot` does, plus what the checkpoint adds (reading back, the diff).
+        let parts: Vec<String> = r
+            .phases
+            .iter()
+            .map(|(n, t)| format!("{n} {:.1} ms", t * 1000.0))
+            .collect();
+        eprintln!(
+            "rewind: checkpoint phases: {}, then {:.1} ms",
+            parts.join(", "),
+            (started.elapsed().as_secs_f64() - r.seconds) * 1000.0
+        );
+    }
     Ok(wire::Checkpoint {
         snapshot,
         created: r.created,
