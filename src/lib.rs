@@ -158,6 +158,7 @@ pub mod stats;
 pub mod store;
 pub mod undo;
 pub mod verify;
+pub mod wire;
 pub mod workspace;
 
 pub use compare::{Diff, DiffRequest, Rev, diff};

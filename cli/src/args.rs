@@ -107,6 +107,8 @@ pub enum Command {
     Daemon(super::daemon::DaemonArgs),
     /// Serve the store over HTTP: a JSON API, server-sent events and a review page
     Serve(super::serve::ServeArgs),
+    /// Serve the workspace to an AI agent: a Model Context Protocol server on stdio
+    Mcp(super::mcp::McpArgs),
     /// Have the daemon watch a workspace (faster walks, automatic snapshots) or stop
     Watch(super::daemon::WatchArgs),
     /// What happens in the workspace (changes, snapshots, operations) as the daemon sees it

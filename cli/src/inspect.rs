@@ -55,7 +55,7 @@ fn snapshot_json(id: &Id, r: &SnapshotRecord, tags: &[String]) -> Value {
 
 /// A `--since`/`--until` time: RFC 3339 (to the second; `until` covers that whole second), or
 /// a duration before now.
-fn parse_time(flag: &str, s: &str, end_of_second: bool) -> Result<i64, Error> {
+pub fn parse_time(flag: &str, s: &str, end_of_second: bool) -> Result<i64, Error> {
     let bad = || {
         Error::Invalid(format!(
             "invalid {flag} '{s}': use an RFC 3339 time (2026-11-24T06:00:00Z) or a duration ago (2h, 3d)"

@@ -37,6 +37,7 @@ mod hook_settings;
 mod hunk_prompt;
 mod inspect;
 mod maintain;
+mod mcp;
 mod output;
 mod overlay;
 mod progress;
@@ -455,6 +456,7 @@ fn dispatch(ctx: &Ctx, command: Command) -> CliResult {
         Command::Pull(a) => remote::pull(ctx, a),
         Command::Daemon(a) => daemon::daemon(ctx, a),
         Command::Serve(a) => serve::serve(ctx, a),
+        Command::Mcp(a) => mcp::mcp(ctx, a),
         Command::Watch(a) => daemon::watch(ctx, a),
         Command::Events(a) => events::events(ctx, a),
         Command::Hook(a) => hook::hook(ctx, a),

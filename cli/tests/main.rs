@@ -24,6 +24,7 @@ mod hooks;
 mod ignore_rules;
 mod ingest;
 mod interrupt;
+mod mcp;
 mod nonutf8;
 mod oplog;
 mod overlay;

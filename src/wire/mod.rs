@@ -1,0 +1,38 @@
+//! The wire types: what the library's results look like as JSON to a program (the MCP server's
+//! structured results today; meant to be the one description behind the CLI's `--json`, the
+//! HTTP API and the schemas as they converge). Each is a plain serde struct, built from the
+//! library's own types by `From` or a constructor here, so the conversions live in one place
+//! and every front end names a field the same way. With the `schema` feature they also derive
+//! `schemars::JsonSchema`, so a server can publish their JSON schemas; embedders that do not
+//! need schemas do not build schemars.
+//!
+//! Conventions (those of the CLI's `--json`): ids are full hex strings with a `short_id`
+//! beside them where people read them; times are RFC 3339 (`time`) with nanoseconds since the
+//! epoch beside them (`time_ns`); paths are workspace-relative strings, lossy for names that
+//! are not UTF-8, with `KEY_bytes` (base64 of the exact bytes) beside them only then.
+
+mod changes;
+mod edits;
+mod overlay;
+mod snapshot;
+
+pub use changes::{Change, Changes, Hunk, HunksFor, Side, Totals, change_hunks};
+pub use edits::{EditedFile, PlanEntry, Restore, Undo, UndoneOp};
+pub use overlay::{Overlay, OverlayAccept, OverlayConflict, OverlayDiff, OverlayReject};
+pub use snapshot::{Checkpoint, Snapshot, SnapshotList};
+
+/// A path as JSON shows it: lossy UTF-8.
+pub fn path_text(p: &[u8]) -> String {
+    String::from_utf8_lossy(p).into_owned()
+}
+
+/// The exact bytes of a path that is not UTF-8 (base64), None for one that is.
+pub fn path_bytes(p: &[u8]) -> Option<String> {
+    crate::fs::path_bytes(p)
+}
+
+/// Nanoseconds since the epoch as RFC 3339, to the second, in UTC.
+pub fn time_text(ns: i64) -> String {
+    let t = std::time::UNIX_EPOCH + std::time::Duration::from_nanos(ns.max(0).unsigned_abs());
+    humantime::format_rfc3339_seconds(t).to_string()
+}

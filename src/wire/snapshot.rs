@@ -1,0 +1,96 @@
+//! Snapshots: one as a list shows it, and what taking one made.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::{Change, time_text};
+use crate::id::Id;
+use crate::store::snapshot::SnapshotRecord;
+
+/// One snapshot (`log --json`'s row, `show --json` without the scan settings).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Snapshot {
+    /// Its id (hex).
+    pub id: String,
+    /// The id's short form, as people type it.
+    pub short_id: String,
+    /// When it was taken (RFC 3339, UTC).
+    pub time: String,
+    /// When it was taken, nanoseconds since the Unix epoch.
+    pub time_ns: i64,
+    /// The workspace's previous snapshot.
+    pub parent: Option<String>,
+    /// Its root tree (hex).
+    pub root: String,
+    /// The message ("" when none was given).
+    pub message: String,
+    /// Its metadata (key=value).
+    pub meta: BTreeMap<String, String>,
+    /// Tags naming it.
+    pub tags: Vec<String>,
+    /// Regular files and executables in it.
+    pub files: u64,
+    /// Directories in it.
+    pub dirs: u64,
+    /// Symbolic links in it.
+    pub symlinks: u64,
+    /// Bytes of content in it.
+    pub bytes: u64,
+}
+
+impl Snapshot {
+    /// The snapshot `id` with record `r`, named by `tags`.
+    pub fn new(id: &Id, r: &SnapshotRecord, tags: &[String]) -> Self {
+        Snapshot {
+            id: id.hex(),
+            short_id: id.short(),
+            time: time_text(r.time_ns),
+            time_ns: r.time_ns,
+            parent: r.parent.map(|p| p.hex()),
+            root: r.root.hex(),
+            message: r.message.clone(),
+            meta: r.meta.iter().cloned().collect(),
+            tags: tags.to_vec(),
+            files: r.stats.files,
+            dirs: r.stats.dirs,
+            symlinks: r.stats.symlinks,
+            bytes: r.stats.bytes,
+        }
+    }
+}
+
+/// Snapshots, newest first (a list of results is an object on the wire, so it can grow).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct SnapshotList {
+    /// The snapshots.
+    pub snapshots: Vec<Snapshot>,
+}
+
+/// What taking a snapshot made: the snapshot, and what changed since the previous one.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Checkpoint {
+    /// The snapshot (the previous one when nothing changed and none was recorded).
+    pub snapshot: Snapshot,
+    /// Whether a snapshot was recorded.
+    pub created: bool,
+    /// Whether the tree equals the previous snapshot's.
+    pub unchanged: bool,
+    /// Paths changed since the previous snapshot (every path for the first one).
+    pub files_changed: u64,
+    /// Those changes (without line counts), up to a cap; None for the first snapshot.
+    pub changes: Option<Vec<Change>>,
+    /// Whether `changes` stops short of `files_changed`.
+    pub changes_truncated: bool,
+    /// Files whose content was read (the others were vouched for by the stat cache).
+    pub files_read: u64,
+    /// Encoded bytes the snapshot added to the store.
+    pub stored_bytes: u64,
+    /// Paths passed over (unreadable, too large, special files).
+    pub skipped: u64,
+    /// Wall time of the snapshot, in seconds.
+    pub seconds: f64,
+}
