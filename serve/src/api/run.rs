@@ -1,6 +1,6 @@
 //! `run` through the API: a command between two snapshots (or inside an overlay). Its progress
 //! goes to `/v1/events` as `run` events as it happens; its result is the run-result schema
-//! (schemas/run-result.json), returned when it ends (`wait`, the default) or kept for
+//! (schemas/run-result.schema.json), returned when it ends (`wait`, the default) or kept for
 //! `GET /v1/runs/{run}`.
 
 use std::path::PathBuf;
