@@ -121,6 +121,90 @@ impl Event {
     }
 }
 
+/// What a [`Subscription`] yields: an event, or a change in whether the watch daemon's
+/// events reach it (so a gap is never silent).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Notice {
+    /// An event from the daemon.
+    Event(Event),
+    /// The daemon is up and its events follow from now on.
+    DaemonUp,
+    /// The daemon went away (stopped, restarted, crashed): events stop until [`Notice::DaemonUp`].
+    DaemonDown,
+}
+
+/// A subscription to the watch daemon's events of a store, as a blocking iterator that never
+/// ends: it waits for a daemon that is not running yet, follows it, and reconnects when it
+/// restarts, saying so with [`Notice::DaemonUp`] and [`Notice::DaemonDown`]. Running the
+/// daemon is someone else's business (`rewind daemon start`); this only listens.
+pub struct Subscription {
+    dir: std::path::PathBuf,
+    workspace: Option<String>,
+    retry: std::time::Duration,
+    client: Option<crate::scan::daemon_link::Client>,
+}
+
+impl Subscription {
+    /// Follows the events of the daemon of the store in `store_dir`, of one workspace (its
+    /// canonical path) or of all; `retry` is how often a missing daemon is looked for.
+    pub fn follow(
+        store_dir: &std::path::Path,
+        workspace: Option<&str>,
+        retry: std::time::Duration,
+    ) -> Subscription {
+        Subscription {
+            dir: store_dir.to_path_buf(),
+            workspace: workspace.map(str::to_string),
+            retry,
+            client: None,
+        }
+    }
+
+    fn connect(&self) -> std::io::Result<crate::scan::daemon_link::Client> {
+        let mut c = crate::scan::daemon_link::Client::connect(&self.dir)?;
+        c.send(&crate::scan::daemon_link::Request::Subscribe {
+            workspace: self.workspace.clone(),
+            replay: false,
+            follow: true,
+        })?;
+        c.wait_forever()?;
+        Ok(c)
+    }
+}
+
+impl Iterator for Subscription {
+    type Item = Notice;
+
+    fn next(&mut self) -> Option<Notice> {
+        loop {
+            let Some(client) = self.client.as_mut() else {
+                match self.connect() {
+                    Ok(c) => {
+                        self.client = Some(c);
+                        return Some(Notice::DaemonUp);
+                    }
+                    Err(_) => {
+                        std::thread::sleep(self.retry);
+                        continue;
+                    }
+                }
+            };
+            match client.read_line() {
+                Ok(Some(v)) => {
+                    // A kind this build does not know (a newer daemon) is skipped, not fatal.
+                    if let Ok(e) = serde_json::from_value::<Event>(v) {
+                        return Some(Notice::Event(e));
+                    }
+                }
+                Ok(None) | Err(_) => {
+                    self.client = None;
+                    return Some(Notice::DaemonDown);
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

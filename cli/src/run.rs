@@ -168,7 +168,7 @@ pub enum ArtifactCommand {
     Get {
         /// The key
         key: String,
-        /// Write to FILE instead of standard output
+        /// Write to FILE instead of standard output (- is standard output)
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
     },
@@ -606,7 +606,8 @@ pub fn artifact(ctx: &Ctx, a: ArtifactArgs) -> CliResult {
         }
         ArtifactCommand::Get { key, output: dest } => {
             let store = ctx.open_store(false)?;
-            match dest {
+            // `-o -` is standard output, as `-` is for `put`'s input.
+            match dest.filter(|p| p.as_os_str() != "-") {
                 Some(p) => {
                     rewind::artifact::get_to_file(&store, &key, &p)?;
                 }

@@ -6,6 +6,7 @@ mod common;
 #[path = "../../tests/support/git.rs"]
 mod git;
 
+mod api;
 mod apply;
 mod artifact;
 mod badinput;

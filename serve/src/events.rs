@@ -1,8 +1,13 @@
 //! `GET /v1/events`: server-sent events, each `data:` line the JSON `rewind events --json`
 //! prints (src/events.rs's `Event`), plus `run` progress of runs this server started. Sources:
 //! the operation log, tailed by the server itself (so snapshots and operations by anyone reach
-//! subscribers whether or not the watch daemon runs), and, when the daemon runs, its file
-//! change and watch events.
+//! subscribers whether or not the watch daemon runs), and the watch daemon's file change and
+//! watch events, followed by one subscription that waits for a daemon to start and reconnects
+//! when it restarts (`daemon` events say when its events start and stop reaching the stream).
+//!
+//! Nothing is lost silently: every event has an SSE id, increasing across server restarts; a
+//! client reconnecting with `Last-Event-ID` first gets what it missed from the recent events
+//! kept, or a `gap` event when those no longer reach back that far (as when it falls behind).
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
@@ -10,9 +15,10 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use axum::extract::{RawQuery, State};
+use axum::http::HeaderMap;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use futures::Stream;
-use rewind::events::Event;
+use rewind::events::{Event, Notice};
 use serde_json::{Value, json};
 use tokio::sync::{broadcast, mpsc};
 
@@ -20,37 +26,53 @@ use crate::AppState;
 use crate::api::query_all;
 use crate::error::{ApiError, ApiResult};
 
-/// Events kept for `replay=true`.
-const REPLAY: usize = 256;
+/// Events kept for `replay=true` and for clients reconnecting with `Last-Event-ID`.
+const REPLAY: usize = 1024;
 
-/// An event and the workspace it is about.
-type Tagged = (String, Value);
+/// An event: its id, the workspace it is about, the event.
+type Tagged = (u64, String, Value);
 
 /// Where events are published, and the recent ones.
 pub struct Hub {
     tx: broadcast::Sender<Tagged>,
-    recent: Mutex<VecDeque<Tagged>>,
+    /// The next id, and the recent events.
+    recent: Mutex<(u64, VecDeque<Tagged>)>,
+    /// The first id of this server's life.
+    first: u64,
 }
 
 impl Default for Hub {
     fn default() -> Self {
+        // Ids start at the server's start time in microseconds: a client reconnecting to a
+        // restarted server holds an id below every new one, and is told of the gap.
+        let first = u64::try_from(rewind::fs::now_ns() / 1000)
+            .unwrap_or(1)
+            .max(1);
         Hub {
             tx: broadcast::channel(1024).0,
-            recent: Mutex::new(VecDeque::new()),
+            recent: Mutex::new((first, VecDeque::new())),
+            first,
         }
     }
+}
+
+/// A `gap` event: `missed` events (None: unknown) after `last`.
+fn gap(missed: Option<u64>, last: Option<u64>) -> Value {
+    json!({"event": "gap", "missed": missed, "last_event_id": last, "time_ns": rewind::fs::now_ns()})
 }
 
 impl Hub {
     /// Publishes an event about workspace `ws` (its canonical path; empty: store-wide).
     pub fn publish(&self, ws: &str, v: Value) {
         let mut r = self.recent.lock().unwrap_or_else(|p| p.into_inner());
-        if r.len() == REPLAY {
-            r.pop_front();
+        let id = r.0;
+        r.0 += 1;
+        if r.1.len() == REPLAY {
+            r.1.pop_front();
         }
-        r.push_back((ws.to_string(), v.clone()));
+        r.1.push_back((id, ws.to_string(), v.clone()));
         // Published under the lock, so a subscriber's replay and its live part do not overlap.
-        let _ = self.tx.send((ws.to_string(), v));
+        let _ = self.tx.send((id, ws.to_string(), v));
     }
 
     /// A run's progress event (the object `rewind run --events` prints, with the run's id).
@@ -64,20 +86,40 @@ impl Hub {
         self.publish(ws, v);
     }
 
-    fn subscribe(&self, replay: bool) -> (Vec<Tagged>, broadcast::Receiver<Tagged>) {
+    /// The events to send first (all recent ones with `replay`; those after `last` for a
+    /// client reconnecting), a gap event if some are gone, and the live part.
+    fn subscribe(
+        &self,
+        replay: bool,
+        last: Option<u64>,
+    ) -> (Vec<Tagged>, Option<Value>, broadcast::Receiver<Tagged>) {
         let r = self.recent.lock().unwrap_or_else(|p| p.into_inner());
-        let past = if replay {
-            r.iter().cloned().collect()
-        } else {
-            Vec::new()
+        let (next, kept) = (&r.0, &r.1);
+        let oldest = kept.front().map_or(*next, |e| e.0);
+        let (past, gap) = match last {
+            Some(l) => {
+                let past = kept.iter().filter(|e| e.0 > l).cloned().collect();
+                let gap = if l + 1 >= oldest {
+                    None
+                } else if l + 1 >= self.first {
+                    Some(gap(Some(oldest - l - 1), Some(l)))
+                } else {
+                    // An id from before this server started: how much was missed is unknown.
+                    Some(gap(None, Some(l)))
+                };
+                (past, gap)
+            }
+            None if replay => (kept.iter().cloned().collect(), None),
+            None => (Vec::new(), None),
         };
-        (past, self.tx.subscribe())
+        (past, gap, self.tx.subscribe())
     }
 }
 
 /// Tails the operation log, publishing each new record as `Event::from_op` does for the
-/// daemon. Runs until the server stops.
+/// daemon, and follows the watch daemon. Runs until the server stops.
 pub async fn tail_oplog(st: AppState) {
+    follow_daemon(&st);
     let last = {
         let st = st.clone();
         tokio::task::spawn_blocking(move || -> rewind::Result<u64> {
@@ -130,9 +172,11 @@ pub async fn tail_oplog(st: AppState) {
     }
 }
 
-/// `GET /v1/events?workspace=ID&replay=true`.
+/// `GET /v1/events?workspace=ID&replay=true`, with `Last-Event-ID` when reconnecting (also
+/// taken as the query parameter `last_event_id`, for clients that cannot set headers).
 pub async fn sse(
     State(st): State<AppState>,
+    headers: HeaderMap,
     RawQuery(q): RawQuery,
 ) -> ApiResult<Sse<impl Stream<Item = Result<SseEvent, Infallible>>>> {
     let q = q.as_deref();
@@ -149,28 +193,40 @@ pub async fn sse(
         }
     };
     let replay = matches!(query_all(q, "replay").pop().as_deref(), Some("true" | "1"));
-    let (tx, rx) = mpsc::channel::<Value>(256);
-    let (past, mut live) = st.events().subscribe(replay);
+    let last = match headers
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string)
+        .or_else(|| query_all(q, "last_event_id").pop())
+    {
+        None => None,
+        Some(v) => Some(v.trim().parse::<u64>().map_err(|_| {
+            ApiError::bad_request(format!("Last-Event-ID {v:?}: an event id (a number)"))
+        })?),
+    };
+    let (tx, rx) = mpsc::channel::<(Option<u64>, Value)>(256);
+    let (past, gap_first, mut live) = st.events().subscribe(replay, last);
     let wanted = move |ws: &str| ws_path.as_deref().is_none_or(|w| w == ws || ws.is_empty());
-    let wanted2 = wanted.clone();
-    let tx2 = tx.clone();
     tokio::spawn(async move {
-        for (ws, v) in past {
-            if wanted(&ws) && tx.send(v).await.is_err() {
+        if let Some(g) = gap_first
+            && tx.send((None, g)).await.is_err()
+        {
+            return;
+        }
+        for (id, ws, v) in past {
+            if wanted(&ws) && tx.send((Some(id), v)).await.is_err() {
                 return;
             }
         }
         loop {
             match live.recv().await {
-                Ok((ws, v)) => {
-                    if wanted(&ws) && tx.send(v).await.is_err() {
+                Ok((id, ws, v)) => {
+                    if wanted(&ws) && tx.send((Some(id), v)).await.is_err() {
                         return;
                     }
                 }
                 Err(broadcast::error::RecvError::Lagged(n)) => {
-                    let v =
-                        json!({"event": "lagged", "missed": n, "time_ns": rewind::fs::now_ns()});
-                    if tx.send(v).await.is_err() {
+                    if tx.send((None, gap(Some(n), None))).await.is_err() {
                         return;
                     }
                 }
@@ -178,48 +234,46 @@ pub async fn sse(
             }
         }
     });
-    relay_daemon(&st, tx2, wanted2);
     let stream = futures::stream::unfold(rx, |mut rx| async move {
-        let v = rx.recv().await?;
+        let (id, v) = rx.recv().await?;
         let kind = v
             .get("event")
             .and_then(Value::as_str)
             .unwrap_or("event")
             .to_string();
-        let ev = SseEvent::default().event(kind).data(v.to_string());
+        let mut ev = SseEvent::default().event(kind).data(v.to_string());
+        if let Some(id) = id {
+            ev = ev.id(id.to_string());
+        }
         Some((Ok(ev), rx))
     });
     Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
 }
 
-/// When the watch daemon runs: its file-change and watch events (its snapshot and operation
-/// events come from the operation log already).
-fn relay_daemon(
-    st: &AppState,
-    tx: mpsc::Sender<Value>,
-    wanted: impl Fn(&str) -> bool + Send + 'static,
-) {
+/// Follows the watch daemon for the server's life (one subscription, whoever listens): its
+/// file-change and watch events (its snapshot and operation events come from the operation
+/// log already), and a `daemon` event when its events start or stop reaching the stream.
+fn follow_daemon(st: &AppState) {
+    let st = st.clone();
     let dir = st.store().dir().to_path_buf();
     std::thread::spawn(move || {
-        let Ok(mut client) = rewind::daemon::Client::connect(&dir) else {
-            return;
-        };
-        let req = rewind::daemon::Request::Subscribe {
-            workspace: None,
-            replay: false,
-            follow: true,
-        };
-        if client.send(&req).is_err() || client.wait_forever().is_err() {
-            return;
-        }
-        while let Ok(Some(v)) = client.read_line() {
-            let kind = v.get("event").and_then(Value::as_str).unwrap_or("");
-            if matches!(kind, "snapshot" | "operation") {
-                continue;
-            }
-            let ws = v.get("workspace").and_then(Value::as_str).unwrap_or("");
-            if wanted(ws) && tx.blocking_send(v).is_err() {
-                return;
+        let sub = rewind::events::Subscription::follow(&dir, None, Duration::from_millis(250));
+        for n in sub {
+            match n {
+                Notice::Event(e) => {
+                    if matches!(e, Event::Snapshot { .. } | Event::Operation { .. }) {
+                        continue;
+                    }
+                    let ws = e.workspace().to_string();
+                    st.events().publish(&ws, json!(e));
+                }
+                Notice::DaemonUp | Notice::DaemonDown => {
+                    let state = if n == Notice::DaemonUp { "up" } else { "down" };
+                    st.events().publish(
+                        "",
+                        json!({"event": "daemon", "state": state, "time_ns": rewind::fs::now_ns()}),
+                    );
+                }
             }
         }
     });

@@ -569,13 +569,15 @@ pub fn overlay_diff(store: &Store, rec: &mut OverlayRecord, renames: bool) -> Re
 }
 
 /// What the overlay's last computed state holds that is pending, without computing a new
-/// state nor taking a lock: for listings, which must never wait.
+/// state nor taking a lock: for listings, which must never wait. Ignored outputs are not
+/// counted: no diff shows them and no reject takes them out, so a count including them
+/// would never reach zero.
 pub fn last_known_pending(store: &Store, rec: &OverlayRecord) -> Result<usize> {
     let Some(state_id) = rec.state else {
         return Ok(0);
     };
     let d = pending_between(store, rec, state_id, false)?;
-    Ok(d.changes.len() + rec.ignored.len())
+    Ok(d.changes.len())
 }
 
 /// The overlay's pending changes for a listing, and whether a command runs in it now. Never
@@ -590,7 +592,7 @@ pub fn pending_now(store: &Store, rec: &OverlayRecord) -> (Option<usize>, bool) 
             let mut rec = rec.clone();
             reload(store, &mut rec).ok()?;
             let n = diff_locked(store, &mut rec, false)
-                .map(|d| d.diff.changes.len() + d.ignored.len())
+                .map(|d| d.diff.changes.len())
                 .ok();
             drop(held);
             n

@@ -294,3 +294,39 @@ pub async fn redo(
 ) -> ApiResult<Json<Value>> {
     undo_or_redo(st, ws, caller, b, true).await
 }
+
+/// `POST /v1/workspaces` body.
+#[derive(Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct InitBody {
+    path: String,
+    force: bool,
+}
+
+/// `POST /v1/workspaces`: registers a directory as a workspace, as `rewind init` does (201;
+/// 200 when it was registered already). `/` and the home directory need `force`.
+pub async fn init(State(st): State<AppState>, b: Bytes) -> ApiResult<(StatusCode, Json<Value>)> {
+    let b: InitBody = body(&b)?;
+    let dir = std::path::PathBuf::from(&b.path);
+    if !dir.is_absolute() {
+        return Err(ApiError::bad_request(format!(
+            "path {:?}: an absolute directory path",
+            b.path
+        )));
+    }
+    blocking(&st, move |st| {
+        let store = st.store();
+        let mut refused = store.refused_workspaces().to_vec();
+        refused.extend(std::env::var_os("HOME").map(std::path::PathBuf::from));
+        let root = rewind::workspace::canonical(&dir, b.force, &refused)?;
+        let known = store.reader()?.workspace(&root)?.is_some();
+        let w = store.register_workspace(&root)?;
+        let status = if known {
+            StatusCode::OK
+        } else {
+            StatusCode::CREATED
+        };
+        Ok((status, Json(super::workspace_json(store, &w)?)))
+    })
+    .await
+}

@@ -32,7 +32,9 @@ const PATCH_LIMIT: usize = 256 << 20;
 pub fn table() -> Vec<(&'static str, &'static str, MethodRouter<AppState>)> {
     vec![
         ("GET", "/v1/health", get(read::health)),
+        ("GET", "/v1/openapi.json", get(openapi)),
         ("GET", "/v1/workspaces", get(read::workspaces)),
+        ("POST", "/v1/workspaces", post(edits::init)),
         ("GET", "/v1/workspaces/{ws}", get(read::workspace_get)),
         ("GET", "/v1/workspaces/{ws}/snapshots", get(read::snapshots)),
         (
@@ -85,6 +87,7 @@ pub fn table() -> Vec<(&'static str, &'static str, MethodRouter<AppState>)> {
         ("POST", "/v1/overlays/{ov}/run", post(overlays::run)),
         ("POST", "/v1/overlays/{ov}/accept", post(overlays::accept)),
         ("POST", "/v1/overlays/{ov}/reject", post(overlays::reject)),
+        ("POST", "/v1/overlays/{ov}/split", post(overlays::split)),
         ("GET", "/v1/artifacts", get(artifacts::list)),
         ("GET", "/v1/artifacts/{*key}", get(artifacts::get)),
         // Streamed to the store: no body limit.
@@ -97,6 +100,18 @@ pub fn table() -> Vec<(&'static str, &'static str, MethodRouter<AppState>)> {
         ("GET", "/v1/runs/{run}", get(run::show)),
         ("GET", "/v1/events", get(crate::events::sse)),
     ]
+}
+
+/// The OpenAPI document (serve/openapi.json), as built into the server.
+const OPENAPI: &str = include_str!("../../openapi.json");
+
+/// `GET /v1/openapi.json`: the document describing this API, so a client can check what the
+/// server it talks to offers.
+async fn openapi() -> impl axum::response::IntoResponse {
+    (
+        [(axum::http::header::CONTENT_TYPE, "application/json")],
+        OPENAPI,
+    )
 }
 
 /// The API's routes, from [`table`], each behind [`crate::guard::route`] (the server's policy

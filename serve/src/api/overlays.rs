@@ -5,6 +5,7 @@ use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
+use axum::response::Response;
 use rewind::overlay::{self as ov, OverlayRecord};
 use rewind::{BackendChoice, Store};
 use serde::Deserialize;
@@ -35,8 +36,21 @@ fn overlay_json(store: &Store, r: &OverlayRecord) -> ApiResult<Value> {
         "created_ns": r.created_ns,
         "pending": pending,
         "running": running,
+        "ignored": r.ignored.iter().map(|p| text(p)).collect::<Vec<_>>(),
         "path": r.backend.files_dir(store, r).map(|p| p.display().to_string()),
     }))
+}
+
+/// A backend by name (`auto` when none).
+pub(crate) fn backend(name: Option<&str>) -> ApiResult<BackendChoice> {
+    match name {
+        None | Some("auto") => Ok(BackendChoice::Auto),
+        Some("copy") => Ok(BackendChoice::Copy),
+        Some("namespace") => Ok(BackendChoice::Namespace),
+        Some(o) => Err(ApiError::bad_request(format!(
+            "backend {o:?}: auto, copy or namespace"
+        ))),
+    }
 }
 
 /// `GET /v1/overlays`.
@@ -87,16 +101,7 @@ pub async fn create(
     b: Bytes,
 ) -> ApiResult<(StatusCode, Json<Value>)> {
     let b: CreateBody = body(&b)?;
-    let backend = match b.backend.as_deref() {
-        None | Some("auto") => BackendChoice::Auto,
-        Some("copy") => BackendChoice::Copy,
-        Some("namespace") => BackendChoice::Namespace,
-        Some(o) => {
-            return Err(ApiError::bad_request(format!(
-                "backend {o:?}: auto, copy or namespace"
-            )));
-        }
-    };
+    let backend = backend(b.backend.as_deref())?;
     blocking(&st, move |st| {
         let store = &st.store_for(&caller, caller.command(&[]))?;
         let w = workspace(store, ws)?;
@@ -184,8 +189,10 @@ pub async fn accept(
     let b: PickBody = body(&b)?;
     let paths = paths::rel_paths(&b.paths)?;
     let policy = match b.policy.as_deref() {
-        None | Some("abort") | Some("fail") => P::Fail,
-        Some("skip") => P::Skip,
+        // As the CLI's accept: a conflicting path is listed in `conflicts` (path, regions,
+        // why) and stays pending while the rest is accepted.
+        None | Some("skip") => P::Skip,
+        Some("abort") | Some("fail") => P::Fail,
         Some("markers") => P::Markers,
         Some("ours") => P::Ours,
         Some("theirs") => P::Theirs,
@@ -243,41 +250,67 @@ pub async fn reject(
     .await
 }
 
-/// `POST /v1/overlays/{ov}/run` body.
-#[derive(Deserialize, Default)]
-#[serde(default, deny_unknown_fields)]
-pub struct RunBody {
-    command: Vec<String>,
-    message: Option<String>,
-}
-
-/// `POST /v1/overlays/{ov}/run`: a command inside the overlay; the run result.
+/// `POST /v1/overlays/{ov}/run`: a command inside the overlay, with `rewind run`'s options
+/// (but the isolate ones); the run result.
 pub async fn run(
     State(st): State<AppState>,
     Path(key): Path<String>,
     caller: Caller,
     b: Bytes,
-) -> ApiResult<Json<Value>> {
-    let b: RunBody = body(&b)?;
-    if b.command.is_empty() {
-        return Err(ApiError::bad_request("`command` is empty"));
-    }
+) -> ApiResult<Response> {
     let (id, root) = blocking(&st, move |st| {
         let r = ov::find(st.store(), &key)?;
         Ok((r.id, r.workspace_path()))
     })
     .await?;
-    let opts = rewind::RunOptions {
-        command: b.command.into_iter().map(Into::into).collect(),
-        message: b.message.unwrap_or_default(),
-        isolate: Some(rewind::Isolate {
-            overlay: Some(id.to_string()),
-            existing: true,
-            accept: rewind::run::isolate::AcceptWhen::Never,
-            keep: true,
-            ..Default::default()
-        }),
-        ..Default::default()
-    };
-    super::run::start(&st, &caller, root, opts, true).await
+    let p = super::run::plan(&b, Some(id))?;
+    super::run::start(&st, &caller, root, p).await
+}
+
+/// `POST /v1/overlays/{ov}/split` body.
+#[derive(Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct SplitBody {
+    hunk: String,
+}
+
+/// `POST /v1/overlays/{ov}/split`: the parts of a pending hunk, cut at the unchanged lines
+/// between its runs of changes (as `s` in `accept -p`); each part's id is taken by accept and
+/// reject like a hunk's. A hunk with one run of changes comes back as its only part.
+pub async fn split(
+    State(st): State<AppState>,
+    Path(key): Path<String>,
+    b: Bytes,
+) -> ApiResult<Json<Value>> {
+    let b: SplitBody = body(&b)?;
+    if b.hunk.is_empty() {
+        return Err(ApiError::bad_request("`hunk` is empty"));
+    }
+    blocking(&st, move |st| {
+        let store = st.store();
+        let mut r = ov::find(store, &key)?;
+        let od = ov::overlay_diff(store, &mut r, true)?;
+        let all = ov::review_hunks(store, &r, &od.diff)?;
+        for (c, hs) in od.diff.changes.iter().zip(all) {
+            let Some(h) = hs.into_iter().flatten().find(|h| h.id == b.hunk) else {
+                continue;
+            };
+            let mut parts = rewind::hunks::split(&c.path, &h);
+            for p in &mut parts {
+                p.pending = h.pending;
+            }
+            return Ok(Json(json!({
+                "overlay": r.id,
+                "path": text(&c.path),
+                "hunk": h.id,
+                "parts": parts,
+            })));
+        }
+        Err(rewind::Error::UnknownHunk {
+            hunk: b.hunk,
+            overlay: r.id,
+        }
+        .into())
+    })
+    .await
 }

@@ -1,7 +1,7 @@
-//! `run` through the API: a command between two snapshots (or inside an overlay). Its progress
-//! goes to `/v1/events` as `run` events as it happens; its result is the run-result schema
-//! (schemas/run-result.json), returned when it ends (`wait`, the default) or kept for
-//! `GET /v1/runs/{run}`.
+//! `run` through the API: a command between two snapshots (or inside an overlay), with every
+//! option `rewind run` takes. Its progress goes to `/v1/events` as `run` events as it happens;
+//! its result is the run-result schema (schemas/run-result.schema.json), with each file's hunks
+//! when asked, returned when it ends (`wait`, the default) or kept for `GET /v1/runs/{run}`.
 
 use std::path::PathBuf;
 
@@ -10,6 +10,8 @@ use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use rewind::contract::{Contract, OnViolation};
+use rewind::run::isolate::AcceptWhen;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -19,7 +21,8 @@ use crate::AppState;
 use crate::error::{ApiError, ApiResult};
 use crate::guard::Caller;
 
-/// `POST /v1/workspaces/{ws}/run` body.
+/// The body of both run routes (`POST /v1/workspaces/{ws}/run`, `POST /v1/overlays/{ov}/run`):
+/// the options of `rewind run`, by the names of its flags.
 #[derive(Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RunBody {
@@ -28,11 +31,34 @@ pub struct RunBody {
     meta: std::collections::BTreeMap<String, String>,
     /// Run in a new overlay (accepted when the command succeeds), as `run --isolate`.
     isolate: bool,
+    /// With `isolate`: when to accept (`on-success`, `never`, `always`).
+    accept: Option<String>,
+    /// With `isolate`: the backend of the overlay it creates (`auto`, `copy`, `namespace`).
+    backend: Option<String>,
+    /// With `isolate`: run in this overlay (created under this name the first time).
+    overlay: Option<String>,
+    /// With `isolate`: keep the overlay after a full accept.
+    keep: bool,
     /// Restore the before snapshot when the command fails.
     rollback_on_failure: bool,
     /// Put the patch into the result.
     capture_patch: bool,
-    /// Answer when the run ends (true) or at once with the run's id (false).
+    /// Largest patch kept inline (bytes); above it the patch is stored as an artifact.
+    max_patch_bytes: Option<u64>,
+    /// Which paths the command may change (the contract file's fields).
+    contract: Contract,
+    /// `report`, `revert` or `fail` (wins over the contract's).
+    on_violation: Option<OnViolation>,
+    /// Extra gitignore-style globs both snapshots leave out.
+    ignore: Vec<String>,
+    /// Give the command a scratch directory (`REWIND_SCRATCH`), kept with the run.
+    scratch: bool,
+    /// Per-file deadline for line diffs, seconds.
+    diff_timeout: Option<f64>,
+    /// Give each changed file of the result its hunks (ids that accept, reject and revert
+    /// take): one call instead of a run and a diff.
+    hunks: bool,
+    /// Answer when the run ends (true) or at once with the run's id (false, status 202).
     wait: bool,
 }
 
@@ -43,11 +69,118 @@ impl Default for RunBody {
             message: None,
             meta: Default::default(),
             isolate: false,
+            accept: None,
+            backend: None,
+            overlay: None,
+            keep: false,
             rollback_on_failure: false,
             capture_patch: false,
+            max_patch_bytes: None,
+            contract: Contract::default(),
+            on_violation: None,
+            ignore: Vec::new(),
+            scratch: false,
+            diff_timeout: None,
+            hunks: false,
             wait: true,
         }
     }
+}
+
+/// A checked run request: the library's options, and what the server does around the run.
+pub(crate) struct Planned {
+    opts: rewind::RunOptions,
+    scratch: bool,
+    hunks: bool,
+    wait: bool,
+}
+
+/// Parses a run body; `overlay` is the overlay of `POST /v1/overlays/{ov}/run` (which takes
+/// no isolate options: it is isolated already).
+pub(crate) fn plan(b: &Bytes, overlay: Option<u64>) -> ApiResult<Planned> {
+    let b: RunBody = body(b)?;
+    if b.command.is_empty() {
+        return Err(ApiError::bad_request("`command` is empty"));
+    }
+    let isolate_opts = b.accept.is_some() || b.backend.is_some() || b.overlay.is_some() || b.keep;
+    if overlay.is_some() && (b.isolate || isolate_opts || b.rollback_on_failure) {
+        return Err(ApiError::bad_request(
+            "an overlay's run takes no isolate, accept, backend, overlay, keep or rollback_on_failure",
+        ));
+    }
+    if overlay.is_none() && !b.isolate && isolate_opts {
+        return Err(ApiError::bad_request(
+            "accept, backend, overlay and keep need `isolate: true`",
+        ));
+    }
+    if b.isolate && b.scratch {
+        return Err(ApiError::bad_request(
+            "scratch is not available with isolate",
+        ));
+    }
+    let accept = match b.accept.as_deref() {
+        None | Some("on-success") => AcceptWhen::OnSuccess,
+        Some("never") => AcceptWhen::Never,
+        Some("always") => AcceptWhen::Always,
+        Some(o) => {
+            return Err(ApiError::bad_request(format!(
+                "accept {o:?}: on-success, never or always"
+            )));
+        }
+    };
+    let backend = super::overlays::backend(b.backend.as_deref())?;
+    let diff_timeout = match b.diff_timeout {
+        None => rewind::RunOptions::default().diff_timeout,
+        Some(s) if s.is_finite() && s > 0.0 => std::time::Duration::from_secs_f64(s.min(1e6)),
+        Some(s) => {
+            return Err(ApiError::bad_request(format!(
+                "diff_timeout {s}: a positive number of seconds"
+            )));
+        }
+    };
+    let on_violation = b
+        .on_violation
+        .or(b.contract.on_violation)
+        .unwrap_or_default();
+    // Globs are checked here so a bad one is a 400 before anything runs.
+    rewind::contract::Checker::new(&b.contract)?;
+    let isolate = match overlay {
+        Some(id) => Some(rewind::Isolate {
+            overlay: Some(id.to_string()),
+            existing: true,
+            accept: AcceptWhen::Never,
+            keep: true,
+            ..Default::default()
+        }),
+        None => b.isolate.then(|| rewind::Isolate {
+            backend,
+            accept,
+            overlay: b.overlay.clone(),
+            keep: b.keep,
+            ..Default::default()
+        }),
+    };
+    Ok(Planned {
+        opts: rewind::RunOptions {
+            command: b.command.into_iter().map(Into::into).collect(),
+            message: b.message.unwrap_or_default(),
+            meta: b.meta.into_iter().collect(),
+            rollback_on_failure: b.rollback_on_failure,
+            capture_patch: b.capture_patch,
+            max_patch_bytes: b
+                .max_patch_bytes
+                .unwrap_or(rewind::RunOptions::default().max_patch_bytes),
+            contract: b.contract,
+            on_violation,
+            diff_timeout,
+            isolate,
+            ignore_globs: b.ignore,
+            ..Default::default()
+        },
+        scratch: b.scratch,
+        hunks: b.hunks,
+        wait: b.wait,
+    })
 }
 
 /// `POST /v1/workspaces/{ws}/run`.
@@ -57,37 +190,27 @@ pub async fn run(
     caller: Caller,
     b: Bytes,
 ) -> ApiResult<Response> {
-    let b: RunBody = body(&b)?;
-    if b.command.is_empty() {
-        return Err(ApiError::bad_request("`command` is empty"));
-    }
+    let mut p = plan(&b, None)?;
     let root = blocking(&st, move |st| Ok(root_of(&workspace(st.store(), ws)?))).await?;
-    let opts = rewind::RunOptions {
-        command: b.command.into_iter().map(Into::into).collect(),
-        cwd: Some(root.clone()),
-        message: b.message.unwrap_or_default(),
-        meta: b.meta.into_iter().collect(),
-        rollback_on_failure: b.rollback_on_failure,
-        capture_patch: b.capture_patch,
-        isolate: b.isolate.then(rewind::Isolate::default),
-        ..Default::default()
-    };
-    if b.wait {
-        return Ok(start(&st, &caller, root, opts, true).await?.into_response());
-    }
-    let Json(v) = start(&st, &caller, root, opts, false).await?;
-    Ok((StatusCode::ACCEPTED, Json(v)).into_response())
+    p.opts.cwd = Some(root.clone());
+    start(&st, &caller, root, p).await
 }
 
-/// Starts a run on the blocking pool: with `wait`, answers with its result; else with
-/// `{"run": ID}` at once. The operation log records `caller` and the command it ran.
+/// Starts a run on the blocking pool: with `wait`, answers with its result; else 202 with
+/// `{"run": ID, "status": "running"}` at once. The operation log records `caller` and the
+/// command it ran.
 pub(crate) async fn start(
     st: &AppState,
     caller: &Caller,
     root: PathBuf,
-    opts: rewind::RunOptions,
-    wait: bool,
-) -> ApiResult<Json<Value>> {
+    p: Planned,
+) -> ApiResult<Response> {
+    let Planned {
+        mut opts,
+        scratch,
+        hunks,
+        wait,
+    } = p;
     let id = st.runs().begin(&root);
     let dir = st.store().dir().to_path_buf();
     let st2 = st.clone();
@@ -101,14 +224,28 @@ pub(crate) async fn start(
     let sopts = st.store_options(caller, caller.command(&shown));
     let task = tokio::task::spawn_blocking(move || {
         let open = || rewind::Store::open(&dir, sopts.clone());
-        let result = rewind::run(&open, &root, &opts, &mut |e| {
-            let mut v = json!(e);
-            v["run"] = json!(id);
-            st2.events().publish_run(&ws_text, v);
-        });
+        let result = (|| -> rewind::Result<Value> {
+            if scratch {
+                opts.scratch = Some(rewind::scratch::create(st2.store())?);
+            }
+            let r = rewind::run(&open, &root, &opts, &mut |e| {
+                let mut v = json!(e);
+                v["run"] = json!(id);
+                st2.events().publish_run(&ws_text, v);
+            })?;
+            let mut v = json!(r.reported());
+            if let Some(dir) = &opts.scratch {
+                let after = rewind::Id::from_hex(&r.after)
+                    .ok_or_else(|| rewind::Error::Invalid(format!("bad after id {}", r.after)))?;
+                v["scratch"] = json!(rewind::scratch::keep(st2.store(), dir, &after)?);
+            }
+            if hunks {
+                add_hunks(st2.store(), &mut v)?;
+            }
+            Ok(v)
+        })();
         let out = match result {
-            Ok(r) => {
-                let v = json!(r.reported());
+            Ok(v) => {
                 st2.runs().finish(id, Ok(v.clone()));
                 Ok(v)
             }
@@ -124,12 +261,63 @@ pub(crate) async fn start(
         out
     });
     if !wait {
-        return Ok(Json(json!({"run": id, "status": "running"})));
+        return Ok((
+            StatusCode::ACCEPTED,
+            Json(json!({"run": id, "status": "running"})),
+        )
+            .into_response());
     }
     let v = task
         .await
         .map_err(|e| ApiError::internal(format!("the run failed: {e}")))??;
-    Ok(Json(v))
+    Ok(Json(v).into_response())
+}
+
+/// Gives each file of a run result's `diff` its `hunks` (null where there are none): an
+/// overlay's pending hunks while the overlay exists (the ids its accept and reject take),
+/// else the hunks between the before and after snapshots (the ids revert takes).
+fn add_hunks(store: &rewind::Store, v: &mut Value) -> rewind::Result<()> {
+    let mut by_path: std::collections::HashMap<String, Value> = Default::default();
+    let overlay = v["overlay"]["id"].as_u64();
+    let kept = v["overlay"]["kept"].as_bool().unwrap_or(false);
+    match overlay.filter(|_| kept) {
+        Some(id) => {
+            let mut r = rewind::overlay::find(store, &id.to_string())?;
+            let od = rewind::overlay::overlay_diff(store, &mut r, true)?;
+            let hs = rewind::overlay::review_hunks(store, &r, &od.diff)?;
+            for (c, h) in od.diff.changes.iter().zip(hs) {
+                by_path.insert(super::text(&c.path), json!(h));
+            }
+        }
+        None => {
+            let id = |k: &str| {
+                v[k].as_str()
+                    .and_then(rewind::Id::from_hex)
+                    .ok_or_else(|| rewind::Error::Invalid(format!("the result's {k} id")))
+            };
+            let d = rewind::diff(
+                store,
+                rewind::Rev::Snapshot(id("before")?),
+                rewind::Rev::Snapshot(id("after")?),
+                None,
+                &rewind::DiffRequest {
+                    renames: true,
+                    paths: Vec::new(),
+                },
+            )?;
+            for c in &d.changes {
+                let h = super::diff::hunks_of(&d, c)?;
+                by_path.insert(super::text(&c.path), json!(h));
+            }
+        }
+    }
+    if let Some(files) = v["diff"]["files"].as_array_mut() {
+        for f in files {
+            let path = f["path"].as_str().unwrap_or_default().to_string();
+            f["hunks"] = by_path.remove(&path).unwrap_or(Value::Null);
+        }
+    }
+    Ok(())
 }
 
 /// `GET /v1/runs/{run}`: `{"run", "status": "running"|"finished"|"failed", "result"|"error"}`.
