@@ -66,12 +66,7 @@ pub fn snapshot(ctx: &Ctx, a: SnapshotArgs) -> CliResult {
     let outcome = take(&store, &root, &opts, &bar)?;
     let r = &outcome.report;
     if std::env::var_os("REWIND_TRACE").is_some() {
-        let parts: Vec<String> = r
-            .phases
-            .iter()
-            .map(|(n, t)| format!("{n} {:.1} ms", t * 1000.0))
-            .collect();
-        eprintln!("rewind: phases: {}", parts.join(", "));
+        eprintln!("rewind: phases: {}", phases_text(r));
     }
     if !ctx.quiet {
         for s in &r.skipped {
@@ -92,6 +87,16 @@ pub fn snapshot(ctx: &Ctx, a: SnapshotArgs) -> CliResult {
 }
 
 /// The JSON form of a snapshot report (shared with `run`'s events).
+/// A snapshot's timed phases as `walk 1.2 ms, store 3.4 ms`, for `REWIND_TRACE`.
+pub fn phases_text(r: &SnapshotReport) -> String {
+    let parts: Vec<String> = r
+        .phases
+        .iter()
+        .map(|(n, t)| format!("{n} {:.1} ms", t * 1000.0))
+        .collect();
+    parts.join(", ")
+}
+
 pub fn report_json(r: &SnapshotReport) -> serde_json::Value {
     json!({
         "id": r.id.map(|i| i.hex()),

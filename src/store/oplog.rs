@@ -39,6 +39,7 @@ pub struct OpRecord {
 /// read as the newest layout, else as this one). A build without `actor` reads a newer record
 /// too: postcard ignores the trailing bytes.
 #[derive(Deserialize)]
+#[cfg_attr(test, derive(Serialize))]
 struct OpRecordV1 {
     id: u64,
     time_ns: i64,
@@ -266,23 +267,9 @@ pub fn undone_ops(
 mod tests {
     use super::*;
 
-    /// The layout every record had before `actor`, as older builds write it.
-    #[derive(Serialize)]
-    struct Old {
-        id: u64,
-        time_ns: i64,
-        kind: String,
-        workspace: Vec<u8>,
-        before: Option<Id>,
-        after: Option<Id>,
-        command: Vec<String>,
-        reverses: Option<u64>,
-        changed_workspace: bool,
-    }
-
     #[test]
     fn records_of_both_layouts_are_read_by_both() {
-        let old = Old {
+        let old = OpRecordV1 {
             id: 7,
             time_ns: 1,
             kind: "run".into(),

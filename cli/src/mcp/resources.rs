@@ -128,29 +128,10 @@ fn latest(st: &State) -> Result<Vec<Resource>, ErrorData> {
     Ok(out)
 }
 
-/// Percent-decoding of a URI's path part (clients escape spaces and non-ASCII bytes).
+/// Percent-decoding of a URI's path part (clients escape spaces and non-ASCII bytes), to
+/// bytes: a path need not be UTF-8.
 fn percent_decode(s: &str) -> Vec<u8> {
-    let b = s.as_bytes();
-    let hex = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        match (
-            b[i],
-            b.get(i + 1).copied().and_then(hex),
-            b.get(i + 2).copied().and_then(hex),
-        ) {
-            (b'%', Some(h), Some(l)) => {
-                out.push(h * 16 + l);
-                i += 3;
-            }
-            (c, _, _) => {
-                out.push(c);
-                i += 1;
-            }
-        }
-    }
-    out
+    percent_encoding::percent_decode_str(s).collect()
 }
 
 fn read(st: &State, uri: &str) -> Result<ResourceContents, ErrorData> {

@@ -296,14 +296,9 @@ fn checkpoint(st: &State, p: CheckpointParams) -> Result<wire::Checkpoint> {
     };
     if std::env::var_os("REWIND_TRACE").is_some() {
         // As `snapshot` does, plus what the checkpoint adds (reading back, the diff).
-        let parts: Vec<String> = r
-            .phases
-            .iter()
-            .map(|(n, t)| format!("{n} {:.1} ms", t * 1000.0))
-            .collect();
         eprintln!(
             "rewind: checkpoint phases: {}, then {:.1} ms",
-            parts.join(", "),
+            crate::snap::phases_text(&r),
             (started.elapsed().as_secs_f64() - r.seconds) * 1000.0
         );
     }

@@ -242,11 +242,9 @@ pub(crate) fn change_json(c: &rewind::FileChange) -> Value {
 /// Query values that may repeat (`path=a&path=b`): axum's `Query` takes one value per key.
 pub(crate) fn query_all(q: Option<&str>, key: &str) -> Vec<String> {
     let Some(q) = q else { return Vec::new() };
-    q.split('&')
-        .filter_map(|kv| {
-            let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
-            (percent_decode(k) == key).then(|| percent_decode(v))
-        })
+    form_urlencoded::parse(q.as_bytes())
+        .filter(|(k, _)| k == key)
+        .map(|(_, v)| v.into_owned())
         .collect()
 }
 
@@ -261,33 +259,4 @@ pub(crate) fn query_meta(q: Option<&str>) -> ApiResult<Vec<(String, String)>> {
             ))),
         })
         .collect()
-}
-
-/// Form-style percent decoding (`+` is a space).
-fn percent_decode(s: &str) -> String {
-    let hex = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        match (
-            b[i],
-            b.get(i + 1).copied().and_then(hex),
-            b.get(i + 2).copied().and_then(hex),
-        ) {
-            (b'%', Some(h), Some(l)) => {
-                out.push(h * 16 + l);
-                i += 3;
-            }
-            (b'+', _, _) => {
-                out.push(b' ');
-                i += 1;
-            }
-            (c, _, _) => {
-                out.push(c);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
