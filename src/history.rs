@@ -97,7 +97,7 @@ pub fn is_bookkeeping(r: &SnapshotRecord) -> bool {
 pub const RUN_BEFORE_LABEL: &str = "before";
 
 /// [`log`] as a person reads it: without bookkeeping snapshots unless `all` (or `q` asks for a
-/// label), with what the limit cut counted.
+/// label or metadata, which may name them), with what the limit cut counted.
 pub fn log_page(
     store: &Store,
     reader: &Reader,
@@ -105,7 +105,8 @@ pub fn log_page(
     q: &LogQuery,
     all: bool,
 ) -> Result<LogPage> {
-    page(store, reader, ws, q, all || q.label.is_some(), true)
+    let asked = q.label.is_some() || !q.meta.is_empty();
+    page(store, reader, ws, q, all || asked, true)
 }
 
 /// The rows of `q`, bookkeeping ones only when `all`; past the limit, counts the rest when
