@@ -420,7 +420,7 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
                     let note = if f.conflicts > 0 {
                         format!(
                             " ({} marked)",
-                            output::count(f.conflicts as usize, "conflict region")
+                            output::count(f.conflicts, "conflict region")
                         )
                     } else {
                         String::new()
