@@ -185,9 +185,7 @@ pub(crate) fn plan_carry_with(
                         (Some((path.clone(), kind, with_markers)), Vec::new())
                     }
                     _ => {
-                        let why = format!(
-                            "changed on both sides and the changes conflict ({regions} region(s))"
-                        );
+                        let why = conflict_why(regions);
                         match settle(policy, &path, why, regions, &mut conflicts)? {
                             Some(true) => take(&mut outcome, &theirs),
                             _ => (None, Vec::new()),
@@ -294,10 +292,7 @@ fn plan_rename(
                 (kind, with_markers)
             }
             Ok(Merged::Lines { regions, .. }) => {
-                return Ok(Err((
-                    src.to_vec(),
-                    format!("changed on both sides and the changes conflict ({regions} region(s))"),
-                )));
+                return Ok(Err((src.to_vec(), conflict_why(regions))));
             }
             Err(why) => return Ok(Err((src.to_vec(), why))),
         }
@@ -387,4 +382,10 @@ fn merge_one(
             regions: conflicts.len(),
         }),
     }
+}
+
+/// Why a file conflicts: both sides changed it, in `regions` places.
+fn conflict_why(regions: usize) -> String {
+    let noun = if regions == 1 { "region" } else { "regions" };
+    format!("changed on both sides and the changes conflict ({regions} {noun})")
 }

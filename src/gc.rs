@@ -235,7 +235,7 @@ fn mark(txn: &WriteTransaction, report: &mut GcReport, progress: &dyn Progress) 
         stack.push((rec.root, format!("snapshot {}", id.short()), true));
     }
     // Progress in tree bytes read: the mark's cost is reading trees.
-    progress.start("gc: mark", trees.stats()?.stored_bytes());
+    progress.start("gc: mark", trees.stats()?.stored_bytes(), 0);
     while let Some((id, referrer, required)) = stack.pop() {
         if !live.trees.insert(id) {
             continue;
@@ -250,7 +250,7 @@ fn mark(txn: &WriteTransaction, report: &mut GcReport, progress: &dyn Progress) 
         };
         let tree =
             Tree::decode(&id, raw.value()).map_err(|e| damaged("tree", &id, &referrer, e))?;
-        progress.advance(raw.value().len() as u64);
+        progress.advance(raw.value().len() as u64, 0);
         for e in tree.entries {
             if e.kind == Kind::Dir {
                 stack.push((e.id, referrer.clone(), required));

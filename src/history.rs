@@ -64,6 +64,61 @@ pub struct LogEntry {
 
 /// The workspace `ws`'s history, newest first, filtered by `q`.
 pub fn log(store: &Store, reader: &Reader, ws: u64, q: &LogQuery) -> Result<Vec<LogEntry>> {
+    Ok(page(store, reader, ws, q, true, false)?.entries)
+}
+
+/// A page of the log, as a person reads it: what was listed, and what was not.
+#[derive(Clone, Debug, Default)]
+pub struct LogPage {
+    /// The rows, newest first.
+    pub entries: Vec<LogEntry>,
+    /// Rows past the limit: the exact count without a path query; with one, 1 means "at least
+    /// one" (see `more_exact`), since each row there costs tree lookups.
+    pub more: usize,
+    /// Whether `more` is the exact count.
+    pub more_exact: bool,
+    /// Bookkeeping snapshots left out among the rows looked at (see [`is_bookkeeping`]).
+    pub hidden: usize,
+}
+
+/// Whether a snapshot was taken by rewind around an action rather than asked for: the safety
+/// snapshots before and after a restore, undo, apply, revert or overlay accept, an overlay's
+/// base and state, and a run's before snapshot (its after snapshot stands for the run).
+pub fn is_bookkeeping(r: &SnapshotRecord) -> bool {
+    r.meta("label").is_some_and(|l| {
+        l.starts_with("pre-")
+            || l.starts_with("post-")
+            || l.starts_with("overlay-")
+            || l == RUN_BEFORE_LABEL
+    })
+}
+
+/// The `label` of the snapshot `run` takes before its command.
+pub const RUN_BEFORE_LABEL: &str = "before";
+
+/// [`log`] as a person reads it: without bookkeeping snapshots unless `all` (or `q` asks for a
+/// label or metadata, which may name them), with what the limit cut counted.
+pub fn log_page(
+    store: &Store,
+    reader: &Reader,
+    ws: u64,
+    q: &LogQuery,
+    all: bool,
+) -> Result<LogPage> {
+    let asked = q.label.is_some() || !q.meta.is_empty();
+    page(store, reader, ws, q, all || asked, true)
+}
+
+/// The rows of `q`, bookkeeping ones only when `all`; past the limit, counts the rest when
+/// `count_more`.
+fn page(
+    store: &Store,
+    reader: &Reader,
+    ws: u64,
+    q: &LogQuery,
+    all: bool,
+    count_more: bool,
+) -> Result<LogPage> {
     // A snapshot the history names more than once was returned to.
     let mut seen = rustc_hash::FxHashSet::default();
     let mut returned = rustc_hash::FxHashSet::default();
@@ -74,16 +129,24 @@ pub fn log(store: &Store, reader: &Reader, ws: u64, q: &LogQuery) -> Result<Vec<
     }
     let rows = reader.snapshot_log(ws, usize::MAX)?;
     let mut path = q.path.clone();
-    let mut out = Vec::new();
+    let mut out = LogPage {
+        more_exact: true,
+        ..LogPage::default()
+    };
     for (i, (id, record)) in rows.iter().enumerate() {
-        if out.len() >= q.limit {
+        let full = out.entries.len() >= q.limit;
+        if full && !count_more {
             break;
         }
-        let (id, record) = (id, record.clone());
+        // Counting the rest of a path query would cost tree lookups per row: one is enough.
+        if full && path.is_some() && out.more > 0 {
+            out.more_exact = false;
+            break;
+        }
         let change = match path.as_deref() {
             Some(p) => {
                 let older = rows.get(i + 1).map(|r| &r.0);
-                let Some(change) = path_change(store, reader, &record, *id, older, p)? else {
+                let Some(change) = path_change(store, reader, record, *id, older, p)? else {
                     continue;
                 };
                 if let Some(old) = &change.old_path {
@@ -93,12 +156,22 @@ pub fn log(store: &Store, reader: &Reader, ws: u64, q: &LogQuery) -> Result<Vec<
             }
             None => None,
         };
-        if !matches(&record, q) {
+        if !matches(record, q) {
             continue;
         }
-        out.push(LogEntry {
+        if !all && is_bookkeeping(record) {
+            if !full {
+                out.hidden += 1;
+            }
+            continue;
+        }
+        if full {
+            out.more += 1;
+            continue;
+        }
+        out.entries.push(LogEntry {
             id: *id,
-            record,
+            record: record.clone(),
             restored: returned.contains(id),
             change,
         });

@@ -294,7 +294,7 @@ impl<'a> ReadCtx<'a> {
 
     fn count(&self, n: usize) {
         self.bytes_read.fetch_add(n as u64, Ordering::Relaxed);
-        self.progress.advance(n as u64);
+        self.progress.advance(n as u64, 0);
     }
 }
 
@@ -566,6 +566,7 @@ fn read_one(ctx: &ReadCtx, entry: &WalkEntry, batch: &mut Batch) -> Read1 {
     } else {
         read_file(ctx, &path, batch)
     };
+    ctx.progress.advance(0, 1);
     match result {
         Ok(r) => r,
         Err(e) => Read1::Skip(SkipReason::Unreadable, e.to_string()),

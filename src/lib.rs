@@ -132,6 +132,8 @@ pub mod daemon;
 pub mod diff;
 pub mod error;
 pub mod events;
+pub mod export;
+pub mod find;
 pub mod forget;
 pub mod fs;
 pub mod gc;

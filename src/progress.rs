@@ -1,12 +1,13 @@
 //! Progress reporting from long operations. The library only calls these hooks; the CLI decides
-//! whether to draw a bar (on a terminal) or nothing.
+//! whether to draw a bar (on a terminal), print JSON events, or nothing.
 
-/// Receives progress from long-running operations.
+/// Receives progress from long-running operations, counted in bytes and in items (files for a
+/// snapshot, a restore or a copy; blobs and chunks for verify and gc).
 pub trait Progress: Sync {
-    /// A phase starts; `total` is in bytes (0 if unknown).
-    fn start(&self, _phase: &str, _total: u64) {}
-    /// `n` more bytes are done.
-    fn advance(&self, _n: u64) {}
+    /// A phase starts with `bytes` and `items` to do (either 0 if unknown).
+    fn start(&self, _phase: &str, _bytes: u64, _items: u64) {}
+    /// `bytes` more bytes and `items` more items are done.
+    fn advance(&self, _bytes: u64, _items: u64) {}
     /// The phase is over.
     fn finish(&self) {}
 }

@@ -67,6 +67,8 @@ pub struct RestoreReport {
     pub kept: Vec<Vec<u8>>,
     /// Files and symlinks written.
     pub written: u64,
+    /// Of `written`, the symlinks.
+    pub symlinks_written: u64,
     /// Bytes written.
     pub bytes_written: u64,
     /// Entries removed.
@@ -151,6 +153,7 @@ pub fn restore(
         Err(e) => return Err(record_failure(store, &root, target, report.before, op, e)),
     };
     report.written = done.written;
+    report.symlinks_written = done.symlinks;
     report.bytes_written = done.bytes;
     report.deleted = done.deleted;
     report.kept.extend(done.kept);
@@ -571,6 +574,7 @@ impl<'a> SnapshotIgnores<'a> {
 #[derive(Default)]
 struct Done {
     written: u64,
+    symlinks: u64,
     bytes: u64,
     deleted: u64,
     /// Directories left in place because they still hold files no snapshot looked at.
@@ -624,7 +628,7 @@ fn execute(
         .filter(|c| c.new.is_some_and(|n| n.kind != Kind::Dir))
         .collect();
     let total: u64 = files.iter().filter_map(|c| c.new.map(|n| n.size)).sum();
-    progress.start("restore", total);
+    progress.start("restore", total, files.len() as u64);
     let written = AtomicU64::new(0);
     let bytes = AtomicU64::new(0);
     let interrupt_after = crate::interrupt::test_interrupt_after();
@@ -652,7 +656,7 @@ fn execute(
             // SAFETY: raise has no preconditions; the handler only sets a flag.
             unsafe { libc::raise(libc::SIGINT) };
         }
-        progress.advance(new.size);
+        progress.advance(new.size, 1);
         Ok(())
     });
     progress.finish();
@@ -665,6 +669,12 @@ fn execute(
     }
     done.written = written.into_inner();
     done.bytes = bytes.into_inner();
+    done.symlinks = files
+        .iter()
+        .filter(|c| {
+            c.status != ChangeStatus::ModeChanged && c.new.is_some_and(|n| n.kind == Kind::Symlink)
+        })
+        .count() as u64;
     Ok(done)
 }
 

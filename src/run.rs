@@ -227,6 +227,8 @@ pub struct SkippedEntry {
     pub reason: &'static str,
     /// Detail (an error message).
     pub detail: String,
+    /// Whether it is worth a warning: not a special file the before snapshot skipped too.
+    pub warn: bool,
 }
 
 /// What a run did: the object `--json` prints and `--result` writes. Every key is always
@@ -474,7 +476,7 @@ pub fn run(
 
     // 1. Before. Watch the directories the last snapshot saw before walking them, so that
     // the after snapshot needs no lstat where nothing happened (see `scan::watch`).
-    let (before, watcher, linked_dirs) = {
+    let (before, before_skipped, watcher, linked_dirs) = {
         let store = open()?;
         // The store's daemon, when it watches this workspace, narrows both walks itself.
         let watcher = if opts.no_watch || crate::scan::daemon_link::watches(store.dir(), &root) {
@@ -491,7 +493,7 @@ pub fn run(
         };
         let outcome = snapshot(&store, &root, &snap_opts("before"), &NoProgress)?;
         let id = snapshot_event(events, "before", &outcome.report);
-        (id, watcher, outcome.linked_dirs)
+        (id, outcome.report.skipped, watcher, outcome.linked_dirs)
     };
     if let Some(sig) = guard.as_ref().and_then(|g| g.interrupted()) {
         return Err(Error::Interrupted(sig));
@@ -590,6 +592,7 @@ pub fn run(
                 path_bytes: path_bytes(&s.path),
                 reason: s.reason.name(),
                 detail: s.detail.clone(),
+                warn: s.worth_warning(&before_skipped),
             })
             .collect(),
         restore_op,

@@ -586,7 +586,7 @@ impl<'a> Snapshotter<'a> {
         // finds each group where it left it (see the store's `group` module).
         to_read.sort_unstable_by(|&a, &b| scanned.entries[a].path.cmp(&scanned.entries[b].path));
         let total: u64 = to_read.iter().map(|&i| scanned.entries[i].stat.size).sum();
-        self.progress.start("snapshot", total);
+        self.progress.start("snapshot", total, to_read.len() as u64);
         let ctx = ReadCtx::new(
             &self.root,
             &self.reader,

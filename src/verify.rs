@@ -226,7 +226,7 @@ pub fn verify(store: &Store, full: bool, progress: &dyn Progress) -> Result<Veri
     } else {
         0
     };
-    progress.start("verify", total);
+    progress.start("verify", total, (blobs.len() + chunk_ids.len()) as u64);
     let checks = Checks {
         reader: &reader,
         segments: &segments,
@@ -240,7 +240,11 @@ pub fn verify(store: &Store, full: bool, progress: &dyn Progress) -> Result<Veri
     }
     let results: Vec<BlobCheck> = list
         .par_iter()
-        .map(|(id, referrer)| checks.blob(id, referrer))
+        .map(|(id, referrer)| {
+            let r = checks.blob(id, referrer);
+            progress.advance(0, 1);
+            r
+        })
         .collect();
     let mut chunk_referrer: FxHashMap<Id, &str> = FxHashMap::default();
     for (r, (_, referrer)) in results.iter().zip(&list) {
@@ -262,10 +266,12 @@ pub fn verify(store: &Store, full: bool, progress: &dyn Progress) -> Result<Veri
         .map(|id| {
             // A chunk a blob lists was hashed when the blob was read whole (every chunk read
             // is checked); only the others need reading here.
-            match chunk_referrer.get(id) {
+            let r = match chunk_referrer.get(id) {
                 Some(referrer) => checks.chunk(id, referrer, false),
                 None => checks.chunk(id, UNREFERENCED, checks.full),
-            }
+            };
+            progress.advance(0, 1);
+            r
         })
         .collect();
     progress.finish();
@@ -452,7 +458,7 @@ impl Checks<'_> {
             match copied {
                 Ok(n) => {
                     out.hashed = n;
-                    self.progress.advance(n);
+                    self.progress.advance(n, 0);
                     if Id::from(hasher.finalize()) != *id {
                         out.problems
                             .push(mk("blob", id, "content does not match its id".into()));

@@ -7,30 +7,46 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// rewind: snapshots, diffs, patches and rollbacks for any directory, without git.
 #[derive(Parser, Debug)]
-#[command(name = "rewind", version, about, max_term_width = 100)]
+#[command(
+    name = "rewind",
+    version,
+    about = "Snapshots of any directory, without git: take one before you (or an agent, or a \
+             build) change things, then see what changed, restore, undo, or revert part of it",
+    long_about = None,
+    after_help = "Start with `rewind init` in a directory, then `rewind snapshot`; `rewind status`, \
+                  `rewind diff` and `rewind log` show what changed, `rewind restore REV` and \
+                  `rewind undo` take it back.",
+    max_term_width = 100
+)]
 pub struct Cli {
     /// The store directory [default: $REWIND_STORE, else ~/.local/share/rewind]
-    #[arg(long, global = true, value_name = "DIR")]
+    #[arg(long, global = true, value_name = "DIR", help_heading = GLOBAL)]
     pub store: Option<PathBuf>,
     /// The workspace [default: the nearest registered ancestor of the current directory, else
     /// the current directory]
-    #[arg(short = 'C', global = true, value_name = "DIR")]
+    #[arg(short = 'C', global = true, value_name = "DIR", help_heading = GLOBAL)]
     pub directory: Option<PathBuf>,
     /// Machine-readable output on stdout
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = GLOBAL)]
     pub json: bool,
     /// Print less
-    #[arg(short, long, global = true)]
+    #[arg(short, long, global = true, help_heading = GLOBAL)]
     pub quiet: bool,
+    /// Progress as JSON lines on stderr, for tools (`run`: its events too)
+    #[arg(long, global = true, help_heading = GLOBAL)]
+    pub events: bool,
     /// Seconds to wait for another process writing to the store
-    #[arg(long, global = true, default_value_t = 600.0, value_name = "SECS")]
+    #[arg(long, global = true, default_value_t = 600.0, value_name = "SECS", help_heading = GLOBAL)]
     pub lock_timeout: f64,
     /// When to use colours
-    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, help_heading = GLOBAL)]
     pub color: ColorChoice,
     #[command(subcommand)]
     pub command: Command,
 }
+
+/// The heading of the options every command takes, listed after a command's own.
+const GLOBAL: &str = "Global options";
 
 /// `--color`.
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
@@ -59,6 +75,10 @@ pub enum Command {
     Ls(LsArgs),
     /// Print a file of a snapshot (raw bytes)
     Cat(CatArgs),
+    /// Write a snapshot (or some of its paths) as a tar archive: rewind export @ > tree.tar
+    Export(super::export::ExportArgs),
+    /// Which snapshots hold paths matching a glob, and when each changed
+    Find(super::export::FindArgs),
     /// Create, move (--force) or delete (-d) a tag
     Tag(TagArgs),
     /// List tags
@@ -116,6 +136,10 @@ pub enum Command {
     /// Record a coding agent's hook event (JSON on stdin) as a snapshot; install or uninstall
     /// the agent's hooks
     Hook(super::hook::HookArgs),
+    /// Print a shell's completion script (bash, zsh, fish, ...)
+    Completions(super::shell::CompletionsArgs),
+    /// Print the man page (roff), or write every command's page into a directory
+    Man(super::shell::ManArgs),
 }
 
 /// `revert`.
@@ -426,9 +450,13 @@ pub struct SnapshotArgs {
 /// `log`.
 #[derive(Args, Debug)]
 pub struct LogArgs {
-    /// Show at most N snapshots
+    /// Show at most N snapshots (0: all)
     #[arg(short = 'n', long, default_value_t = 50)]
     pub max_count: usize,
+    /// Every snapshot, the ones rewind takes around an action (before and after a restore,
+    /// undo, apply, accept; a run's before) included
+    #[arg(long)]
+    pub all: bool,
     /// Only snapshots with this KEY=VALUE metadata (repeatable: all must match)
     #[arg(long = "meta", value_name = "KEY=VALUE")]
     pub meta: Vec<String>,

@@ -338,6 +338,12 @@ pub fn watch(ctx: &Ctx, a: WatchArgs) -> CliResult {
                 if !running {
                     println!("no daemon is running yet: start one with `rewind daemon start`");
                 }
+                // The daemon's journal vouches for a directory only from a walk it saw start:
+                // until a snapshot records the daemon's token with the stat cache, `status`
+                // walks the whole tree.
+                println!(
+                    "walks use the daemon's journal from the next snapshot on: `rewind snapshot` now to start"
+                );
             }
         }
         WatchCommand::Off(off) => {

@@ -91,6 +91,12 @@ pub fn status(ctx: &Ctx, a: StatusArgs) -> CliResult {
         .flat_map(|l| l.skipped.iter())
         .filter(|s| s.reason.excluded() && !s.path.is_empty() && filter.matches(&s.path))
         .collect();
+    // The human listing leaves out special files the snapshot already passed over.
+    let head_skipped = if skipped.is_empty() || ctx.json {
+        Vec::new()
+    } else {
+        store.reader()?.snapshot(&head)?.skipped
+    };
     if ctx.json {
         let changes: Vec<Value> = d.changes.iter().map(|c| change_json(c, None)).collect();
         output::print_json(&json!({
@@ -107,8 +113,15 @@ pub fn status(ctx: &Ctx, a: StatusArgs) -> CliResult {
         if skipped.is_empty() {
             return Ok(());
         }
+        let news: Vec<_> = skipped
+            .iter()
+            .filter(|s| s.worth_warning(&head_skipped))
+            .collect();
+        if news.is_empty() {
+            return Ok(());
+        }
         writeln!(out, "\nnot looked at (a snapshot would skip them too):")?;
-        for s in &skipped {
+        for s in news {
             writeln!(out, "skipped  {}", output::skipped_text(s))?;
         }
         Ok(())

@@ -93,7 +93,11 @@ pub fn log(ctx: &Ctx, a: LogArgs) -> CliResult {
         return Err(Error::Invalid("log takes one PATH after --".into()).into());
     }
     let query = rewind::history::LogQuery {
-        limit: a.max_count,
+        limit: if a.max_count == 0 {
+            usize::MAX
+        } else {
+            a.max_count
+        },
         path: ctx.workspace_paths(Some(&root), &a.paths)?.pop(),
         meta: {
             let mut m = output::parse_meta(&a.meta)?;
@@ -114,12 +118,13 @@ pub fn log(ctx: &Ctx, a: LogArgs) -> CliResult {
             .map(|s| parse_time("--until", s, true))
             .transpose()?,
     };
-    let entries = rewind::history::log(&store, &reader, ws.id, &query)?;
+    let page = rewind::history::log_page(&store, &reader, ws.id, &query, a.all)?;
+    let entries = &page.entries;
     let tags = tags_by_id(&reader)?;
     let none = Vec::new();
     if ctx.json {
         let mut v = Vec::new();
-        for e in &entries {
+        for e in entries {
             let mut o = snapshot_json(&e.id, &e.record, tags.get(&e.id).unwrap_or(&none));
             o["restored"] = json!(e.restored);
             if let Some(c) = &e.change {
@@ -134,7 +139,13 @@ pub fn log(ctx: &Ctx, a: LogArgs) -> CliResult {
         return Ok(0);
     }
     let mut out = std::io::stdout().lock();
-    for e in &entries {
+    // The marker's column is kept on every row when one has it, so times stay aligned.
+    let marker_width = if entries.iter().any(|e| e.restored) {
+        " restored".len()
+    } else {
+        0
+    };
+    for e in entries {
         let (id, r) = (&e.id, &e.record);
         let t = tags
             .get(id)
@@ -151,7 +162,7 @@ pub fn log(ctx: &Ctx, a: LogArgs) -> CliResult {
                 " restored",
             )
         } else {
-            String::new()
+            " ".repeat(marker_width)
         };
         let change = match &e.change {
             Some(c) => match &c.old_path {
@@ -167,19 +178,45 @@ pub fn log(ctx: &Ctx, a: LogArgs) -> CliResult {
         };
         writeln!(
             out,
-            "{}{}  {}  {}{:>7} files {:>10}{}{}  {}",
+            "{}{}  {}  {}{:>7} {:<5} {:>10}{}{}  {}",
             paint(ctx.color, output::id_style(), &id.short()),
             restored,
             format_time(r.time_ns),
             change,
             r.stats.files,
+            if r.stats.files == 1 { "file" } else { "files" },
             human_bytes(r.stats.bytes),
             paint(ctx.color, output::bold(), &t),
             label,
             r.message
         )?;
     }
+    drop(out);
+    if !ctx.quiet {
+        log_footer(&page);
+    }
     Ok(0)
+}
+
+/// What the list left out, on stderr: rows past `-n`, and bookkeeping snapshots.
+fn log_footer(page: &rewind::history::LogPage) {
+    let mut parts = Vec::new();
+    if page.more > 0 {
+        if page.more_exact {
+            parts.push(format!("{} more; -n 0 for all", page.more));
+        } else {
+            parts.push("more; -n 0 for all".to_string());
+        }
+    }
+    if page.hidden > 0 {
+        parts.push(format!(
+            "{} taken around actions hidden; --all to show",
+            output::count(page.hidden, "snapshot")
+        ));
+    }
+    if !parts.is_empty() {
+        eprintln!("({})", parts.join("; "));
+    }
 }
 
 /// `rewind show`.
@@ -209,10 +246,10 @@ pub fn show(ctx: &Ctx, a: ShowArgs) -> CliResult {
     }
     writeln!(
         out,
-        "contents  {} files, {} dirs, {} symlinks, {}",
-        r.stats.files,
-        r.stats.dirs,
-        r.stats.symlinks,
+        "contents  {}, {}, {}, {}",
+        output::count(r.stats.files as usize, "file"),
+        output::count(r.stats.dirs as usize, "dir"),
+        output::count(r.stats.symlinks as usize, "symlink"),
         human_bytes(r.stats.bytes)
     )?;
     for (k, v) in &r.meta {
@@ -436,8 +473,9 @@ pub fn stats(ctx: &Ctx) -> CliResult {
     if st.content.groups > 0 {
         writeln!(
             out,
-            "{} small blobs compressed together in {} groups",
-            st.content.grouped_blobs, st.content.groups
+            "{} compressed together in {}",
+            output::count(st.content.grouped_blobs as usize, "small blob"),
+            output::count(st.content.groups as usize, "group")
         )?;
     }
     for d in &st.content.dictionaries {
@@ -457,10 +495,10 @@ pub fn stats(ctx: &Ctx) -> CliResult {
         for w in &st.workspaces {
             writeln!(
                 out,
-                "  {}  {} snapshots, latest {} files {} ({}), {} in all",
+                "  {}  {}, latest {} {} ({}), {} in all",
                 path_str(&w.path),
-                w.snapshots,
-                w.latest_files,
+                output::count(w.snapshots as usize, "snapshot"),
+                output::count(w.latest_files as usize, "file"),
                 human_bytes(w.latest_bytes),
                 w.latest_ns
                     .map(format_time)
@@ -497,7 +535,7 @@ pub fn stats(ctx: &Ctx) -> CliResult {
 /// `rewind verify`: exit 1 when anything is wrong.
 pub fn verify(ctx: &Ctx, full: bool) -> CliResult {
     let store = ctx.open_store(false)?;
-    let bar = super::progress::Bar::new(ctx.quiet || ctx.json);
+    let bar = super::progress::Bar::new(ctx);
     let r = rewind::verify::verify(&store, full, &bar)?;
     if ctx.json {
         let problems: Vec<Value> = r

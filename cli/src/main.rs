@@ -31,6 +31,7 @@ mod args;
 mod daemon;
 mod diff;
 mod events;
+mod export;
 mod hints;
 mod hook;
 mod hook_settings;
@@ -45,6 +46,7 @@ mod remote;
 mod restore;
 mod run;
 mod serve;
+mod shell;
 mod snap;
 mod tag;
 
@@ -116,6 +118,8 @@ pub struct Ctx {
     pub json: bool,
     /// `-q`.
     pub quiet: bool,
+    /// `--events`: progress as JSON lines on stderr.
+    pub events: bool,
     /// Lock timeout.
     pub lock_timeout: Duration,
     /// Colours on stdout.
@@ -259,7 +263,19 @@ fn usage_error(e: clap::Error) -> i32 {
     } else {
         EXIT_ERROR
     };
-    let _ = e.print();
+    if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+        let _ = e.print();
+    } else {
+        // Prefixed as every other error of rewind's is, so a script or a person scanning
+        // stderr finds it the same way.
+        let rendered = e.render();
+        let text = if output::auto_color(output::Stream::Stderr) {
+            rendered.ansi().to_string()
+        } else {
+            rendered.to_string()
+        };
+        eprint!("rewind: {text}");
+    }
     if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
         if json {
             let _ = output::print_json(
@@ -350,6 +366,7 @@ fn run_cli() -> i32 {
         workspace: cli.directory.clone(),
         json: cli.json,
         quiet: cli.quiet,
+        events: cli.events,
         lock_timeout: output::seconds(cli.lock_timeout),
         color,
         // The commands an editor or agent runs all the time skip redb's close: it would only
@@ -460,5 +477,9 @@ fn dispatch(ctx: &Ctx, command: Command) -> CliResult {
         Command::Watch(a) => daemon::watch(ctx, a),
         Command::Events(a) => events::events(ctx, a),
         Command::Hook(a) => hook::hook(ctx, a),
+        Command::Export(a) => export::export(ctx, a),
+        Command::Find(a) => export::find(ctx, a),
+        Command::Completions(a) => shell::completions(a),
+        Command::Man(a) => shell::man(a),
     }
 }

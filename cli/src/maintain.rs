@@ -104,7 +104,7 @@ pub fn forget(ctx: &Ctx, a: ForgetArgs) -> CliResult {
 /// `rewind gc`.
 pub fn gc(ctx: &Ctx, a: GcArgs) -> CliResult {
     let mut store = ctx.open_store(false)?;
-    let bar = super::progress::Bar::new(ctx.quiet || ctx.json);
+    let bar = super::progress::Bar::new(ctx);
     let r = rewind::gc::gc(
         &mut store,
         &GcOptions {
@@ -196,10 +196,10 @@ pub fn gc(ctx: &Ctx, a: GcArgs) -> CliResult {
     if r.regroup.blobs > 0 {
         writeln!(
             out,
-            "{} {} small blobs into {} groups: {} -> {}",
+            "{} {} into {}: {} -> {}",
             would("regrouped", "would regroup"),
-            r.regroup.blobs,
-            r.regroup.groups,
+            output::count(r.regroup.blobs as usize, "small blob"),
+            output::count(r.regroup.groups as usize, "group"),
             human_bytes(r.regroup.bytes_before),
             human_bytes(r.regroup.bytes_after),
         )?;

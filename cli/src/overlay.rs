@@ -179,7 +179,7 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
                 )?),
                 None => None,
             };
-            let bar = super::progress::Bar::new(ctx.quiet || ctx.json);
+            let bar = super::progress::Bar::new(ctx);
             let c = ov::create(
                 &store,
                 &root,
@@ -228,15 +228,21 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
                     .collect();
                 output::print_json(&v)?;
             } else {
+                if !rows.is_empty() && !ctx.quiet {
+                    println!(
+                        "{:<4} {:<12} {:<9} {:<12}  {:<20}  {:<9}  WORKSPACE",
+                        "ID", "NAME", "BACKEND", "BASE", "CREATED", "PENDING"
+                    );
+                }
                 for (r, p, running) in &rows {
                     println!(
-                        "{:<4} {:<12} {:<9} {}  {}  {} pending{}  {}",
+                        "{:<4} {:<12} {:<9} {}  {}  {:<9}{}  {}",
                         r.id,
                         r.name.as_deref().unwrap_or("-"),
                         r.backend.name(),
                         paint(ctx.color, output::id_style(), &r.base.short()),
                         format_time(r.created_ns),
-                        p.map_or("?".into(), |n| n.to_string()),
+                        format!("{} pending", p.map_or("?".into(), |n| n.to_string())),
                         if *running { " (running)" } else { "" },
                         path_str(&r.workspace)
                     );
@@ -412,7 +418,10 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
             if !ctx.quiet {
                 for f in r.files.iter().filter(|f| f.action != "conflict") {
                     let note = if f.conflicts > 0 {
-                        format!(" ({} conflict region(s) marked)", f.conflicts)
+                        format!(
+                            " ({} marked)",
+                            output::count(f.conflicts, "conflict region")
+                        )
                     } else {
                         String::new()
                     };
@@ -428,15 +437,15 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
                 }
                 if !r.ignored.is_empty() {
                     output::warn(&format!(
-                        "{} ignored path(s) left in the overlay (use --include-ignored): {}",
-                        r.ignored.len(),
+                        "{} left in the overlay (use --include-ignored): {}",
+                        output::count(r.ignored.len(), "ignored path"),
                         output::paths_text(r.ignored.iter().map(Vec::as_slice))
                     ));
                 }
                 if !r.ignored_copied.is_empty() {
                     eprintln!(
-                        "rewind: copied {} ignored file(s) into the workspace ({}); no snapshot holds ignored files, so `undo` leaves them",
-                        r.ignored_files,
+                        "rewind: copied {} into the workspace ({}); no snapshot holds ignored files, so `undo` leaves them",
+                        output::count(r.ignored_files as usize, "ignored file"),
                         output::paths_text(r.ignored_copied.iter().map(Vec::as_slice))
                     );
                 }

@@ -3,14 +3,13 @@
 use std::io::Write;
 
 use clap::{Args, Subcommand};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::{Value, json};
 
 use super::output::{self, human_bytes, paint};
 use super::{CliResult, Ctx};
 use rewind::error::Error;
 use rewind::id::Id;
-use rewind::remote::{self, Remote, TransferProgress, config};
+use rewind::remote::{self, Remote, config};
 use rewind::store::Store;
 
 /// `remote`.
@@ -95,55 +94,6 @@ pub struct PullArgs {
     /// Every artifact too
     #[arg(long)]
     pub artifacts: bool,
-}
-
-/// A bar on stderr in bytes, with the object count beside it.
-struct TransferBar {
-    bar: ProgressBar,
-    objects: std::sync::atomic::AtomicU64,
-    total: std::sync::atomic::AtomicU64,
-}
-
-impl TransferBar {
-    fn new(ctx: &Ctx) -> TransferBar {
-        let target = if ctx.quiet || ctx.json {
-            ProgressDrawTarget::hidden()
-        } else {
-            ProgressDrawTarget::stderr()
-        };
-        TransferBar {
-            bar: ProgressBar::with_draw_target(None, target),
-            objects: 0.into(),
-            total: 0.into(),
-        }
-    }
-}
-
-impl TransferProgress for TransferBar {
-    fn start(&self, phase: &str, bytes: u64, objects: u64) {
-        use std::sync::atomic::Ordering::Relaxed;
-        self.objects.store(0, Relaxed);
-        self.total.store(objects, Relaxed);
-        self.bar.set_length(bytes);
-        self.bar.set_position(0);
-        if let Ok(style) = ProgressStyle::with_template(
-            "{prefix:>7} [{bar:30.cyan/blue}] {bytes}/{total_bytes} {binary_bytes_per_sec} {msg} eta {eta}",
-        ) {
-            self.bar.set_style(style.progress_chars("=> "));
-        }
-        self.bar.set_prefix(phase.to_string());
-        self.bar.set_message(format!("0/{objects} objects"));
-    }
-    fn advance(&self, bytes: u64, objects: u64) {
-        use std::sync::atomic::Ordering::Relaxed;
-        let done = self.objects.fetch_add(objects, Relaxed) + objects;
-        self.bar.inc(bytes);
-        self.bar
-            .set_message(format!("{done}/{} objects", self.total.load(Relaxed)));
-    }
-    fn finish(&self) {
-        self.bar.finish_and_clear();
-    }
 }
 
 /// The remote `push` or `pull` works with, and the revisions given.
@@ -371,7 +321,7 @@ pub fn push(ctx: &Ctx, a: PushArgs) -> CliResult {
     }
     drop(reader);
     dedup(&mut opts.snapshots);
-    let bar = TransferBar::new(ctx);
+    let bar = super::progress::Bar::new(ctx);
     let r = remote::push::push(&store, remote, &opts, &bar, &waiting(ctx, remote))?;
     for (name, id) in &r.tags_refused {
         output::warn(&format!(
@@ -472,7 +422,7 @@ pub fn pull(ctx: &Ctx, a: PullArgs) -> CliResult {
             .collect();
     }
     dedup(&mut opts.snapshots);
-    let bar = TransferBar::new(ctx);
+    let bar = super::progress::Bar::new(ctx);
     let r = remote::pull::pull(&store, remote, &opts, &bar)?;
     for (name, id) in &r.tags_kept {
         output::warn(&format!(
@@ -526,7 +476,7 @@ pub fn pull_for_restore(ctx: &Ctx, store: &Store, name: &str, rev: &str) -> Resu
         snapshots: vec![id],
         ..Default::default()
     };
-    let bar = TransferBar::new(ctx);
+    let bar = super::progress::Bar::new(ctx);
     let r = remote::pull::pull(store, &remote, &opts, &bar)?;
     if !ctx.quiet && !ctx.json {
         eprintln!(
@@ -549,7 +499,7 @@ pub fn restore_empty(
 ) -> CliResult {
     let remote = open(store, name)?;
     let id = remote.resolve(rev)?;
-    let bar = TransferBar::new(ctx);
+    let bar = super::progress::Bar::new(ctx);
     let _interrupt = rewind::interrupt::Guard::install()?;
     let r = remote::restore::restore_empty(store, &remote, id, root, &bar)?;
     if ctx.json {
@@ -584,7 +534,7 @@ pub fn restore_empty(
 pub fn verify(ctx: &Ctx, name: &str, full: bool) -> CliResult {
     let store = ctx.open_store(false)?;
     let remote = open(&store, name)?;
-    let bar = TransferBar::new(ctx);
+    let bar = super::progress::Bar::new(ctx);
     let r = remote::gc::verify(&remote, full, &bar)?;
     if ctx.json {
         output::print_json(&json!({
@@ -638,7 +588,7 @@ pub fn verify(ctx: &Ctx, name: &str, full: bool) -> CliResult {
 pub fn gc(ctx: &Ctx, name: &str) -> CliResult {
     let store = ctx.open_store(false)?;
     let remote = open(&store, name)?;
-    let bar = TransferBar::new(ctx);
+    let bar = super::progress::Bar::new(ctx);
     let r = remote::gc::gc(&remote, &bar, ctx.lock_timeout, &waiting(ctx, &remote))?;
     if ctx.json {
         output::print_json(&json!({

@@ -41,6 +41,7 @@ pub fn report_json(r: &RestoreReport, dry_run: bool) -> Value {
         "after": r.after.map(|i| i.hex()),
         "plan": plan,
         "written": r.written,
+        "symlinks_written": r.symlinks_written,
         "bytes_written": r.bytes_written,
         "deleted": r.deleted,
         "op": r.op,
@@ -78,7 +79,7 @@ fn print_report(ctx: &Ctx, r: &RestoreReport, dry_run: bool, verb: &str) -> std:
             out,
             "{verb} {}: {} written, {} removed, {} kept, {:.2} s (undo with `rewind undo`; the previous state is {})",
             paint(ctx.color, output::id_style(), &r.target.short()),
-            r.written,
+            written_text(r),
             r.deleted,
             r.kept.len(),
             r.seconds,
@@ -121,7 +122,7 @@ pub fn restore(ctx: &Ctx, a: RestoreArgs) -> CliResult {
         force: a.force,
         from_workspace: a.from_workspace,
     };
-    let bar = super::progress::Bar::new(ctx.quiet || ctx.json);
+    let bar = super::progress::Bar::new(ctx);
     let _interrupt = rewind::interrupt::Guard::install()?;
     let r = rewind::restore::restore(&store, &root, target, &opts, &OpInfo::default(), &bar)?;
     print_report(ctx, &r, a.dry_run, "restored")?;
@@ -296,7 +297,7 @@ pub fn op(ctx: &Ctx, a: OpArgs) -> CliResult {
 pub fn undo(ctx: &Ctx, op: Option<u64>, force: bool, redo: bool) -> CliResult {
     let store = ctx.open_store(false)?;
     let root = ctx.workspace_root(&store)?;
-    let bar = super::progress::Bar::new(ctx.quiet || ctx.json);
+    let bar = super::progress::Bar::new(ctx);
     let _interrupt = rewind::interrupt::Guard::install()?;
     let (target, r) = rewind::undo::undo(&store, &root, redo, op, force, &bar)?;
     if ctx.json {
@@ -310,9 +311,21 @@ pub fn undo(ctx: &Ctx, op: Option<u64>, force: bool, redo: bool) -> CliResult {
             if redo { "redid" } else { "undid" },
             target.id,
             target.kind,
-            r.written,
+            written_text(&r),
             r.deleted
         );
     }
     Ok(0)
+}
+
+/// What a restore wrote: "236 files", or "236 files and 1 symlink".
+fn written_text(r: &rewind::restore::RestoreReport) -> String {
+    let files = output::count(
+        r.written.saturating_sub(r.symlinks_written) as usize,
+        "file",
+    );
+    match r.symlinks_written {
+        0 => files,
+        n => format!("{files} and {}", output::count(n as usize, "symlink")),
+    }
 }

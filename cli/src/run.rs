@@ -82,9 +82,6 @@ pub struct RunArgs {
     /// Write the result JSON to FILE instead of stdout
     #[arg(long, value_name = "FILE")]
     pub result: Option<PathBuf>,
-    /// Progress events as JSON lines on stderr
-    #[arg(long)]
-    pub events: bool,
     /// Progress events as JSON lines appended to FILE
     #[arg(long, value_name = "FILE")]
     pub events_file: Option<PathBuf>,
@@ -336,7 +333,7 @@ fn run_inner(ctx: &Ctx, a: RunArgs) -> CliResult {
         let Ok(line) = serde_json::to_string(ev) else {
             return;
         };
-        if a.events {
+        if ctx.events {
             eprintln!("{line}");
         }
         if let Some(f) = &mut events_file
@@ -372,7 +369,7 @@ fn run_inner(ctx: &Ctx, a: RunArgs) -> CliResult {
     // With --json on stdout, the result says it all; with --events, stderr holds JSON lines
     // only; otherwise a line for people on stderr.
     let json_on_stdout = ctx.json && a.result.is_none();
-    let events_on_stderr = a.events;
+    let events_on_stderr = ctx.events;
     if !ctx.quiet && !json_on_stdout && !events_on_stderr {
         print_summary(&r);
     }
@@ -402,7 +399,7 @@ fn print_summary(r: &RunResult) {
             .trim(),
         r.total_seconds
     );
-    for s in &r.skipped {
+    for s in r.skipped.iter().filter(|s| s.warn) {
         output::warn(&format!("{}: {} ({})", s.path, s.reason, s.detail));
     }
     for v in &r.violations {
@@ -421,8 +418,8 @@ fn print_summary(r: &RunResult) {
     }
     if !r.reverted.is_empty() {
         eprintln!(
-            "rewind: reverted {} path(s) to {} (undo with `rewind undo`)",
-            r.reverted.len(),
+            "rewind: reverted {} to {} (undo with `rewind undo`)",
+            output::count(r.reverted.len(), "path"),
             &r.before[..12]
         );
     }
@@ -528,6 +525,7 @@ pub fn check(ctx: &Ctx, a: CheckArgs) -> CliResult {
             "a": ida.hex(),
             "b": idb.hex(),
             "ok": r.violations.is_empty(),
+            "rules": !contract.is_empty(),
             "violations": rewind::run::violation_entries(&r.violations),
             "reverted": r.reverted.iter().map(|p| path_str(p)).collect::<Vec<_>>(),
             "op": r.op,
@@ -536,7 +534,14 @@ pub fn check(ctx: &Ctx, a: CheckArgs) -> CliResult {
     }
     let mut out = BufWriter::new(io::stdout().lock());
     if r.violations.is_empty() {
-        if !ctx.quiet {
+        if !ctx.quiet && contract.is_empty() {
+            writeln!(
+                out,
+                "no rules to check between {} and {} (give --allow, --forbid, --no-new-files or --contract FILE)",
+                ida.short(),
+                idb.short()
+            )?;
+        } else if !ctx.quiet {
             writeln!(
                 out,
                 "no violations between {} and {}",
@@ -556,8 +561,8 @@ pub fn check(ctx: &Ctx, a: CheckArgs) -> CliResult {
         if !r.reverted.is_empty() && !ctx.quiet {
             writeln!(
                 out,
-                "reverted {} path(s) to {} (undo with `rewind undo`)",
-                r.reverted.len(),
+                "reverted {} to {} (undo with `rewind undo`)",
+                output::count(r.reverted.len(), "path"),
                 ida.short()
             )?;
         }

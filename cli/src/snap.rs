@@ -13,16 +13,23 @@ pub fn init(ctx: &Ctx, a: InitArgs) -> CliResult {
     let root =
         rewind::workspace::canonical(&candidate_root(ctx)?, a.force, &super::refused_workspaces())?;
     let store = ctx.open_store(true)?;
+    let known = store.reader()?.workspace(&root)?.is_some();
     let ws = store.register_workspace(&root)?;
     if ctx.json {
         output::print_json(&json!({
             "workspace": root.display().to_string(),
             "workspace_id": ws.id,
             "store": store.dir().display().to_string(),
+            "newly_registered": !known,
         }))?;
     } else if !ctx.quiet {
         println!(
-            "registered workspace {} in store {}",
+            "{} {} in store {}",
+            if known {
+                "already registered: workspace"
+            } else {
+                "registered workspace"
+            },
             root.display(),
             store.dir().display()
         );
@@ -62,14 +69,18 @@ pub fn snapshot(ctx: &Ctx, a: SnapshotArgs) -> CliResult {
         if_changed: a.if_changed,
         ..SnapshotOptions::default()
     };
-    let bar = super::progress::Bar::new(ctx.quiet || ctx.json);
+    let bar = super::progress::Bar::new(ctx);
     let outcome = take(&store, &root, &opts, &bar)?;
     let r = &outcome.report;
     if std::env::var_os("REWIND_TRACE").is_some() {
         eprintln!("rewind: phases: {}", phases_text(r));
     }
     if !ctx.quiet {
-        for s in &r.skipped {
+        let before = match r.parent {
+            Some(p) if !r.skipped.is_empty() => store.reader()?.snapshot(&p)?.skipped,
+            _ => Vec::new(),
+        };
+        for s in r.skipped.iter().filter(|s| s.worth_warning(&before)) {
             output::warn(&format!(
                 "{}: {} ({})",
                 output::path_text(&s.path),
@@ -140,10 +151,10 @@ fn print_human(ctx: &Ctx, r: &SnapshotReport) {
         _ => "",
     };
     println!(
-        "{id}  {} files, {}, {} new blobs, {} stored, {:.2} s{unchanged}",
-        r.stats.files,
+        "{id}  {}, {}, {}, {} stored, {:.2} s{unchanged}",
+        super::output::count(r.stats.files as usize, "file"),
         human_bytes(r.stats.bytes),
-        r.new_blobs,
+        super::output::count(r.new_blobs as usize, "new blob"),
         human_bytes(r.stored_bytes),
         r.seconds
     );

@@ -12,7 +12,7 @@ use common::*;
 struct DeleteOnStart<'a>(&'a std::path::Path);
 
 impl rewind::progress::Progress for DeleteOnStart<'_> {
-    fn start(&self, _phase: &str, _total: u64) {
+    fn start(&self, _phase: &str, _bytes: u64, _items: u64) {
         let _ = fs::remove_dir_all(self.0);
     }
 }

@@ -225,7 +225,7 @@ struct GcOnStart<'a> {
 }
 
 impl rewind::progress::Progress for GcOnStart<'_> {
-    fn start(&self, _phase: &str, _total: u64) {
+    fn start(&self, _phase: &str, _bytes: u64, _items: u64) {
         if !self.done.swap(true, Ordering::SeqCst) {
             self.env.ok(&["gc", "-q"]);
         }

@@ -100,7 +100,7 @@ struct ForgetOnWrite<'a> {
 }
 
 impl Progress for ForgetOnWrite<'_> {
-    fn start(&self, phase: &str, _total: u64) {
+    fn start(&self, phase: &str, _bytes: u64, _items: u64) {
         if phase == "restore" && !self.done.swap(true, Ordering::SeqCst) {
             let r = forget(
                 self.store,

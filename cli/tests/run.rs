@@ -523,7 +523,8 @@ fn eight_runs_at_once_on_one_store_all_succeed_with_right_results() {
             .unwrap();
         assert_eq!(cat.stdout.len(), fs::read(ws.join(&name)).unwrap().len());
     }
-    assert!(env.ok(&["log"]).lines().count() >= 9);
+    // Each run's before and after snapshot (`log` alone shows a run as one row).
+    assert!(env.ok(&["log", "--all"]).lines().count() >= 9);
 }
 
 /// Spawns `rewind run` with an events file; waits until the command has started and `ready`

@@ -55,7 +55,7 @@ pub fn materialize(
         }
         Ok(())
     })?;
-    progress.start("copy", files.iter().map(|f| f.3).sum());
+    progress.start("copy", files.iter().map(|f| f.3).sum(), files.len() as u64);
     // Pre-order: parents come before their children.
     for d in &dirs {
         let p = join_rel(&dest, d);
@@ -71,7 +71,7 @@ pub fn materialize(
     files
         .par_iter()
         .try_for_each(|(rel, kind, id, size)| -> Result<()> {
-            progress.advance(*size);
+            progress.advance(*size, 1);
             let to = join_rel(&dest, rel);
             let from = join_rel(workspace, rel);
             let mode = match *kind {

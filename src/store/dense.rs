@@ -115,7 +115,7 @@ pub fn recompress(
     };
     candidates.retain(|c| !on_current(c, &Some((dict_id, Vec::new()))));
     let total: u64 = candidates.iter().map(|c| c.size).sum();
-    progress.start("gc: recompress", total);
+    progress.start("gc: recompress", total, 0);
 
     let mut segments = txn.open_table(SEGMENTS)?;
     let mut blobs = txn.open_table(BLOBS)?;
@@ -144,7 +144,7 @@ pub fn recompress(
         |loaded| recode(encoder, dict_id, loaded),
         |(segments, blobs, segw, report), done, bytes| {
             write(&done, segw, segments, blobs, report)?;
-            progress.advance(bytes);
+            progress.advance(bytes, 0);
             Ok(())
         },
     )?;

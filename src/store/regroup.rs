@@ -144,7 +144,7 @@ pub fn regroup(
     }
     smalls.sort_unstable_by_key(Small::order);
     let total: u64 = smalls.iter().map(|s| s.size).sum();
-    progress.start("gc: regroup", total);
+    progress.start("gc: regroup", total, 0);
 
     let mut segments = txn.open_table(SEGMENTS)?;
     let mut blobs = txn.open_table(BLOBS)?;
@@ -216,7 +216,7 @@ pub fn regroup(
         |groups| seal_all(groups, level),
         |(segments, blobs, segw, report), sealed, bytes| {
             write(sealed?, segw, segments, blobs, report)?;
-            progress.advance(bytes);
+            progress.advance(bytes, 0);
             Ok(())
         },
     )?;

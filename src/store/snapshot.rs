@@ -50,6 +50,18 @@ pub struct Skipped {
     pub detail: String,
 }
 
+impl Skipped {
+    /// Whether this is news next to `before`, what the workspace's previous snapshot passed
+    /// over: a special file (a fifo, a socket) it skipped too was warned about then, and
+    /// saying so on every snapshot, status and run buries the warnings that matter.
+    pub fn worth_warning(&self, before: &[Skipped]) -> bool {
+        self.reason != SkipReason::Special
+            || !before
+                .iter()
+                .any(|b| b.reason == self.reason && b.path == self.path)
+    }
+}
+
 /// The scan settings a snapshot was taken with.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct ScanSettings {

@@ -49,6 +49,7 @@ pub fn mcp(ctx: &Ctx, _a: McpArgs) -> CliResult {
         json: false,
         // Notices ("waiting for another rewind process") go to stderr, the client's log.
         quiet: ctx.quiet,
+        events: false,
         lock_timeout: ctx.lock_timeout,
         color: false,
         skip_close: ctx.skip_close,

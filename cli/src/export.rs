@@ -1,0 +1,174 @@
+//! `rewind export` and `rewind find`: a snapshot as an archive, and paths across snapshots.
+
+use std::ffi::OsString;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+use clap::Args;
+use serde_json::json;
+
+use super::output::{self, format_time, human_bytes, paint};
+use super::{CliResult, Ctx};
+use rewind::Error;
+use rewind::find::FindQuery;
+
+/// `rewind export`.
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    /// The snapshot to export
+    pub rev: String,
+    /// Write the archive to FILE instead of standard output
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Only these paths (and what lies below them)
+    #[arg(last = true, value_name = "PATH")]
+    pub paths: Vec<OsString>,
+}
+
+/// `rewind find`.
+#[derive(Args, Debug)]
+pub struct FindArgs {
+    /// A glob: without `/`, matched against names at any depth (`*.rs`); with one, against
+    /// the whole path (`src/**/*.rs`)
+    pub glob: String,
+    /// Match directories too
+    #[arg(long)]
+    pub dirs: bool,
+}
+
+/// `rewind export REV [-o FILE] [-- PATH...]`: a tar archive, streamed.
+pub fn export(ctx: &Ctx, a: ExportArgs) -> CliResult {
+    if a.output.is_none() && std::io::stdout().is_terminal() {
+        return Err(Error::Invalid(
+            "refusing to write a tar archive to the terminal: redirect it (> tree.tar) or pass -o FILE"
+                .into(),
+        )
+        .into());
+    }
+    let store = ctx.open_store(false)?;
+    let reader = store.reader()?;
+    let id = super::inspect::resolve(ctx, &store, &reader, &a.rev)?;
+    let root = ctx.workspace_root(&store).ok();
+    let paths = ctx.workspace_paths(root.as_deref(), &a.paths)?;
+    let bar = super::progress::Bar::new(ctx);
+    let report = match &a.output {
+        Some(file) => {
+            // Written beside the target and renamed into place: a failed export leaves no
+            // half archive under the name asked for.
+            let dir = match file.parent() {
+                Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+                _ => PathBuf::from("."),
+            };
+            let mut tmp = tempfile::Builder::new()
+                .prefix(".rewind-export-")
+                .tempfile_in(&dir)
+                .map_err(|e| Error::io(&dir, e))?;
+            let mut w = std::io::BufWriter::new(tmp.as_file_mut());
+            let r = rewind::export::tar(&reader, &id, &paths, &mut w, &bar)?;
+            w.flush().map_err(|e| Error::io(file, e))?;
+            drop(w);
+            tmp.persist(file).map_err(|e| Error::io(file, e.error))?;
+            r
+        }
+        None => {
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            rewind::export::tar(&reader, &id, &paths, &mut out, &bar)?
+        }
+    };
+    if ctx.json && a.output.is_some() {
+        output::print_json(&json!({
+            "snapshot": id.hex(),
+            "format": "tar",
+            "files": report.files,
+            "symlinks": report.symlinks,
+            "dirs": report.dirs,
+            "bytes": report.bytes,
+        }))?;
+    } else if !ctx.quiet {
+        eprintln!(
+            "rewind: exported {}: {}, {}, {} ({})",
+            id.short(),
+            output::count(report.files as usize, "file"),
+            output::count(report.symlinks as usize, "symlink"),
+            output::count(report.dirs as usize, "dir"),
+            human_bytes(report.bytes)
+        );
+    }
+    Ok(0)
+}
+
+/// `rewind find GLOB`: each matching path, and the snapshots that held each of its versions.
+pub fn find(ctx: &Ctx, a: FindArgs) -> CliResult {
+    let store = ctx.open_store(false)?;
+    let root = ctx.workspace_root(&store)?;
+    let reader = store.reader()?;
+    let ws = reader
+        .workspace(&root)?
+        .ok_or_else(|| Error::NoSnapshots(root.clone()))?;
+    let found = rewind::find::find(
+        &reader,
+        ws.id,
+        &FindQuery {
+            glob: a.glob.clone(),
+            dirs: a.dirs,
+        },
+    )?;
+    if ctx.json {
+        let v: Vec<_> = found
+            .iter()
+            .map(|f| {
+                let mut o = json!({
+                    "versions": f.versions.iter().map(|v| json!({
+                        "kind": v.kind.name(),
+                        "id": v.id.hex(),
+                        "size": v.size,
+                        "first": v.first.0.hex(),
+                        "first_time": format_time(v.first.1),
+                        "last": v.last.0.hex(),
+                        "last_time": format_time(v.last.1),
+                        "snapshots": v.snapshots,
+                    })).collect::<Vec<_>>(),
+                });
+                output::put_path(&mut o, "path", Some(&f.path));
+                o
+            })
+            .collect();
+        output::print_json(&v)?;
+        return Ok(if found.is_empty() { 1 } else { 0 });
+    }
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    for f in &found {
+        writeln!(
+            out,
+            "{}",
+            paint(ctx.color, output::bold(), &output::path_text(&f.path))
+        )?;
+        for v in &f.versions {
+            let span = if v.snapshots == 1 {
+                format!(
+                    "in {}",
+                    paint(ctx.color, output::id_style(), &v.first.0.short())
+                )
+            } else {
+                format!(
+                    "in {} snapshots, {} .. {}",
+                    v.snapshots,
+                    paint(ctx.color, output::id_style(), &v.first.0.short()),
+                    paint(ctx.color, output::id_style(), &v.last.0.short()),
+                )
+            };
+            writeln!(
+                out,
+                "  {}  {:>10}  {}",
+                format_time(v.first.1),
+                human_bytes(v.size),
+                span
+            )?;
+        }
+    }
+    out.flush()?;
+    if found.is_empty() && !ctx.quiet {
+        eprintln!("rewind: no snapshot holds a path matching {}", a.glob);
+    }
+    Ok(if found.is_empty() { 1 } else { 0 })
+}
