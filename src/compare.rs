@@ -131,7 +131,7 @@ pub fn diff(
             Rev::Live => {
                 let root = workspace.ok_or_else(|| {
                     Error::Invalid(
-                        "a diff against the live workspace needs a workspace (-C DIR)".into(),
+                        "a diff against the live workspace needs a workspace".into(),
                     )
                 })?;
                 let mut opts = SnapshotOptions {

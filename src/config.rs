@@ -75,7 +75,10 @@ impl IgnoreConfig {
             }
             Err(e) => return Err(Error::io(path, e)),
         };
-        let bad = |e: String| Error::Invalid(format!("{}: {e}", path.display()));
+        let bad = |why: String| Error::BadConfig {
+            path: path.clone(),
+            why,
+        };
         // A misspelt table name (`[ignroe]`) is refused too: it would silently change what
         // snapshots hold. The other tables' contents are not looked at.
         #[derive(Deserialize)]
@@ -161,7 +164,10 @@ impl Config {
             Err(e) => return Err(Error::io(path, e)),
         };
         toml::from_str(&text)
-            .map_err(|e| Error::Invalid(format!("{}: {}", path.display(), e.message())))
+            .map_err(|e| Error::BadConfig {
+                path: path.clone(),
+                why: e.message().to_string(),
+            })
     }
 }
 

@@ -14,6 +14,7 @@ mod binary_patch;
 mod crash;
 mod daemon;
 mod damage;
+mod error_kinds;
 mod dict;
 mod diff_git;
 mod format;
