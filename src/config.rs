@@ -163,11 +163,10 @@ impl Config {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
             Err(e) => return Err(Error::io(path, e)),
         };
-        toml::from_str(&text)
-            .map_err(|e| Error::BadConfig {
-                path: path.clone(),
-                why: e.message().to_string(),
-            })
+        toml::from_str(&text).map_err(|e| Error::BadConfig {
+            path: path.clone(),
+            why: e.message().to_string(),
+        })
     }
 }
 

@@ -579,7 +579,10 @@ mod tests {
             "a `rewind gc` ran in another process while this restore --remote was being \
              written; nothing was stored: run it again"
         );
-        assert_eq!(shown(&Error::NoCommand), "rewind run needs a command after --");
+        assert_eq!(
+            shown(&Error::NoCommand),
+            "rewind run needs a command after --"
+        );
     }
 
     /// The library's own messages name no command of this CLI.

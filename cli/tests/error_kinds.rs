@@ -74,7 +74,10 @@ fn hints_are_lines_of_their_own() {
     assert_eq!(lines[1], "rewind: hint: pass --force to move it");
 
     let (_, _, json) = failing_json(&env, &["tag", "v1", "@~1"]);
-    assert_eq!(json["hints"], serde_json::json!(["pass --force to move it"]));
+    assert_eq!(
+        json["hints"],
+        serde_json::json!(["pass --force to move it"])
+    );
     assert_eq!(json["causes"], serde_json::json!([]));
 
     // A deleted tag that does not exist is "not found", named as such.

@@ -206,7 +206,11 @@ mod tests {
     #[test]
     fn kinds_decide_the_status() {
         let cases = [
-            (Error::UnknownRevision("zz".into()), S::NOT_FOUND, "not_found"),
+            (
+                Error::UnknownRevision("zz".into()),
+                S::NOT_FOUND,
+                "not_found",
+            ),
             (Error::NothingToForget, S::BAD_REQUEST, "bad_request"),
             (Error::TagTaken("v1".into()), S::CONFLICT, "conflict"),
             (Error::ConcurrentGc("snapshot"), S::LOCKED, "locked"),
