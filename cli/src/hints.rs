@@ -594,7 +594,7 @@ mod tests {
             Error::NoSnapshots(PathBuf::from("/w")),
         ] {
             let text = e.to_string();
-            assert!(!text.contains("rewind "), "{text}");
+            assert!(!text.contains("`rewind "), "{text}");
         }
     }
 }
