@@ -572,7 +572,7 @@ fn a_failed_action_shows_the_api_error_text() {
         "section.file[data-path=\"a.txt\"] > header button.accept",
         "the failed accept's message",
         "var m = document.getElementById('message'); \
-         return m !== null && m.className === 'error';",
+         return m !== null && m.textContent.indexOf('no overlay') >= 0;",
         json!([]),
     );
     let shown = b.js(
