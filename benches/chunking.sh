@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The large-file chunking choice (issue 17c): examples/chunkprobe on two files held in memory,
+# The large-file chunking choice: examples/chunkprobe on two files held in memory,
 # each cut with FastCDC at several MIN/AVG/MAX (KiB) and normalisation levels. For each: chunks
 # and chunk-list bytes per GiB, chunking and zstd -3 CPU per GiB, compression ratio, chunks
 # repeated in the file, and what an edit stores (1 MiB overwritten, 100 bytes inserted, 100

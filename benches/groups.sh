@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Small blobs in groups (issue 17): for one or more builds on one tree, each in a fresh store,
+# Small blobs in groups: for one or more builds on one tree, each in a fresh store,
 # alternating builds within each round: the cold snapshot (wall, CPU, peak RSS), the store's
 # size after it (on disk and apparent) and its encoded content, `cat` of one file, a restore
 # into an empty directory, then gc and the same size, `cat` and restore after it, and

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The line diff before and after issue 12 made diff/text.rs run patch/linediff's engine:
+# The line diff before and after diff/text.rs came to run patch/linediff's engine:
 # times the old text.rs line diff (similar's minimal Myers, from git history) against the
 # current one on real files, each against an edited copy of itself, and checks that the
 # current engine gives the change maps the engine gave before its compaction was made linear.

@@ -5,7 +5,7 @@
 #
 #   benches/snapshot-steps.sh OLD_BIN NEW_BIN [CORPUS] [RUNS]   (default /work/corpus/linux, 5)
 #
-# Written for issue 12's Snapshotter split (old = main's release binary, new = the branch's).
+# Written for the split of the snapshot into `Snapshotter` steps (old = main's release binary, new = the branch's).
 # The tree is only read; the stores go to a scratch directory, removed at exit. The tree is read
 # (tar > /dev/null) right before each timed run: the page cache drops data untouched for ~30 s.
 set -euo pipefail

@@ -1,4 +1,4 @@
-//! Probe for issue 17's large-file chunking choice: cuts one file (read whole into memory, `-`
+//! Probe for the large-file chunking choice: cuts one file (read whole into memory, `-`
 //! for stdin) with FastCDC v2020 at each parameter set, and measures what a large file's
 //! snapshots would pay: chunks and chunk-list bytes per GiB, chunking speed (one thread), zstd
 //! -3 of every chunk (ratio, CPU, decompression CPU), chunks repeated within the file, and, over

@@ -1,4 +1,4 @@
-//! Probe for issue 17's level and dictionary choice: compresses every file under 4 MiB of a
+//! Probe for the compression level and dictionary choice: compresses every file under 4 MiB of a
 //! tree on its own, at each level, without and with a zstd dictionary trained from a sample, and
 //! prints the totals and times (one thread). Not a benchmark of rewind itself.
 //!   cargo run --release --example dictprobe -- /work/corpus/linux 112640 12000000 1,3,6,9

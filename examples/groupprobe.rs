@@ -1,4 +1,4 @@
-//! Probe for issue 17's size goal: compresses the small files of a tree in groups (files in
+//! Probe for the store's size goal: compresses the small files of a tree in groups (files in
 //! walk order, concatenated until a group holds `group` raw bytes) at a level, with and
 //! without a dictionary, and prints the total and time (one thread). Not a benchmark of rewind.
 //!   cargo run --release --example groupprobe -- /work/corpus/linux 3 0,16384,65536,262144

@@ -130,9 +130,7 @@ pub fn diff(
             Rev::Snapshot(id) => store.reader()?.snapshot(&id)?.root,
             Rev::Live => {
                 let root = workspace.ok_or_else(|| {
-                    Error::Invalid(
-                        "a diff against the live workspace needs a workspace (-C DIR)".into(),
-                    )
+                    Error::Invalid("a diff against the live workspace needs a workspace".into())
                 })?;
                 let mut opts = SnapshotOptions {
                     dry_run: true,

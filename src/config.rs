@@ -75,7 +75,10 @@ impl IgnoreConfig {
             }
             Err(e) => return Err(Error::io(path, e)),
         };
-        let bad = |e: String| Error::Invalid(format!("{}: {e}", path.display()));
+        let bad = |why: String| Error::BadConfig {
+            path: path.clone(),
+            why,
+        };
         // A misspelt table name (`[ignroe]`) is refused too: it would silently change what
         // snapshots hold. The other tables' contents are not looked at.
         #[derive(Deserialize)]
@@ -160,8 +163,10 @@ impl Config {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
             Err(e) => return Err(Error::io(path, e)),
         };
-        toml::from_str(&text)
-            .map_err(|e| Error::Invalid(format!("{}: {}", path.display(), e.message())))
+        toml::from_str(&text).map_err(|e| Error::BadConfig {
+            path: path.clone(),
+            why: e.message().to_string(),
+        })
     }
 }
 

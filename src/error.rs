@@ -10,8 +10,11 @@ use std::path::PathBuf;
 /// Convenience alias used throughout the library.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// Everything that can go wrong in rewind.
+/// Everything that can go wrong in rewind. A caller that branches on the failure asks
+/// [`Error::kind`]; the variants say exactly what went wrong, and new ones come (hence
+/// `#[non_exhaustive]`). Where a lower error caused it, [`std::error::Error::source`] gives it.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// An I/O error on a named path.
     #[error("{}: {source}", path.display())]
@@ -80,8 +83,8 @@ pub enum Error {
     LockTimeout(std::time::Duration, String),
 
     /// An error from the embedded database.
-    #[error("store database error: {0}")]
-    Db(redb::Error),
+    #[error("store database error")]
+    Db(#[source] redb::Error),
 
     /// The file system holding the store is full (or the user's quota is used up). redb
     /// commits atomically, so the failed write left the store as it was.
@@ -89,7 +92,7 @@ pub enum Error {
         "the disk holding the store is full ({0}); nothing was stored and the store is as it \
          was: free some space"
     )]
-    DiskFull(io::Error),
+    DiskFull(#[source] io::Error),
 
     /// A stored object failed to decode or its content does not match its id.
     #[error("damaged {kind} {id}: {why}")]
@@ -198,6 +201,16 @@ pub enum Error {
         snapshot: String,
     },
 
+    /// A configuration file of the store (config.toml, remotes.toml) does not parse or holds
+    /// what this build does not take; nothing was done.
+    #[error("{}: {why}", path.display())]
+    BadConfig {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, from the parser.
+        why: String,
+    },
+
     /// A user-supplied value is malformed (a tag name, a size, a KEY=VALUE pair ...).
     #[error("{0}")]
     Invalid(String),
@@ -244,6 +257,10 @@ pub enum Error {
         /// The short id it points at now.
         target: String,
     },
+
+    /// No tag of that name.
+    #[error("no tag named '{0}'")]
+    NoTag(String),
 
     /// A new snapshot was to get a tag that exists already.
     #[error("tag '{0}' already exists")]
@@ -454,6 +471,7 @@ pub enum Error {
         /// The whiteout's path.
         path: PathBuf,
         /// The system error.
+        #[source]
         why: io::Error,
     },
 
@@ -541,8 +559,8 @@ pub enum Error {
     /// A `rewind gc` in another process committed while this command relied on objects it had
     /// seen in the store; nothing was written. Running the command again is safe.
     #[error(
-        "a `rewind gc` ran in another process while this {0} was being written; nothing was \
-         stored: run it again"
+        "a garbage collection ran in another process while this {0} was being written; nothing \
+         was stored: run it again"
     )]
     ConcurrentGc(&'static str),
 
@@ -598,6 +616,51 @@ pub enum Error {
     /// The watch daemon: not running, already running, a bad watch list...
     #[error(transparent)]
     Daemon(#[from] DaemonError),
+}
+
+/// What kind of failure an [`Error`] is: what a caller branches on (the CLI's exit code, the
+/// HTTP status), where the variant says exactly what went wrong.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// What was named does not exist: a revision, a path in a snapshot, an overlay, a store.
+    NotFound,
+    /// The input is malformed or not allowed: a bad glob, a dangerous workspace, a bad key.
+    Invalid,
+    /// The request conflicts with the current state: a tag that exists, a patch that does not
+    /// apply, files changed since; nothing was written.
+    Conflict,
+    /// Another process holds what is needed (a lock, a remote, a concurrent gc): the same
+    /// request later may succeed.
+    Busy,
+    /// Stored data is damaged: an object that does not decode, a database page, a remote pack.
+    Damaged,
+    /// The machine refused: I/O, a full disk, a read-only store, a kernel feature, a network,
+    /// a store written by a newer rewind, a signal.
+    Environment,
+    /// A failure inside rewind itself, not caused by the input.
+    Internal,
+}
+
+impl ErrorKind {
+    /// A stable name in snake case (`not_found`, `invalid`...), for machine-readable output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::NotFound => "not_found",
+            ErrorKind::Invalid => "invalid",
+            ErrorKind::Conflict => "conflict",
+            ErrorKind::Busy => "busy",
+            ErrorKind::Damaged => "damaged",
+            ErrorKind::Environment => "environment",
+            ErrorKind::Internal => "internal",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// What would get a refused patch through, in library terms; the CLI names its flag.
@@ -663,6 +726,128 @@ fn lines_list(lines: &[(usize, usize)]) -> String {
 }
 
 impl Error {
+    /// The kind of failure: what decides an exit code or an HTTP status.
+    pub fn kind(&self) -> ErrorKind {
+        use ErrorKind as K;
+        match self {
+            Error::NoStore(_)
+            | Error::NoWorkspace(_)
+            | Error::UnknownRevision(_)
+            | Error::NoSnapshots(_)
+            | Error::NoAgentSession(_)
+            | Error::NoSuchTurn { .. }
+            | Error::PathNotInSnapshot { .. }
+            | Error::UnknownHunk { .. }
+            | Error::NoSuchHunk { .. }
+            | Error::NoRemote(_)
+            | Error::NoOverlay(_)
+            | Error::OverlayDropped(_)
+            | Error::NoOperation { .. }
+            | Error::NoArtifact(_)
+            | Error::NoTag(_)
+            | Error::WorkspaceVanished(_) => K::NotFound,
+            Error::NotAStore { .. }
+            | Error::NotADirectory(_)
+            | Error::DangerousWorkspace(_)
+            | Error::WorkspaceInStore { .. }
+            | Error::AmbiguousRevision { .. }
+            | Error::Invalid(_)
+            | Error::BadConfig { .. }
+            | Error::BadPath { .. }
+            | Error::PatchParse(_)
+            | Error::NoCommand
+            | Error::BadGlob { .. }
+            | Error::NeedsWorkspace(_)
+            | Error::NothingToForget
+            | Error::ForgetIdsAndPolicy
+            | Error::RevisionOutOfRange { .. }
+            | Error::UnmatchedPaths { .. }
+            | Error::StoreInsideWorkspace { .. }
+            | Error::InvalidArtifactKey(..)
+            | Error::Contract(_)
+            | Error::Strict(_) => K::Invalid,
+            Error::PatchFailed { .. }
+            | Error::Conflict { .. }
+            | Error::TagExists { .. }
+            | Error::TagTaken(_)
+            | Error::WouldOverwriteIgnored { .. }
+            | Error::ForeignSnapshot { .. }
+            | Error::ChangedSince { .. }
+            | Error::OverlayChanged(_)
+            | Error::RemoteExists { .. }
+            | Error::StateForgotten { .. }
+            | Error::RejectedOverlayGone(_)
+            | Error::OverlayExists(_)
+            | Error::NothingToUndo { .. }
+            | Error::ArtifactExists(_)
+            | Error::InterruptedWrite { .. } => K::Conflict,
+            Error::LockTimeout(..)
+            | Error::OverlayBusy { .. }
+            | Error::ConcurrentGc(_)
+            | Error::RemoteBusy { .. } => K::Busy,
+            Error::Corrupt { .. }
+            | Error::Damaged { .. }
+            | Error::Missing { .. }
+            | Error::GcDamaged { .. }
+            | Error::RemoteObjectMissing { .. }
+            | Error::RemoteDamaged { .. } => K::Damaged,
+            Error::Db(e) => match e {
+                redb::Error::Corrupted(_) => K::Damaged,
+                redb::Error::Io(_) | redb::Error::DatabaseAlreadyOpen => K::Environment,
+                _ => K::Internal,
+            },
+            Error::Io { .. }
+            | Error::SchemaVersion { .. }
+            | Error::UnknownFeatures { .. }
+            | Error::ReadOnlyStore { .. }
+            | Error::DiskFull(_)
+            | Error::NamespaceUnavailable(_)
+            | Error::WhiteoutUnsupported { .. }
+            | Error::Interrupted(_)
+            | Error::RestoreInterrupted { .. }
+            | Error::Remote { .. } => K::Environment,
+            Error::Encode { .. } | Error::Internal(_) => K::Internal,
+            Error::Daemon(d) => match d {
+                DaemonError::NotRunning(_) => K::NotFound,
+                DaemonError::AlreadyRunning(_) => K::Conflict,
+                DaemonError::Timeout { .. } => K::Busy,
+                DaemonError::BadWatchList { .. } => K::Damaged,
+                DaemonError::NonUtf8Path(_) | DaemonError::SocketPathTooLong(_) => K::Invalid,
+                DaemonError::StartFailed { .. } => K::Environment,
+                DaemonError::Protocol(_) => K::Internal,
+            },
+        }
+    }
+
+    /// The errors that caused this one, outermost first, as sentences; a cause whose text the
+    /// message (or an outer cause) already holds is left out, so nothing is said twice.
+    pub fn causes(&self) -> Vec<String> {
+        let mut said = self.to_string();
+        let mut out = Vec::new();
+        let mut next = std::error::Error::source(self);
+        while let Some(e) = next {
+            let text = e.to_string();
+            if !said.contains(&text) {
+                said.push('\n');
+                said.push_str(&text);
+                out.push(text);
+            }
+            next = e.source();
+        }
+        out
+    }
+
+    /// The message and its [`causes`](Error::causes) on one line, `: `-separated: for a
+    /// reader that gets one string (an HTTP body, a log line).
+    pub fn full_message(&self) -> String {
+        let mut s = self.to_string();
+        for cause in self.causes() {
+            s.push_str(": ");
+            s.push_str(&cause);
+        }
+        s
+    }
+
     /// Wraps an I/O error with the path it happened on.
     pub fn io(path: impl Into<PathBuf>, source: io::Error) -> Self {
         Error::Io {

@@ -814,7 +814,7 @@ fn store_large(
 /// The chunk sizes to cut `file` with: [`blob::CHUNK_SIZES_BEFORE`] when the store holds the
 /// first chunk those sizes cut from the file, and more of the chunks they cut from its first
 /// [`PROBE_BYTES`] than of those today's sizes cut, i.e. an earlier version of this file was
-/// chunked before issue 17c: cut the same way, it shares its unchanged chunks with that
+/// chunked before the chunk sizes changed: cut the same way, it shares its unchanged chunks with that
 /// version instead of storing them all again. Today's sizes otherwise. Reads the start with pread (the page cache keeps it for the pass
 /// that follows); not counted as read.
 fn sizes_for(ctx: &ReadCtx, path: &Path, file: &File) -> Result<blob::ChunkSizes> {

@@ -128,7 +128,18 @@ pub mod carry;
 pub mod compare;
 pub mod config;
 pub mod contract;
+#[cfg(feature = "daemon")]
 pub mod daemon;
+/// The watch daemon's client side: what a snapshot and an event subscription ask a daemon
+/// (the daemon itself is the `daemon` feature).
+#[cfg(not(feature = "daemon"))]
+pub mod daemon {
+    pub use crate::error::DaemonError;
+    pub use crate::scan::daemon_link::{
+        Client, DaemonPaths, Narrowing, Request, WalkNarrowing, paths,
+    };
+    pub use crate::scan::token::Token;
+}
 pub mod diff;
 pub mod error;
 pub mod events;
@@ -147,7 +158,15 @@ pub mod interrupt;
 pub mod overlay;
 pub mod patch;
 pub mod progress;
+#[cfg(feature = "remote")]
 pub mod remote;
+/// Without the `remote` feature, only the pack format: its decoder is one of the store's
+/// on-disk decoders the fuzz target and the decoder tests exercise (`internals`).
+#[cfg(not(feature = "remote"))]
+mod remote {
+    #[allow(dead_code)]
+    pub mod pack;
+}
 pub mod restore;
 pub mod retention;
 pub mod revert;

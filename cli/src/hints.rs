@@ -26,40 +26,48 @@ pub fn compact_skipped(why: &CompactSkipped) -> String {
     }
 }
 
-/// The message printed for `e`.
+/// What is printed for a library error: the message (the library's, or a rewording in this
+/// CLI's terms where the library names a setting the user gave as a flag), the errors that
+/// caused it, and hints, each printed on its own line, naming what to run or pass.
+pub struct Report {
+    /// The error's sentence.
+    pub message: String,
+    /// The lower errors that caused it, outermost first.
+    pub causes: Vec<String>,
+    /// What to do about it, in this CLI's terms.
+    pub hints: Vec<String>,
+}
+
+/// The [`Report`] of `e`.
+pub fn report(e: &Error) -> Report {
+    Report {
+        message: headline(e),
+        causes: e.causes(),
+        hints: hints(e),
+    }
+}
+
+/// The whole report on one line, for a reader that gets one string (an MCP tool's error, a
+/// hook's log line, another message that quotes it): the message, `: ` and each cause, then
+/// the hints in parentheses.
 pub fn message(e: &Error) -> String {
+    let r = report(e);
+    let mut s = r.message;
+    for cause in r.causes {
+        s.push_str(": ");
+        s.push_str(&cause);
+    }
+    if !r.hints.is_empty() {
+        s.push_str(&format!(" ({})", r.hints.join("; ")));
+    }
+    s
+}
+
+/// The error's sentence: the library's, except where it speaks of a setting this CLI takes as a
+/// flag, or of a step the user takes with a command.
+fn headline(e: &Error) -> String {
     match e {
-        Error::NoStore(_) => format!("{e}: run `rewind init` or pass --store DIR"),
-        Error::ReadOnlyStore { .. } => format!("{e} or pass another --store"),
-        Error::DiskFull(_) => {
-            format!(
-                "{e} (`rewind forget` then `rewind gc` frees rewind's own), or put the store \
-                 elsewhere with --store DIR or REWIND_STORE"
-            )
-        }
-        Error::DangerousWorkspace(_) => format!("{e} (pass --force if you mean it)"),
-        Error::ArtifactExists(_) => format!("{e}: pass --force to replace it"),
         Error::Strict(why) => format!("snapshot aborted (--strict): {why}"),
-        Error::TagExists { .. } => format!("{e}: pass --force to move it"),
-        Error::TagTaken(tag) => format!("{e}: delete it first with `rewind tag -d {tag}`"),
-        Error::WouldOverwriteIgnored { .. } => {
-            format!("{e} (move them away, or pass --force to overwrite them)")
-        }
-        Error::ForeignSnapshot { .. } => format!(
-            "{e} (pass --from-workspace to do it anyway, or -C DIR to restore into its own \
-             workspace)"
-        ),
-        Error::ChangedSince { action, op, paths } => format!(
-            "refusing to {action} operation {op}: these paths changed since it ran (pass \
-             --force to overwrite them): {}",
-            paths.join(", ")
-        ),
-        Error::OverlayChanged(_) => format!("{e} (pass --force to overwrite its changes)"),
-        Error::NamespaceUnavailable(_) => format!("{e} (use --backend copy)"),
-        Error::OverlayBusy { .. } => format!("{e} (--lock-timeout)"),
-        Error::UnknownHunk { overlay, .. } => {
-            format!("{e} (ids are listed by `rewind overlay diff {overlay} --json`)")
-        }
         Error::BadGlob { list, glob, why } => {
             let flag = match list {
                 GlobList::Ignore => "--ignore",
@@ -70,52 +78,6 @@ pub fn message(e: &Error) -> String {
                 Some(g) => format!("bad {flag} glob '{g}': {why}"),
                 None => format!("bad {flag} globs: {why}"),
             }
-        }
-        Error::NoSuchHunk {
-            among: HunkSet::Between { .. },
-            ..
-        } => format!("{e} (see `rewind diff A B --json --hunks`)"),
-        Error::RemoteObjectMissing { remote, .. } => {
-            format!("{e} (run `rewind verify --remote {remote}`)")
-        }
-        Error::RemoteDamaged { remote, .. } => {
-            let e = e.to_string();
-            let open = e.strip_suffix(')').unwrap_or(&e);
-            format!("{open}; see `rewind verify --remote {remote}`)")
-        }
-        Error::GcDamaged { .. } => {
-            format!("{e}; run `rewind verify --full` to see what is damaged")
-        }
-        Error::NoSnapshots(_) => format!("{e}: run `rewind snapshot` first"),
-        Error::NoAgentSession(_) => {
-            format!("{e}: install one with `rewind hook install AGENT`")
-        }
-        Error::NoSuchTurn { session, .. } => {
-            format!("{e} (see `rewind log --session {session}`)")
-        }
-        Error::NoOverlay(_) | Error::OverlayExists(_) => {
-            format!("{e} (see `rewind overlay list`)")
-        }
-        Error::NoOperation { .. } => format!("{e} (see `rewind op log`)"),
-        Error::NoArtifact(_) => format!("{e} (see `rewind artifact ls`)"),
-        Error::RemoteExists { name, .. } => {
-            format!("{e}: remove it first with `rewind remote rm {name}`")
-        }
-        Error::NoRemote(name) => {
-            format!("{e}: add it with `rewind remote add {name} URL` (see `rewind remote ls`)")
-        }
-        Error::StateForgotten {
-            action,
-            op,
-            kind,
-            which,
-            snapshot,
-        } => format!(
-            "cannot {action} operation {op} ({kind}): its {which} state, snapshot {snapshot}, was \
-             forgotten (`rewind forget`), so there is nothing to compare with or go back to"
-        ),
-        Error::RejectedOverlayGone(_) => {
-            format!("{e} (`rewind undo OP` picks another operation)")
         }
         Error::InterruptedWrite {
             kind,
@@ -145,66 +107,117 @@ pub fn message(e: &Error) -> String {
                 .map(|b| format!(" ({b})"))
                 .unwrap_or_default()
         ),
-        Error::ConcurrentGc("remote restore") => {
-            Error::ConcurrentGc("restore --remote").to_string()
+        Error::ConcurrentGc(what) => {
+            let what = match *what {
+                "remote restore" => "restore --remote",
+                w => w,
+            };
+            format!(
+                "a `rewind gc` ran in another process while this {what} was being written; \
+                 nothing was stored: run it again"
+            )
         }
         Error::NoCommand => "rewind run needs a command after --".into(),
-        Error::NeedsWorkspace(_) => format!("{e} (use -C DIR)"),
-        Error::WhiteoutUnsupported { .. } => format!("{e}, else use --backend copy"),
-        Error::StoreInsideWorkspace { .. } => {
-            format!("{e} (use a store elsewhere, or --backend copy)")
-        }
         Error::NothingToForget => {
             "nothing to forget: give --keep-last N, --keep-within DURATION, or snapshot ids".into()
         }
         Error::ForgetIdsAndPolicy => {
             "give either snapshot ids or a policy (--keep-last, --keep-within), not both".into()
         }
-        Error::PatchFailed {
-            path,
-            why,
-            remedy: Some(remedy),
-        } => {
-            let why = match remedy {
-                Remedy::Force => format!("{why} (use --force)"),
-                Remedy::ForceToOverwrite => format!("{why} (use --force to overwrite)"),
-                Remedy::ForceInReason => match why.strip_suffix(')') {
-                    Some(open) => format!("{open}; use --force)"),
-                    None => format!("{why} (use --force)"),
-                },
-                Remedy::ThreeWay => format!("{why} (try --3way)"),
-                Remedy::Base => format!("{why} (no base for a three-way merge: pass --base REV)"),
-                Remedy::Reverse => format!("{why} (to undo it, apply with -R)"),
-            };
-            format!("{path}: {why} (nothing was changed)")
-        }
-        Error::Conflict { path, lines } => {
-            let at: Vec<String> = lines
-                .iter()
-                .map(|(a, b)| format!("lines {a}-{b}"))
-                .collect();
-            format!(
-                "{path}: three-way merge conflicts at {} (use --conflict=markers to write \
-                 markers) (nothing was changed)",
-                at.join(", ")
-            )
-        }
         _ => e.to_string(),
+    }
+}
+
+/// What to do about `e`, in this CLI's flags and commands; none where the message says it all.
+pub fn hints(e: &Error) -> Vec<String> {
+    let one = |h: &str| vec![h.to_string()];
+    match e {
+        Error::NoStore(_) => one("run `rewind init`, or pass --store DIR"),
+        Error::ReadOnlyStore { .. } => one("pass another --store"),
+        Error::DiskFull(_) => vec![
+            "`rewind forget` then `rewind gc` frees rewind's own space".into(),
+            "or put the store elsewhere with --store DIR or REWIND_STORE".into(),
+        ],
+        Error::DangerousWorkspace(_) => one("pass --force if you mean it"),
+        Error::ArtifactExists(_) => one("pass --force to replace it"),
+        Error::TagExists { .. } => one("pass --force to move it"),
+        Error::TagTaken(tag) => vec![format!("delete it first with `rewind tag -d {tag}`")],
+        Error::WouldOverwriteIgnored { .. } => {
+            one("move them away, or pass --force to overwrite them")
+        }
+        Error::ForeignSnapshot { .. } => one(
+            "pass --from-workspace to do it anyway, or -C DIR to restore into its own workspace",
+        ),
+        Error::ChangedSince { .. } => one("pass --force to overwrite them"),
+        Error::OverlayChanged(_) => one("pass --force to overwrite its changes"),
+        Error::NamespaceUnavailable(_) => one("use --backend copy"),
+        Error::OverlayBusy { .. } => one("a longer --lock-timeout waits longer"),
+        Error::UnknownHunk { overlay, .. } => vec![format!(
+            "ids are listed by `rewind overlay diff {overlay} --json`"
+        )],
+        Error::NoSuchHunk {
+            among: HunkSet::Between { .. },
+            ..
+        } => one("see `rewind diff A B --json --hunks`"),
+        Error::RemoteObjectMissing { remote, .. } | Error::RemoteDamaged { remote, .. } => {
+            vec![format!("see `rewind verify --remote {remote}`")]
+        }
+        Error::GcDamaged { .. } => one("run `rewind verify --full` to see what is damaged"),
+        Error::NoSnapshots(_) => one("run `rewind snapshot` first"),
+        Error::NoAgentSession(_) => one("install one with `rewind hook install AGENT`"),
+        Error::NoSuchTurn { session, .. } => {
+            vec![format!("see `rewind log --session {session}`")]
+        }
+        Error::NoOverlay(_) | Error::OverlayExists(_) => one("see `rewind overlay list`"),
+        Error::NoOperation { .. } => one("see `rewind op log`"),
+        Error::NoArtifact(_) => one("see `rewind artifact ls`"),
+        Error::RemoteExists { name, .. } => {
+            vec![format!("remove it first with `rewind remote rm {name}`")]
+        }
+        Error::NoRemote(name) => vec![
+            format!("add it with `rewind remote add {name} URL`"),
+            "`rewind remote ls` lists the remotes".into(),
+        ],
+        Error::StateForgotten { .. } => one("snapshots are forgotten by `rewind forget`"),
+        Error::RejectedOverlayGone(_) => one("`rewind undo OP` picks another operation"),
+        Error::NeedsWorkspace(_) => one("use -C DIR"),
+        Error::WhiteoutUnsupported { .. } => one("or use --backend copy"),
+        Error::StoreInsideWorkspace { .. } => one("use a store elsewhere, or --backend copy"),
+        Error::PatchFailed {
+            remedy: Some(remedy),
+            ..
+        } => one(match remedy {
+            Remedy::Force | Remedy::ForceInReason => "use --force",
+            Remedy::ForceToOverwrite => "use --force to overwrite",
+            Remedy::ThreeWay => "try --3way",
+            Remedy::Base => "no base for a three-way merge: pass --base REV",
+            Remedy::Reverse => "to undo it, apply with -R",
+        }),
+        Error::Conflict { .. } => one("use --conflict=markers to write markers"),
+        _ => Vec::new(),
     }
 }
 
 #[cfg(test)]
 mod tests {
-    //! Each hinted error printed as rewind printed it before the hints moved out of the
-    //! library (the expected strings are the library's old messages, verbatim).
+    //! Each hinted error as printed: the message, then a `hint:` line per hint.
 
-    use super::message;
+    use super::{message, report};
     use rewind::Error;
     use rewind::error::{GlobList, Remedy};
     use std::path::PathBuf;
 
+    /// The lines the CLI prints after `error:`.
+    fn shown(e: &Error) -> String {
+        let r = report(e);
+        let mut lines = vec![r.message];
+        lines.extend(r.causes.into_iter().map(|c| format!("caused by: {c}")));
+        lines.extend(r.hints.into_iter().map(|h| format!("hint: {h}")));
+        lines.join("\n")
+    }
+
     fn patch(why: &str, remedy: Remedy) -> String {
-        message(&Error::PatchFailed {
+        shown(&Error::PatchFailed {
             path: "f".into(),
             why: why.into(),
             remedy: Some(remedy),
@@ -214,93 +227,106 @@ mod tests {
     #[test]
     fn store_and_workspace_errors_name_their_flags() {
         assert_eq!(
-            message(&Error::NoStore(PathBuf::from("/s"))),
-            "no rewind store at /s: run `rewind init` or pass --store DIR"
+            shown(&Error::NoStore(PathBuf::from("/s"))),
+            "no rewind store at /s\nhint: run `rewind init`, or pass --store DIR"
         );
         assert_eq!(
-            message(&Error::ReadOnlyStore {
+            shown(&Error::ReadOnlyStore {
                 path: PathBuf::from("/s"),
                 why: "EROFS".into()
             }),
-            "store /s is read-only (EROFS); check its permissions or pass another --store"
+            "store /s is read-only (EROFS); check its permissions\nhint: pass another --store"
         );
-        let full = message(&Error::DiskFull(std::io::Error::from_raw_os_error(28)));
-        assert!(
-            full.starts_with("the disk holding the store is full ("),
-            "{full}"
-        );
-        assert!(
-            full.ends_with(
-                "); nothing was stored and the store is as it was: free some space (`rewind \
-                 forget` then `rewind gc` frees rewind's own), or put the store elsewhere with \
-                 --store DIR or REWIND_STORE"
-            ),
-            "{full}"
+        let full = shown(&Error::DiskFull(std::io::Error::from_raw_os_error(28)));
+        assert_eq!(
+            full,
+            "the disk holding the store is full (No space left on device (os error 28)); \
+             nothing was stored and the store is as it was: free some space\n\
+             hint: `rewind forget` then `rewind gc` frees rewind's own space\n\
+             hint: or put the store elsewhere with --store DIR or REWIND_STORE"
         );
         assert_eq!(
-            message(&Error::DangerousWorkspace(PathBuf::from("/"))),
-            "refusing to use / as a workspace: it is the root or your home directory (pass \
-             --force if you mean it)"
+            shown(&Error::DangerousWorkspace(PathBuf::from("/"))),
+            "refusing to use / as a workspace: it is the root or your home directory\n\
+             hint: pass --force if you mean it"
         );
         assert_eq!(
-            message(&Error::ArtifactExists("k".into())),
-            "artifact 'k' already exists: pass --force to replace it"
+            shown(&Error::ArtifactExists("k".into())),
+            "artifact 'k' already exists\nhint: pass --force to replace it"
         );
         assert_eq!(
-            message(&Error::Strict("2 unreadable".into())),
+            shown(&Error::Strict("2 unreadable".into())),
             "snapshot aborted (--strict): 2 unreadable"
         );
         assert_eq!(
-            message(&Error::NeedsWorkspace("@~1".into())),
-            "'@~1' needs a workspace (use -C DIR)"
+            shown(&Error::NeedsWorkspace("@~1".into())),
+            "'@~1' needs a workspace\nhint: use -C DIR"
+        );
+    }
+
+    /// A database error keeps its cause, printed on a line of its own.
+    #[test]
+    fn causes_are_a_chain_not_repeated() {
+        let db = Error::from(redb::Error::Corrupted("page 7 does not decode".into()));
+        assert_eq!(
+            shown(&db),
+            "store database error\ncaused by: DB corrupted: page 7 does not decode"
+        );
+        // An I/O error's message names its cause already: not said twice.
+        let io = Error::io("/s/f", std::io::Error::from_raw_os_error(13));
+        assert_eq!(shown(&io), "/s/f: Permission denied (os error 13)");
+        // One line, for readers of one string.
+        assert_eq!(
+            message(&Error::NoStore(PathBuf::from("/s"))),
+            "no rewind store at /s (run `rewind init`, or pass --store DIR)"
         );
     }
 
     #[test]
     fn tag_restore_undo_and_forget_refusals() {
         assert_eq!(
-            message(&Error::TagExists {
+            shown(&Error::TagExists {
                 name: "v1".into(),
                 target: "abcd1234".into()
             }),
-            "tag 'v1' already points at abcd1234: pass --force to move it"
+            "tag 'v1' already points at abcd1234\nhint: pass --force to move it"
         );
         assert_eq!(
-            message(&Error::TagTaken("v1".into())),
-            "tag 'v1' already exists: delete it first with `rewind tag -d v1`"
+            shown(&Error::TagTaken("v1".into())),
+            "tag 'v1' already exists\nhint: delete it first with `rewind tag -d v1`"
         );
         assert_eq!(
-            message(&Error::WouldOverwriteIgnored {
+            shown(&Error::WouldOverwriteIgnored {
                 paths: vec!["a".into(), "b".into()]
             }),
             "restoring would overwrite files that the workspace ignores, so no snapshot holds \
-             them: a, b (move them away, or pass --force to overwrite them)"
+             them: a, b\nhint: move them away, or pass --force to overwrite them"
         );
         assert_eq!(
-            message(&Error::ForeignSnapshot {
+            shown(&Error::ForeignSnapshot {
                 snapshot: "abcd".into(),
                 owner: "/w".into(),
                 here: "workspace /x".into()
             }),
             "snapshot abcd belongs to workspace /w, not to workspace /x; restoring it would \
-             replace these files with another project's (pass --from-workspace to do it \
-             anyway, or -C DIR to restore into its own workspace)"
+             replace these files with another project's\nhint: pass --from-workspace to do it \
+             anyway, or -C DIR to restore into its own workspace"
         );
         assert_eq!(
-            message(&Error::ChangedSince {
+            shown(&Error::ChangedSince {
                 action: "undo",
                 op: 7,
                 paths: vec!["a".into(), "b".into()]
             }),
-            "refusing to undo operation 7: these paths changed since it ran (pass --force to \
-             overwrite them): a, b"
+            "refusing to undo operation 7: these paths changed since it ran: a, b\nhint: pass \
+             --force to overwrite them"
         );
         assert_eq!(
-            message(&Error::NothingToForget),
+            shown(&Error::NothingToForget),
             "nothing to forget: give --keep-last N, --keep-within DURATION, or snapshot ids"
         );
         assert_eq!(
-            message(&Error::ForgetIdsAndPolicy),
+            shown(&Error::ForgetIdsAndPolicy),
             "give either snapshot ids or a policy (--keep-last, --keep-within), not both"
         );
     }
@@ -308,54 +334,56 @@ mod tests {
     #[test]
     fn overlay_refusals() {
         assert_eq!(
-            message(&Error::NamespaceUnavailable("no userns".into())),
-            "the namespace backend is unavailable here: no userns (use --backend copy)"
+            shown(&Error::NamespaceUnavailable("no userns".into())),
+            "the namespace backend is unavailable here: no userns\nhint: use --backend copy"
         );
         assert_eq!(
-            message(&Error::OverlayBusy {
+            shown(&Error::OverlayBusy {
                 seconds: 2.0,
                 what: "waiting for the overlay's lock".into()
             }),
-            "gave up after 2.0s waiting for the overlay's lock (--lock-timeout)"
+            "gave up after 2.0s waiting for the overlay's lock\nhint: a longer --lock-timeout \
+             waits longer"
         );
         assert_eq!(
-            message(&Error::OverlayChanged(3)),
-            "overlay 3 changed since (pass --force to overwrite its changes)"
+            shown(&Error::OverlayChanged(3)),
+            "overlay 3 changed since\nhint: pass --force to overwrite its changes"
         );
         assert_eq!(
-            message(&Error::UnknownHunk {
+            shown(&Error::UnknownHunk {
                 hunk: "h1".into(),
                 overlay: 3
             }),
-            "no pending hunk 'h1' in overlay 3 (ids are listed by `rewind overlay diff 3 --json`)"
+            "no pending hunk 'h1' in overlay 3\nhint: ids are listed by `rewind overlay diff 3 \
+             --json`"
         );
     }
 
     #[test]
     fn namespace_refusals() {
         assert_eq!(
-            message(&Error::WhiteoutUnsupported {
+            shown(&Error::WhiteoutUnsupported {
                 path: PathBuf::from("/o/x"),
                 why: std::io::Error::from_raw_os_error(1),
             }),
             "cannot hide a path the workspace added since the overlay's base (/o/x: Operation \
              not permitted (os error 1)); the kernel must allow unprivileged whiteouts (Linux \
-             5.8+), else use --backend copy"
+             5.8+)\nhint: or use --backend copy"
         );
         assert_eq!(
-            message(&Error::StoreInsideWorkspace {
+            shown(&Error::StoreInsideWorkspace {
                 store: PathBuf::from("/w/.s"),
                 workspace: PathBuf::from("/w"),
             }),
             "the store /w/.s lies inside the workspace /w: overlayfs cannot take its upper \
-             layer from inside its lower one (use a store elsewhere, or --backend copy)"
+             layer from inside its lower one\nhint: use a store elsewhere, or --backend copy"
         );
     }
 
     #[test]
     fn globs() {
         let bad = |list, glob: Option<&str>| {
-            message(&Error::BadGlob {
+            shown(&Error::BadGlob {
                 list,
                 glob: glob.map(str::to_string),
                 why: "oops".into(),
@@ -387,45 +415,46 @@ mod tests {
                 "binary patch: the file differs from the one the patch was made against",
                 Remedy::Force
             ),
-            "f: binary patch: the file differs from the one the patch was made against (use \
-             --force) (nothing was changed)"
+            "f: binary patch: the file differs from the one the patch was made against \
+             (nothing was changed)\nhint: use --force"
         );
         assert_eq!(
             patch(
                 "the patch creates this file, but it exists with other content",
                 Remedy::ForceToOverwrite
             ),
-            "f: the patch creates this file, but it exists with other content (use --force to \
-             overwrite) (nothing was changed)"
+            "f: the patch creates this file, but it exists with other content (nothing was \
+             changed)\nhint: use --force to overwrite"
         );
+        // The reason's own parenthesis is left as the library wrote it.
         assert_eq!(
             patch(
                 "the patch deletes this file, but it differs from what the patch expects (3 bytes would remain)",
                 Remedy::ForceInReason
             ),
             "f: the patch deletes this file, but it differs from what the patch expects (3 \
-             bytes would remain; use --force) (nothing was changed)"
+             bytes would remain) (nothing was changed)\nhint: use --force"
         );
         assert_eq!(
             patch("hunk 1 failed", Remedy::ThreeWay),
-            "f: hunk 1 failed (try --3way) (nothing was changed)"
+            "f: hunk 1 failed (nothing was changed)\nhint: try --3way"
         );
         assert_eq!(
             patch("hunk 1 failed", Remedy::Base),
-            "f: hunk 1 failed (no base for a three-way merge: pass --base REV) (nothing was \
-             changed)"
+            "f: hunk 1 failed (nothing was changed)\nhint: no base for a three-way merge: pass \
+             --base REV"
         );
         assert_eq!(
-            message(&Error::Conflict {
+            shown(&Error::Conflict {
                 path: "f".into(),
                 lines: vec![(1, 2), (5, 5)]
             }),
-            "f: three-way merge conflicts at lines 1-2, lines 5-5 (use --conflict=markers to \
-             write markers) (nothing was changed)"
+            "f: three-way merge conflicts at lines 1-2, lines 5-5 (nothing was changed)\nhint: \
+             use --conflict=markers to write markers"
         );
     }
 
-    /// Report data and errors whose hint moved out of the library read as before.
+    /// Report data and errors whose hint moved out of the library name this CLI's commands.
     #[test]
     fn conflicts_hunks_remotes_and_gc_name_their_commands() {
         use super::{compact_skipped, conflict_why};
@@ -454,107 +483,90 @@ mod tests {
              the workspace's version: choose with --theirs or --ours, or reject it"
         );
         assert_eq!(
-            message(&Error::NoSuchHunk {
+            shown(&Error::NoSuchHunk {
                 hunk: "h1".into(),
                 among: HunkSet::Between {
                     a: "aaaa".into(),
                     b: "bbbb".into()
                 }
             }),
-            "no hunk 'h1' in the modified files of aaaa..bbbb (see `rewind diff A B --json \
-             --hunks`)"
+            "no hunk 'h1' in the modified files of aaaa..bbbb\nhint: see `rewind diff A B \
+             --json --hunks`"
         );
         assert_eq!(
-            message(&Error::NoSuchHunk {
+            shown(&Error::NoSuchHunk {
                 hunk: "h1".into(),
                 among: HunkSet::LiveAgainst
             }),
             "no hunk 'h1' in the workspace's changes against that snapshot (they moved since?)"
         );
         assert_eq!(
-            message(&Error::RemoteObjectMissing {
+            shown(&Error::RemoteObjectMissing {
                 remote: "r".into(),
                 kind: "blob",
                 id: "ab".into()
             }),
-            "remote 'r': blob ab is in no pack on the remote (run `rewind verify --remote r`)"
+            "remote 'r': blob ab is in no pack on the remote\nhint: see `rewind verify --remote \
+             r`"
         );
         assert_eq!(
-            message(&Error::RemoteDamaged {
+            shown(&Error::RemoteDamaged {
                 remote: "r".into(),
                 what: "pack p".into(),
                 why: "missing".into(),
                 problems: 2
             }),
-            "remote 'r': not collecting: pack p: missing (2 problems; see `rewind verify \
-             --remote r`)"
+            "remote 'r': not collecting: pack p: missing (2 problems)\nhint: see `rewind verify \
+             --remote r`"
         );
         assert_eq!(
             compact_skipped(&CompactSkipped::Busy),
             "another process is using the store; run `rewind gc` again when it is idle"
         );
         assert_eq!(
-            message(&Error::GcDamaged {
+            shown(&Error::GcDamaged {
                 kind: "blob",
                 id: "ab".into(),
                 referrer: "tree cd".into(),
                 why: "missing".into()
             }),
-            "gc stopped, nothing was deleted: blob ab (reached from tree cd) is missing; run \
-             `rewind verify --full` to see what is damaged"
+            "gc stopped, nothing was deleted: blob ab (reached from tree cd) is missing\nhint: \
+             run `rewind verify --full` to see what is damaged"
         );
         assert_eq!(
-            message(&Error::NoSnapshots(PathBuf::from("/w"))),
-            "workspace /w has no snapshot yet: run `rewind snapshot` first"
+            shown(&Error::NoSnapshots(PathBuf::from("/w"))),
+            "workspace /w has no snapshot yet\nhint: run `rewind snapshot` first"
         );
         assert_eq!(
-            message(&Error::NoOverlay("x".into())),
-            "no overlay 'x' in this store (see `rewind overlay list`)"
+            shown(&Error::NoOverlay("x".into())),
+            "no overlay 'x' in this store\nhint: see `rewind overlay list`"
         );
         assert_eq!(
-            message(&Error::OverlayExists("x".into())),
-            "an overlay named 'x' already exists (see `rewind overlay list`)"
-        );
-        assert_eq!(
-            message(&Error::NoOperation {
+            shown(&Error::NoOperation {
                 op: 3,
                 workspace: PathBuf::from("/w")
             }),
-            "no operation 3 in workspace /w (see `rewind op log`)"
+            "no operation 3 in workspace /w\nhint: see `rewind op log`"
         );
         assert_eq!(
-            message(&Error::NoArtifact("k".into())),
-            "no artifact 'k' in the store (see `rewind artifact ls`)"
-        );
-        assert_eq!(
-            message(&Error::RemoteExists {
+            shown(&Error::RemoteExists {
                 name: "r".into(),
                 url: "s3://b".into()
             }),
-            "remote 'r' already exists (s3://b): remove it first with `rewind remote rm r`"
+            "remote 'r' already exists (s3://b)\nhint: remove it first with `rewind remote rm r`"
         );
         assert_eq!(
-            message(&Error::NoRemote("r".into())),
-            "no remote 'r': add it with `rewind remote add r URL` (see `rewind remote ls`)"
+            shown(&Error::NoRemote("r".into())),
+            "no remote 'r'\nhint: add it with `rewind remote add r URL`\nhint: `rewind remote \
+             ls` lists the remotes"
         );
         assert_eq!(
-            message(&Error::StateForgotten {
-                action: "undo",
-                op: 4,
-                kind: "restore".into(),
-                which: "before",
-                snapshot: "abcd".into()
-            }),
-            "cannot undo operation 4 (restore): its before state, snapshot abcd, was forgotten \
-             (`rewind forget`), so there is nothing to compare with or go back to"
+            shown(&Error::RejectedOverlayGone(7)),
+            "overlay 7 was dropped, so its reject cannot be taken back\nhint: `rewind undo OP` \
+             picks another operation"
         );
         assert_eq!(
-            message(&Error::RejectedOverlayGone(7)),
-            "overlay 7 was dropped, so its reject cannot be taken back (`rewind undo OP` picks \
-             another operation)"
-        );
-        assert_eq!(
-            message(&Error::InterruptedWrite {
+            shown(&Error::InterruptedWrite {
                 kind: "apply".into(),
                 workspace: PathBuf::from("/w"),
                 before: Some("abcd".into())
@@ -563,24 +575,26 @@ mod tests {
              again to finish it, or `rewind restore abcd` to go back to the state before it"
         );
         assert_eq!(
-            message(&Error::RestoreInterrupted {
-                kind: "restore".into(),
-                target: "t1".into(),
-                before: Some("b1".into()),
-                written: 2,
-                total: 5
-            }),
-            "interrupted: 2 of 5 files of the restore written, the rest untouched. Run `rewind \
-             restore t1` to finish it, or `rewind undo` to go back to the state before it (b1)"
-        );
-        assert_eq!(
-            message(&Error::ConcurrentGc("remote restore")),
+            shown(&Error::ConcurrentGc("remote restore")),
             "a `rewind gc` ran in another process while this restore --remote was being \
              written; nothing was stored: run it again"
         );
         assert_eq!(
-            message(&Error::NoCommand),
+            shown(&Error::NoCommand),
             "rewind run needs a command after --"
         );
+    }
+
+    /// The library's own messages name no command of this CLI.
+    #[test]
+    fn the_library_names_no_command() {
+        for e in [
+            Error::ConcurrentGc("snapshot"),
+            Error::NoStore(PathBuf::from("/s")),
+            Error::NoSnapshots(PathBuf::from("/w")),
+        ] {
+            let text = e.to_string();
+            assert!(!text.contains("`rewind "), "{text}");
+        }
     }
 }

@@ -413,24 +413,26 @@ fn run_cli() -> i32 {
         {
             0
         }
-        Err(CliError::Lib(e @ Error::RestoreInterrupted { .. })) => {
-            output::error_line(&hints::message(&e), ctx.json);
-            EXIT_INTERRUPTED
+        Err(CliError::Lib(e)) => {
+            output::error_report(&hints::report(&e), e.kind(), ctx.json);
+            exit_code(&e)
         }
-        // A conflict is an answer about the files, not a failure of rewind: 1, as revert's
-        // and overlay accept's listed conflicts.
-        Err(CliError::Lib(e @ Error::Conflict { .. })) => {
-            output::error_line(&hints::message(&e), ctx.json);
-            EXIT_CONFLICT
-        }
-        Err(e) => {
-            let msg = match e {
-                CliError::Lib(e) => hints::message(&e),
-                CliError::Io(e) => format!("writing output: {e}"),
-            };
-            output::error_line(&msg, ctx.json);
+        Err(CliError::Io(e)) => {
+            output::error_line(&format!("writing output: {e}"), ctx.json);
             EXIT_ERROR
         }
+    }
+}
+
+/// The exit code of a command that failed with `e`. Every kind of failure is 2 (the codes are
+/// a documented contract; `--json` says the kind), but for two answers that are not failures
+/// of rewind: a merge conflict (1, as revert's and overlay accept's listed conflicts) and a
+/// restore a signal stopped part way (130).
+fn exit_code(e: &Error) -> i32 {
+    match e {
+        Error::Conflict { .. } => EXIT_CONFLICT,
+        Error::RestoreInterrupted { .. } => EXIT_INTERRUPTED,
+        _ => EXIT_ERROR,
     }
 }
 

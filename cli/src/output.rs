@@ -73,6 +73,38 @@ pub fn error_line(msg: &str, json: bool) {
     }
 }
 
+/// A library error on stderr: the message, each cause on a `caused by:` line and each hint on a
+/// `hint:` line; with `json` also `{"error", "kind", "causes", "hints"}` on stdout.
+pub fn error_report(r: &crate::hints::Report, kind: rewind::error::ErrorKind, json: bool) {
+    let color = auto_color(Stream::Stderr);
+    let label = paint(
+        color,
+        Style::new().bold().fg_color(Some(AnsiColor::Red.into())),
+        "error:",
+    );
+    let hint = paint(
+        color,
+        Style::new().fg_color(Some(AnsiColor::Cyan.into())),
+        "hint:",
+    );
+    let mut text = format!("rewind: {label} {}\n", r.message);
+    for cause in &r.causes {
+        text.push_str(&format!("rewind: caused by: {cause}\n"));
+    }
+    for h in &r.hints {
+        text.push_str(&format!("rewind: {hint} {h}\n"));
+    }
+    eprint!("{text}");
+    if json {
+        let _ = print_json(&serde_json::json!({
+            "error": r.message,
+            "kind": kind.as_str(),
+            "causes": r.causes,
+            "hints": r.hints,
+        }));
+    }
+}
+
 /// A warning on stderr.
 pub fn warn(msg: &str) {
     let color = auto_color(Stream::Stderr);

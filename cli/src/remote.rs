@@ -235,7 +235,7 @@ pub fn remote(ctx: &Ctx, a: RemoteArgs) -> CliResult {
         }
         RemoteCommand::Rm { name } => {
             if !config::remove(store.dir(), &name)? {
-                return Err(Error::Invalid(format!("no remote '{name}'")).into());
+                return Err(Error::NoRemote(name).into());
             }
             if ctx.json {
                 output::print_json(&json!({"removed": name}))?;

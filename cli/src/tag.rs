@@ -14,7 +14,7 @@ pub fn tag(ctx: &Ctx, a: TagArgs) -> CliResult {
     let store = ctx.open_store(false)?;
     if a.delete {
         if !store.delete_tag(&a.name)? {
-            return Err(rewind::Error::Invalid(format!("no tag named '{}'", a.name)).into());
+            return Err(rewind::Error::NoTag(a.name).into());
         }
         if ctx.json {
             output::print_json(&json!({ "deleted": a.name }))?;

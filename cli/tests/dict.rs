@@ -1,4 +1,4 @@
-//! gc's zstd dictionary and recompression (issue 17), end to end: blobs larger than a group's
+//! gc's zstd dictionary and recompression, end to end: blobs larger than a group's
 //! members (small ones are regrouped instead, see groups.rs) written as plain frames read back
 //! the same after gc rewrites them with a dictionary, `verify --full` passes at every
 //! step, and forgetting snapshots, retraining and collecting never leaves a blob without the

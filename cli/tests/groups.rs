@@ -1,4 +1,4 @@
-//! Small blobs compressed together in groups (issue 17), end to end: a snapshot groups its
+//! Small blobs compressed together in groups, end to end: a snapshot groups its
 //! small files, and restore, `cat`, `diff` and `verify --full` read every member back; gc
 //! regroups, and forgetting snapshots and collecting never leaves a live blob without its
 //! bytes, whatever the history (a proptest).

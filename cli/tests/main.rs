@@ -16,6 +16,7 @@ mod daemon;
 mod damage;
 mod dict;
 mod diff_git;
+mod error_kinds;
 mod everyday;
 mod format;
 mod gc;

@@ -549,6 +549,45 @@ fn the_login_url_signs_in_and_the_buttons_work() {
     assert_eq!(read(&env.path("a.txt")), b"two\n");
 }
 
+/// A button whose API call fails shows the API's sentence (`{"code", "error"}`), with its code,
+/// not the response's raw JSON.
+#[test]
+fn a_failed_action_shows_the_api_error_text() {
+    let Some(b) = browser() else { return };
+    let env = Env::new();
+    env.write("a.txt", b"one\n");
+    let ov = overlay_on(&env);
+    common::write_file(&ov, b"a.txt", b"two\n");
+    let (_server, url, login) = serve(&env, &[]);
+    sign_in(&b, &login);
+    b.goto(&format!("{url}/overlay/review"));
+    b.wait_for(
+        "the overlay's review",
+        "return document.querySelector('section.file[data-path=\"a.txt\"]') !== null;",
+        json!([]),
+    );
+    // The overlay goes away behind the page's back: its accept button now names nothing.
+    env.ok(&["overlay", "drop", "review"]);
+    // A failed action does not reload the page: it shows the error in place.
+    b.click("section.file[data-path=\"a.txt\"] > header button.accept");
+    b.wait_for(
+        "the failed accept's message",
+        "var m = document.getElementById('message'); \
+         return m !== null && m.textContent.indexOf('no overlay') >= 0;",
+        json!([]),
+    );
+    let shown = b.js(
+        "return document.getElementById('message').textContent;",
+        json!([]),
+    );
+    let shown = shown.as_str().expect("the message's text");
+    assert!(
+        shown.starts_with("[not_found] no overlay") && !shown.contains('{'),
+        "the API's sentence and code, not its JSON: {shown}"
+    );
+    assert_eq!(read(&env.path("a.txt")), b"one\n", "nothing was accepted");
+}
+
 /// A page on another origin (another port of 127.0.0.1: the same *site*, so the page's
 /// SameSite=Strict cookie goes along): serves `html` to every request until dropped.
 struct OtherOrigin {

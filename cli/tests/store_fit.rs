@@ -1,4 +1,4 @@
-//! The store file's length after a snapshot that grew it (issue 17): redb doubles the file, and
+//! The store file's length after a snapshot that grew it: redb doubles the file, and
 //! the handle that grew it cuts the free end when it drops (`Store::fit`); the store's
 //! transactions allocate the lowest pages, so nothing is left at the end. Through the real
 //! binary, whose snapshot skips redb's close; and with another process reading the store,

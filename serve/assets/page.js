@@ -19,13 +19,14 @@
     });
   }
 
+  // The API's errors are {"code": "...", "error": "the sentence"}: show the sentence and its
+  // code, never the raw JSON.
   function errorText(status, text) {
     try {
       var j = JSON.parse(text);
-      var e = j.error || j;
-      var parts = [e.message || text];
-      if (e.code) parts.unshift("[" + e.code + "]");
-      return parts.join(" ");
+      var sentence = typeof j.error === "string" ? j.error : null;
+      if (!sentence) throw new Error("not an API error");
+      return (j.code ? "[" + j.code + "] " : "") + sentence;
     } catch (_) {
       return "HTTP " + status + (text ? ": " + text : "");
     }

@@ -1,10 +1,12 @@
 //! Errors as JSON: `{"code": "...", "error": "..."}` with an HTTP status. `code` is stable (a
-//! client branches on it); the sentence is for people. The conditions are the CLI's exit code 2.
+//! client branches on it); the sentence is for people. A library error's status and code follow
+//! its [`ErrorKind`]; the conditions are the CLI's exit code 2.
 
 use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use rewind::Error;
+use rewind::error::ErrorKind;
 
 /// An API error: a status, a stable code and a sentence.
 #[derive(Debug)]
@@ -54,58 +56,30 @@ impl ApiError {
 impl From<Error> for ApiError {
     fn from(e: Error) -> ApiError {
         let (status, code) = classify(&e);
-        ApiError::new(status, code, e.to_string())
+        ApiError::new(status, code, e.full_message())
     }
 }
 
-/// The status and code of a library error.
+/// The status and code of a library error: the error's kind decides, and a few conditions of
+/// the server's own store get a code of their own (a client can say "the store is gone" or "the
+/// disk is full" rather than "internal").
 fn classify(e: &Error) -> (StatusCode, &'static str) {
     use StatusCode as S;
     match e {
-        Error::NoWorkspace(_)
-        | Error::UnknownRevision(_)
-        | Error::NoSnapshots(_)
-        | Error::PathNotInSnapshot { .. }
-        | Error::NoOverlay(_)
-        | Error::NoArtifact(_)
-        | Error::NoOperation { .. }
-        | Error::OverlayDropped(_)
-        | Error::WorkspaceVanished(_)
-        | Error::NoRemote(_) => (S::NOT_FOUND, "not_found"),
-        Error::AmbiguousRevision { .. }
-        | Error::Invalid(_)
-        | Error::PatchParse(_)
-        | Error::BadGlob { .. }
-        | Error::UnknownHunk { .. }
-        | Error::NoSuchHunk { .. }
-        | Error::NoCommand
-        | Error::InvalidArtifactKey(..)
-        | Error::RevisionOutOfRange { .. }
-        | Error::UnmatchedPaths { .. }
-        | Error::NeedsWorkspace(_)
-        | Error::NotADirectory(_)
-        | Error::DangerousWorkspace(_)
-        | Error::WorkspaceInStore { .. }
-        | Error::Strict(_) => (S::BAD_REQUEST, "bad_request"),
-        Error::PatchFailed { .. }
-        | Error::Conflict { .. }
-        | Error::ChangedSince { .. }
-        | Error::OverlayChanged(_)
-        | Error::OverlayBusy { .. }
-        | Error::NothingToUndo { .. }
-        | Error::TagExists { .. }
-        | Error::TagTaken(_)
-        | Error::ArtifactExists(_)
-        | Error::OverlayExists(_)
-        | Error::WouldOverwriteIgnored { .. }
-        | Error::ForeignSnapshot { .. }
-        | Error::Contract(_)
-        | Error::ConcurrentGc(_)
-        | Error::RemoteExists { .. }
-        | Error::StateForgotten { .. }
-        | Error::RejectedOverlayGone(_) => (S::CONFLICT, "conflict"),
-        Error::BadPath { .. } => (S::BAD_REQUEST, "path_outside"),
-        Error::LockTimeout(..) => (S::LOCKED, "locked"),
+        Error::BadPath { .. } => return (S::BAD_REQUEST, "path_outside"),
+        Error::NoStore(_) => return (S::SERVICE_UNAVAILABLE, "no_store"),
+        Error::ReadOnlyStore { .. } => return (S::SERVICE_UNAVAILABLE, "read_only_store"),
+        Error::DiskFull(_) => return (S::INSUFFICIENT_STORAGE, "disk_full"),
+        Error::Remote { .. } => return (S::BAD_GATEWAY, "remote_failed"),
+        _ => {}
+    }
+    match e.kind() {
+        ErrorKind::NotFound => (S::NOT_FOUND, "not_found"),
+        ErrorKind::Invalid => (S::BAD_REQUEST, "bad_request"),
+        ErrorKind::Conflict => (S::CONFLICT, "conflict"),
+        ErrorKind::Busy => (S::LOCKED, "locked"),
+        ErrorKind::Damaged => (S::INTERNAL_SERVER_ERROR, "damaged"),
+        ErrorKind::Environment => (S::SERVICE_UNAVAILABLE, "unavailable"),
         _ => (S::INTERNAL_SERVER_ERROR, "internal"),
     }
 }
@@ -175,4 +149,102 @@ pub async fn json_errors(req: axum::extract::Request, next: axum::middleware::Ne
             .insert(axum::http::header::ALLOW, allow.clone());
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::classify;
+    use axum::http::StatusCode as S;
+    use rewind::Error;
+    use std::path::PathBuf;
+
+    /// The server's own store conditions get their own status and code, not 500 "internal".
+    #[test]
+    fn store_conditions_have_their_own_codes() {
+        let cases = [
+            (
+                Error::NoStore(PathBuf::from("/s")),
+                S::SERVICE_UNAVAILABLE,
+                "no_store",
+            ),
+            (
+                Error::ReadOnlyStore {
+                    path: PathBuf::from("/s"),
+                    why: "EROFS".into(),
+                },
+                S::SERVICE_UNAVAILABLE,
+                "read_only_store",
+            ),
+            (
+                Error::DiskFull(std::io::Error::from_raw_os_error(28)),
+                S::INSUFFICIENT_STORAGE,
+                "disk_full",
+            ),
+            (
+                Error::RemoteBusy {
+                    remote: "r".into(),
+                    holder: "gc on host h".into(),
+                },
+                S::LOCKED,
+                "locked",
+            ),
+            (
+                Error::Remote {
+                    remote: "r".into(),
+                    why: "connection refused".into(),
+                },
+                S::BAD_GATEWAY,
+                "remote_failed",
+            ),
+        ];
+        for (e, status, code) in cases {
+            assert_eq!(classify(&e), (status, code), "{e}");
+        }
+    }
+
+    /// Every kind has its status: one error of each.
+    #[test]
+    fn kinds_decide_the_status() {
+        let cases = [
+            (
+                Error::UnknownRevision("zz".into()),
+                S::NOT_FOUND,
+                "not_found",
+            ),
+            (Error::NothingToForget, S::BAD_REQUEST, "bad_request"),
+            (Error::TagTaken("v1".into()), S::CONFLICT, "conflict"),
+            (Error::ConcurrentGc("snapshot"), S::LOCKED, "locked"),
+            (
+                Error::Corrupt {
+                    kind: "tree",
+                    id: "ab".into(),
+                    why: "bad".into(),
+                },
+                S::INTERNAL_SERVER_ERROR,
+                "damaged",
+            ),
+            (
+                Error::NamespaceUnavailable("no userns".into()),
+                S::SERVICE_UNAVAILABLE,
+                "unavailable",
+            ),
+            (
+                Error::Internal("a worker panicked".into()),
+                S::INTERNAL_SERVER_ERROR,
+                "internal",
+            ),
+        ];
+        for (e, status, code) in cases {
+            assert_eq!(classify(&e), (status, code), "{e}");
+        }
+    }
+
+    /// The sentence carries the causes the error's own message does not say.
+    #[test]
+    fn the_body_keeps_the_cause() {
+        let e = Error::from(redb::Error::Corrupted("page 7".into()));
+        let api = super::ApiError::from(e);
+        assert_eq!(api.message, "store database error: DB corrupted: page 7");
+        assert_eq!(api.code, "damaged");
+    }
 }

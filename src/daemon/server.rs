@@ -458,7 +458,7 @@ impl Shared {
             return (
                 crate::scan::daemon_link::QueryAnswer {
                     token: None,
-                    full: Some("the workspace is not watched (rewind watch on)".into()),
+                    full: Some("the workspace is not watched".into()),
                     ..Default::default()
                 },
                 Vec::new(),

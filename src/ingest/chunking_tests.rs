@@ -1,5 +1,5 @@
 //! Large files' chunking: `blob::chunker` cuts any input into chunks within the sizes that
-//! concatenate back to it, and stores made before the chunk sizes changed (issue 17c) keep
+//! concatenate back to it, and stores made before the chunk sizes changed keep
 //! working.
 
 use super::*;

@@ -41,8 +41,10 @@ struct File {
 fn load(store_dir: &Path) -> Result<File> {
     let path = store_dir.join(REMOTES_FILE);
     match std::fs::read_to_string(&path) {
-        Ok(text) => toml::from_str(&text)
-            .map_err(|e| Error::Invalid(format!("{}: {}", path.display(), e.message()))),
+        Ok(text) => toml::from_str(&text).map_err(|e| Error::BadConfig {
+            path: path.clone(),
+            why: e.message().to_string(),
+        }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(File::default()),
         Err(e) => Err(Error::io(path, e)),
     }

@@ -107,7 +107,8 @@ pub const CHANGED_ENTRY: u8 = b'n';
 /// In a [`QueryAnswer`]'s list: nothing at or below the directory can be trusted.
 pub const CHANGED_TREE: u8 = b't';
 
-/// Encodes an answer's list.
+/// Encodes an answer's list (the daemon's side).
+#[cfg_attr(not(feature = "daemon"), allow(dead_code))]
 pub fn encode_changed<'a>(
     dirs: impl IntoIterator<Item = &'a [u8]>,
     names: impl IntoIterator<Item = &'a [u8]>,

@@ -72,7 +72,7 @@ pub const CHUNK_SIZES: ChunkSizes = ChunkSizes {
     max: CHUNK_MAX,
 };
 
-/// What every large file was cut with before issue 17c. A file that a store holds cut this
+/// What every large file was cut with before the chunk sizes changed. A file that a store holds cut this
 /// way keeps being cut this way (see `ingest`), so its next versions share its chunks.
 pub const CHUNK_SIZES_BEFORE: ChunkSizes = ChunkSizes {
     min: 256 << 10,

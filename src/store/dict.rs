@@ -4,8 +4,8 @@
 //! files share licence headers, includes and idioms, and a solid archive (`tar | zstd`) wins
 //! 15-20% from that; a dictionary trained from a sample of the store's own small files wins most
 //! of it back while every blob stays readable alone (measured on the Linux tree: 235 MiB of
-//! level-3 frames became 191 MiB at level 9 with a 110 KiB dictionary; see the closing note of
-//! issue 17 and `benches/dict-size.sh`).
+//! level-3 frames became 191 MiB at level 9 with a 110 KiB dictionary; see
+//! `benches/dict-size.sh`).
 //!
 //! Dictionaries are a gc-time decision (see [`crate::gc`]): a snapshot writes plain frames at
 //! its own fast level, and gc trains a dictionary when the store has none (or when most small

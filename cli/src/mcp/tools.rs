@@ -329,7 +329,7 @@ fn list(st: &State, p: ListParams) -> Result<wire::SnapshotList> {
     let tagged = match &p.tag {
         Some(t) => match reader.tags()?.into_iter().find(|(n, _)| n == t) {
             Some((_, id)) => Some(id),
-            None => return Err(Error::Invalid(format!("no tag named {t:?}"))),
+            None => return Err(Error::NoTag(t.clone())),
         },
         None => None,
     };
