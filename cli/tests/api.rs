@@ -119,13 +119,13 @@ fn openapi() -> Value {
     serde_json::from_str(&text).expect("openapi.json parses")
 }
 
+/// a.txt in [`setup`]'s workspace.
+const A_TXT: &str = "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\n";
+
 /// A workspace with one snapshot and `target/` ignored.
 fn setup() -> Env {
     let env = Env::new();
-    env.write(
-        "a.txt",
-        b"one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\n",
-    );
+    env.write("a.txt", A_TXT.as_bytes());
     env.write(".gitignore", b"target/\n");
     env.ok(&["init"]);
     env.ok(&["snapshot", "-m", "base"]);
@@ -286,19 +286,20 @@ fn events(
         }
         let r = req.call().expect("events");
         let _ = ready_tx.send(());
-        let mut id = None;
+        let (mut id, mut data) = (None, None);
         for line in BufReader::new(r.into_body().into_reader()).lines() {
             let Ok(line) = line else { return };
             if let Some(v) = line.strip_prefix("id:") {
                 id = v.trim().parse().ok();
             } else if let Some(d) = line.strip_prefix("data:") {
-                let Ok(v) = serde_json::from_str::<Value>(d.trim()) else {
-                    continue;
-                };
-                if tx.send((id.take(), v)).is_err() {
+                data = serde_json::from_str::<Value>(d.trim()).ok();
+            } else if line.is_empty() {
+                // An event ends at a blank line; its fields come in any order.
+                if let Some(v) = data.take()
+                    && tx.send((id.take(), v)).is_err()
+                {
                     return;
                 }
-            } else if line.is_empty() {
                 id = None;
             }
         }
@@ -329,8 +330,8 @@ fn wait_for(
     panic!("no {what} event; saw {seen:?}")
 }
 
-fn ws_path(srv: &Server) -> String {
-    srv.get("/v1/workspaces")[0]["path"]
+fn ws_path(srv: &Server, ws: u64) -> String {
+    srv.get(&format!("/v1/workspaces/{ws}"))["path"]
         .as_str()
         .expect("a path")
         .to_string()
@@ -450,11 +451,10 @@ fn run_options_work_on_both_run_routes() {
             .collect();
         assert_eq!(paths, ["a.txt"], "{route}: {v}");
         assert_eq!(v["on_violation"], "revert", "{route}");
-        assert_eq!(v["reverted"], true, "{route}: {v}");
-        assert!(
-            !read_after(&env, &srv, &route, "a.txt")
-                .unwrap()
-                .contains('x'),
+        assert_eq!(v["reverted"], json!(["a.txt"]), "{route}: {v}");
+        assert_eq!(
+            read_after(&env, &srv, &route, "a.txt").as_deref(),
+            Some(A_TXT),
             "{route}: the violation was reverted"
         );
         // A bad glob is refused before anything runs.
@@ -505,20 +505,40 @@ fn run_options_work_on_both_run_routes() {
             "{route}: {v}"
         );
 
-        // ignore: the globs' paths are in neither snapshot, so not in the diff.
-        let v = srv.post(
+        // ignore: the globs' paths are in neither snapshot, so not in the diff. An overlay's
+        // state keeps its base's rules: there the option is refused, not dropped.
+        if route.starts_with("/v1/overlays/") {
+            let (s, e) = srv.call(
+                "POST",
+                &route,
+                Some(json!({"command": ["true"], "ignore": ["*.log"]})),
+            );
+            assert_eq!((s, e["code"].as_str()), (400, Some("bad_request")), "{e}");
+        } else {
+            let v = srv.post(
             &route,
             json!({"command": ["sh", "-c", "echo l > run.log; echo k > kept.txt"], "ignore": ["*.log"]}),
         );
-        let changed: Vec<&str> = v["diff"]["files"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|f| f["path"].as_str().unwrap())
-            .collect();
-        assert_eq!(changed, ["kept.txt"], "{route}: {v}");
+            let changed: Vec<&str> = v["diff"]["files"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| f["path"].as_str().unwrap())
+                .collect();
+            assert_eq!(changed, ["kept.txt"], "{route}: {v}");
+        }
 
-        // scratch: the command gets a scratch directory whose files are kept with the run.
+        // scratch: the command gets a scratch directory whose files are kept with the run
+        // (not in an overlay, where the command would not see it: refused).
+        if route.starts_with("/v1/overlays/") {
+            let (s, e) = srv.call(
+                "POST",
+                &route,
+                Some(json!({"command": ["true"], "scratch": true})),
+            );
+            assert_eq!((s, e["code"].as_str()), (400, Some("bad_request")), "{e}");
+            continue;
+        }
         let v = srv.post(
             &route,
             json!({"command": ["sh", "-c", "echo notes > \"$REWIND_SCRATCH/notes\""], "scratch": true}),
@@ -603,10 +623,7 @@ fn conflicts_are_structured_without_asking() {
     let c = &conflicts[0];
     assert_eq!(c["path"], "a.txt");
     assert!(c["why"].as_str().is_some_and(|w| !w.is_empty()), "{c}");
-    assert!(
-        c["regions"].as_array().is_some_and(|r| !r.is_empty()),
-        "{c}"
-    );
+    assert!(c["regions"].as_u64().is_some_and(|r| r >= 1), "{c}");
     // The rest was accepted; the conflicting file is untouched and still pending.
     assert_eq!(std::fs::read_to_string(env.path("n.txt")).unwrap(), "n\n");
     assert!(
@@ -656,7 +673,7 @@ fn split_parts_are_accepted_one_by_one() {
         "the other part is pending: {d}"
     );
     for (body, code) in [
-        (json!({"hunk": "000000000000"}), "not_found"),
+        (json!({"hunk": "000000000000"}), "bad_request"),
         (json!({"hunk": ""}), "bad_request"),
         (json!({"hunks": [hunk]}), "bad_request"),
     ] {
@@ -789,7 +806,7 @@ fn a_stream_opened_before_the_daemon_gets_file_events_once_it_is_up() {
         },
         |v| v["event"] == "changed" && v["paths"].to_string().contains("late.txt"),
     );
-    assert_eq!(v["workspace"], ws_path(&srv));
+    assert_eq!(v["workspace"], ws_path(&srv, ws));
 }
 
 #[test]
@@ -815,10 +832,17 @@ fn writes_inside_a_copy_overlay_are_events() {
             n += 1;
             std::fs::write(dir.join("in-overlay.txt"), format!("{n}\n")).unwrap();
         },
-        |v| v["event"] == "changed" && v["overlay"] == ov,
+        |v| {
+            v["event"] == "changed"
+                && v["overlay"] == ov
+                && v["paths"].to_string().contains("in-overlay.txt")
+        },
     );
-    assert_eq!(v["workspace"], ws_path(&srv), "{v}");
-    assert_eq!(v["paths"], json!(["in-overlay.txt"]), "{v}");
+    assert_eq!(v["workspace"], ws_path(&srv, ws), "{v}");
+    assert!(
+        !v["paths"].to_string().contains("tree/"),
+        "paths relative to the overlay's directory: {v}"
+    );
     // The workspace's own writes are events without `overlay`.
     let (_, v) = wait_for(
         &rx,
