@@ -210,7 +210,7 @@ fn pending_counts_only_the_reviewable_changes() {
                 .as_array()
                 .unwrap()
                 .iter()
-                .find(|r| r["id"].to_string() == id)
+                .find(|r| r["id"].as_u64().is_some_and(|n| n.to_string() == id))
                 .cloned()
                 .unwrap();
             row["pending"].as_u64().unwrap()
@@ -230,7 +230,7 @@ fn pending_counts_only_the_reviewable_changes() {
                 .as_array()
                 .unwrap()
                 .iter()
-                .find(|r| r["id"].to_string() == id)
+                .find(|r| r["id"].as_u64().is_some_and(|n| n.to_string() == id))
                 .unwrap()["pending"]
                 .as_u64()
                 .unwrap()
@@ -778,7 +778,7 @@ fn last_event_id_replays_what_was_missed_or_says_gap() {
     let (id, g) = wait_for(&rx, "gap", || {}, |v| v["event"] == "gap");
     assert_eq!((id, g["last_event_id"].as_u64()), (None, Some(1)), "{g}");
     assert!(g["missed"].is_null(), "{g}");
-    let (s, e) = srv.call("GET", &format!("/v1/events?last_event_id=x"), None);
+    let (s, e) = srv.call("GET", "/v1/events?last_event_id=x", None);
     assert_eq!((s, e["code"].as_str()), (400, Some("bad_request")), "{e}");
 }
 
