@@ -22,6 +22,10 @@ pub enum Event {
         time_ns: i64,
         /// The changed paths, sorted.
         paths: Vec<String>,
+        /// Set when the writes were inside this copy overlay's directory (the paths are
+        /// relative to it; `workspace` is the overlay's workspace).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        overlay: Option<u64>,
     },
     /// A snapshot was recorded (by any command, or automatically).
     Snapshot {
@@ -215,6 +219,7 @@ mod tests {
             workspace: "/w".into(),
             time_ns: 5,
             paths: vec!["a/b".into()],
+            overlay: None,
         };
         let j = serde_json::to_value(&e).unwrap();
         assert_eq!(j["event"], "changed");

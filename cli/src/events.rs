@@ -73,8 +73,19 @@ fn human(ctx: &Ctx, e: &Event) -> String {
     let when = |ns: i64| output::format_time(ns);
     let kind = |k: &str| paint(ctx.color, output::bold(), k);
     match e {
-        Event::Changed { time_ns, paths, .. } => {
-            format!("{} {} {}", when(*time_ns), kind("changed"), paths.join(" "))
+        Event::Changed {
+            time_ns,
+            paths,
+            overlay,
+            ..
+        } => {
+            let inside = overlay.map_or_else(String::new, |o| format!("(overlay {o}) "));
+            format!(
+                "{} {} {inside}{}",
+                when(*time_ns),
+                kind("changed"),
+                paths.join(" ")
+            )
         }
         Event::Snapshot {
             time_ns,

@@ -119,13 +119,13 @@ fn openapi() -> Value {
     serde_json::from_str(&text).expect("openapi.json parses")
 }
 
+/// a.txt in [`setup`]'s workspace.
+const A_TXT: &str = "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\n";
+
 /// A workspace with one snapshot and `target/` ignored.
 fn setup() -> Env {
     let env = Env::new();
-    env.write(
-        "a.txt",
-        b"one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\n",
-    );
+    env.write("a.txt", A_TXT.as_bytes());
     env.write(".gitignore", b"target/\n");
     env.ok(&["init"]);
     env.ok(&["snapshot", "-m", "base"]);
@@ -210,7 +210,7 @@ fn pending_counts_only_the_reviewable_changes() {
                 .as_array()
                 .unwrap()
                 .iter()
-                .find(|r| r["id"].to_string() == id)
+                .find(|r| r["id"].as_u64().is_some_and(|n| n.to_string() == id))
                 .cloned()
                 .unwrap();
             row["pending"].as_u64().unwrap()
@@ -230,7 +230,7 @@ fn pending_counts_only_the_reviewable_changes() {
                 .as_array()
                 .unwrap()
                 .iter()
-                .find(|r| r["id"].to_string() == id)
+                .find(|r| r["id"].as_u64().is_some_and(|n| n.to_string() == id))
                 .unwrap()["pending"]
                 .as_u64()
                 .unwrap()
@@ -248,4 +248,607 @@ fn pending_counts_only_the_reviewable_changes() {
         assert_eq!(api(&srv), 0, "{backend}: GET /v1/overlays after reject");
         env.ok(&["overlay", "drop", id]);
     }
+}
+
+/// A daemon started for a test, stopped when dropped.
+struct Daemon(std::path::PathBuf);
+
+impl Daemon {
+    fn start(env: &Env) -> Daemon {
+        env.ok(&["daemon", "start"]);
+        Daemon(env.store.clone())
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = crate::common::rewind_bin()
+            .arg("--store")
+            .arg(&self.0)
+            .args(["daemon", "stop"])
+            .output();
+    }
+}
+
+/// Server-sent events on a thread: each event's id (None for a `gap`) and its JSON.
+fn events(
+    srv: &Server,
+    query: &str,
+    last: Option<u64>,
+) -> std::sync::mpsc::Receiver<(Option<u64>, Value)> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+    let url = format!("{}/v1/events?token={}&{query}", srv.url, srv.token);
+    std::thread::spawn(move || {
+        let mut req = ureq::get(&url);
+        if let Some(l) = last {
+            req = req.header("Last-Event-ID", &l.to_string());
+        }
+        let r = req.call().expect("events");
+        let _ = ready_tx.send(());
+        let (mut id, mut data) = (None, None);
+        for line in BufReader::new(r.into_body().into_reader()).lines() {
+            let Ok(line) = line else { return };
+            if let Some(v) = line.strip_prefix("id:") {
+                id = v.trim().parse().ok();
+            } else if let Some(d) = line.strip_prefix("data:") {
+                data = serde_json::from_str::<Value>(d.trim()).ok();
+            } else if line.is_empty() {
+                // An event ends at a blank line; its fields come in any order.
+                if let Some(v) = data.take()
+                    && tx.send((id.take(), v)).is_err()
+                {
+                    return;
+                }
+                id = None;
+            }
+        }
+    });
+    ready_rx
+        .recv_timeout(Duration::from_secs(10))
+        .expect("the event stream opened");
+    rx
+}
+
+/// The first event `want` accepts, calling `poke` between waits (a write the watch may
+/// not have seen yet is written again).
+fn wait_for(
+    rx: &std::sync::mpsc::Receiver<(Option<u64>, Value)>,
+    what: &str,
+    mut poke: impl FnMut(),
+    want: impl Fn(&Value) -> bool,
+) -> (Option<u64>, Value) {
+    let start = Instant::now();
+    let mut seen = Vec::new();
+    while start.elapsed() < Duration::from_secs(60) {
+        match rx.recv_timeout(Duration::from_millis(300)) {
+            Ok((id, v)) if want(&v) => return (id, v),
+            Ok((_, v)) => seen.push(v),
+            Err(_) => poke(),
+        }
+    }
+    panic!("no {what} event; saw {seen:?}")
+}
+
+fn ws_path(srv: &Server, ws: u64) -> String {
+    srv.get(&format!("/v1/workspaces/{ws}"))["path"]
+        .as_str()
+        .expect("a path")
+        .to_string()
+}
+
+#[test]
+fn init_route_registers_a_directory_and_refuses_bad_paths() {
+    let env = setup();
+    let srv = Server::start(&env);
+    let dir = env.tmp.path().join("fresh");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("f.txt"), b"f\n").unwrap();
+    let canon = dir.canonicalize().unwrap();
+    let (s, v) = srv.call(
+        "POST",
+        "/v1/workspaces",
+        Some(json!({"path": canon.to_str().unwrap()})),
+    );
+    assert_eq!(s, 201, "{v}");
+    assert_eq!(v["path"], canon.to_str().unwrap());
+    let id = v["id"].as_u64().unwrap();
+    assert!(
+        srv.get("/v1/workspaces")
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w["id"] == id),
+        "listed"
+    );
+    let taken = srv.post(
+        &format!("/v1/workspaces/{id}/snapshots"),
+        json!({"message": "first"}),
+    );
+    assert_eq!(taken["snapshot"]["files"], 1, "{taken}");
+    let (s, v) = srv.call(
+        "POST",
+        "/v1/workspaces",
+        Some(json!({"path": canon.to_str().unwrap()})),
+    );
+    assert_eq!((s, v["id"].as_u64()), (200, Some(id)), "known: the same id");
+    for (body, code) in [
+        (json!({"path": "relative/dir"}), "bad_request"),
+        (json!({"path": "/nonexistent/rewind/dir"}), "not_found"),
+        (json!({"dir": "/tmp"}), "bad_request"),
+    ] {
+        let (s, v) = srv.call("POST", "/v1/workspaces", Some(body.clone()));
+        assert!((400..500).contains(&s), "{body}: {s} {v}");
+        assert!(
+            v["code"] == code || code == "not_found" && v["code"].is_string(),
+            "{body}: {v}"
+        );
+        assert!(v["error"].as_str().is_some_and(|e| !e.is_empty()), "{v}");
+    }
+}
+
+/// `(route, body extra)`: the workspace's run route and an overlay's, for the same checks.
+fn run_routes(env: &Env, srv: &Server) -> Vec<String> {
+    let ws = ws_id(srv);
+    let ov = env.ok(&["overlay", "create", "--backend", "copy"]);
+    vec![
+        format!("/v1/workspaces/{ws}/run"),
+        format!("/v1/overlays/{}/run", ov.trim()),
+    ]
+}
+
+/// Reads `rel` where the run wrote it: the workspace, or the overlay's directory.
+fn read_after(env: &Env, srv: &Server, route: &str, rel: &str) -> Option<String> {
+    let root = if route.starts_with("/v1/overlays/") {
+        let ov = route
+            .trim_start_matches("/v1/overlays/")
+            .trim_end_matches("/run");
+        std::path::PathBuf::from(
+            srv.get(&format!("/v1/overlays/{ov}"))["path"]
+                .as_str()
+                .unwrap(),
+        )
+    } else {
+        env.ws.clone()
+    };
+    std::fs::read_to_string(root.join(rel)).ok()
+}
+
+fn run_schema() -> jsonschema::Validator {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../schemas/run-result.schema.json"
+    ))
+    .unwrap();
+    jsonschema::validator_for(&serde_json::from_str(&text).unwrap()).unwrap()
+}
+
+fn assert_run_result(v: &Value) {
+    let errors: Vec<String> = run_schema().iter_errors(v).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:?}\n{v}");
+}
+
+#[test]
+fn run_options_work_on_both_run_routes() {
+    let env = setup();
+    let srv = Server::start(&env);
+    for route in run_routes(&env, &srv) {
+        // A contract: only docs/ may change; `revert` puts the rest back.
+        let v = srv.post(
+            &route,
+            json!({
+                "command": ["sh", "-c", "mkdir -p docs; echo d > docs/d.md; echo x >> a.txt"],
+                "contract": {"allow": ["docs/**"]},
+                "on_violation": "revert",
+            }),
+        );
+        assert_run_result(&v);
+        let paths: Vec<&str> = v["violations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|x| x["path"].as_str())
+            .collect();
+        assert_eq!(paths, ["a.txt"], "{route}: {v}");
+        assert_eq!(v["on_violation"], "revert", "{route}");
+        assert_eq!(v["reverted"], json!(["a.txt"]), "{route}: {v}");
+        assert_eq!(
+            read_after(&env, &srv, &route, "a.txt").as_deref(),
+            Some(A_TXT),
+            "{route}: the violation was reverted"
+        );
+        // A bad glob is refused before anything runs.
+        let (s, e) = srv.call(
+            "POST",
+            &route,
+            Some(
+                json!({"command": ["sh", "-c", "echo y > y.txt"], "contract": {"allow": ["a/[b"]}}),
+            ),
+        );
+        assert_eq!(
+            (s, e["code"].as_str()),
+            (400, Some("bad_request")),
+            "{route}: {e}"
+        );
+        assert!(
+            read_after(&env, &srv, &route, "y.txt").is_none(),
+            "{route}: nothing ran"
+        );
+        // `fail` is the result's exit reason.
+        let (s, v) = srv.call(
+            "POST",
+            &route,
+            Some(json!({"command": ["sh", "-c", "echo z >> a.txt"], "contract": {"forbid": ["a.txt"]}, "on_violation": "fail"})),
+        );
+        assert_eq!(s, 200, "{route}: {v}");
+        assert_eq!(v["exit_reason"], "contract_violation", "{route}: {v}");
+
+        // max_patch_bytes: a patch over the limit is kept as an artifact, not inline.
+        let v = srv.post(
+            &route,
+            json!({
+                "command": ["sh", "-c", "seq 1 200 > big.txt"],
+                "capture_patch": true,
+                "max_patch_bytes": 64,
+            }),
+        );
+        assert_run_result(&v);
+        assert!(v["patch"].is_null(), "{route}: {v}");
+        assert!(v["patch_ref"].is_string(), "{route}: {v}");
+        assert!(v["patch_bytes"].as_u64().unwrap() > 64, "{route}");
+        let v = srv.post(
+            &route,
+            json!({"command": ["sh", "-c", "echo s > small.txt"], "capture_patch": true}),
+        );
+        assert!(
+            v["patch"].as_str().is_some_and(|p| p.contains("+s")),
+            "{route}: {v}"
+        );
+
+        // ignore: the globs' paths are in neither snapshot, so not in the diff. An overlay's
+        // state keeps its base's rules: there the option is refused, not dropped.
+        if route.starts_with("/v1/overlays/") {
+            let (s, e) = srv.call(
+                "POST",
+                &route,
+                Some(json!({"command": ["true"], "ignore": ["*.log"]})),
+            );
+            assert_eq!((s, e["code"].as_str()), (400, Some("bad_request")), "{e}");
+        } else {
+            let v = srv.post(
+            &route,
+            json!({"command": ["sh", "-c", "echo l > run.log; echo k > kept.txt"], "ignore": ["*.log"]}),
+        );
+            let changed: Vec<&str> = v["diff"]["files"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| f["path"].as_str().unwrap())
+                .collect();
+            assert_eq!(changed, ["kept.txt"], "{route}: {v}");
+        }
+
+        // scratch: the command gets a scratch directory whose files are kept with the run
+        // (not in an overlay, where the command would not see it: refused).
+        if route.starts_with("/v1/overlays/") {
+            let (s, e) = srv.call(
+                "POST",
+                &route,
+                Some(json!({"command": ["true"], "scratch": true})),
+            );
+            assert_eq!((s, e["code"].as_str()), (400, Some("bad_request")), "{e}");
+            continue;
+        }
+        let v = srv.post(
+            &route,
+            json!({"command": ["sh", "-c", "echo notes > \"$REWIND_SCRATCH/notes\""], "scratch": true}),
+        );
+        assert_run_result(&v);
+        assert_eq!(v["scratch"]["files"], 1, "{route}: {v}");
+        let prefix = v["scratch"]["prefix"].as_str().unwrap();
+        let list = env.ok(&["artifact", "ls"]);
+        assert!(list.contains(&format!("{prefix}notes")), "{route}: {list}");
+    }
+}
+
+#[test]
+fn run_result_has_hunks_when_asked_on_both_routes() {
+    let env = setup();
+    let srv = Server::start(&env);
+    for route in run_routes(&env, &srv) {
+        let v = srv.post(
+            &route,
+            json!({"command": ["sh", "-c", "sed -i 's/^three$/THREE/' a.txt"], "hunks": true}),
+        );
+        assert_run_result(&v);
+        let f = &v["diff"]["files"][0];
+        assert_eq!(f["path"], "a.txt", "{route}: {v}");
+        let hunks = f["hunks"].as_array().expect("hunks");
+        assert_eq!(hunks.len(), 1, "{route}: {v}");
+        let id = hunks[0]["id"].as_str().unwrap();
+        assert!(hunks[0]["lines"].to_string().contains("+THREE"), "{route}");
+        // The ids are the ones the follow-up calls take: accept (overlay) or revert.
+        if route.starts_with("/v1/overlays/") {
+            let ov = route
+                .trim_start_matches("/v1/overlays/")
+                .trim_end_matches("/run");
+            srv.post(&format!("/v1/overlays/{ov}/accept"), json!({"hunks": [id]}));
+        } else {
+            let ws = ws_id(&srv);
+            srv.post(
+                &format!("/v1/workspaces/{ws}/revert"),
+                json!({"from": v["before"], "to": v["after"], "hunks": [id]}),
+            );
+            assert!(
+                !std::fs::read_to_string(env.path("a.txt"))
+                    .unwrap()
+                    .contains("THREE")
+            );
+            env.ok(&["undo"]);
+        }
+        assert!(
+            std::fs::read_to_string(env.path("a.txt"))
+                .unwrap()
+                .contains("THREE"),
+            "{route}"
+        );
+        env.write(
+            "a.txt",
+            b"one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\n",
+        );
+        env.ok(&["snapshot"]);
+        // Without `hunks`, none.
+        let v = srv.post(&route, json!({"command": ["sh", "-c", "echo q >> a.txt"]}));
+        assert!(v["diff"]["files"][0].get("hunks").is_none(), "{route}: {v}");
+    }
+}
+
+#[test]
+fn conflicts_are_structured_without_asking() {
+    let env = setup();
+    let srv = Server::start(&env);
+    let ov = env.ok(&["overlay", "create", "--backend", "copy"]);
+    let ov = ov.trim();
+    srv.post(
+        &format!("/v1/overlays/{ov}/run"),
+        json!({"command": ["sh", "-c", "sed -i 's/^two$/OVERLAY/' a.txt; echo n > n.txt"]}),
+    );
+    env.write(
+        "a.txt",
+        b"one\nWORKSPACE\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\n",
+    );
+    let v = srv.post(&format!("/v1/overlays/{ov}/accept"), json!({}));
+    let conflicts = v["conflicts"].as_array().expect("conflicts");
+    assert_eq!(conflicts.len(), 1, "{v}");
+    let c = &conflicts[0];
+    assert_eq!(c["path"], "a.txt");
+    assert!(c["why"].as_str().is_some_and(|w| !w.is_empty()), "{c}");
+    assert!(c["regions"].as_u64().is_some_and(|r| r >= 1), "{c}");
+    // The rest was accepted; the conflicting file is untouched and still pending.
+    assert_eq!(std::fs::read_to_string(env.path("n.txt")).unwrap(), "n\n");
+    assert!(
+        std::fs::read_to_string(env.path("a.txt"))
+            .unwrap()
+            .contains("WORKSPACE")
+    );
+    let d = srv.get(&format!("/v1/overlays/{ov}/diff"));
+    assert_eq!(d["files"][0]["path"], "a.txt", "{d}");
+    // `abort` still refuses the whole accept.
+    let (s, e) = srv.call(
+        "POST",
+        &format!("/v1/overlays/{ov}/accept"),
+        Some(json!({"policy": "abort"})),
+    );
+    assert_eq!((s, e["code"].as_str()), (409, Some("conflict")), "{e}");
+}
+
+#[test]
+fn split_parts_are_accepted_one_by_one() {
+    let env = setup();
+    let srv = Server::start(&env);
+    let ov = env.ok(&["overlay", "create", "--backend", "copy"]);
+    let ov = ov.trim();
+    srv.post(
+        &format!("/v1/overlays/{ov}/run"),
+        json!({"command": ["sh", "-c", "sed -i -e 's/^two$/TWO/' -e 's/^five$/FIVE/' a.txt"]}),
+    );
+    let d = srv.get(&format!("/v1/overlays/{ov}/diff"));
+    let hunks = d["files"][0]["hunks"].as_array().unwrap().clone();
+    assert_eq!(hunks.len(), 1, "both changes in one hunk: {d}");
+    let hunk = hunks[0]["id"].as_str().unwrap();
+    let v = srv.post(&format!("/v1/overlays/{ov}/split"), json!({"hunk": hunk}));
+    let parts = v["parts"].as_array().unwrap();
+    assert_eq!(parts.len(), 2, "{v}");
+    assert!(parts[0]["lines"].to_string().contains("+TWO"), "{v}");
+    let first = parts[0]["id"].as_str().unwrap();
+    srv.post(
+        &format!("/v1/overlays/{ov}/accept"),
+        json!({"hunks": [first]}),
+    );
+    let a = std::fs::read_to_string(env.path("a.txt")).unwrap();
+    assert!(a.contains("TWO\n") && a.contains("\nfive\n"), "{a}");
+    let d = srv.get(&format!("/v1/overlays/{ov}/diff"));
+    assert!(
+        d.to_string().contains("+FIVE"),
+        "the other part is pending: {d}"
+    );
+    for (body, code) in [
+        (json!({"hunk": "000000000000"}), "bad_request"),
+        (json!({"hunk": ""}), "bad_request"),
+        (json!({"hunks": [hunk]}), "bad_request"),
+    ] {
+        let (s, e) = srv.call(
+            "POST",
+            &format!("/v1/overlays/{ov}/split"),
+            Some(body.clone()),
+        );
+        assert!((400..500).contains(&s), "{body}: {s} {e}");
+        assert_eq!(e["code"], code, "{body}: {e}");
+    }
+}
+
+#[test]
+fn the_served_openapi_document_is_the_file() {
+    let env = setup();
+    let srv = Server::start(&env);
+    assert_eq!(srv.get("/v1/openapi.json"), openapi());
+}
+
+#[test]
+fn an_overlay_checkpoint_keeps_its_state_with_message_and_metadata() {
+    let env = setup();
+    let srv = Server::start(&env);
+    let ws = ws_id(&srv);
+    let ov = env.ok(&["overlay", "create", "--backend", "copy"]);
+    let ov = ov.trim();
+    srv.post(
+        &format!("/v1/overlays/{ov}/run"),
+        json!({"command": ["sh", "-c", "echo step1 > s.txt"]}),
+    );
+    let (s, v) = srv.call(
+        "POST",
+        &format!("/v1/overlays/{ov}/snapshots"),
+        Some(json!({"message": "after step 1", "meta": {"turn": "1"}})),
+    );
+    assert_eq!(s, 201, "{v}");
+    let snap = v["snapshot"].clone();
+    assert_eq!(snap["message"], "after step 1");
+    assert_eq!(snap["meta"]["turn"], "1");
+    assert_eq!(snap["meta"]["overlay"], ov);
+    let id = snap["id"].as_str().unwrap().to_string();
+    srv.post(
+        &format!("/v1/overlays/{ov}/run"),
+        json!({"command": ["sh", "-c", "echo step2 > s.txt"]}),
+    );
+    // Not in the workspace's log: the workspace never held that tree.
+    let log = srv.get(&format!("/v1/workspaces/{ws}/snapshots"));
+    assert!(!log.to_string().contains(&id), "{log}");
+    // Dropped overlay: the checkpoint still holds step 1, and restores into the workspace.
+    env.ok(&["overlay", "drop", ov]);
+    env.ok(&["gc"]);
+    srv.post(
+        &format!("/v1/workspaces/{ws}/restore"),
+        json!({"rev": id, "paths": ["s.txt"]}),
+    );
+    assert_eq!(
+        std::fs::read_to_string(env.path("s.txt")).unwrap(),
+        "step1\n"
+    );
+    let (s, e) = srv.call(
+        "POST",
+        "/v1/overlays/999/snapshots",
+        Some(json!({"message": "x"})),
+    );
+    assert_eq!((s, e["code"].as_str()), (404, Some("not_found")), "{e}");
+    let (s, e) = srv.call(
+        "POST",
+        &format!("/v1/overlays/{ov}/snapshots"),
+        Some(json!({"tags": ["t"]})),
+    );
+    assert!((400..500).contains(&s), "{e}");
+}
+
+#[test]
+fn last_event_id_replays_what_was_missed_or_says_gap() {
+    let env = setup();
+    let srv = Server::start(&env);
+    let ws = ws_id(&srv);
+    let rx = events(&srv, &format!("workspace={ws}"), None);
+    env.write("one.txt", b"1\n");
+    env.ok(&["snapshot", "-m", "one"]);
+    let (first, _) = wait_for(&rx, "snapshot", || {}, |v| v["event"] == "snapshot");
+    let first = first.expect("an id");
+    drop(rx);
+    // Missed while disconnected:
+    env.write("two.txt", b"2\n");
+    env.ok(&["snapshot", "-m", "two"]);
+    std::thread::sleep(Duration::from_millis(800));
+    let rx = events(&srv, &format!("workspace={ws}"), Some(first));
+    let (id, v) = wait_for(
+        &rx,
+        "replayed snapshot",
+        || {},
+        |v| v["event"] == "snapshot",
+    );
+    assert!(id.is_some_and(|i| i > first), "{id:?}");
+    let log = srv.get(&format!("/v1/workspaces/{ws}/snapshots"));
+    assert_eq!(v["id"], log[0]["id"], "the missed snapshot");
+    // An id from before this server's life: a gap, how much unknown.
+    let rx = events(&srv, &format!("workspace={ws}"), Some(1));
+    let (id, g) = wait_for(&rx, "gap", || {}, |v| v["event"] == "gap");
+    assert_eq!((id, g["last_event_id"].as_u64()), (None, Some(1)), "{g}");
+    assert!(g["missed"].is_null(), "{g}");
+    let (s, e) = srv.call("GET", "/v1/events?last_event_id=x", None);
+    assert_eq!((s, e["code"].as_str()), (400, Some("bad_request")), "{e}");
+}
+
+#[test]
+fn a_stream_opened_before_the_daemon_gets_file_events_once_it_is_up() {
+    let env = setup();
+    let srv = Server::start(&env);
+    let ws = ws_id(&srv);
+    let rx = events(&srv, &format!("workspace={ws}"), None);
+    env.ok(&["watch", "on"]);
+    let _d = Daemon::start(&env);
+    wait_for(
+        &rx,
+        "daemon up",
+        || {},
+        |v| v["event"] == "daemon" && v["state"] == "up",
+    );
+    let mut n = 0;
+    let (_, v) = wait_for(
+        &rx,
+        "changed",
+        || {
+            n += 1;
+            env.write("late.txt", format!("{n}\n").as_bytes());
+        },
+        |v| v["event"] == "changed" && v["paths"].to_string().contains("late.txt"),
+    );
+    assert_eq!(v["workspace"], ws_path(&srv, ws));
+}
+
+#[test]
+fn writes_inside_a_copy_overlay_are_events() {
+    let env = setup();
+    env.ok(&["watch", "on"]);
+    let _d = Daemon::start(&env);
+    let srv = Server::start(&env);
+    let ws = ws_id(&srv);
+    let ov = env.ok(&["overlay", "create", "--backend", "copy"]);
+    let ov: u64 = ov.trim().parse().unwrap();
+    let dir = std::path::PathBuf::from(
+        srv.get(&format!("/v1/overlays/{ov}"))["path"]
+            .as_str()
+            .unwrap(),
+    );
+    let rx = events(&srv, &format!("workspace={ws}"), None);
+    let mut n = 0;
+    let (_, v) = wait_for(
+        &rx,
+        "changed in the overlay",
+        || {
+            n += 1;
+            std::fs::write(dir.join("in-overlay.txt"), format!("{n}\n")).unwrap();
+        },
+        |v| {
+            v["event"] == "changed"
+                && v["overlay"] == ov
+                && v["paths"].to_string().contains("in-overlay.txt")
+        },
+    );
+    assert_eq!(v["workspace"], ws_path(&srv, ws), "{v}");
+    assert!(
+        !v["paths"].to_string().contains("tree/"),
+        "paths relative to the overlay's directory: {v}"
+    );
+    // The workspace's own writes are events without `overlay`.
+    let (_, v) = wait_for(
+        &rx,
+        "changed in the workspace",
+        || env.write("in-ws.txt", b"w\n"),
+        |v| v["event"] == "changed" && v["paths"].to_string().contains("in-ws.txt"),
+    );
+    assert!(v.get("overlay").is_none(), "{v}");
 }

@@ -311,6 +311,28 @@ fn every_route_over_http_matches_the_document() {
     let ws = r.json()[0]["id"].as_u64().expect("a workspace");
     let w = format!("/v1/workspaces/{ws}");
 
+    let t = "/v1/openapi.json";
+    let r = api.get(t, t);
+    assert_eq!(r.json(), doc, "the served document is serve/openapi.json");
+
+    let t = "/v1/workspaces";
+    let other = env.tmp.path().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    let r = api.post(
+        t,
+        t,
+        json!({"path": other.canonicalize().unwrap().to_str().unwrap()}),
+    );
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    check("POST", t, &r);
+    let r = api.post(
+        t,
+        t,
+        json!({"path": other.canonicalize().unwrap().to_str().unwrap()}),
+    );
+    assert_eq!(r.status, 200, "a known workspace");
+    check("POST", t, &r);
+
     let t = "/v1/workspaces/{ws}";
     let r = api.get(t, &w);
     check("GET", t, &r);
@@ -609,6 +631,24 @@ fn every_route_over_http_matches_the_document() {
         hunks[0]["id"].as_str().unwrap(),
         hunks[1]["id"].as_str().unwrap(),
     );
+    let t = "/v1/overlays/{ov}/split";
+    let r = api.post(t, "/v1/overlays/ov1/split", json!({"hunk": h2}));
+    check("POST", t, &r);
+    assert_eq!(
+        r.json()["parts"].as_array().map(Vec::len),
+        Some(1),
+        "one run of changes"
+    );
+    let t = "/v1/overlays/{ov}/snapshots";
+    let r = api.post(
+        t,
+        "/v1/overlays/ov1/snapshots",
+        json!({"message": "mid-review", "meta": {"turn": "3"}}),
+    );
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    check("POST", t, &r);
+    let checkpoint = r.json()["snapshot"]["id"].as_str().unwrap().to_string();
+    assert_eq!(r.json()["snapshot"]["meta"]["turn"], "3");
     let t = "/v1/overlays/{ov}/accept";
     let r = api.post(t, "/v1/overlays/ov1/accept", json!({"hunks": [h2]}));
     check("POST", t, &r);
@@ -626,6 +666,13 @@ fn every_route_over_http_matches_the_document() {
     let r = api.call("DELETE", t, "/v1/overlays/ov1", None);
     check("DELETE", t, &r);
     assert_eq!(api.get(t, "/v1/overlays/ov1").status, 404);
+    // The overlay's checkpoint outlives it and holds the overlay's state when it was taken.
+    let r = api.get(
+        "/v1/workspaces/{ws}/files/{rev}/{*path}",
+        &format!("{w}/files/{checkpoint}/two.txt"),
+    );
+    let two = String::from_utf8(r.body).unwrap();
+    assert!(two.contains("TWO\n") && two.contains("NINETEEN\n"), "{two}");
 
     // Artifacts.
     let t = "/v1/artifacts/{*key}";

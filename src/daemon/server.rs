@@ -51,10 +51,32 @@ struct State {
     seq: u64,
     watched: Vec<Watched>,
     last_op: u64,
+    /// The copy overlays of watched workspaces whose directories are watched with them.
+    overlays: Vec<OverlayTree>,
+    /// When the overlays were last listed.
+    overlays_checked: Instant,
 }
+
+/// A copy overlay's directory, watched because its workspace is: writes there are `changed`
+/// events of the workspace that name the overlay.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct OverlayTree {
+    /// The directory (the journal's name).
+    dir: String,
+    /// The overlay's workspace.
+    workspace: String,
+    /// The overlay's id.
+    id: u64,
+}
+
+/// How often the overlays are listed again without a commit to the store: a copy overlay's
+/// directory is filled after its record is committed.
+const OVERLAY_CHECK: Duration = Duration::from_secs(1);
 
 struct Shared {
     state: Mutex<State>,
+    /// The store, for listing overlays when the watch list is re-read.
+    store: Arc<Store>,
     events: Hub,
     stop: AtomicBool,
     opts: DaemonOptions,
@@ -129,11 +151,14 @@ pub fn run(
         std::collections::hash_map::RandomState::new().hash_one((std::process::id(), now_ns()))
     };
     let shared = Arc::new(Shared {
+        store: store.clone(),
         state: Mutex::new(State {
             instance,
             seq: 1,
             watched: Vec::new(),
             last_op,
+            overlays: Vec::new(),
+            overlays_checked: Instant::now(),
         }),
         events: Hub::default(),
         stop: AtomicBool::new(false),
@@ -205,7 +230,11 @@ pub fn run(
             }
             if ops {
                 shared.emit_ops(&store);
+                shared.check_overlays();
             }
+        }
+        if lock(&shared.state).overlays_checked.elapsed() >= OVERLAY_CHECK {
+            shared.check_overlays();
         }
         shared.tick(&store);
     }
@@ -380,16 +409,69 @@ impl Shared {
         }
     }
 
-    /// Re-reads the watch list: starts, stops and re-arms watches.
+    /// The copy overlays of the workspaces in `list` whose directory exists.
+    fn overlay_trees(&self, store: &Store, list: &WatchList) -> Vec<OverlayTree> {
+        let Ok(all) = crate::overlay::list(store) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for rec in all {
+            if rec.backend != crate::overlay::Backend::Copy {
+                continue;
+            }
+            let workspace = String::from_utf8_lossy(&rec.workspace).into_owned();
+            if !list.workspaces.iter().any(|w| w.path == workspace) {
+                continue;
+            }
+            let Some(dir) = rec.backend.files_dir(store, &rec) else {
+                continue;
+            };
+            let Some(text) = dir.to_str() else { continue };
+            if dir.is_dir() {
+                out.push(OverlayTree {
+                    dir: text.to_string(),
+                    workspace,
+                    id: rec.id,
+                });
+            }
+        }
+        out
+    }
+
+    /// Re-reads the watch list when the copy overlays to watch changed (one was created,
+    /// filled or dropped).
+    fn check_overlays(&self) {
+        lock(&self.state).overlays_checked = Instant::now();
+        let Ok(list) = WatchList::load(&self.store_dir) else {
+            return;
+        };
+        let now = self.overlay_trees(&self.store, &list);
+        if lock(&self.state).overlays != now {
+            self.reload();
+        }
+    }
+
+    /// Re-reads the watch list: starts, stops and re-arms watches (of the listed workspaces
+    /// and of their copy overlays' directories).
     fn reload(&self) {
-        let list = match WatchList::load(&self.store_dir) {
+        let mut list = match WatchList::load(&self.store_dir) {
             Ok(l) => l,
             Err(e) => {
                 (self.log)(&format!("keeping the current watches: {e}"));
                 return;
             }
         };
+        let overlays = self.overlay_trees(&self.store, &list);
+        for o in &overlays {
+            list.workspaces.push(super::watchlist::WatchEntry {
+                path: o.dir.clone(),
+                auto: None,
+            });
+        }
         let mut st = lock(&self.state);
+        let old_overlays = std::mem::replace(&mut st.overlays, overlays.clone());
+        st.overlays_checked = Instant::now();
+        let is_overlay = |name: &str| overlays.iter().chain(&old_overlays).any(|o| o.dir == name);
         let seq = st.seq;
         let old = std::mem::take(&mut st.watched);
         let mut kept: Vec<Watched> = Vec::new();
@@ -422,7 +504,9 @@ impl Shared {
                             }
                         }
                     };
-                    self.emit(event);
+                    if !is_overlay(&entry.path) {
+                        self.emit(event);
+                    }
                     kept.push(Watched {
                         journal,
                         auto: entry.auto,
@@ -437,6 +521,9 @@ impl Shared {
             }
         }
         for (name, _) in old_by_name {
+            if is_overlay(&name) {
+                continue;
+            }
             self.emit(Event::Unwatched {
                 workspace: name,
                 time_ns: now_ns(),
@@ -478,6 +565,7 @@ impl Shared {
         let mut st = lock(&self.state);
         let seq = st.seq;
         let mut due = Vec::new();
+        let overlays = st.overlays.clone();
         for w in st.watched.iter_mut() {
             let notices = w.journal.drain(seq, &self.opts);
             self.emit_notices(&w.journal, notices);
@@ -489,10 +577,13 @@ impl Shared {
                 .is_some_and(|t| now >= t + self.opts.coalesce)
             {
                 let paths = w.journal.take_changed();
+                let overlay = overlays.iter().find(|o| o.dir == w.journal.name);
                 self.emit(Event::Changed {
-                    workspace: w.journal.name.clone(),
+                    workspace: overlay
+                        .map_or_else(|| w.journal.name.clone(), |o| o.workspace.clone()),
                     time_ns: now_ns(),
                     paths,
+                    overlay: overlay.map(|o| o.id),
                 });
             }
             if let Some(policy) = &w.auto
@@ -579,6 +670,9 @@ impl Shared {
             .iter()
             .map(|w| {
                 let mut v = w.journal.status();
+                if let Some(o) = st.overlays.iter().find(|o| o.dir == w.journal.name) {
+                    v["overlay"] = json!(o.id);
+                }
                 v["auto"] = match &w.auto {
                     Some(p) => json!({
                         "quiet_ms": p.quiet_ms,

@@ -568,6 +568,55 @@ pub fn overlay_diff(store: &Store, rec: &mut OverlayRecord, renames: bool) -> Re
     diff_locked(store, rec, renames)
 }
 
+/// A checkpoint of an overlay: its state now (base plus its changes, pending or not), kept as
+/// a snapshot of its workspace with `message` and `meta` (plus `overlay`: the overlay's id).
+/// It is not put in the workspace's log (the workspace never held that tree) and outlives the
+/// overlay: restore or diff it by id.
+pub fn snapshot_state(
+    store: &Store,
+    rec: &mut OverlayRecord,
+    message: &str,
+    meta: &[(String, String)],
+) -> Result<Id> {
+    use crate::store::snapshot::SnapshotRecord;
+    use crate::store::tables::SNAPSHOTS;
+    use redb::ReadableTable;
+    let state_id = {
+        let _lock = lock(store, rec)?;
+        state(store, rec)?
+    };
+    let (state, base) = {
+        let reader = store.reader()?;
+        (reader.snapshot(&state_id)?, reader.snapshot(&rec.base)?)
+    };
+    let mut meta = meta.to_vec();
+    meta.retain(|(k, _)| k != "overlay");
+    meta.push(("overlay".into(), rec.id.to_string()));
+    let record = SnapshotRecord {
+        workspace: base.workspace,
+        workspace_id: base.workspace_id,
+        root: state.root,
+        time_ns: crate::fs::now_ns(),
+        parent: Some(rec.base),
+        message: message.to_string(),
+        meta,
+        stats: state.stats,
+        scan: base.scan,
+        skipped: state.skipped,
+    };
+    let bytes = record.encode()?;
+    let id = Id::of(&bytes);
+    let txn = store.begin_write()?;
+    // The state's trees and blobs are stored; its record names them, so they stay (gc keeps
+    // what any snapshot record names) once the overlay and its states are dropped.
+    if txn.open_table(OVERLAYS)?.get(rec.id)?.is_none() {
+        return Err(Error::OverlayDropped(rec.id));
+    }
+    txn.open_table(SNAPSHOTS)?.insert(id.0, bytes.as_slice())?;
+    txn.commit()?;
+    Ok(id)
+}
+
 /// What the overlay's last computed state holds that is pending, without computing a new
 /// state nor taking a lock: for listings, which must never wait. Ignored outputs are not
 /// counted: no diff shows them and no reject takes them out, so a count including them

@@ -88,6 +88,11 @@ pub fn table() -> Vec<(&'static str, &'static str, MethodRouter<AppState>)> {
         ("POST", "/v1/overlays/{ov}/accept", post(overlays::accept)),
         ("POST", "/v1/overlays/{ov}/reject", post(overlays::reject)),
         ("POST", "/v1/overlays/{ov}/split", post(overlays::split)),
+        (
+            "POST",
+            "/v1/overlays/{ov}/snapshots",
+            post(overlays::snapshot),
+        ),
         ("GET", "/v1/artifacts", get(artifacts::list)),
         ("GET", "/v1/artifacts/{*key}", get(artifacts::get)),
         // Streamed to the store: no body limit.

@@ -314,3 +314,37 @@ pub async fn split(
     })
     .await
 }
+
+/// `POST /v1/overlays/{ov}/snapshots` body.
+#[derive(Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct SnapshotBody {
+    message: Option<String>,
+    meta: std::collections::BTreeMap<String, String>,
+}
+
+/// `POST /v1/overlays/{ov}/snapshots`: a checkpoint of the overlay's state now, with a message
+/// and metadata; restore or diff it by id (it is not in the workspace's log).
+pub async fn snapshot(
+    State(st): State<AppState>,
+    Path(key): Path<String>,
+    caller: Caller,
+    b: Bytes,
+) -> ApiResult<(StatusCode, Json<Value>)> {
+    let b: SnapshotBody = body(&b)?;
+    blocking(&st, move |st| {
+        let store = &st.store_for(&caller, caller.command(&[]))?;
+        let mut r = ov::find(store, &key)?;
+        let meta: Vec<(String, String)> = b.meta.into_iter().collect();
+        let id = ov::snapshot_state(store, &mut r, &b.message.unwrap_or_default(), &meta)?;
+        let rec = store.reader()?.snapshot(&id)?;
+        Ok((
+            StatusCode::CREATED,
+            Json(json!({
+                "overlay": r.id,
+                "snapshot": super::snapshot_json(&id, &rec, &[]),
+            })),
+        ))
+    })
+    .await
+}

@@ -113,9 +113,16 @@ pub(crate) fn plan(b: &Bytes, overlay: Option<u64>) -> ApiResult<Planned> {
             "accept, backend, overlay and keep need `isolate: true`",
         ));
     }
-    if b.isolate && b.scratch {
+    // An overlay's state is snapshotted with its base's ignore rules: extra globs would be
+    // applied to neither snapshot, so they are refused rather than silently dropped.
+    if (b.isolate || overlay.is_some()) && !b.ignore.is_empty() {
         return Err(ApiError::bad_request(
-            "scratch is not available with isolate",
+            "ignore is not available with isolate or in an overlay (its state keeps the base's ignore rules)",
+        ));
+    }
+    if (b.isolate || overlay.is_some()) && b.scratch {
+        return Err(ApiError::bad_request(
+            "scratch is not available with isolate or in an overlay",
         ));
     }
     let accept = match b.accept.as_deref() {
@@ -143,7 +150,8 @@ pub(crate) fn plan(b: &Bytes, overlay: Option<u64>) -> ApiResult<Planned> {
         .or(b.contract.on_violation)
         .unwrap_or_default();
     // Globs are checked here so a bad one is a 400 before anything runs.
-    rewind::contract::Checker::new(&b.contract)?;
+    rewind::contract::Checker::new(&b.contract)
+        .map_err(|e| ApiError::bad_request(e.to_string()))?;
     let isolate = match overlay {
         Some(id) => Some(rewind::Isolate {
             overlay: Some(id.to_string()),
