@@ -83,6 +83,11 @@ pub fn message(e: &Error) -> String {
             let open = e.strip_suffix(')').unwrap_or(&e);
             format!("{open}; see `rewind verify --remote {remote}`)")
         }
+        Error::DamagedPage { .. } => format!(
+            "{e}. `rewind verify` lists what can still be read and which snapshots are lost; \
+             `rewind restore` of the others still works. Restore what is lost from a remote \
+             (`rewind pull`, `rewind restore --remote`) or a backup of the store"
+        ),
         Error::GcDamaged { .. } => {
             format!("{e}; run `rewind verify --full` to see what is damaged")
         }

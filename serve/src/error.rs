@@ -106,6 +106,11 @@ fn classify(e: &Error) -> (StatusCode, &'static str) {
         | Error::RejectedOverlayGone(_) => (S::CONFLICT, "conflict"),
         Error::BadPath { .. } => (S::BAD_REQUEST, "path_outside"),
         Error::LockTimeout(..) => (S::LOCKED, "locked"),
+        // The store's file was changed outside rewind: not the request's fault, and not a bug
+        // of the server; a client tells it apart to point its user at verify and a remote.
+        Error::DamagedPage { .. } | Error::Damaged { .. } | Error::Corrupt { .. } => {
+            (S::INTERNAL_SERVER_ERROR, "store_damaged")
+        }
         _ => (S::INTERNAL_SERVER_ERROR, "internal"),
     }
 }
