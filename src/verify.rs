@@ -183,7 +183,13 @@ pub fn verify(store: &Store, full: bool, progress: &dyn Progress) -> Result<Veri
     }
     for (ws, seq, id) in listed(&mut problems, "ws_log", reader.ws_log_entries())? {
         let here = format!("workspace {ws} log entry {seq}");
-        let found = readable(&mut problems, "snapshot", &id, &here, reader.snapshot_raw(&id))?;
+        let found = readable(
+            &mut problems,
+            "snapshot",
+            &id,
+            &here,
+            reader.snapshot_raw(&id),
+        )?;
         if matches!(found, Found::Missing) {
             problems.push(Problem {
                 kind: "snapshot",
@@ -382,7 +388,10 @@ fn damaged_snapshots(reader: &Reader, snapshots: &[(Id, Id)], problems: &[Proble
                 .strip_prefix(&by_referrer)
                 .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', ':']))
         });
-        if named || bad.contains(sid.hex().as_str()) || tree_damaged(reader, root, &bad, &mut memo, 0) {
+        if named
+            || bad.contains(sid.hex().as_str())
+            || tree_damaged(reader, root, &bad, &mut memo, 0)
+        {
             out.push(*sid);
         }
     }
@@ -447,11 +456,11 @@ fn walk_tree(
         Found::Unreadable => return Ok(()),
         Found::Missing => {
             problems.push(Problem {
-            kind: "tree",
-            id: id.hex(),
-            what: "missing".into(),
-            referrer: here,
-        });
+                kind: "tree",
+                id: id.hex(),
+                what: "missing".into(),
+                referrer: here,
+            });
             return Ok(());
         }
     };

@@ -63,19 +63,40 @@ fn damages(clean: &[u8], seed: u64, per_kind: usize) -> Vec<(String, Vec<u8>)> {
     }
     for n in 0..per_kind {
         let p = tree_pages[(n * tree_pages.len() / per_kind + rng.below(3)) % tree_pages.len()];
-        let within = if n % 2 == 0 { 1 + rng.below(31) } else { rng.below(PAGE - 8) };
-        flip(format!("b-tree page {p}"), p * PAGE + within, 1 + rng.below(8), &mut out);
+        let within = if n % 2 == 0 {
+            1 + rng.below(31)
+        } else {
+            rng.below(PAGE - 8)
+        };
+        flip(
+            format!("b-tree page {p}"),
+            p * PAGE + within,
+            1 + rng.below(8),
+            &mut out,
+        );
     }
     let data_pages: Vec<usize> = (1..pages).filter(|p| !tree_pages.contains(p)).collect();
     for _ in 0..per_kind.min(data_pages.len()) {
         let p = data_pages[rng.below(data_pages.len())];
-        flip(format!("data page {p}"), p * PAGE + rng.below(PAGE - 8), 8, &mut out);
+        flip(
+            format!("data page {p}"),
+            p * PAGE + rng.below(PAGE - 8),
+            8,
+            &mut out,
+        );
     }
     for _ in 0..per_kind {
         let at = rng.below(clean.len() - 8);
         flip("anywhere".into(), at, 1 + rng.below(8), &mut out);
     }
-    let mut cuts = vec![1, 512, PAGE, PAGE + 100, clean.len() / 2, clean.len() - PAGE];
+    let mut cuts = vec![
+        1,
+        512,
+        PAGE,
+        PAGE + 100,
+        clean.len() / 2,
+        clean.len() - PAGE,
+    ];
     cuts.extend((0..per_kind / 2).map(|_| rng.below(clean.len())));
     for cut in cuts {
         out.push((
@@ -193,7 +214,8 @@ fn separate_snapshots(marker: &str) -> (Env, Vec<(String, crate::common::Listing
             fs::create_dir(&env.ws).expect("mkdir ws");
         }
         for i in 0..80u64 {
-            let name = format!("r{round}-dir/a-rather-long-file-name-of-round-{round}-number-{i}.txt");
+            let name =
+                format!("r{round}-dir/a-rather-long-file-name-of-round-{round}-number-{i}.txt");
             write_file(&env.ws, name.as_bytes(), &noise(round * 1000 + i, 200));
         }
         if round == 3 {
@@ -241,7 +263,12 @@ fn damage_is_named_verify_lists_what_is_lost_and_intact_snapshots_restore() {
             args.push("--full");
         }
         let out = env.cmd().args(&args).output().expect("spawn rewind");
-        assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("verify json");
         assert_eq!(v["ok"], false, "{v}");
         let damaged: Vec<String> = v["damaged_snapshots"]
@@ -255,16 +282,26 @@ fn damage_is_named_verify_lists_what_is_lost_and_intact_snapshots_restore() {
             damaged.iter().any(|d| d.starts_with(last.as_str())),
             "the snapshot holding the damaged tree is listed: {v}"
         );
-        assert!(damaged.len() < taken.len(), "some snapshots are intact: {v}");
+        assert!(
+            damaged.len() < taken.len(),
+            "some snapshots are intact: {v}"
+        );
         let problems = v["problems"].to_string();
-        assert!(problems.contains("table `trees`"), "the table is named: {v}");
+        assert!(
+            problems.contains("table `trees`"),
+            "the table is named: {v}"
+        );
     }
     let text = env.cmd().arg("verify").output().expect("spawn rewind");
     let shown = String::from_utf8_lossy(&text.stdout);
     assert!(shown.contains("snapshots reach damage"), "{shown}");
 
     // Restoring a damaged snapshot exits 2 naming the table; the intact ones restore whole.
-    let out = env.cmd().args(["--json", "verify"]).output().expect("spawn rewind");
+    let out = env
+        .cmd()
+        .args(["--json", "verify"])
+        .output()
+        .expect("spawn rewind");
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("verify json");
     let damaged = v["damaged_snapshots"].to_string();
     let mut intact = 0;

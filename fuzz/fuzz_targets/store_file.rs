@@ -81,5 +81,10 @@ fuzz_target!(|data: &[u8]| {
             );
         }
     }
-    let _ = rewind::snapshot(&store, &dir.join("ws"), &SnapshotOptions::default(), &NoProgress);
+    let _ = rewind::snapshot(
+        &store,
+        &dir.join("ws"),
+        &SnapshotOptions::default(),
+        &NoProgress,
+    );
 });
