@@ -2,7 +2,8 @@ use crate::AccessGuard;
 use crate::sync::Mutex;
 use crate::tree_store::btree_base::{
     BRANCH, BranchAccessor, Checksum, LEAF, LeafAccessor, MAX_BTREE_DEPTH, OwnedEntryBuffer,
-    child_checksum, get_checked_committed_page, get_checked_page, leaf_below_merge_threshold, leaf_fits_one_page, not_a_node, retained_after_removals,
+    child_checksum, get_checked_committed_page, get_checked_page, leaf_below_merge_threshold,
+    leaf_fits_one_page, not_a_node, retained_after_removals,
 };
 use crate::tree_store::btree_iters::EntryGuard;
 use crate::tree_store::btree_mutator::MutateHelper;
@@ -172,7 +173,10 @@ where
                         page.get_page_number()
                     ))
                 })?;
-                (child_index, (child, child_checksum(&accessor, child_index)?))
+                (
+                    child_index,
+                    (child, child_checksum(&accessor, child_index)?),
+                )
             }
             _ => return Err(not_a_node(&page)),
         };
@@ -2545,7 +2549,8 @@ mod tests {
 
     fn cursor_with_entries(entries: &[u64]) -> Cursor<u64, u64> {
         let (page_allocator, root, _) = leaf_root_with_entries(entries);
-        let mut cursor = Cursor::<u64, u64>::new(root, DEFERRED, page_allocator.resolver(), PageHint::None);
+        let mut cursor =
+            Cursor::<u64, u64>::new(root, DEFERRED, page_allocator.resolver(), PageHint::None);
         cursor.seek_to(Position::Start).unwrap();
         cursor
     }
@@ -2634,13 +2639,12 @@ mod tests {
             let Some(header) = root else {
                 return vec![];
             };
-            let mut cursor =
-                Cursor::<u64, u64>::new(
-                    header.root,
-                    header.checksum,
-                    page_allocator.resolver(),
-                    PageHint::None,
-                );
+            let mut cursor = Cursor::<u64, u64>::new(
+                header.root,
+                header.checksum,
+                page_allocator.resolver(),
+                PageHint::None,
+            );
             cursor.seek_to(Position::Start).unwrap();
             let mut entries = vec![];
             while let Some(entry) = cursor.next().unwrap() {

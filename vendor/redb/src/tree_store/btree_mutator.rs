@@ -1,7 +1,7 @@
 use crate::tree_store::btree_base::{
     BRANCH, BranchAccessor, BranchBuilder, BranchMutator, Checksum, DEFERRED, LEAF, LeafAccessor,
-    LeafBuilder, LeafMutator, OwnedEntryBuffer, RawBranchBuilder, branch_separator,
-    child_checksum, get_checked_committed_page, is_single_large_value, leaf_below_merge_threshold,
+    LeafBuilder, LeafMutator, OwnedEntryBuffer, RawBranchBuilder, branch_separator, child_checksum,
+    get_checked_committed_page, is_single_large_value, leaf_below_merge_threshold,
     leaf_split_required, not_a_node, retained_after_removals,
 };
 use crate::tree_store::btree_mutator::DeletionResult::{
@@ -167,11 +167,8 @@ impl<'a, 'b, K: Key + 'static, V: Value + 'static> MutateHelper<'a, 'b, K, V> {
             checksum,
         }) = *self.root
         {
-            let (deletion_result, found) = self.delete_helper(
-                self.get_checked(p, checksum)?,
-                key,
-                allow_in_place,
-            )?;
+            let (deletion_result, found) =
+                self.delete_helper(self.get_checked(p, checksum)?, key, allow_in_place)?;
             if found.is_none() {
                 // The tree was not modified; leave *self.root untouched so that any clean
                 // root page keeps its already-valid checksum.
