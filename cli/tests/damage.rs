@@ -49,7 +49,7 @@ fn damages(clean: &[u8], seed: u64, per_kind: usize) -> Vec<(String, Vec<u8>)> {
     let tree_pages: Vec<usize> = (0..pages)
         .filter(|p| matches!(clean[p * PAGE], 1 | 2))
         .collect();
-    let mut flip = |label: String, at: usize, len: usize, out: &mut Vec<(String, Vec<u8>)>| {
+    let flip = |label: String, at: usize, len: usize, out: &mut Vec<(String, Vec<u8>)>| {
         let mut data = clean.to_vec();
         let end = (at + len).min(data.len());
         for b in &mut data[at..end] {
