@@ -233,10 +233,8 @@ fn damage_pages_holding(file: &std::path::Path, needle: &[u8]) -> usize {
     let mut data = fs::read(file).expect("read store");
     let mut hit = 0;
     for p in 0..data.len() / 4096 {
+        // Not only pages that start like a leaf: a large leaf spans several 4 KiB pages.
         let page = &data[p * 4096..(p + 1) * 4096];
-        if page[0] != 1 {
-            continue;
-        }
         let Some(at) = page.windows(needle.len()).position(|w| w == needle) else {
             continue;
         };
