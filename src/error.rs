@@ -118,6 +118,20 @@ pub enum Error {
         why: String,
     },
 
+    /// A page of the store's database file does not match the checksum the database recorded for
+    /// it, or does not decode: the file was changed outside rewind (a disk fault, a stray
+    /// write, a copy cut short). What that page holds cannot be read; nothing was written.
+    #[error(
+        "the store's database file is damaged{}: {why}; nothing was changed",
+        table.as_ref().map(|t| format!(" in table `{t}`")).unwrap_or_default()
+    )]
+    DamagedPage {
+        /// The table whose page is damaged, when the database knows it.
+        table: Option<String>,
+        /// What the database found (the page, what is wrong with it).
+        why: String,
+    },
+
     /// A record could not be serialized for the store (or a remote); nothing was written.
     #[error("cannot encode the {what}: {why}")]
     Encode {
@@ -869,6 +883,29 @@ impl<T> IoContext<T> for io::Result<T> {
     }
 }
 
+impl Error {
+    /// The database's report of a damaged page, split into the table it names (the vendored
+    /// database prefixes "table `NAME`: " when a table read met the damage) and the rest.
+    fn damaged_page(why: String) -> Error {
+        let named = why
+            .strip_prefix("table `")
+            .and_then(|rest| rest.split_once("`: "));
+        match named {
+            Some((table, rest)) => Error::DamagedPage {
+                table: Some(table.to_string()),
+                why: rest.to_string(),
+            },
+            None => Error::DamagedPage { table: None, why },
+        }
+    }
+
+    /// Whether this error reports damage in the store's own database file (as opposed to a
+    /// damaged record, which [`Error::Corrupt`] names).
+    pub fn is_damaged_store(&self) -> bool {
+        matches!(self, Error::DamagedPage { .. } | Error::Damaged { .. })
+    }
+}
+
 macro_rules! from_redb {
     ($($t:ty),*) => {$(
         impl From<$t> for Error {
@@ -879,6 +916,7 @@ macro_rules! from_redb {
                     {
                         Error::DiskFull(io)
                     }
+                    redb::Error::Corrupted(why) => Error::damaged_page(why),
                     other => Error::Db(other),
                 }
             }

@@ -20,6 +20,10 @@ use crate::store::blob::{BlobRecord, SEGMENT_SIZE, Span};
 use crate::store::tree::{Kind, Tree};
 use crate::store::{Reader, Store};
 
+/// A damaged page of the store's database file is reported as a problem of what was being read
+/// (a `table` problem when a whole listing stopped at it), and verify goes on with the rest: it
+/// reports what it can still read, and which snapshots reach something it cannot.
+///
 /// One thing wrong with the store.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Problem {
@@ -52,14 +56,78 @@ pub struct VerifyReport {
     pub unreferenced: u64,
     /// Everything wrong.
     pub problems: Vec<Problem>,
+    /// Snapshots that reach a problem (their record, a tree or a file they hold): restoring
+    /// them fails in part. Empty when there are no problems.
+    pub damaged_snapshots: Vec<Id>,
+    /// Tables of the store's database whose listing stopped at a damaged page, so what they
+    /// hold past it was not checked.
+    pub damaged_tables: Vec<String>,
+}
+
+/// `r`, or on damage in the store's file nothing, with a problem naming the table that could
+/// not be listed; other errors stay errors.
+fn listed<T: Default>(problems: &mut Vec<Problem>, table: &str, r: Result<T>) -> Result<T> {
+    match r {
+        Ok(v) => Ok(v),
+        Err(e) if e.is_damaged_store() => {
+            problems.push(Problem {
+                kind: "table",
+                id: table.to_string(),
+                what: format!("cannot be listed: {e}"),
+                referrer: "the store's database file".into(),
+            });
+            Ok(T::default())
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// What a lookup found: the record, nothing, or a damaged page (already reported).
+enum Found<T> {
+    Record(T),
+    Missing,
+    Unreadable,
+}
+
+impl<T> Found<T> {
+    fn record(self) -> Option<T> {
+        match self {
+            Found::Record(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+/// `r`, or on damage in the store's file `Unreadable` with a problem about `kind` `id`.
+fn readable<T>(
+    problems: &mut Vec<Problem>,
+    kind: &'static str,
+    id: &Id,
+    referrer: &str,
+    r: Result<Option<T>>,
+) -> Result<Found<T>> {
+    match r {
+        Ok(Some(v)) => Ok(Found::Record(v)),
+        Ok(None) => Ok(Found::Missing),
+        Err(e) if e.is_damaged_store() => {
+            problems.push(Problem {
+                kind,
+                id: id.hex(),
+                what: format!("unreadable: {e}"),
+                referrer: referrer.to_string(),
+            });
+            Ok(Found::Unreadable)
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// Checks the store; `full` also re-hashes every object's content.
 pub fn verify(store: &Store, full: bool, progress: &dyn Progress) -> Result<VerifyReport> {
     let reader = store.reader()?;
-    let segments = reader.segment_lengths()?;
     let mut report = VerifyReport::default();
     let mut problems = Vec::new();
+    let segments = listed(&mut problems, "segments", reader.segment_lengths())?;
     let mut seen_trees: FxHashSet<Id> = FxHashSet::default();
     // blob id -> the first place that refers to it.
     let mut blobs: FxHashMap<Id, String> = FxHashMap::default();
@@ -67,11 +135,15 @@ pub fn verify(store: &Store, full: bool, progress: &dyn Progress) -> Result<Veri
     // Trees to walk from, snapshots first so that a blob is named by a snapshot path when one
     // has it.
     let mut roots: Vec<(Id, String)> = Vec::new();
-    let snapshots = reader.all_snapshots()?;
+    let snapshots = listed(&mut problems, "snapshots", reader.all_snapshots())?;
+    // Each readable snapshot and its root tree, for the damaged-snapshot pass at the end.
+    let mut snapshot_roots: Vec<(Id, Id)> = Vec::new();
     for sid in &snapshots {
         report.snapshots += 1;
         let referrer = format!("snapshot {}", sid.short());
-        let Some(raw) = reader.snapshot_raw(sid)? else {
+        let raw = reader.snapshot_raw(sid);
+        let Some(raw) = readable(&mut problems, "snapshot", sid, "snapshots table", raw)?.record()
+        else {
             continue;
         };
         if full && Id::of(&raw) != *sid {
@@ -94,10 +166,13 @@ pub fn verify(store: &Store, full: bool, progress: &dyn Progress) -> Result<Veri
                 continue;
             }
         };
+        snapshot_roots.push((*sid, rec.root));
         roots.push((rec.root, referrer));
     }
-    for (name, id) in reader.tags()? {
-        if reader.snapshot_raw(&id)?.is_none() {
+    for (name, id) in listed(&mut problems, "refs", reader.tags())? {
+        let raw = reader.snapshot_raw(&id);
+        let found = readable(&mut problems, "snapshot", &id, &format!("tag {name}"), raw)?;
+        if matches!(found, Found::Missing) {
             problems.push(Problem {
                 kind: "snapshot",
                 id: id.hex(),
@@ -106,8 +181,16 @@ pub fn verify(store: &Store, full: bool, progress: &dyn Progress) -> Result<Veri
             });
         }
     }
-    for (ws, seq, id) in reader.ws_log_entries()? {
-        if reader.snapshot_raw(&id)?.is_none() {
+    for (ws, seq, id) in listed(&mut problems, "ws_log", reader.ws_log_entries())? {
+        let here = format!("workspace {ws} log entry {seq}");
+        let found = readable(
+            &mut problems,
+            "snapshot",
+            &id,
+            &here,
+            reader.snapshot_raw(&id),
+        )?;
+        if matches!(found, Found::Missing) {
             problems.push(Problem {
                 kind: "snapshot",
                 id: id.hex(),
@@ -116,7 +199,7 @@ pub fn verify(store: &Store, full: bool, progress: &dyn Progress) -> Result<Veri
             });
         }
     }
-    for (oid, raw) in reader.overlay_records()? {
+    for (oid, raw) in listed(&mut problems, "overlays", reader.overlay_records())? {
         let referrer = format!("overlay {oid}");
         match crate::overlay::OverlayRecord::decode(oid, &raw) {
             Ok(rec) => {
@@ -124,7 +207,9 @@ pub fn verify(store: &Store, full: bool, progress: &dyn Progress) -> Result<Veri
                     .chain(rec.state)
                     .chain(rec.states.iter().copied())
                 {
-                    if reader.snapshot_raw(&id)?.is_none() {
+                    let raw = reader.snapshot_raw(&id);
+                    let found = readable(&mut problems, "snapshot", &id, &referrer, raw)?;
+                    if matches!(found, Found::Missing) {
                         problems.push(Problem {
                             kind: "snapshot",
                             id: id.hex(),
@@ -145,22 +230,26 @@ pub fn verify(store: &Store, full: bool, progress: &dyn Progress) -> Result<Veri
     // Stat caches: an id they name that is gone is re-hashed by the next snapshot (no problem),
     // but one that is present is reused unread, so it must be sound.
     let mut cached_blobs = Vec::new();
-    for item in reader.stat_cache.iter()? {
-        let (k, v) = item?;
-        let Some(dir) = crate::scan::statcache::DirView::parse(v.value()) else {
-            continue;
-        };
-        let referrer = format!("the stat cache of workspace {}", k.value().0);
-        for (kind, id) in std::iter::once((Kind::Dir, dir.tree())).chain(dir.ids()) {
-            if kind == Kind::Dir {
-                if reader.has_tree(&id)? {
-                    roots.push((id, referrer.clone()));
+    let stat_caches = (|| -> Result<()> {
+        for item in reader.stat_cache.iter()? {
+            let (k, v) = item?;
+            let Some(dir) = crate::scan::statcache::DirView::parse(v.value()) else {
+                continue;
+            };
+            let referrer = format!("the stat cache of workspace {}", k.value().0);
+            for (kind, id) in std::iter::once((Kind::Dir, dir.tree())).chain(dir.ids()) {
+                if kind == Kind::Dir {
+                    if reader.has_tree(&id)? {
+                        roots.push((id, referrer.clone()));
+                    }
+                } else if reader.has_blob(&id)? {
+                    cached_blobs.push((id, referrer.clone()));
                 }
-            } else if reader.has_blob(&id)? {
-                cached_blobs.push((id, referrer.clone()));
             }
         }
-    }
+        Ok(())
+    })();
+    listed(&mut problems, "stat_cache", stat_caches)?;
     for (id, referrer) in &roots {
         walk_tree(
             &reader,
@@ -174,7 +263,7 @@ pub fn verify(store: &Store, full: bool, progress: &dyn Progress) -> Result<Veri
             &mut report,
         )?;
     }
-    for (key, rec) in reader.artifacts()? {
+    for (key, rec) in listed(&mut problems, "artifacts", reader.artifacts())? {
         report.artifacts += 1;
         blobs
             .entry(rec.blob)
@@ -184,13 +273,14 @@ pub fn verify(store: &Store, full: bool, progress: &dyn Progress) -> Result<Veri
         blobs.entry(id).or_insert(referrer);
     }
     // Trees nothing reaches: still checked, so every stored tree is.
-    for id in reader.tree_ids()? {
+    for id in listed(&mut problems, "trees", reader.tree_ids())? {
         if seen_trees.contains(&id) {
             continue;
         }
         report.unreferenced += 1;
         report.trees += 1;
-        let Some(raw) = reader.tree_raw(&id)? else {
+        let raw = reader.tree_raw(&id);
+        let Some(raw) = readable(&mut problems, "tree", &id, UNREFERENCED, raw)?.record() else {
             continue;
         };
         let what = if full && Id::of(&raw) != id {
@@ -208,7 +298,7 @@ pub fn verify(store: &Store, full: bool, progress: &dyn Progress) -> Result<Veri
         }
     }
     let reached_blobs = blobs.len() as u64;
-    for id in reader.blob_ids()? {
+    for id in listed(&mut problems, "blobs", reader.blob_ids())? {
         blobs.entry(id).or_insert_with(|| UNREFERENCED.into());
     }
     report.unreferenced += blobs.len() as u64 - reached_blobs;
@@ -216,7 +306,7 @@ pub fn verify(store: &Store, full: bool, progress: &dyn Progress) -> Result<Veri
     // Blobs: records, spans, that their chunks exist; content hashes in full mode (on all
     // cores). Then every chunk record on its own.
     report.blobs = blobs.len() as u64;
-    let chunk_ids = reader.chunk_ids()?;
+    let chunk_ids = listed(&mut problems, "chunks", reader.chunk_ids())?;
     let total: u64 = if full {
         let blob_bytes: u64 = blobs
             .keys()
@@ -279,8 +369,68 @@ pub fn verify(store: &Store, full: bool, progress: &dyn Progress) -> Result<Veri
         problems.extend(p);
         report.bytes_hashed += hashed;
     }
+    if !problems.is_empty() {
+        report.damaged_snapshots = damaged_snapshots(&reader, &snapshot_roots, &problems);
+    }
+    report.damaged_tables = problems
+        .iter()
+        .filter(|p| p.kind == "table")
+        .map(|p| p.id.clone())
+        .collect();
     report.problems = problems;
     Ok(report)
+}
+
+/// The snapshots that reach a problem: their record is damaged, or a tree or file under them
+/// is damaged or missing (each distinct tree is read once more, only when there are problems).
+fn damaged_snapshots(reader: &Reader, snapshots: &[(Id, Id)], problems: &[Problem]) -> Vec<Id> {
+    let bad: FxHashSet<&str> = problems.iter().map(|p| p.id.as_str()).collect();
+    let mut memo: FxHashMap<Id, bool> = FxHashMap::default();
+    let mut out = Vec::new();
+    for (sid, root) in snapshots {
+        let by_referrer = format!("snapshot {}", sid.short());
+        let named = problems.iter().any(|p| {
+            p.referrer
+                .strip_prefix(&by_referrer)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', ':']))
+        });
+        if named
+            || bad.contains(sid.hex().as_str())
+            || tree_damaged(reader, root, &bad, &mut memo, 0)
+        {
+            out.push(*sid);
+        }
+    }
+    out
+}
+
+/// Whether the tree `id` or anything under it is unreadable or named by a problem.
+fn tree_damaged(
+    reader: &Reader,
+    id: &Id,
+    bad: &FxHashSet<&str>,
+    memo: &mut FxHashMap<Id, bool>,
+    depth: usize,
+) -> bool {
+    if let Some(&known) = memo.get(id) {
+        return known;
+    }
+    // A tree that names itself below itself can only be damage; the depth bound keeps a
+    // crafted store from exhausting the stack.
+    let damaged = depth > 1024
+        || bad.contains(id.hex().as_str())
+        || match reader.tree(id) {
+            Err(_) => true,
+            Ok(tree) => tree.entries.iter().any(|e| {
+                if e.kind == Kind::Dir {
+                    tree_damaged(reader, &e.id, bad, memo, depth + 1)
+                } else {
+                    bad.contains(e.id.hex().as_str())
+                }
+            }),
+        };
+    memo.insert(*id, damaged);
+    damaged
 }
 
 /// The referrer of an object nothing reaches.
@@ -307,14 +457,18 @@ fn walk_tree(
     } else {
         format!("{referrer}:{}", display(path))
     };
-    let Some(raw) = reader.tree_raw(id)? else {
-        problems.push(Problem {
-            kind: "tree",
-            id: id.hex(),
-            what: "missing".into(),
-            referrer: here,
-        });
-        return Ok(());
+    let raw = match readable(problems, "tree", id, &here, reader.tree_raw(id))? {
+        Found::Record(raw) => raw,
+        Found::Unreadable => return Ok(()),
+        Found::Missing => {
+            problems.push(Problem {
+                kind: "tree",
+                id: id.hex(),
+                what: "missing".into(),
+                referrer: here,
+            });
+            return Ok(());
+        }
     };
     if full && Id::of(&raw) != *id {
         problems.push(Problem {

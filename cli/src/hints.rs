@@ -163,6 +163,13 @@ pub fn hints(e: &Error) -> Vec<String> {
             vec![format!("see `rewind verify --remote {remote}`")]
         }
         Error::GcDamaged { .. } => one("run `rewind verify --full` to see what is damaged"),
+        Error::DamagedPage { .. } => vec![
+            "`rewind verify` lists what can still be read and which snapshots are lost".into(),
+            "`rewind restore` of the other snapshots still works".into(),
+            "restore what is lost from a remote (`rewind pull`, `rewind restore --remote`) or a \
+             backup of the store"
+                .into(),
+        ],
         Error::NoSnapshots(_) => one("run `rewind snapshot` first"),
         Error::NoAgentSession(_) => one("install one with `rewind hook install AGENT`"),
         Error::NoSuchTurn { session, .. } => {

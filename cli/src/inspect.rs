@@ -552,6 +552,8 @@ pub fn verify(ctx: &Ctx, full: bool) -> CliResult {
             "chunks": r.chunks,
             "bytes_hashed": r.bytes_hashed,
             "problems": problems,
+            "damaged_snapshots": r.damaged_snapshots.iter().map(|id| id.hex()).collect::<Vec<_>>(),
+            "damaged_tables": r.damaged_tables,
         }))?;
     } else {
         let mut out = std::io::stdout().lock();
@@ -560,6 +562,23 @@ pub fn verify(ctx: &Ctx, full: bool) -> CliResult {
                 out,
                 "{} {}: {} (referred to by {})",
                 p.kind, p.id, p.what, p.referrer
+            )?;
+        }
+        for t in &r.damaged_tables {
+            writeln!(
+                out,
+                "table {t}: listing stopped at a damaged page; what it holds past it is lost"
+            )?;
+        }
+        if !r.damaged_snapshots.is_empty() {
+            let ids: Vec<String> = r.damaged_snapshots.iter().map(|id| id.short()).collect();
+            writeln!(
+                out,
+                "{} of {} snapshots reach damage (restore them from a remote or a backup): {}; \
+                 the others restore whole",
+                ids.len(),
+                r.snapshots,
+                ids.join(" ")
             )?;
         }
         if !ctx.quiet {

@@ -71,6 +71,11 @@ fn classify(e: &Error) -> (StatusCode, &'static str) {
         Error::ReadOnlyStore { .. } => return (S::SERVICE_UNAVAILABLE, "read_only_store"),
         Error::DiskFull(_) => return (S::INSUFFICIENT_STORAGE, "disk_full"),
         Error::Remote { .. } => return (S::BAD_GATEWAY, "remote_failed"),
+        // The store's file was changed outside rewind: not the request's fault, and not a bug
+        // of the server; a client tells it apart to point its user at verify and a remote.
+        Error::DamagedPage { .. } | Error::Damaged { .. } | Error::Corrupt { .. } => {
+            return (S::INTERNAL_SERVER_ERROR, "store_damaged");
+        }
         _ => {}
     }
     match e.kind() {

@@ -189,7 +189,8 @@ impl<'a, V: Key + 'static> MultimapValue<'a, V> {
                 Self::new_inline(leaf_iter, guard)
             }
             SubtreeV2 => {
-                let root = collection.value().as_subtree().root;
+                let subtree = collection.value().as_subtree();
+                let root = (subtree.root, subtree.checksum);
                 Self::new_subtree(
                     BtreeCursorRange::new::<RangeFull, &V::SelfType<'_>>(
                         &(..),
@@ -220,7 +221,8 @@ impl<'a, V: Key + 'static> MultimapValue<'a, V> {
                 Self::new_inline(leaf_iter, guard)
             }
             SubtreeV2 => {
-                let root = collection.value().as_subtree().root;
+                let subtree = collection.value().as_subtree();
+                let root = (subtree.root, subtree.checksum);
                 let inner = BtreeCursorRange::new::<RangeFull, &V::SelfType<'_>>(
                     &(..),
                     Some(root),

@@ -233,7 +233,7 @@ impl<'txn, K: Key + 'static, V: Value + 'static> Table<'txn, K, V> {
     ) -> Result<Range<'_, K, V>> {
         self.tree
             .range_bounds(lower, upper)
-            .map(|x| Range::new(x, self.transaction.transaction_guard()))
+            .map(|x| Range::new(x, self.transaction.transaction_guard()).in_table(&self.name))
     }
 
     fn extract_in_bounds<F: for<'f> FnMut(K::SelfType<'f>, V::SelfType<'f>) -> bool>(
@@ -497,7 +497,9 @@ impl<K: Key + 'static, V: Value + 'static> ReadableTableMetadata for Table<'_, K
 
 impl<K: Key + 'static, V: Value + 'static> ReadableTable<K, V> for Table<'_, K, V> {
     fn get<'a>(&self, key: impl Borrow<K::SelfType<'a>>) -> Result<Option<AccessGuard<'_, V>>> {
-        self.tree.get(key.borrow())
+        self.tree
+            .get(key.borrow())
+            .map_err(|e| in_table(Some(&self.name), e))
     }
 
     #[cfg(feature = "experimental-api-5")]
@@ -926,7 +928,7 @@ impl<K: Key + 'static, V: Value + 'static> ReadOnlyTable<K, V> {
     ) -> Result<Range<'static, K, V>> {
         self.tree
             .range_bounds(lower, upper)
-            .map(|x| Range::new(x, self.transaction_guard.clone()))
+            .map(|x| Range::new(x, self.transaction_guard.clone()).in_table(&self.name))
     }
 
     /// This method is like [`ReadableTable::range()`], but the returned iterator is reference
@@ -978,7 +980,9 @@ impl<K: Key + 'static, V: Value + 'static> ReadableTableMetadata for ReadOnlyTab
 
 impl<K: Key + 'static, V: Value + 'static> ReadableTable<K, V> for ReadOnlyTable<K, V> {
     fn get<'a>(&self, key: impl Borrow<K::SelfType<'a>>) -> Result<Option<AccessGuard<'_, V>>> {
-        self.tree.get(key.borrow())
+        self.tree
+            .get(key.borrow())
+            .map_err(|e| in_table(Some(&self.name), e))
     }
 
     #[cfg(feature = "experimental-api-5")]
@@ -1133,15 +1137,23 @@ pub(crate) type CompatBorrow<'a> = PhantomData<&'a ()>;
 #[derive(Clone)]
 pub struct Range<'a, K: Key + 'static, V: Value + 'static> {
     inner: BtreeCursorRange<K, V>,
+    // The table's name, which a Corrupted error names (patched for rewind)
+    table: Option<Arc<str>>,
     _transaction_guard: Arc<TransactionGuard>,
     // Keeps the table borrowed for as long as the range is alive; see `ScopedBorrow`
     _lifetime: CompatBorrow<'a>,
 }
 
 impl<K: Key + 'static, V: Value + 'static> Range<'_, K, V> {
+    fn in_table(mut self, table: &str) -> Self {
+        self.table = Some(Arc::from(table));
+        self
+    }
+
     pub(super) fn new(inner: BtreeCursorRange<K, V>, guard: Arc<TransactionGuard>) -> Self {
         Self {
             inner,
+            table: None,
             _transaction_guard: guard,
             _lifetime: CompatBorrow::default(),
         }
@@ -1178,8 +1190,9 @@ impl<'a, K: Key + 'static, V: Value + 'static> Iterator for Range<'a, K, V> {
     type Item = Result<(AccessGuard<'a, K>, AccessGuard<'a, V>)>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        let table = self.table.as_deref();
         self.inner.next().map(|x| {
-            x.map(|entry| {
+            x.map_err(|e| in_table(table, e)).map(|entry| {
                 let (page, key_range, value_range) = entry.into_raw();
                 let key = AccessGuard::with_page(page.clone(), key_range);
                 let value = AccessGuard::with_page(page, value_range);
@@ -1191,14 +1204,26 @@ impl<'a, K: Key + 'static, V: Value + 'static> Iterator for Range<'a, K, V> {
 
 impl<K: Key + 'static, V: Value + 'static> DoubleEndedIterator for Range<'_, K, V> {
     fn next_back(&mut self) -> Option<Self::Item> {
+        let table = self.table.as_deref();
         self.inner.next_back().map(|x| {
-            x.map(|entry| {
+            x.map_err(|e| in_table(table, e)).map(|entry| {
                 let (page, key_range, value_range) = entry.into_raw();
                 let key = AccessGuard::with_page(page.clone(), key_range);
                 let value = AccessGuard::with_page(page, value_range);
                 (key, value)
             })
         })
+    }
+}
+
+// Patched for rewind (PATCHES.md): a Corrupted error met while reading a table names it, so that
+// a damaged page can be told apart by what it held.
+fn in_table(table: Option<&str>, e: StorageError) -> StorageError {
+    match (table, e) {
+        (Some(table), StorageError::Corrupted(why)) => {
+            StorageError::Corrupted(alloc::format!("table `{table}`: {why}"))
+        }
+        (_, e) => e,
     }
 }
 

@@ -2,7 +2,8 @@ use crate::db::TransactionGuard;
 use crate::sync::Mutex;
 use crate::tree_store::btree_base::{
     AccessGuardMut, BRANCH, BranchAccessor, BranchMutator, BtreeHeader, Checksum, DEFERRED, LEAF,
-    LeafAccessor, LeafPageMut, MAX_BTREE_DEPTH, PageType, branch_checksum, leaf_checksum,
+    LeafAccessor, LeafPageMut, MAX_BTREE_DEPTH, PageType, branch_checksum, child_checksum,
+    get_checked_committed_page, get_checked_page, leaf_checksum, not_a_node,
 };
 use crate::tree_store::btree_cursor::{BtreeCursor, BtreeCursorMut, CursorMut, Position};
 use crate::tree_store::btree_iters::{bounds_are_empty, encode_bounds};
@@ -603,7 +604,13 @@ impl<K: Key + 'static, V: Value + 'static> BtreeMut<K, V> {
                 let mut new_page = self
                     .page_allocator
                     .allocate(required, &self.allocated_pages)?;
-                let old_page = self.page_allocator.get_page(root.root, PageHint::None)?;
+                let old_page = get_checked_committed_page(
+                    &self.page_allocator,
+                    root.root,
+                    root.checksum,
+                    K::fixed_width(),
+                    V::fixed_width(),
+                )?;
                 new_page.memory_mut().copy_from_slice(old_page.memory());
                 drop(old_page);
                 freed_pages.push(root.root);
@@ -647,9 +654,10 @@ impl<K: Key + 'static, V: Value + 'static> BtreeMut<K, V> {
                 }
             }
             BRANCH => {
-                let (child_index, child_page) = {
+                let (child_index, child_page, checksum) = {
                     let accessor = BranchAccessor::new(&page, K::fixed_width());
-                    accessor.child_for_key::<K>(query)
+                    let (index, child) = accessor.child_for_key::<K>(query);
+                    (index, child, child_checksum(&accessor, index)?)
                 };
                 let child_page_mut = if self.page_allocator.uncommitted(child_page) {
                     self.page_allocator.get_page_mut(child_page)?
@@ -662,8 +670,13 @@ impl<K: Key + 'static, V: Value + 'static> BtreeMut<K, V> {
                     let mut new_page = self
                         .page_allocator
                         .allocate(required, &self.allocated_pages)?;
-                    let old_child_page =
-                        self.page_allocator.get_page(child_page, PageHint::None)?;
+                    let old_child_page = get_checked_committed_page(
+                        &self.page_allocator,
+                        child_page,
+                        checksum,
+                        K::fixed_width(),
+                        V::fixed_width(),
+                    )?;
                     new_page
                         .memory_mut()
                         .copy_from_slice(old_child_page.memory());
@@ -676,7 +689,7 @@ impl<K: Key + 'static, V: Value + 'static> BtreeMut<K, V> {
                 };
                 self.get_mut_helper(Some((page, child_index)), child_page_mut, query)
             }
-            _ => unreachable!(),
+            _ => Err(not_a_node(&page)),
         }
     }
 
@@ -1017,7 +1030,14 @@ impl<K: Key, V: Value> Btree<K, V> {
         mem: PageResolver,
     ) -> Result<Self> {
         let cached_root = if let Some(header) = root {
-            Some(mem.get_page(header.root, hint)?)
+            Some(get_checked_page(
+                &mem,
+                header.root,
+                header.checksum,
+                K::fixed_width(),
+                V::fixed_width(),
+                hint,
+            )?)
         } else {
             None
         };
@@ -1099,11 +1119,19 @@ impl<K: Key, V: Value> Btree<K, V> {
                 }
                 BRANCH => {
                     let accessor = BranchAccessor::new(page, K::fixed_width());
-                    accessor.child_for_key::<K>(query).1
+                    let (index, child) = accessor.child_for_key::<K>(query);
+                    (child, child_checksum(&accessor, index)?)
                 }
-                _ => unreachable!(),
+                _ => return Err(not_a_node(page)),
             };
-            descended = Some(self.mem.get_page(child_page, self.hint)?);
+            descended = Some(get_checked_page(
+                &self.mem,
+                child_page.0,
+                child_page.1,
+                K::fixed_width(),
+                V::fixed_width(),
+                self.hint,
+            )?);
         }
         Err(StorageError::Corrupted(
             "Btree exceeded maximum depth".to_string(),
@@ -1145,9 +1173,17 @@ impl<K: Key, V: Value> Btree<K, V> {
             BRANCH => {
                 let accessor = BranchAccessor::new(&page, K::fixed_width());
                 let child_page = accessor.child_page(0).unwrap();
-                self.first_helper(self.mem.get_page(child_page, self.hint)?, depth + 1)
+                let page = get_checked_page(
+                    &self.mem,
+                    child_page,
+                    child_checksum(&accessor, 0)?,
+                    K::fixed_width(),
+                    V::fixed_width(),
+                    self.hint,
+                )?;
+                self.first_helper(page, depth + 1)
             }
-            _ => unreachable!(),
+            _ => Err(not_a_node(&page)),
         }
     }
 
@@ -1184,10 +1220,19 @@ impl<K: Key, V: Value> Btree<K, V> {
             }
             BRANCH => {
                 let accessor = BranchAccessor::new(&page, K::fixed_width());
-                let child_page = accessor.child_page(accessor.count_children() - 1).unwrap();
-                self.last_helper(self.mem.get_page(child_page, self.hint)?, depth + 1)
+                let last = accessor.count_children() - 1;
+                let child_page = accessor.child_page(last).unwrap();
+                let page = get_checked_page(
+                    &self.mem,
+                    child_page,
+                    child_checksum(&accessor, last)?,
+                    K::fixed_width(),
+                    V::fixed_width(),
+                    self.hint,
+                )?;
+                self.last_helper(page, depth + 1)
             }
-            _ => unreachable!(),
+            _ => Err(not_a_node(&page)),
         }
     }
 
@@ -1197,7 +1242,7 @@ impl<K: Key, V: Value> Btree<K, V> {
     ) -> Result<BtreeCursorRange<K, V>> {
         BtreeCursorRange::new(
             range,
-            self.root.map(|x| x.root),
+            self.root.map(|x| (x.root, x.checksum)),
             self.mem.clone(),
             self.hint,
         )
@@ -1211,7 +1256,7 @@ impl<K: Key, V: Value> Btree<K, V> {
         BtreeCursorRange::from_bounds(
             lower_bound,
             upper_bound,
-            self.root.map(|x| x.root),
+            self.root.map(|x| (x.root, x.checksum)),
             self.mem.clone(),
             self.hint,
         )

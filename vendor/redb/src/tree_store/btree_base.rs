@@ -134,6 +134,91 @@ pub(super) fn branch_checksum<T: Page>(
     }
 }
 
+// Patched for rewind (PATCHES.md): a committed page is checked against the checksum its parent
+// branch, or the tree's header, recorded for it before anything decodes it, so a page damaged
+// outside redb is reported as Corrupted instead of reaching the accessors' panics. `DEFERRED`
+// marks a page the current write transaction changed, whose checksum is not computed yet.
+pub(crate) fn check_page<T: Page>(
+    page: &T,
+    expected: Checksum,
+    fixed_key_size: Option<usize>,
+    fixed_value_size: Option<usize>,
+) -> Result<(), StorageError> {
+    if expected == DEFERRED {
+        return Ok(());
+    }
+    let computed = match page.memory().first() {
+        Some(&LEAF) if page.memory().len() >= 4 => {
+            leaf_checksum(page, fixed_key_size, fixed_value_size)?
+        }
+        Some(&BRANCH) if page.memory().len() >= 8 => branch_checksum(page, fixed_key_size)?,
+        _ => {
+            return Err(StorageError::Corrupted(format!(
+                "page {:?} is neither a leaf nor a branch",
+                page.get_page_number()
+            )));
+        }
+    };
+    if computed == expected {
+        Ok(())
+    } else {
+        Err(StorageError::Corrupted(format!(
+            "page {:?} does not match its checksum",
+            page.get_page_number()
+        )))
+    }
+}
+
+// The checksum a branch records for its child `n`, which the caller has already looked up.
+pub(super) fn child_checksum<T: Page>(
+    accessor: &BranchAccessor<'_, T>,
+    n: usize,
+) -> Result<Checksum, StorageError> {
+    accessor.child_checksum(n).ok_or_else(|| {
+        StorageError::Corrupted(format!(
+            "branch page {:?} has no child {n}",
+            accessor.page.get_page_number()
+        ))
+    })
+}
+
+// A page whose type byte names neither node kind.
+pub(crate) fn not_a_node<T: Page>(page: &T) -> StorageError {
+    StorageError::Corrupted(format!(
+        "page {:?} is neither a leaf nor a branch",
+        page.get_page_number()
+    ))
+}
+
+// `PageResolver::get_page`, then `check_page`.
+pub(crate) fn get_checked_page(
+    mem: &crate::tree_store::PageResolver,
+    page_number: PageNumber,
+    expected: Checksum,
+    fixed_key_size: Option<usize>,
+    fixed_value_size: Option<usize>,
+    hint: crate::tree_store::page_store::PageHint,
+) -> Result<PageImpl, StorageError> {
+    let page = mem.get_page(page_number, hint)?;
+    check_page(&page, expected, fixed_key_size, fixed_value_size)?;
+    Ok(page)
+}
+
+// `PageAllocator::get_page`, then `check_page` unless the page is this transaction's own.
+pub(crate) fn get_checked_committed_page(
+    allocator: &PageAllocator,
+    page_number: PageNumber,
+    expected: Checksum,
+    fixed_key_size: Option<usize>,
+    fixed_value_size: Option<usize>,
+) -> Result<PageImpl, StorageError> {
+    let page = allocator.get_page(page_number, crate::tree_store::page_store::PageHint::None)?;
+    if !allocator.uncommitted(page_number) {
+        check_page(&page, expected, fixed_key_size, fixed_value_size)?;
+    }
+    Ok(page)
+}
+
 #[derive(Debug, Copy, Clone, Eq, PartialEq)]
 pub(crate) struct BtreeHeader {
     pub(crate) root: PageNumber,

@@ -1,8 +1,9 @@
 use crate::AccessGuard;
 use crate::sync::Mutex;
 use crate::tree_store::btree_base::{
-    BRANCH, BranchAccessor, LEAF, LeafAccessor, MAX_BTREE_DEPTH, OwnedEntryBuffer,
-    leaf_below_merge_threshold, leaf_fits_one_page, retained_after_removals,
+    BRANCH, BranchAccessor, Checksum, LEAF, LeafAccessor, MAX_BTREE_DEPTH, OwnedEntryBuffer,
+    child_checksum, get_checked_committed_page, get_checked_page, leaf_below_merge_threshold,
+    leaf_fits_one_page, not_a_node, retained_after_removals,
 };
 use crate::tree_store::btree_iters::EntryGuard;
 use crate::tree_store::btree_mutator::MutateHelper;
@@ -43,7 +44,7 @@ impl Branch {
         &self,
         direction: Direction,
         fixed_key_width: Option<usize>,
-    ) -> Option<(usize, PageNumber)> {
+    ) -> Option<(usize, PageNumber, Checksum)> {
         let accessor = BranchAccessor::new(&self.page, fixed_key_width);
         let child_index = match direction {
             Direction::Next => {
@@ -52,7 +53,11 @@ impl Branch {
             }
             Direction::Previous => self.child_index.checked_sub(1)?,
         };
-        Some((child_index, accessor.child_page(child_index).unwrap()))
+        Some((
+            child_index,
+            accessor.child_page(child_index)?,
+            accessor.child_checksum(child_index)?,
+        ))
     }
 }
 
@@ -139,7 +144,7 @@ fn descend_to_position<K: Key + 'static, V: Value + 'static, F>(
     get_page: &mut F,
 ) -> Result<Leaf>
 where
-    F: FnMut(PageNumber) -> Result<PageImpl>,
+    F: FnMut(PageNumber, Checksum) -> Result<PageImpl>,
 {
     let mut page = page;
     loop {
@@ -162,9 +167,18 @@ where
             BRANCH => {
                 let accessor = BranchAccessor::new(&page, K::fixed_width());
                 let child_index = child_to_visit::<K>(&accessor, position);
-                (child_index, accessor.child_page(child_index).unwrap())
+                let child = accessor.child_page(child_index).ok_or_else(|| {
+                    StorageError::Corrupted(format!(
+                        "branch page {:?} has no child {child_index}",
+                        page.get_page_number()
+                    ))
+                })?;
+                (
+                    child_index,
+                    (child, child_checksum(&accessor, child_index)?),
+                )
             }
-            _ => unreachable!(),
+            _ => return Err(not_a_node(&page)),
         };
         if path.len() >= MAX_BTREE_DEPTH {
             return Err(StorageError::Corrupted(
@@ -172,7 +186,7 @@ where
             ));
         }
         path.push(Branch::new(page, child_index));
-        page = get_page(child_page)?;
+        page = get_page(child_page.0, child_page.1)?;
     }
 }
 
@@ -182,15 +196,15 @@ fn move_to_adjacent_leaf<K: Key + 'static, V: Value + 'static, F>(
     get_page: &mut F,
 ) -> Result<Option<Leaf>>
 where
-    F: FnMut(PageNumber) -> Result<PageImpl>,
+    F: FnMut(PageNumber, Checksum) -> Result<PageImpl>,
 {
     for index in (0..path.len()).rev() {
-        if let Some((child_index, child_page)) =
+        if let Some((child_index, child_page, checksum)) =
             path[index].adjacent_child(direction, K::fixed_width())
         {
             path[index].child_index = child_index;
             path.truncate(index + 1);
-            let page = get_page(child_page)?;
+            let page = get_page(child_page, checksum)?;
             let edge = if direction.is_next() {
                 Position::Start
             } else {
@@ -210,7 +224,7 @@ fn prepare_leaf<K: Key + 'static, V: Value + 'static, F>(
     get_page: &mut F,
 ) -> Result<bool>
 where
-    F: FnMut(PageNumber) -> Result<PageImpl>,
+    F: FnMut(PageNumber, Checksum) -> Result<PageImpl>,
 {
     while let Some(current) = leaf.as_ref() {
         if (direction.is_next() && current.position < current.len)
@@ -467,6 +481,7 @@ impl<K: Key + 'static, V: Value + 'static> EntryRef<'_, K, V> {
 #[derive(Clone)]
 pub(super) struct Cursor<K: Key + 'static, V: Value + 'static> {
     root: PageNumber,
+    root_checksum: Checksum,
     path: Vec<Branch>,
     // Gap cursor position: next() returns the entry at position, and prev()
     // returns the entry before position.
@@ -481,9 +496,15 @@ pub(super) struct Cursor<K: Key + 'static, V: Value + 'static> {
 }
 
 impl<K: Key + 'static, V: Value + 'static> Cursor<K, V> {
-    pub(super) fn new(root: PageNumber, manager: PageResolver, hint: PageHint) -> Self {
+    pub(super) fn new(
+        root: PageNumber,
+        root_checksum: Checksum,
+        manager: PageResolver,
+        hint: PageHint,
+    ) -> Self {
         Self {
             root,
+            root_checksum,
             path: vec![],
             leaf: None,
             manager,
@@ -513,7 +534,14 @@ impl<K: Key + 'static, V: Value + 'static> Cursor<K, V> {
         self.errored = false;
         self.path.clear();
         let result = (|| {
-            let root_page = self.manager.get_page(self.root, self.hint)?;
+            let root_page = get_checked_page(
+                &self.manager,
+                self.root,
+                self.root_checksum,
+                K::fixed_width(),
+                V::fixed_width(),
+                self.hint,
+            )?;
             let Self {
                 manager,
                 hint,
@@ -521,7 +549,16 @@ impl<K: Key + 'static, V: Value + 'static> Cursor<K, V> {
                 leaf,
                 ..
             } = self;
-            let mut get_page = |page| manager.get_page(page, *hint);
+            let mut get_page = |page, checksum| {
+                get_checked_page(
+                    manager,
+                    page,
+                    checksum,
+                    K::fixed_width(),
+                    V::fixed_width(),
+                    *hint,
+                )
+            };
             *leaf = Some(descend_to_position::<K, V, _>(
                 root_page,
                 position,
@@ -543,7 +580,16 @@ impl<K: Key + 'static, V: Value + 'static> Cursor<K, V> {
                 leaf,
                 ..
             } = self;
-            let mut get_page = |page| manager.get_page(page, *hint);
+            let mut get_page = |page, checksum| {
+                get_checked_page(
+                    manager,
+                    page,
+                    checksum,
+                    K::fixed_width(),
+                    V::fixed_width(),
+                    *hint,
+                )
+            };
             prepare_leaf::<K, V, _>(leaf, path, direction, &mut get_page)
         };
         self.latch_errors(result)
@@ -566,7 +612,16 @@ impl<K: Key + 'static, V: Value + 'static> Cursor<K, V> {
                 path,
                 ..
             } = self;
-            let mut get_page = |page| manager.get_page(page, *hint);
+            let mut get_page = |page, checksum| {
+                get_checked_page(
+                    manager,
+                    page,
+                    checksum,
+                    K::fixed_width(),
+                    V::fixed_width(),
+                    *hint,
+                )
+            };
             move_to_adjacent_leaf::<K, V, _>(path, Direction::Next, &mut get_page)
         };
         if let Some(next_leaf) = self.latch_errors(result)? {
@@ -788,9 +843,17 @@ impl<'a, 'b, K: Key + 'static, V: Value + 'static> CursorMut<'a, 'b, K, V> {
         let Some(header) = *self.root else {
             return Ok(());
         };
-        let root_page = self.page_allocator.get_page(header.root, PageHint::None)?;
         let page_allocator = self.page_allocator;
-        let mut get_page = |page| page_allocator.get_page(page, PageHint::None);
+        let mut get_page = |page, checksum| {
+            get_checked_committed_page(
+                page_allocator,
+                page,
+                checksum,
+                K::fixed_width(),
+                V::fixed_width(),
+            )
+        };
+        let root_page = get_page(header.root, header.checksum)?;
         let mut path = vec![];
         let leaf = descend_to_position::<K, V, _>(root_page, target, &mut path, &mut get_page)?;
         self.state.position = Some(CursorPosition { path, leaf });
@@ -895,7 +958,15 @@ impl<'a, 'b, K: Key + 'static, V: Value + 'static> CursorMut<'a, 'b, K, V> {
             return Ok(false);
         };
         let page_allocator = self.page_allocator;
-        let mut get_page = |page| page_allocator.get_page(page, PageHint::None);
+        let mut get_page = |page, checksum| {
+            get_checked_committed_page(
+                page_allocator,
+                page,
+                checksum,
+                K::fixed_width(),
+                V::fixed_width(),
+            )
+        };
         if let Some(next_leaf) =
             move_to_adjacent_leaf::<K, V, _>(&mut position.path, direction, &mut get_page)?
         {
@@ -1680,7 +1751,7 @@ pub(crate) struct BtreeCursor<K: Key + 'static, V: Value + 'static> {
 impl<K: Key + 'static, V: Value + 'static> BtreeCursor<K, V> {
     pub(crate) fn new(root: Option<BtreeHeader>, resolver: PageResolver, hint: PageHint) -> Self {
         Self {
-            inner: root.map(|header| Cursor::new(header.root, resolver, hint)),
+            inner: root.map(|header| Cursor::new(header.root, header.checksum, resolver, hint)),
         }
     }
 
@@ -1828,6 +1899,7 @@ impl<'a, K: Key + 'static, V: Value + 'static> BtreeCursorMut<'a, K, V> {
             let header = self.tree.root.expect("a captured next key implies a root");
             let mut cursor: Cursor<K, V> = Cursor::new(
                 header.root,
+                header.checksum,
                 self.tree.page_allocator.resolver(),
                 PageHint::None,
             );
@@ -2477,7 +2549,8 @@ mod tests {
 
     fn cursor_with_entries(entries: &[u64]) -> Cursor<u64, u64> {
         let (page_allocator, root, _) = leaf_root_with_entries(entries);
-        let mut cursor = Cursor::<u64, u64>::new(root, page_allocator.resolver(), PageHint::None);
+        let mut cursor =
+            Cursor::<u64, u64>::new(root, DEFERRED, page_allocator.resolver(), PageHint::None);
         cursor.seek_to(Position::Start).unwrap();
         cursor
     }
@@ -2566,8 +2639,12 @@ mod tests {
             let Some(header) = root else {
                 return vec![];
             };
-            let mut cursor =
-                Cursor::<u64, u64>::new(header.root, page_allocator.resolver(), PageHint::None);
+            let mut cursor = Cursor::<u64, u64>::new(
+                header.root,
+                header.checksum,
+                page_allocator.resolver(),
+                PageHint::None,
+            );
             cursor.seek_to(Position::Start).unwrap();
             let mut entries = vec![];
             while let Some(entry) = cursor.next().unwrap() {
@@ -2592,6 +2669,7 @@ mod tests {
             for (key, value) in expected {
                 let mut cursor = Cursor::<u64, u64>::new(
                     root.unwrap().root,
+                    root.unwrap().checksum,
                     page_allocator.resolver(),
                     PageHint::None,
                 );

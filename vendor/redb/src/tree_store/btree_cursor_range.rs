@@ -1,3 +1,4 @@
+use crate::tree_store::btree_base::Checksum;
 use crate::tree_store::btree_cursor::{Cursor, Position};
 use crate::tree_store::btree_iters::{EntryGuard, bounds_are_empty, encode_bounds};
 use crate::tree_store::page_store::PageHint;
@@ -46,7 +47,7 @@ enum Side {
 
 #[derive(Clone)]
 pub(crate) struct BtreeCursorRange<K: Key + 'static, V: Value + 'static> {
-    root: Option<PageNumber>,
+    root: Option<(PageNumber, Checksum)>,
     lower_bound: Bound<Vec<u8>>,
     upper_bound: Bound<Vec<u8>>,
     manager: PageResolver,
@@ -61,7 +62,7 @@ pub(crate) struct BtreeCursorRange<K: Key + 'static, V: Value + 'static> {
 impl<K: Key + 'static, V: Value + 'static> BtreeCursorRange<K, V> {
     pub(crate) fn new<'a, T: RangeBounds<KR>, KR: Borrow<K::SelfType<'a>>>(
         query_range: &'_ T,
-        table_root: Option<PageNumber>,
+        table_root: Option<(PageNumber, Checksum)>,
         manager: PageResolver,
         hint: PageHint,
     ) -> Result<Self> {
@@ -72,7 +73,7 @@ impl<K: Key + 'static, V: Value + 'static> BtreeCursorRange<K, V> {
     pub(crate) fn from_bounds(
         lower_bound: Bound<Vec<u8>>,
         upper_bound: Bound<Vec<u8>>,
-        table_root: Option<PageNumber>,
+        table_root: Option<(PageNumber, Checksum)>,
         manager: PageResolver,
         hint: PageHint,
     ) -> Result<Self> {
@@ -114,7 +115,7 @@ impl<K: Key + 'static, V: Value + 'static> BtreeCursorRange<K, V> {
     fn initialize_side(&mut self, side: Side) -> Result {
         assert!(matches!(self.slot(side), Slot::Uninitialized));
         let root = self.root.expect("range cursor must have a root");
-        let mut cursor = Cursor::new(root, self.manager.clone(), self.hint);
+        let mut cursor = Cursor::new(root.0, root.1, self.manager.clone(), self.hint);
         match side {
             Side::Front => match self.lower_bound.as_ref().map(Vec::as_slice) {
                 Included(key) => cursor.seek_to(Position::Before(key))?,

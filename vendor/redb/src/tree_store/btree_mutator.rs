@@ -1,15 +1,15 @@
 use crate::tree_store::btree_base::{
     BRANCH, BranchAccessor, BranchBuilder, BranchMutator, Checksum, DEFERRED, LEAF, LeafAccessor,
-    LeafBuilder, LeafMutator, OwnedEntryBuffer, RawBranchBuilder, branch_separator,
-    is_single_large_value, leaf_below_merge_threshold, leaf_split_required,
-    retained_after_removals,
+    LeafBuilder, LeafMutator, OwnedEntryBuffer, RawBranchBuilder, branch_separator, child_checksum,
+    get_checked_committed_page, is_single_large_value, leaf_below_merge_threshold,
+    leaf_split_required, not_a_node, retained_after_removals,
 };
 use crate::tree_store::btree_mutator::DeletionResult::{
     DeletedBranch, DeletedSubtree, PartialBranch, PartialLeaf, Subtree,
 };
 use crate::tree_store::page_store::{Page, PageImpl, PageMut, ScopedBorrow};
 use crate::tree_store::{
-    AccessGuardMutInPlace, BtreeHeader, PageAllocator, PageHint, PageNumber, PageTracker,
+    AccessGuardMutInPlace, BtreeHeader, PageAllocator, PageNumber, PageTracker,
 };
 use crate::types::{Key, Value};
 use crate::{AccessGuard, Result};
@@ -121,6 +121,30 @@ impl<'a, 'b, K: Key + 'static, V: Value + 'static> MutateHelper<'a, 'b, K, V> {
         }
     }
 
+    // A page of the tree, checked against the checksum recorded for it unless this transaction
+    // wrote it (see `check_page`).
+    fn get_checked(&self, page_number: PageNumber, checksum: Checksum) -> Result<PageImpl> {
+        get_checked_committed_page(
+            self.page_allocator,
+            page_number,
+            checksum,
+            K::fixed_width(),
+            V::fixed_width(),
+        )
+    }
+
+    // The child `n` of a branch, checked.
+    fn get_checked_child<T: Page>(
+        &self,
+        accessor: &BranchAccessor<'_, T>,
+        n: usize,
+    ) -> Result<PageImpl> {
+        let page_number = accessor.child_page(n).ok_or_else(|| {
+            crate::StorageError::Corrupted(format!("a branch page has no child {n}"))
+        })?;
+        self.get_checked(page_number, child_checksum(accessor, n)?)
+    }
+
     fn conditional_free(&mut self, page_number: PageNumber) {
         self.page_allocator
             .conditional_free(page_number, self.allocated, self.freed);
@@ -138,14 +162,13 @@ impl<'a, 'b, K: Key + 'static, V: Value + 'static> MutateHelper<'a, 'b, K, V> {
         allow_in_place: bool,
     ) -> Result<Option<AccessGuard<'a, V>>> {
         if let Some(BtreeHeader {
-            root: p, length, ..
+            root: p,
+            length,
+            checksum,
         }) = *self.root
         {
-            let (deletion_result, found) = self.delete_helper(
-                self.page_allocator.get_page(p, PageHint::None)?,
-                key,
-                allow_in_place,
-            )?;
+            let (deletion_result, found) =
+                self.delete_helper(self.get_checked(p, checksum)?, key, allow_in_place)?;
             if found.is_none() {
                 // The tree was not modified; leave *self.root untouched so that any clean
                 // root page keeps its already-valid checksum.
@@ -295,9 +318,7 @@ impl<'a, 'b, K: Key + 'static, V: Value + 'static> MutateHelper<'a, 'b, K, V> {
                     replaced_children.start - 1
                 };
                 if neighbor_index < old_children {
-                    let page = self
-                        .page_allocator
-                        .get_page(accessor.child_page(neighbor_index).unwrap(), PageHint::None)?;
+                    let page = self.get_checked_child(&accessor, neighbor_index)?;
                     let neighbor =
                         LeafAccessor::new(page.memory(), K::fixed_width(), V::fixed_width());
                     if !is_single_large_value(&neighbor, self.page_allocator.get_page_size()) {
@@ -687,7 +708,7 @@ impl<'a, 'b, K: Key + 'static, V: Value + 'static> MutateHelper<'a, 'b, K, V> {
         }) = *self.root
         {
             let result = self.insert_helper(
-                self.page_allocator.get_page(p, PageHint::None)?,
+                self.get_checked(p, checksum)?,
                 checksum,
                 K::as_bytes(key).as_ref(),
                 V::as_bytes(value).as_ref(),
@@ -1030,7 +1051,7 @@ impl<'a, 'b, K: Key + 'static, V: Value + 'static> MutateHelper<'a, 'b, K, V> {
                 let (child_index, child_page) = accessor.child_for_key::<K>(key);
                 let child_checksum = accessor.child_checksum(child_index).unwrap();
                 let sub_result = self.insert_helper(
-                    self.page_allocator.get_page(child_page, PageHint::None)?,
+                    self.get_checked(child_page, child_checksum)?,
                     child_checksum,
                     key,
                     value,
@@ -1439,13 +1460,13 @@ impl<'a, 'b, K: Key + 'static, V: Value + 'static> MutateHelper<'a, 'b, K, V> {
         allow_in_place: bool,
     ) -> Result<(DeletionResult, Option<AccessGuard<'a, V>>)> {
         let original_page_number = page.get_page_number();
-        let (child_index, child_page_number) = {
+        let (child_index, child_page_number, child_checksum) = {
             let accessor = BranchAccessor::new(&page, K::fixed_width());
-            accessor.child_for_key::<K>(key)
+            let (index, child) = accessor.child_for_key::<K>(key);
+            (index, child, child_checksum(&accessor, index)?)
         };
         let (result, found) = self.delete_helper(
-            self.page_allocator
-                .get_page(child_page_number, PageHint::None)?,
+            self.get_checked(child_page_number, child_checksum)?,
             key,
             allow_in_place,
         )?;
@@ -1566,9 +1587,7 @@ impl<'a, 'b, K: Key + 'static, V: Value + 'static> MutateHelper<'a, 'b, K, V> {
 
                 let merge_with = if child_index == 0 { 1 } else { child_index - 1 };
                 assert!(merge_with < accessor.count_children());
-                let merge_with_page = self
-                    .page_allocator
-                    .get_page(accessor.child_page(merge_with).unwrap(), PageHint::None)?;
+                let merge_with_page = self.get_checked_child(&accessor, merge_with)?;
                 let merge_with_accessor =
                     LeafAccessor::new(merge_with_page.memory(), K::fixed_width(), V::fixed_width());
 
@@ -1667,9 +1686,7 @@ impl<'a, 'b, K: Key + 'static, V: Value + 'static> MutateHelper<'a, 'b, K, V> {
             }
             DeletedBranch(only_grandchild, grandchild_checksum) => {
                 let merge_with = if child_index == 0 { 1 } else { child_index - 1 };
-                let merge_with_page = self
-                    .page_allocator
-                    .get_page(accessor.child_page(merge_with).unwrap(), PageHint::None)?;
+                let merge_with_page = self.get_checked_child(&accessor, merge_with)?;
                 let merge_with_accessor = BranchAccessor::new(&merge_with_page, K::fixed_width());
                 assert!(merge_with < accessor.count_children());
                 for i in 0..accessor.count_children() {
@@ -1730,9 +1747,7 @@ impl<'a, 'b, K: Key + 'static, V: Value + 'static> MutateHelper<'a, 'b, K, V> {
                 keys: partial_keys,
             } => {
                 let merge_with = if child_index == 0 { 1 } else { child_index - 1 };
-                let merge_with_page = self
-                    .page_allocator
-                    .get_page(accessor.child_page(merge_with).unwrap(), PageHint::None)?;
+                let merge_with_page = self.get_checked_child(&accessor, merge_with)?;
                 let merge_with_accessor = BranchAccessor::new(&merge_with_page, K::fixed_width());
                 assert!(merge_with < accessor.count_children());
                 for i in 0..accessor.count_children() {
@@ -1818,7 +1833,7 @@ impl<'a, 'b, K: Key + 'static, V: Value + 'static> MutateHelper<'a, 'b, K, V> {
         match node_mem[0] {
             LEAF => self.delete_leaf_helper(page, key, allow_in_place),
             BRANCH => self.delete_branch_helper(page, key, allow_in_place),
-            _ => unreachable!(),
+            _ => Err(not_a_node(&page)),
         }
     }
 }
