@@ -801,6 +801,7 @@ impl Error {
             | Error::RemoteBusy { .. } => K::Busy,
             Error::Corrupt { .. }
             | Error::Damaged { .. }
+            | Error::DamagedPage { .. }
             | Error::Missing { .. }
             | Error::GcDamaged { .. }
             | Error::RemoteObjectMissing { .. }

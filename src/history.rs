@@ -179,6 +179,9 @@ fn page(
     Ok(out)
 }
 
+/// How a run's snapshots' default message starts; the command line follows.
+pub const RUN_MESSAGE_PREFIX: &str = "rewind run -- ";
+
 /// Metadata key naming the agent session (Claude Code's `session_id`, Cursor's
 /// `conversation_id`, ...) an agent hook's snapshot belongs to.
 pub const SESSION_KEY: &str = "session";
@@ -303,26 +306,35 @@ fn path_change(
         old_path: None,
         status,
     };
-    if let (ChangeStatus::Added, Some(older)) = (status, older) {
-        // Appeared: moved here from elsewhere?
-        let d = diff(
-            store,
-            Rev::Snapshot(*older),
-            Rev::Snapshot(id),
-            None,
-            &DiffRequest {
-                renames: true,
-                paths: Vec::new(),
-            },
-        )?;
-        if let Some(c) = d
-            .changes
-            .iter()
-            .find(|c| c.path == path && c.status == ChangeStatus::Renamed)
-        {
-            change.status = ChangeStatus::Renamed;
-            change.old_path = c.old_path.clone();
-        }
+    if let (ChangeStatus::Added, Some(older)) = (status, older)
+        && let Some(old) = renamed_from(store, *older, id, path)?
+    {
+        change.status = ChangeStatus::Renamed;
+        change.old_path = Some(old);
     }
     Ok(Some(change))
+}
+
+/// The path `path` of snapshot `newer` had in snapshot `older`, when a rename-aware diff of
+/// the two finds it moved there (one diff, over the changed subtrees only).
+pub(crate) fn renamed_from(
+    store: &Store,
+    older: Id,
+    newer: Id,
+    path: &[u8],
+) -> Result<Option<Vec<u8>>> {
+    let d = diff(
+        store,
+        Rev::Snapshot(older),
+        Rev::Snapshot(newer),
+        None,
+        &DiffRequest {
+            renames: true,
+            paths: Vec::new(),
+        },
+    )?;
+    Ok(d.changes
+        .iter()
+        .find(|c| c.path == path && c.status == ChangeStatus::Renamed)
+        .and_then(|c| c.old_path.clone()))
 }

@@ -124,6 +124,7 @@
 
 pub mod apply;
 pub mod artifact;
+pub mod blame;
 pub mod carry;
 pub mod compare;
 pub mod config;
@@ -174,6 +175,7 @@ pub mod revision;
 pub mod run;
 pub(crate) mod scan;
 pub mod scratch;
+pub mod session;
 pub mod snapshot;
 pub mod stats;
 pub mod store;

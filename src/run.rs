@@ -452,7 +452,11 @@ pub fn run(
         None
     };
     let message = if opts.message.is_empty() {
-        format!("rewind run -- {}", command.join(" "))
+        format!(
+            "{}{}",
+            crate::history::RUN_MESSAGE_PREFIX,
+            command.join(" ")
+        )
     } else {
         opts.message.clone()
     };

@@ -102,11 +102,17 @@ fn print_human(r: &ApplyReport, check: bool) {
 /// `rewind revert A B`. Conflicts are listed (with `--json`, under `conflicts`) and exit 1,
 /// as overlay accept's do; nothing is written then, dry run or not.
 pub fn revert(ctx: &Ctx, a: RevertArgs) -> CliResult {
+    if !a.meta.is_empty() {
+        return super::who::revert_meta(ctx, &a.meta, a.dry_run);
+    }
+    let (Some(rev_a), Some(rev_b)) = (&a.a, &a.b) else {
+        return Err(Error::Invalid("revert needs A and B".into()).into());
+    };
     let store = ctx.open_store(false)?;
     let root = ctx.workspace_root(&store)?;
     let reader = store.reader()?;
-    let ida = super::inspect::resolve(ctx, &store, &reader, &a.a)?;
-    let idb = super::inspect::resolve(ctx, &store, &reader, &a.b)?;
+    let ida = super::inspect::resolve(ctx, &store, &reader, rev_a)?;
+    let idb = super::inspect::resolve(ctx, &store, &reader, rev_b)?;
     drop(reader);
     let paths = ctx.workspace_paths(Some(&root), &a.paths)?;
     let markers = a.conflict == ConflictMode::Markers;

@@ -71,6 +71,8 @@ pub enum Command {
     Log(LogArgs),
     /// Show one snapshot's details
     Show(ShowArgs),
+    /// For each line of a file, the snapshot (and its session, tool or run) that wrote it
+    Blame(super::who::BlameArgs),
     /// List a directory of a snapshot
     Ls(LsArgs),
     /// Print a file of a snapshot (raw bytes)
@@ -146,9 +148,16 @@ pub enum Command {
 #[derive(Args, Debug)]
 pub struct RevertArgs {
     /// The snapshot before the change
-    pub a: String,
+    #[arg(required_unless_present = "meta")]
+    pub a: Option<String>,
     /// The snapshot after the change
-    pub b: String,
+    #[arg(required_unless_present = "meta")]
+    pub b: Option<String>,
+    /// Instead of A..B: take back every run or agent tool call whose snapshot carries this
+    /// KEY=VALUE metadata (e.g. session=ID; repeatable: all must match), newest first, keeping
+    /// everyone else's edits
+    #[arg(long = "meta", value_name = "KEY=VALUE", conflicts_with_all = ["a", "b", "hunks", "paths"])]
+    pub meta: Vec<String>,
     /// Show what would be done; change nothing
     #[arg(long)]
     pub dry_run: bool,
@@ -477,6 +486,10 @@ pub struct LogArgs {
     /// Only the snapshots where PATH changed, with how (renames followed)
     #[arg(last = true, value_name = "PATH")]
     pub paths: Vec<OsString>,
+    /// One row per agent session: first and last snapshot, files touched, lines added and
+    /// removed, and whether its changes are still in the live tree
+    #[arg(long, conflicts_with_all = ["paths", "meta", "label", "session", "since", "until"])]
+    pub by_session: bool,
 }
 
 /// `show`.

@@ -49,6 +49,7 @@ mod serve;
 mod shell;
 mod snap;
 mod tag;
+mod who;
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -441,8 +442,10 @@ fn dispatch(ctx: &Ctx, command: Command) -> CliResult {
     match command {
         Command::Init(a) => snap::init(ctx, a),
         Command::Snapshot(a) => snap::snapshot(ctx, a),
+        Command::Log(a) if a.by_session => who::sessions(ctx),
         Command::Log(a) => inspect::log(ctx, a),
         Command::Show(a) => inspect::show(ctx, a),
+        Command::Blame(a) => who::blame(ctx, a),
         Command::Ls(a) => inspect::ls(ctx, a),
         Command::Cat(a) => inspect::cat(ctx, a),
         Command::Tag(a) => tag::tag(ctx, a),

@@ -1,0 +1,333 @@
+//! Who changed what: `blame`.
+
+use std::ffi::OsString;
+use std::io::Write;
+
+use clap::Args;
+use serde_json::{Value, json};
+
+use super::output::{self, format_time, paint};
+use super::{CliResult, Ctx};
+use rewind::Error;
+use rewind::blame::{BlameOptions, author};
+use rewind::store::snapshot::SnapshotRecord;
+
+/// `blame`.
+#[derive(Args, Debug)]
+pub struct BlameArgs {
+    /// The file (relative to the current directory)
+    pub path: OsString,
+    /// Blame the file as this snapshot has it [default: the live file]
+    pub rev: Option<String>,
+    /// Only lines A to B (1-based, inclusive): `-L 10,20`
+    #[arg(short = 'L', value_name = "A,B")]
+    pub lines: Option<String>,
+}
+
+/// `-L a,b`.
+fn parse_range(s: &str) -> Result<(usize, usize), Error> {
+    let bad = || Error::Invalid(format!("invalid -L '{s}': use A,B with 1 <= A <= B"));
+    let (a, b) = s.split_once(',').ok_or_else(bad)?;
+    let a: usize = a.trim().parse().map_err(|_| bad())?;
+    let b: usize = b.trim().parse().map_err(|_| bad())?;
+    if a == 0 || b < a {
+        return Err(bad());
+    }
+    Ok((a, b))
+}
+
+/// What wrote a snapshot, in a few words.
+fn who(r: &SnapshotRecord) -> String {
+    let a = author(r);
+    if let Some(s) = a.session {
+        let short: String = s.chars().take(8).collect();
+        let mut w = format!("{} {short}", a.agent.unwrap_or("session"));
+        if let Some(t) = a.turn {
+            w.push_str(&format!(" t{t}"));
+        }
+        if let Some(t) = a.tool {
+            w.push_str(&format!(" {t}"));
+        }
+        return w;
+    }
+    if let Some(c) = a.command {
+        return format!("run: {c}");
+    }
+    match (a.label, r.message.as_str()) {
+        (_, m) if !m.is_empty() => m.to_string(),
+        (Some(l), _) => l.to_string(),
+        (None, _) => String::new(),
+    }
+}
+
+fn snapshot_json(r: &SnapshotRecord) -> Value {
+    let a = author(r);
+    json!({
+        "time": format_time(r.time_ns),
+        "time_ns": r.time_ns,
+        "message": r.message,
+        "label": a.label,
+        "agent": a.agent,
+        "session": a.session,
+        "turn": a.turn,
+        "tool": a.tool,
+        "command": a.command,
+        "meta": r.meta.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect::<serde_json::Map<_, _>>(),
+    })
+}
+
+/// `rewind blame PATH [REV]`.
+pub fn blame(ctx: &Ctx, a: BlameArgs) -> CliResult {
+    let store = ctx.open_store(false)?;
+    let root = ctx.workspace_root(&store)?;
+    let reader = store.reader()?;
+    let ws = reader
+        .workspace(&root)?
+        .ok_or_else(|| Error::NoSnapshots(root.clone()))?;
+    let path = ctx
+        .workspace_paths(Some(&root), std::slice::from_ref(&a.path))?
+        .pop()
+        .ok_or_else(|| Error::Invalid("blame needs a PATH".into()))?;
+    let rev = match &a.rev {
+        Some(r) => Some(super::inspect::resolve(ctx, &store, &reader, r)?),
+        None => None,
+    };
+    let opts = BlameOptions {
+        rev,
+        lines: a.lines.as_deref().map(parse_range).transpose()?,
+    };
+    let b = rewind::blame::blame(&store, &reader, ws.id, &root, &path, &opts)?;
+    let records: std::collections::HashMap<_, _> =
+        b.snapshots.iter().map(|(id, r)| (*id, r)).collect();
+
+    if ctx.json {
+        let lines: Vec<Value> = b
+            .lines
+            .iter()
+            .map(|l| {
+                let mut o = json!({
+                    "line": l.line,
+                    "snapshot": l.origin.as_ref().map(|o| o.snapshot.hex()),
+                    "original_line": l.origin.as_ref().map(|o| o.line),
+                    "text": String::from_utf8_lossy(&l.text),
+                });
+                if let Some(o2) = &l.origin
+                    && o2.path != b.path
+                {
+                    output::put_path(&mut o, "original_path", Some(&o2.path));
+                }
+                o
+            })
+            .collect();
+        let snapshots: serde_json::Map<String, Value> = b
+            .snapshots
+            .iter()
+            .map(|(id, r)| (id.hex(), snapshot_json(r)))
+            .collect();
+        let mut o = json!({
+            "snapshot": b.rev.map(|r| r.hex()),
+            "lines": lines,
+            "snapshots": snapshots,
+        });
+        output::put_path(&mut o, "path", Some(&b.path));
+        output::print_json(&o)?;
+        return Ok(0);
+    }
+
+    // Columns: id, time, who (cut to a width), line number, text.
+    const WHO_WIDTH: usize = 32;
+    let width = b.lines.last().map_or(1, |l| l.line.to_string().len());
+    let mut out = std::io::stdout().lock();
+    for l in &b.lines {
+        let (id, time, w) = match &l.origin {
+            Some(o) => {
+                let r = records[&o.snapshot];
+                (o.snapshot.short(), format_time(r.time_ns), who(r))
+            }
+            None => (
+                "0".repeat(12),
+                String::from("(live)"),
+                String::from("not snapshotted"),
+            ),
+        };
+        let mut w: String = w
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .take(WHO_WIDTH)
+            .collect();
+        let pad = WHO_WIDTH.saturating_sub(w.chars().count());
+        w.extend(std::iter::repeat_n(' ', pad));
+        let id = paint(ctx.color, output::id_style(), &id);
+        write!(out, "{id} {time:<20} {w} {:>width$}) ", l.line)?;
+        out.write_all(&l.text)?;
+        out.write_all(b"\n")?;
+    }
+    out.flush()?;
+    Ok(0)
+}
+
+/// `rewind revert --meta KEY=VALUE...`: takes back every change the selector names.
+pub fn revert_meta(ctx: &Ctx, meta: &[String], dry_run: bool) -> CliResult {
+    let selector = output::parse_meta(meta)?;
+    let store = ctx.open_store(false)?;
+    let root = ctx.workspace_root(&store)?;
+    let ws = store
+        .reader()?
+        .workspace(&root)?
+        .ok_or_else(|| Error::NoSnapshots(root.clone()))?;
+    let r = rewind::session::revert_selected(&store, &root, ws.id, &selector, dry_run)?;
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    if ctx.json {
+        let files: Vec<Value> = r
+            .files
+            .iter()
+            .map(|f| {
+                let mut o = json!({"action": f.action, "conflicts": f.conflicts});
+                output::put_path(&mut o, "path", Some(&f.path));
+                o
+            })
+            .collect();
+        let conflicts: Vec<Value> = r
+            .conflicts
+            .iter()
+            .map(|c| {
+                let mut o = json!({
+                    "after": c.after.hex(),
+                    "before": c.before.hex(),
+                    "why": c.why,
+                    "line": c.lines.map(|l| l.0),
+                    "lines": c.lines.map(|l| l.1),
+                    "changed": text(&c.changed),
+                    "live": text(&c.live),
+                    "reverted": text(&c.reverted),
+                });
+                output::put_path(&mut o, "path", Some(&c.path));
+                o
+            })
+            .collect();
+        output::print_json(&json!({
+            "dry_run": dry_run,
+            "changes": r.changes.iter().map(|c| json!({
+                "before": c.before.hex(),
+                "after": c.after.hex(),
+                "time": format_time(c.record.time_ns),
+                "message": c.record.message,
+            })).collect::<Vec<_>>(),
+            "files": files,
+            "conflicts": conflicts,
+            "before": r.before.map(|i| i.hex()),
+            "after": r.after.map(|i| i.hex()),
+            "op": r.op,
+        }))?;
+    } else if !ctx.quiet {
+        println!(
+            "{} to take back, newest first:",
+            output::count(r.changes.len(), "change")
+        );
+        for c in &r.changes {
+            println!(
+                "  {}..{} {} {}",
+                c.before.short(),
+                c.after.short(),
+                format_time(c.record.time_ns),
+                who(&c.record)
+            );
+        }
+        for f in r.files.iter().filter(|f| f.action != "unchanged") {
+            println!("{:<8} {}", f.action, output::path_text(&f.path));
+        }
+        for c in &r.conflicts {
+            let at = match c.lines {
+                Some((first, n)) => format!(" lines {first}-{}", first + n.max(1) - 1),
+                None => String::new(),
+            };
+            println!(
+                "conflict {}{at} (change {}): {}",
+                output::path_text(&c.path),
+                c.after.short(),
+                c.why
+            );
+        }
+        match r.op {
+            Some(op) => println!("taken back (operation {op}; `rewind undo` restores it)"),
+            None if dry_run => println!("dry run: nothing was changed"),
+            None if !r.conflicts.is_empty() => println!(
+                "{}: nothing else to take back; nothing was changed",
+                output::count(r.conflicts.len(), "conflict")
+            ),
+            None => println!("nothing to take back: the live tree has none of it"),
+        }
+    }
+    Ok(if r.conflicts.is_empty() { 0 } else { 1 })
+}
+
+/// `rewind log --by-session`.
+pub fn sessions(ctx: &Ctx) -> CliResult {
+    let store = ctx.open_store(false)?;
+    let root = ctx.workspace_root(&store)?;
+    let ws = store
+        .reader()?
+        .workspace(&root)?
+        .ok_or_else(|| Error::NoSnapshots(root.clone()))?;
+    let list = rewind::session::sessions(&store, &root, ws.id)?;
+    if ctx.json {
+        let v: Vec<Value> = list
+            .iter()
+            .map(|s| {
+                let mut o = json!({
+                    "session": s.session,
+                    "agent": s.agent,
+                    "first": s.first.0.hex(),
+                    "first_time": format_time(s.first.1),
+                    "last": s.last.0.hex(),
+                    "last_time": format_time(s.last.1),
+                    "snapshots": s.snapshots,
+                    "changes": s.changes,
+                    "added": s.added,
+                    "removed": s.removed,
+                    "present_lines": s.present_lines,
+                    "present": s.presence.name(),
+                });
+                output::put_paths(&mut o, "files", s.files.iter().map(Vec::as_slice));
+                o
+            })
+            .collect();
+        output::print_json(&v)?;
+        return Ok(0);
+    }
+    let mut out = std::io::stdout().lock();
+    for s in &list {
+        let agent = s
+            .agent
+            .as_deref()
+            .map(|a| format!(" ({a})"))
+            .unwrap_or_default();
+        writeln!(
+            out,
+            "{}{agent}  {} .. {}  {}..{}",
+            paint(ctx.color, output::bold(), &s.session),
+            format_time(s.first.1),
+            format_time(s.last.1),
+            s.first.0.short(),
+            s.last.0.short()
+        )?;
+        writeln!(
+            out,
+            "  {}, {}, +{} -{}, still present: {}",
+            output::count(s.changes, "change"),
+            output::count(s.files.len(), "file"),
+            s.added,
+            s.removed,
+            s.presence.name()
+        )?;
+        if !s.files.is_empty() {
+            writeln!(
+                out,
+                "  {}",
+                output::paths_text(s.files.iter().map(Vec::as_slice))
+            )?;
+        }
+    }
+    out.flush()?;
+    Ok(0)
+}
