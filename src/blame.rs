@@ -205,7 +205,7 @@ pub fn blame(
         };
         snapshots.push((id, record));
     }
-    snapshots.sort_by(|a, b| b.1.time_ns.cmp(&a.1.time_ns));
+    snapshots.sort_by_key(|s| std::cmp::Reverse(s.1.time_ns));
     let lines = origin
         .into_iter()
         .zip(&text[lo..hi])

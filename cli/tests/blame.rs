@@ -304,7 +304,7 @@ fn revert_meta_takes_back_one_session_and_keeps_the_rest() {
 
     let r = json(&env, &["revert", "--meta", "session=A"]);
     assert!(r["op"].is_u64(), "{r}");
-    assert_eq!(env.path("new.txt").exists(), false);
+    assert!(!env.path("new.txt").exists());
     assert_eq!(
         std::fs::read_to_string(env.path("a.txt")).expect("read"),
         with(&[(5, "B5"), (8, "U8")])
