@@ -124,6 +124,7 @@
 
 pub mod apply;
 pub mod artifact;
+pub mod budget;
 pub mod carry;
 pub mod compare;
 pub mod config;

@@ -155,10 +155,10 @@ pub fn message(e: &Error) -> String {
             format!("{e} (use a store elsewhere, or --backend copy)")
         }
         Error::NothingToForget => {
-            "nothing to forget: give --keep-last N, --keep-within DURATION, or snapshot ids".into()
+            "nothing to forget: give a policy (--keep-last N, --keep-daily N, --keep-within DURATION, ...) or snapshot ids".into()
         }
         Error::ForgetIdsAndPolicy => {
-            "give either snapshot ids or a policy (--keep-last, --keep-within), not both".into()
+            "give either snapshot ids or a policy (--keep-*), not both".into()
         }
         Error::PatchFailed {
             path,
@@ -297,11 +297,11 @@ mod tests {
         );
         assert_eq!(
             message(&Error::NothingToForget),
-            "nothing to forget: give --keep-last N, --keep-within DURATION, or snapshot ids"
+            "nothing to forget: give a policy (--keep-last N, --keep-daily N, --keep-within DURATION, ...) or snapshot ids"
         );
         assert_eq!(
             message(&Error::ForgetIdsAndPolicy),
-            "give either snapshot ids or a policy (--keep-last, --keep-within), not both"
+            "give either snapshot ids or a policy (--keep-*), not both"
         );
     }
 

@@ -11,6 +11,7 @@ mod apply;
 mod artifact;
 mod badinput;
 mod binary_patch;
+mod budget;
 mod crash;
 mod daemon;
 mod damage;
