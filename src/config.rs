@@ -10,6 +10,7 @@
 //! auto_keep_all_secs = 3600  # automatic snapshots (label=auto): every one this young is kept,
 //! auto_hourly_secs = 86400   # then one an hour up to this age,
 //! auto_daily_secs = 604800   # then one a day up to this age; older ones are forgotten
+//! max_store_bytes = 0        # disk budget: past it, the oldest unprotected snapshots go (0: none)
 //!
 //! [ignore]
 //! globs = ["*.csv", "scratch/"]  # gitignore-style globs every snapshot of this store leaves out
@@ -128,6 +129,9 @@ pub struct Retention {
     pub auto_hourly_secs: u64,
     /// Up to this age, one automatic snapshot a day is kept; older ones are forgotten.
     pub auto_daily_secs: u64,
+    /// The store's disk budget in bytes: past it, a snapshot evicts the oldest unprotected
+    /// snapshots; 0: none.
+    pub max_store_bytes: u64,
 }
 
 impl Retention {
@@ -150,6 +154,7 @@ impl Default for Retention {
             auto_keep_all_secs: crate::retention::Thinning::default().keep_all_secs,
             auto_hourly_secs: crate::retention::Thinning::default().hourly_secs,
             auto_daily_secs: crate::retention::Thinning::default().daily_secs,
+            max_store_bytes: 0,
         }
     }
 }

@@ -30,10 +30,17 @@ type LogKey = (u64, u64);
 /// What to forget.
 #[derive(Clone, Debug, Default)]
 pub struct ForgetOptions {
-    /// Keep each workspace's latest N snapshots (of those the policy looks at).
+    /// Keep each group's latest N snapshots (of those the policy looks at); with `policy`,
+    /// this is its `last` rule.
     pub keep_last: Option<usize>,
-    /// Keep snapshots younger than this.
+    /// Keep the snapshots within this span of their group's latest one; with `policy`, this is
+    /// its `within` rule.
     pub keep_within: Option<Duration>,
+    /// restic's calendar rules (see [`crate::retention::Policy`]), applied to each group.
+    pub policy: crate::retention::Policy,
+    /// Group each workspace's snapshots by the values of these metadata keys (a snapshot
+    /// without the key is in the group of those without it); empty: a group per workspace.
+    pub group_by: Vec<String>,
     /// Forget exactly these snapshots (no policy).
     pub snapshots: Vec<Id>,
     /// Only this workspace (canonical path); None: every workspace.
@@ -82,7 +89,14 @@ pub struct ForgetReport {
 
 /// Forgets snapshots per `opts`.
 pub fn forget(store: &Store, opts: &ForgetOptions) -> Result<ForgetReport> {
-    let policy = opts.keep_last.is_some() || opts.keep_within.is_some() || opts.thin.is_some();
+    let mut rules = opts.policy.clone();
+    if let Some(n) = opts.keep_last {
+        rules.last = Some(crate::retention::Keep::Count(n));
+    }
+    if let Some(d) = opts.keep_within {
+        rules.within = Some(d);
+    }
+    let policy = !rules.is_empty() || opts.thin.is_some();
     if !policy && opts.snapshots.is_empty() {
         return Err(Error::NothingToForget);
     }
@@ -181,6 +195,26 @@ pub fn forget(store: &Store, opts: &ForgetOptions) -> Result<ForgetReport> {
                     candidates.push((id, r));
                 }
                 let n = candidates.len();
+                let mut ruled = vec![false; n];
+                if !rules.is_empty() {
+                    let mut groups: BTreeMap<Vec<Option<&String>>, Vec<usize>> = BTreeMap::new();
+                    for (i, (_, r)) in candidates.iter().enumerate() {
+                        let key = opts
+                            .group_by
+                            .iter()
+                            .map(|k| r.meta.iter().find(|(m, _)| m == k).map(|(_, v)| v))
+                            .collect();
+                        groups.entry(key).or_default().push(i);
+                    }
+                    for members in groups.values() {
+                        let times: Vec<i64> =
+                            members.iter().map(|&i| candidates[i].1.time_ns).collect();
+                        let why = rules.judge(&times, now);
+                        for (j, &i) in members.iter().enumerate() {
+                            ruled[i] = !why[j].is_empty();
+                        }
+                    }
+                }
                 let thinned = match &opts.thin {
                     Some(t) => {
                         let times: Vec<i64> = candidates.iter().map(|(_, r)| r.time_ns).collect();
@@ -189,14 +223,11 @@ pub fn forget(store: &Store, opts: &ForgetOptions) -> Result<ForgetReport> {
                     None => vec![false; n],
                 };
                 for (i, (id, r)) in candidates.into_iter().enumerate() {
-                    let recent = opts.keep_last.is_some_and(|k| n - i <= k) || thinned[i];
-                    let young = opts
-                        .keep_within
-                        .is_some_and(|d| now.saturating_sub(r.time_ns) < d.as_nanos() as i64);
-                    if !judged_ids.insert(id) && !recent && !young {
+                    let kept = ruled[i] || thinned[i];
+                    if !judged_ids.insert(id) && !kept {
                         continue;
                     }
-                    if recent || young {
+                    if kept {
                         keep.insert(id);
                     } else if let Some(why) = protections.get(&id) {
                         report.protected.push(judged(id, &r, Some(why.clone())));
@@ -255,6 +286,15 @@ pub fn forget(store: &Store, opts: &ForgetOptions) -> Result<ForgetReport> {
     report.op = Some(op);
     report.forgotten = doomed;
     Ok(report)
+}
+
+/// Snapshots that must not be forgotten (with `undo_depth` undoable operations per workspace),
+/// with what protects each.
+pub fn protected(store: &Store, undo_depth: usize) -> Result<FxHashMap<Id, String>> {
+    let txn = store.begin_write()?;
+    let p = protections(&txn, undo_depth)?;
+    txn.abort()?;
+    Ok(p)
 }
 
 /// Snapshots that must not be forgotten, with the reason.

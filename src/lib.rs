@@ -125,6 +125,7 @@
 pub mod apply;
 pub mod artifact;
 pub mod blame;
+pub mod budget;
 pub mod carry;
 pub mod compare;
 pub mod config;

@@ -178,9 +178,48 @@ pub struct ForgetArgs {
     /// Keep each workspace's latest N snapshots
     #[arg(long, value_name = "N")]
     pub keep_last: Option<usize>,
-    /// Keep snapshots younger than this (e.g. 7d, 12h, 30m)
+    /// Keep the snapshots within this span of the latest one (e.g. 7d, 12h, 30m)
     #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
     pub keep_within: Option<std::time::Duration>,
+    /// Keep the newest snapshot of each of the last N hours that have one (N or unlimited)
+    #[arg(long, value_name = "N")]
+    pub keep_hourly: Option<rewind::retention::Keep>,
+    /// The same per day (UTC)
+    #[arg(long, value_name = "N")]
+    pub keep_daily: Option<rewind::retention::Keep>,
+    /// The same per ISO week (Monday to Sunday)
+    #[arg(long, value_name = "N")]
+    pub keep_weekly: Option<rewind::retention::Keep>,
+    /// The same per month
+    #[arg(long, value_name = "N")]
+    pub keep_monthly: Option<rewind::retention::Keep>,
+    /// The same per year
+    #[arg(long, value_name = "N")]
+    pub keep_yearly: Option<rewind::retention::Keep>,
+    /// Keep the newest snapshot of each hour within this span of the latest one
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+    pub keep_within_hourly: Option<std::time::Duration>,
+    /// The same per day
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+    pub keep_within_daily: Option<std::time::Duration>,
+    /// The same per week
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+    pub keep_within_weekly: Option<std::time::Duration>,
+    /// The same per month
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+    pub keep_within_monthly: Option<std::time::Duration>,
+    /// The same per year
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+    pub keep_within_yearly: Option<std::time::Duration>,
+    /// Forget the oldest unprotected snapshots (any workspace) and collect their data until the
+    /// store takes at most SIZE (e.g. 5G); `[retention] max_store_bytes` does it after each
+    /// snapshot
+    #[arg(long, value_name = "SIZE")]
+    pub max_size: Option<String>,
+    /// Apply the policy to each group of a workspace's snapshots sharing these metadata
+    /// values (e.g. session), not to the workspace's snapshots as one
+    #[arg(long, value_name = "KEY", value_delimiter = ',')]
+    pub group_by: Vec<String>,
     /// Keep tagged snapshots. Always on: a tag keeps its snapshot until `rewind tag -d`;
     /// accepted so that restic-style scripts read naturally
     #[arg(long)]

@@ -119,10 +119,10 @@ fn headline(e: &Error) -> String {
         }
         Error::NoCommand => "rewind run needs a command after --".into(),
         Error::NothingToForget => {
-            "nothing to forget: give --keep-last N, --keep-within DURATION, or snapshot ids".into()
+            "nothing to forget: give a policy (--keep-last N, --keep-daily N, --keep-within DURATION, ...) or snapshot ids".into()
         }
         Error::ForgetIdsAndPolicy => {
-            "give either snapshot ids or a policy (--keep-last, --keep-within), not both".into()
+            "give either snapshot ids or a policy (--keep-*), not both".into()
         }
         _ => e.to_string(),
     }
@@ -330,11 +330,11 @@ mod tests {
         );
         assert_eq!(
             shown(&Error::NothingToForget),
-            "nothing to forget: give --keep-last N, --keep-within DURATION, or snapshot ids"
+            "nothing to forget: give a policy (--keep-last N, --keep-daily N, --keep-within DURATION, ...) or snapshot ids"
         );
         assert_eq!(
             shown(&Error::ForgetIdsAndPolicy),
-            "give either snapshot ids or a policy (--keep-last, --keep-within), not both"
+            "give either snapshot ids or a policy (--keep-*), not both"
         );
     }
 

@@ -384,7 +384,21 @@ pub fn cat(ctx: &Ctx, a: CatArgs) -> CliResult {
 pub fn stats(ctx: &Ctx) -> CliResult {
     let store = ctx.open_store(false)?;
     let st = rewind::stats::stats(&store)?;
+    let retention = rewind::config::Config::load(store.dir())?.retention;
+    let budget = match retention.max_store_bytes {
+        0 => None,
+        max => Some(rewind::budget::status(&store, max, retention.undo_depth)?),
+    };
     if ctx.json {
+        let judged = |j: &rewind::forget::Judged| {
+            json!({"id": j.id.hex(), "short_id": j.id.short(), "workspace": path_str(&j.workspace),
+                   "time": format_time(j.time_ns), "message": j.message, "reason": j.reason})
+        };
+        let budget = budget.as_ref().map(|b| {
+            json!({"max_bytes": b.max_bytes, "used_bytes": b.used_bytes,
+                   "protected": b.protected.iter().map(judged).collect::<Vec<Value>>(),
+                   "evictable": b.evictable, "next_eviction": b.next_eviction.as_ref().map(judged)})
+        });
         let tables: Vec<Value> = st
             .tables
             .iter()
@@ -431,6 +445,7 @@ pub fn stats(ctx: &Ctx) -> CliResult {
             "compression_ratio": st.compression_ratio(),
             "workspaces": workspaces,
             "tables": tables,
+            "budget": budget,
         }))?;
         return Ok(0);
     }
@@ -489,6 +504,36 @@ pub fn stats(ctx: &Ctx) -> CliResult {
             human_bytes(d.encoded_bytes),
             d.content_bytes as f64 / d.encoded_bytes.max(1) as f64
         )?;
+    }
+    if let Some(bs) = &budget {
+        writeln!(
+            out,
+            "{} {} of {} in use; {} snapshot(s) evictable, {} protected",
+            b("budget"),
+            human_bytes(bs.used_bytes),
+            human_bytes(bs.max_bytes),
+            bs.evictable,
+            bs.protected.len()
+        )?;
+        for j in &bs.protected {
+            writeln!(
+                out,
+                "  protected {} {} ({})",
+                paint(ctx.color, output::id_style(), &j.id.short()),
+                format_time(j.time_ns),
+                j.reason.as_deref().unwrap_or("protected")
+            )?;
+        }
+        match &bs.next_eviction {
+            Some(j) => writeln!(
+                out,
+                "  next to go: {} {} {}",
+                paint(ctx.color, output::id_style(), &j.id.short()),
+                format_time(j.time_ns),
+                j.message
+            )?,
+            None => writeln!(out, "  nothing can be evicted")?,
+        }
     }
     if !st.workspaces.is_empty() {
         writeln!(out, "\n{}", b("workspaces"))?;

@@ -26,7 +26,39 @@ pub fn forget(ctx: &Ctx, a: ForgetArgs) -> CliResult {
         snapshots.push(super::inspect::resolve(ctx, &store, &reader, rev)?);
     }
     drop(reader);
-    let policy = a.keep_last.is_some() || a.keep_within.is_some();
+    let rules = rewind::retention::Policy {
+        hourly: a.keep_hourly,
+        daily: a.keep_daily,
+        weekly: a.keep_weekly,
+        monthly: a.keep_monthly,
+        yearly: a.keep_yearly,
+        within_hourly: a.keep_within_hourly,
+        within_daily: a.keep_within_daily,
+        within_weekly: a.keep_within_weekly,
+        within_monthly: a.keep_within_monthly,
+        within_yearly: a.keep_within_yearly,
+        ..Default::default()
+    };
+    let policy = a.keep_last.is_some() || a.keep_within.is_some() || !rules.is_empty();
+    if let Some(size) = &a.max_size {
+        if policy || !a.snapshots.is_empty() || a.dry_run {
+            return Err(rewind::Error::Invalid(
+                "--max-size stands alone (no policy, ids or --dry-run): `rewind stats` shows what it would forget first"
+                    .into(),
+            )
+            .into());
+        }
+        let max = output::parse_size(size)?;
+        drop(store);
+        let mut store = ctx.open_store(false)?;
+        let r = rewind::budget::enforce(
+            &mut store,
+            max,
+            a.undo_depth.unwrap_or(config.retention.undo_depth),
+        )?;
+        print_budget(ctx, &r)?;
+        return Ok(0);
+    }
     let workspace = if policy && !a.all_workspaces {
         let root = ctx.workspace_root(&store)?;
         Some(std::os::unix::ffi::OsStrExt::as_bytes(root.as_os_str()).to_vec())
@@ -38,6 +70,8 @@ pub fn forget(ctx: &Ctx, a: ForgetArgs) -> CliResult {
         &ForgetOptions {
             keep_last: a.keep_last,
             keep_within: a.keep_within,
+            policy: rules,
+            group_by: a.group_by,
             snapshots,
             workspace,
             labels: Vec::new(),
@@ -96,6 +130,84 @@ pub fn forget(ctx: &Ctx, a: ForgetArgs) -> CliResult {
             ""
         } else {
             "; `rewind gc` frees their data"
+        }
+    )?;
+    Ok(0)
+}
+
+/// The disk budget after a snapshot: reports what it evicted, and never fails the snapshot.
+pub fn budget_after_snapshot(ctx: &Ctx, store: &mut rewind::store::Store) {
+    let Ok(config) = rewind::config::Config::load(store.dir()) else {
+        return;
+    };
+    let r = &config.retention;
+    if r.max_store_bytes == 0 {
+        return;
+    }
+    let done = rewind::budget::enforce(store, r.max_store_bytes, r.undo_depth)
+        .map_err(|e| hints::message(&e))
+        .and_then(|rep| {
+            if rep.protected_over {
+                output::warn(&format!(
+                    "the store's protected snapshots alone take {} of its {} budget: untag some, or lower undo_depth (said once)",
+                    human_bytes(rep.used_after),
+                    human_bytes(rep.max_bytes)
+                ));
+            }
+            if !rep.evicted.is_empty() && !ctx.quiet && !ctx.json {
+                eprintln!(
+                    "rewind: disk budget {}: forgot {} oldest snapshot(s), {} -> {}",
+                    human_bytes(rep.max_bytes),
+                    rep.evicted.len(),
+                    human_bytes(rep.used_before),
+                    human_bytes(rep.used_after)
+                );
+            }
+            Ok(())
+        });
+    if let Err(e) = done {
+        output::warn(&format!("disk budget not applied: {e}"));
+    }
+}
+
+fn print_budget(ctx: &Ctx, r: &rewind::budget::BudgetReport) -> CliResult {
+    if ctx.json {
+        let item = |j: &Judged| {
+            json!({"id": j.id.hex(), "short_id": j.id.short(), "workspace": path_str(&j.workspace),
+                   "time": format_time(j.time_ns), "message": j.message})
+        };
+        output::print_json(&json!({
+            "max_bytes": r.max_bytes,
+            "used_before": r.used_before,
+            "used_after": r.used_after,
+            "evicted": r.evicted.iter().map(item).collect::<Vec<Value>>(),
+            "collections": r.collections,
+            "protected_over": r.protected_over,
+        }))?;
+        return Ok(0);
+    }
+    let mut out = std::io::stdout().lock();
+    if !ctx.quiet {
+        for j in &r.evicted {
+            writeln!(
+                out,
+                "forgot {} {} {}",
+                paint(ctx.color, output::id_style(), &j.id.short()),
+                format_time(j.time_ns),
+                j.message
+            )?;
+        }
+    }
+    writeln!(
+        out,
+        "forgot {} snapshot(s); the store takes {} of {}{}",
+        r.evicted.len(),
+        human_bytes(r.used_after),
+        human_bytes(r.max_bytes),
+        if r.used_after > r.max_bytes {
+            ": protected snapshots alone exceed it"
+        } else {
+            ""
         }
     )?;
     Ok(0)

@@ -50,7 +50,7 @@ fn candidate_root(ctx: &Ctx) -> Result<std::path::PathBuf, rewind::Error> {
 pub fn snapshot(ctx: &Ctx, a: SnapshotArgs) -> CliResult {
     // `/` or the home directory is refused before the store is created.
     rewind::workspace::canonical(&candidate_root(ctx)?, a.force, &super::refused_workspaces())?;
-    let store = ctx.open_store(true)?;
+    let mut store = ctx.open_store(true)?;
     let root = ctx.workspace_root(&store)?;
     let opts = SnapshotOptions {
         message: a.message,
@@ -71,6 +71,9 @@ pub fn snapshot(ctx: &Ctx, a: SnapshotArgs) -> CliResult {
     };
     let bar = super::progress::Bar::new(ctx);
     let outcome = take(&store, &root, &opts, &bar)?;
+    if !opts.dry_run {
+        super::maintain::budget_after_snapshot(ctx, &mut store);
+    }
     let r = &outcome.report;
     if std::env::var_os("REWIND_TRACE").is_some() {
         eprintln!("rewind: phases: {}", phases_text(r));

@@ -70,6 +70,58 @@ fn policies_keep_what_they_say_and_protections_hold() {
 }
 
 #[test]
+fn calendar_rules_and_group_by_a_metadata_key() {
+    let env = Env::new();
+    let mut by_session: Vec<(String, &str)> = Vec::new();
+    for (i, session) in ["a", "b", "a", "b", "a", "c"].into_iter().enumerate() {
+        env.write("f.txt", format!("version {i}\n").as_bytes());
+        let out = env.ok(&[
+            "snapshot",
+            "-q",
+            "-m",
+            &format!("s{i}"),
+            "--meta",
+            &format!("session={session}"),
+        ]);
+        by_session.push((out.trim().to_string(), session));
+    }
+    let forgotten = |args: &[&str]| -> Vec<String> {
+        let mut all = vec!["forget", "--undo-depth", "0", "--dry-run"];
+        all.extend_from_slice(args);
+        let v = json(&env, &all);
+        v["forgotten"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| j["short_id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    // All taken today: a daily rule keeps the newest of the workspace.
+    let ids: Vec<String> = by_session.iter().map(|(id, _)| id.clone()).collect();
+    assert_eq!(forgotten(&["--keep-daily", "1"]), ids[..5].to_vec());
+    // Per session: the newest of each (s3 for b, s4 for a, s5 for c).
+    let grouped = forgotten(&["--keep-daily", "1", "--group-by", "session"]);
+    assert_eq!(
+        grouped,
+        vec![ids[0].clone(), ids[1].clone(), ids[2].clone()]
+    );
+    let grouped = forgotten(&["--keep-last", "2", "--group-by", "session"]);
+    assert_eq!(grouped, vec![ids[0].clone()]);
+    // 'unlimited' keeps every week's newest, and, counts being left, the oldest too.
+    assert_eq!(
+        forgotten(&["--keep-weekly", "unlimited"]),
+        ids[1..5].to_vec()
+    );
+    let (code, err) = env.fails(&["forget", "--keep-daily", "many"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("many"), "{err}");
+    // A count of 0 is no rule (as in restic): nothing to forget, nothing forgotten.
+    let (_, err) = env.fails(&["forget", "--keep-monthly", "0"]);
+    assert!(err.contains("nothing to forget"), "{err}");
+    assert_eq!(history(&env).len(), 6);
+}
+
+#[test]
 fn undoable_operations_keep_their_snapshots() {
     let env = Env::new();
     env.write("a.txt", b"one\n");

@@ -12,6 +12,7 @@ mod artifact;
 mod badinput;
 mod binary_patch;
 mod blame;
+mod budget;
 mod crash;
 mod daemon;
 mod damage;

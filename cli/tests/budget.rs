@@ -1,0 +1,171 @@
+//! The disk budget: `[retention] max_store_bytes` after each snapshot and `forget --max-size`
+//! evict the oldest unprotected snapshots, keep every protected one, and leave a store that
+//! verifies.
+
+use crate::common;
+
+use common::*;
+use serde_json::Value;
+
+/// Bytes that do not compress or deduplicate: each snapshot's new data is exactly this much.
+fn noise(seed: u64, len: usize) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect()
+}
+
+fn file_bytes(env: &Env) -> u64 {
+    json(env, &["stats"])["file_bytes"].as_u64().unwrap()
+}
+
+fn exists(env: &Env, id: &str) -> bool {
+    env.cmd()
+        .args(["show", id])
+        .output()
+        .unwrap()
+        .status
+        .success()
+}
+
+const NEW: usize = 256 * 1024;
+
+#[test]
+fn an_agent_loop_stays_within_the_budget_and_keeps_what_is_protected() {
+    let env = Env::new();
+    env.write("src/main.rs", b"fn main() {}\n");
+    env.write("data.bin", &noise(0, NEW));
+    snap(&env, "start");
+    let max = file_bytes(&env) + 3 * 1024 * 1024;
+    std::fs::write(
+        env.store.join("config.toml"),
+        format!("[retention]\nmax_store_bytes = {max}\nundo_depth = 2\n"),
+    )
+    .unwrap();
+    let mut tagged = Vec::new();
+    let mut overlay_base = None;
+    let n = 60;
+    for i in 1..=n {
+        env.write("data.bin", &noise(i, NEW));
+        env.write(
+            "src/main.rs",
+            format!("fn main() {{ println!(\"{i}\"); }}\n").as_bytes(),
+        );
+        let id = snap(&env, &format!("step {i}"));
+        if i % 15 == 0 {
+            env.ok(&["tag", &format!("t{i}"), &id]);
+            tagged.push(id.clone());
+        }
+        if i == 20 {
+            let ov = env.ok(&["overlay", "create", "--backend", "copy"]);
+            let listed = json(&env, &["overlay", "list"]);
+            assert!(!ov.trim().is_empty());
+            overlay_base = listed[0]["base"].as_str().map(String::from);
+        }
+        // Never past the budget by more than one snapshot's new data (and its records).
+        let len = file_bytes(&env);
+        assert!(
+            len <= max + NEW as u64 + 512 * 1024,
+            "step {i}: {len} bytes for a budget of {max}"
+        );
+        for t in &tagged {
+            assert!(exists(&env, t), "step {i}: tagged {t} was evicted");
+        }
+        if let Some(b) = &overlay_base {
+            assert!(
+                exists(&env, b),
+                "step {i}: the overlay's base {b} was evicted"
+            );
+        }
+        if i % 20 == 0 {
+            verify_full(&env);
+        }
+    }
+    let log = json(&env, &["log"]);
+    let left = log.as_array().unwrap().len();
+    assert!(
+        left < n as usize / 2,
+        "only {left} snapshots: nothing was evicted?"
+    );
+    verify_full(&env);
+    let stats = json(&env, &["stats"]);
+    let b = &stats["budget"];
+    assert_eq!(b["max_bytes"].as_u64(), Some(max), "{stats}");
+    assert!(
+        b["protected"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["reason"].as_str().unwrap().contains("tagged 't15'")),
+        "{b}"
+    );
+    assert!(b["next_eviction"].is_object() || b["evictable"] == 0, "{b}");
+}
+
+#[test]
+fn protected_data_over_the_budget_is_said_once_and_never_fails_a_snapshot() {
+    let env = Env::new();
+    env.write("data.bin", &noise(1, NEW));
+    let first = snap(&env, "one");
+    env.ok(&["tag", "keep", &first]);
+    std::fs::write(
+        env.store.join("config.toml"),
+        "[retention]\nmax_store_bytes = 1\nundo_depth = 0\n",
+    )
+    .unwrap();
+    let said = |i: u64| -> String {
+        env.write("data.bin", &noise(10 + i, NEW));
+        let out = env
+            .cmd()
+            .args(["snapshot", "-q", "-m", &format!("s{i}")])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    assert!(said(1).contains("protected snapshots alone"));
+    assert!(!said(2).contains("protected snapshots alone"));
+    assert!(exists(&env, "keep"));
+    // Only the tagged and the latest are left.
+    assert_eq!(json(&env, &["log"]).as_array().unwrap().len(), 2);
+    verify_full(&env);
+}
+
+#[test]
+fn forget_max_size_evicts_oldest_first() {
+    let env = Env::new();
+    let mut ids = Vec::new();
+    for i in 0..6 {
+        env.write("data.bin", &noise(100 + i, NEW));
+        ids.push(snap(&env, &format!("s{i}")));
+    }
+    let before = file_bytes(&env);
+    let max = before - 2 * NEW as u64;
+    let v: Value = json(
+        &env,
+        &[
+            "forget",
+            "--max-size",
+            &max.to_string(),
+            "--undo-depth",
+            "0",
+        ],
+    );
+    let evicted: Vec<&str> = v["evicted"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["short_id"].as_str().unwrap())
+        .collect();
+    assert!(!evicted.is_empty(), "{v}");
+    assert_eq!(evicted[0], ids[0], "{v}");
+    assert!(v["used_after"].as_u64().unwrap() <= max, "{v}");
+    let (_, err) = env.fails(&["forget", "--max-size", "lots"]);
+    assert!(err.contains("lots"), "{err}");
+    verify_full(&env);
+}

@@ -1,0 +1,180 @@
+//! The store's disk budget: when a snapshot takes the store past `max_store_bytes`, the oldest
+//! unprotected snapshots are forgotten and their space collected until it fits again.
+//!
+//! What is measured is the bytes of pages in use in the database file (what the store would be
+//! after a compaction): pages a gc freed are reused by the next snapshots before the file grows,
+//! so the file itself stays within the budget plus one snapshot's new data. The check after a
+//! snapshot costs one `stat` while the file is within the budget; only past it are the pages
+//! counted.
+//!
+//! Protected snapshots (see [`crate::forget`]: tagged, a workspace's latest, within the undo
+//! depth, an overlay's base or state) are never evicted. When they alone exceed the budget,
+//! [`enforce`] says so once (a `meta` counter remembers it until the store fits again), and
+//! the snapshot that triggered it stands.
+//!
+//! Eviction is incremental: one snapshot, then two, then four (oldest first), each batch
+//! forgotten in its own transaction and followed by a gc without recompression, so a process
+//! killed between batches leaves a consistent store that has lost only unprotected snapshots.
+
+use crate::error::Result;
+use crate::forget::{ForgetOptions, Judged};
+use crate::store::Store;
+
+/// The `meta` counter set while protected snapshots alone exceed the budget.
+const WARNED: &str = "budget_protected_over";
+
+/// What [`enforce`] did.
+#[derive(Clone, Debug, Default)]
+pub struct BudgetReport {
+    /// The budget.
+    pub max_bytes: u64,
+    /// Bytes in use before and after (or the file's length, when that is within the budget).
+    pub used_before: u64,
+    /// See `used_before`.
+    pub used_after: u64,
+    /// Snapshots forgotten, oldest first.
+    pub evicted: Vec<Judged>,
+    /// How many gcs ran.
+    pub collections: usize,
+    /// Set the first time protected snapshots alone keep the store over the budget (not again
+    /// until it has fit once).
+    pub protected_over: bool,
+}
+
+/// Where the store stands against its budget (`rewind stats`).
+#[derive(Clone, Debug, Default)]
+pub struct BudgetStatus {
+    /// The budget.
+    pub max_bytes: u64,
+    /// Bytes of pages in use.
+    pub used_bytes: u64,
+    /// Protected snapshots with what protects each, oldest first.
+    pub protected: Vec<Judged>,
+    /// The snapshot the next eviction would forget first.
+    pub next_eviction: Option<Judged>,
+    /// Unprotected snapshots.
+    pub evictable: usize,
+}
+
+/// Bytes of pages in use in the database file.
+pub fn used_bytes(store: &Store) -> Result<u64> {
+    let txn = store.begin_write()?;
+    let stats = txn.stats()?;
+    txn.abort()?;
+    Ok(stats.allocated_pages() * stats.page_size() as u64)
+}
+
+fn file_len(store: &Store) -> u64 {
+    std::fs::metadata(store.dir().join(crate::store::DB_FILE)).map_or(0, |m| m.len())
+}
+
+/// Every snapshot, oldest first, split into the protected (with why) and the evictable.
+fn judge(store: &Store, undo_depth: usize) -> Result<(Vec<Judged>, Vec<Judged>)> {
+    let why = crate::forget::protected(store, undo_depth)?;
+    let reader = store.reader()?;
+    let mut all: Vec<Judged> = Vec::new();
+    for id in reader.all_snapshots()? {
+        let r = reader.snapshot(&id)?;
+        all.push(Judged {
+            id,
+            workspace: r.workspace,
+            time_ns: r.time_ns,
+            message: r.message,
+            reason: why.get(&id).cloned(),
+        });
+    }
+    all.sort_by_key(|j| j.time_ns);
+    Ok(all.into_iter().partition(|j| j.reason.is_some()))
+}
+
+/// The store against a budget of `max_bytes`.
+pub fn status(store: &Store, max_bytes: u64, undo_depth: usize) -> Result<BudgetStatus> {
+    let (protected, evictable) = judge(store, undo_depth)?;
+    Ok(BudgetStatus {
+        max_bytes,
+        used_bytes: used_bytes(store)?,
+        next_eviction: evictable.first().cloned(),
+        evictable: evictable.len(),
+        protected,
+    })
+}
+
+/// Brings the store within `max_bytes` by forgetting its oldest unprotected snapshots and
+/// collecting what they held. Cheap (one `stat`) while the file is within the budget.
+pub fn enforce(store: &mut Store, max_bytes: u64, undo_depth: usize) -> Result<BudgetReport> {
+    let mut report = BudgetReport {
+        max_bytes,
+        ..BudgetReport::default()
+    };
+    let len = file_len(store);
+    if len <= max_bytes {
+        // The file's length bounds the pages in use: close enough, and one `stat`.
+        report.used_before = len;
+        report.used_after = len;
+        return fits(store, report);
+    }
+    report.used_before = used_bytes(store)?;
+    report.used_after = report.used_before;
+    if report.used_before <= max_bytes {
+        return fits(store, report);
+    }
+    let (_, evictable) = judge(store, undo_depth)?;
+    let mut queue = evictable.into_iter();
+    let mut batch = 1;
+    while report.used_after > max_bytes {
+        let next: Vec<Judged> = queue.by_ref().take(batch).collect();
+        if next.is_empty() {
+            break;
+        }
+        batch *= 2;
+        // Judged before this loop: a snapshot an operation protected meanwhile is refused by
+        // forget as a whole batch, and the budget simply stops for now.
+        let done = crate::forget::forget(
+            store,
+            &ForgetOptions {
+                snapshots: next.iter().map(|j| j.id).collect(),
+                undo_depth,
+                ..ForgetOptions::default()
+            },
+        );
+        match done {
+            Ok(r) => report.evicted.extend(r.forgotten),
+            Err(crate::Error::Invalid(_)) => break,
+            Err(e) => return Err(e),
+        }
+        let opts = crate::gc::GcOptions {
+            recompress_level: None,
+            ..crate::gc::GcOptions::default()
+        };
+        crate::gc::gc(store, &opts, &crate::progress::NoProgress)?;
+        report.collections += 1;
+        // redb hands back the pages a commit released only at a later commit: without these,
+        // the gc's frees would not show and the loop would evict more than it must.
+        for _ in 0..2 {
+            store.begin_write()?.commit()?;
+        }
+        report.used_after = used_bytes(store)?;
+    }
+    if report.used_after <= max_bytes {
+        return fits(store, report);
+    }
+    let txn = store.begin_write()?;
+    if crate::store::read_counter(&txn, WARNED)? == 0 {
+        report.protected_over = true;
+        crate::store::write_counter(&txn, WARNED, 1)?;
+        txn.commit()?;
+    } else {
+        txn.abort()?;
+    }
+    Ok(report)
+}
+
+/// The store fits: clears the "protected over" note so that the next time says so again.
+fn fits(store: &Store, report: BudgetReport) -> Result<BudgetReport> {
+    if store.reader()?.counter(WARNED)? != 0 {
+        let txn = store.begin_write()?;
+        crate::store::write_counter(&txn, WARNED, 0)?;
+        txn.commit()?;
+    }
+    Ok(report)
+}
