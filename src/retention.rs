@@ -248,10 +248,10 @@ impl Policy {
             let t = times_ns[i];
             let when = DateTime::<Utc>::from_timestamp_nanos(t);
             let why = &mut reasons[i];
-            if let Some(d) = self.within {
-                if t > after(d) {
-                    why.push(format!("within {}", humantime::format_duration(d)));
-                }
+            if let Some(d) = self.within
+                && t > after(d)
+            {
+                why.push(format!("within {}", humantime::format_duration(d)));
             }
             for (left, period, last) in counted.iter_mut() {
                 if *left == Some(0) {

@@ -144,29 +144,29 @@ pub fn budget_after_snapshot(ctx: &Ctx, store: &mut rewind::store::Store) {
     if r.max_store_bytes == 0 {
         return;
     }
-    let done = rewind::budget::enforce(store, r.max_store_bytes, r.undo_depth)
-        .map_err(|e| hints::message(&e))
-        .and_then(|rep| {
-            if rep.protected_over {
-                output::warn(&format!(
-                    "the store's protected snapshots alone take {} of its {} budget: untag some, or lower undo_depth (said once)",
-                    human_bytes(rep.used_after),
-                    human_bytes(rep.max_bytes)
-                ));
-            }
-            if !rep.evicted.is_empty() && !ctx.quiet && !ctx.json {
-                eprintln!(
-                    "rewind: disk budget {}: forgot {} oldest snapshot(s), {} -> {}",
-                    human_bytes(rep.max_bytes),
-                    rep.evicted.len(),
-                    human_bytes(rep.used_before),
-                    human_bytes(rep.used_after)
-                );
-            }
-            Ok(())
-        });
-    if let Err(e) = done {
-        output::warn(&format!("disk budget not applied: {e}"));
+    let rep = match rewind::budget::enforce(store, r.max_store_bytes, r.undo_depth) {
+        Ok(rep) => rep,
+        Err(e) => {
+            output::warn(&format!("disk budget not applied: {}", hints::message(&e)));
+            return;
+        }
+    };
+
+    if rep.protected_over {
+        output::warn(&format!(
+            "the store's protected snapshots alone take {} of its {} budget: untag some, or lower undo_depth (said once)",
+            human_bytes(rep.used_after),
+            human_bytes(rep.max_bytes)
+        ));
+    }
+    if !rep.evicted.is_empty() && !ctx.quiet && !ctx.json {
+        eprintln!(
+            "rewind: disk budget {}: forgot {} oldest snapshot(s), {} -> {}",
+            human_bytes(rep.max_bytes),
+            rep.evicted.len(),
+            human_bytes(rep.used_before),
+            human_bytes(rep.used_after)
+        );
     }
 }
 
