@@ -4,7 +4,7 @@
 //! first (the order `log` lists them in): each row costs a path lookup (memoized by tree id, so
 //! a subtree shared with the previous row is not read again), never a diff of unrelated files.
 //! Where the file's content differs from the next newer version, the two versions are compared
-//! with the one line diff ([`crate::patch::linediff`]); lines that version added are blamed on
+//! with the one line diff (`patch::linediff`); lines that version added are blamed on
 //! the oldest snapshot of the newer version's unbroken stretch, the others are followed further
 //! back. Where the path is absent, a rename is looked for as `log -- PATH` does (one
 //! rename-aware diff at that row only) and the old name followed.

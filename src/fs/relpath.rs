@@ -158,7 +158,7 @@ impl RelPath {
     }
 
     /// Where this path is below `root` on disk (no check of what stands there: see
-    /// [`super::SafeDirs`] before writing).
+    /// [`super::Beneath`] before writing).
     pub fn to_path(&self, root: &Path) -> PathBuf {
         super::join_rel(root, &self.0)
     }
