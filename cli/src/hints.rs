@@ -274,7 +274,7 @@ mod tests {
     /// A database error keeps its cause, printed on a line of its own.
     #[test]
     fn causes_are_a_chain_not_repeated() {
-        let db = Error::from(redb::Error::Corrupted("page 7 does not decode".into()));
+        let db = Error::Db(redb::Error::Corrupted("page 7 does not decode".into()));
         assert_eq!(
             shown(&db),
             "store database error\ncaused by: DB corrupted: page 7 does not decode"
