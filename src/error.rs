@@ -751,8 +751,6 @@ impl Error {
             | Error::NoAgentSession(_)
             | Error::NoSuchTurn { .. }
             | Error::PathNotInSnapshot { .. }
-            | Error::UnknownHunk { .. }
-            | Error::NoSuchHunk { .. }
             | Error::NoRemote(_)
             | Error::NoOverlay(_)
             | Error::OverlayDropped(_)
@@ -760,7 +758,10 @@ impl Error {
             | Error::NoArtifact(_)
             | Error::NoTag(_)
             | Error::WorkspaceVanished(_) => K::NotFound,
-            Error::NotAStore { .. }
+            // A hunk id names no hunk of the diff the request itself named: the request is wrong.
+            Error::UnknownHunk { .. }
+            | Error::NoSuchHunk { .. }
+            | Error::NotAStore { .. }
             | Error::NotADirectory(_)
             | Error::DangerousWorkspace(_)
             | Error::WorkspaceInStore { .. }

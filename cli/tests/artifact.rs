@@ -23,10 +23,31 @@ fn big_file(path: &std::path::Path, mib: usize) -> blake3::Hash {
     h.finalize()
 }
 
-fn max_child_rss_kib() -> i64 {
+/// Runs `cmd` to its end and returns its standard output and its own peak RSS (KiB), from
+/// `wait4` on that child alone: `RUSAGE_CHILDREN` would count every child any test of this
+/// process started (a browser, a Python server).
+fn run_measured(mut cmd: std::process::Command) -> (String, i64) {
+    use std::io::Read;
+    let mut child = cmd
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn rewind");
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .expect("stdout")
+        .read_to_string(&mut out)
+        .expect("read stdout");
+    let mut status = 0;
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut ru) };
-    ru.ru_maxrss
+    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut ru) };
+    assert_eq!(pid, child.id() as libc::pid_t, "wait4");
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "exit status {status}"
+    );
+    (out, ru.ru_maxrss)
 }
 
 #[test]
@@ -34,7 +55,8 @@ fn a_large_artifact_round_trips_streamed_and_dedups() {
     let env = Env::new();
     let src = env.tmp.path().join("big.bin");
     let want = big_file(&src, 64);
-    let put: Value = serde_json::from_str(&env.ok(&[
+    let mut put_cmd = env.cmd();
+    put_cmd.args([
         "--json",
         "artifact",
         "put",
@@ -42,14 +64,13 @@ fn a_large_artifact_round_trips_streamed_and_dedups() {
         src.to_str().unwrap(),
         "--meta",
         "job=7",
-    ]))
-    .unwrap();
+    ]);
+    let (put_out, rss) = run_measured(put_cmd);
+    let put: Value = serde_json::from_str(&put_out).unwrap();
     assert_eq!(put["size"], 64 << 20);
     assert_eq!(put["blob"].as_str().unwrap(), want.to_hex().as_str());
     assert!(put["stored_bytes"].as_u64().unwrap() > 40 << 20);
-    // Memory stays bounded: far below the artifact's size (redb's cache is 64 MiB at most, and
-    // every other rewind this test process started is small).
-    let rss = max_child_rss_kib();
+    // Memory stays bounded: far below the artifact's size (redb's cache is 64 MiB at most).
     assert!(rss < 120 * 1024, "max RSS {rss} KiB");
 
     // The same content again, from standard input: nothing new is stored.

@@ -73,7 +73,7 @@ fn classify(e: &Error) -> (StatusCode, &'static str) {
         Error::Remote { .. } => return (S::BAD_GATEWAY, "remote_failed"),
         // The store's file was changed outside rewind: not the request's fault, and not a bug
         // of the server; a client tells it apart to point its user at verify and a remote.
-        Error::DamagedPage { .. } | Error::Damaged { .. } | Error::Corrupt { .. } => {
+        Error::DamagedPage { .. } | Error::Damaged { .. } => {
             return (S::INTERNAL_SERVER_ERROR, "store_damaged");
         }
         _ => {}
@@ -247,7 +247,7 @@ mod tests {
     /// The sentence carries the causes the error's own message does not say.
     #[test]
     fn the_body_keeps_the_cause() {
-        let e = Error::from(redb::Error::Corrupted("page 7".into()));
+        let e = Error::Db(redb::Error::Corrupted("page 7".into()));
         let api = super::ApiError::from(e);
         assert_eq!(api.message, "store database error: DB corrupted: page 7");
         assert_eq!(api.code, "damaged");
