@@ -26,6 +26,8 @@ fn big_file(path: &std::path::Path, mib: usize) -> blake3::Hash {
 /// Runs `cmd` to its end and returns its standard output and its own peak RSS (KiB), from
 /// `wait4` on that child alone: `RUSAGE_CHILDREN` would count every child any test of this
 /// process started (a browser, a Python server).
+// The child is reaped by `wait4` (which `Child::wait` cannot do while keeping its rusage).
+#[allow(clippy::zombie_processes)]
 fn run_measured(mut cmd: std::process::Command) -> (String, i64) {
     use std::io::Read;
     let mut child = cmd
