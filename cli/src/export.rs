@@ -102,9 +102,7 @@ pub fn find(ctx: &Ctx, a: FindArgs) -> CliResult {
     let store = ctx.open_store(false)?;
     let root = ctx.workspace_root(&store)?;
     let reader = store.reader()?;
-    let ws = reader
-        .workspace(&root)?
-        .ok_or_else(|| Error::NoSnapshots(root.clone()))?;
+    let ws = reader.snapshotted_workspace(&root)?;
     let found = rewind::find::find(
         &reader,
         ws.id,

@@ -86,9 +86,7 @@ pub fn log(ctx: &Ctx, a: LogArgs) -> CliResult {
     let store = ctx.open_store(false)?;
     let root = ctx.workspace_root(&store)?;
     let reader = store.reader()?;
-    let ws = reader
-        .workspace(&root)?
-        .ok_or_else(|| Error::NoSnapshots(root.clone()))?;
+    let ws = reader.snapshotted_workspace(&root)?;
     if a.paths.len() > 1 {
         return Err(Error::Invalid("log takes one PATH after --".into()).into());
     }

@@ -81,9 +81,7 @@ pub fn blame(ctx: &Ctx, a: BlameArgs) -> CliResult {
     let store = ctx.open_store(false)?;
     let root = ctx.workspace_root(&store)?;
     let reader = store.reader()?;
-    let ws = reader
-        .workspace(&root)?
-        .ok_or_else(|| Error::NoSnapshots(root.clone()))?;
+    let ws = reader.snapshotted_workspace(&root)?;
     let path = ctx
         .workspace_paths(Some(&root), std::slice::from_ref(&a.path))?
         .pop()
@@ -171,10 +169,7 @@ pub fn revert_meta(ctx: &Ctx, meta: &[String], dry_run: bool) -> CliResult {
     let selector = output::parse_meta(meta)?;
     let store = ctx.open_store(false)?;
     let root = ctx.workspace_root(&store)?;
-    let ws = store
-        .reader()?
-        .workspace(&root)?
-        .ok_or_else(|| Error::NoSnapshots(root.clone()))?;
+    let ws = store.reader()?.snapshotted_workspace(&root)?;
     let r = rewind::session::revert_selected(&store, &root, ws.id, &selector, dry_run)?;
     let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
     if ctx.json {
@@ -265,10 +260,7 @@ pub fn revert_meta(ctx: &Ctx, meta: &[String], dry_run: bool) -> CliResult {
 pub fn sessions(ctx: &Ctx) -> CliResult {
     let store = ctx.open_store(false)?;
     let root = ctx.workspace_root(&store)?;
-    let ws = store
-        .reader()?
-        .workspace(&root)?
-        .ok_or_else(|| Error::NoSnapshots(root.clone()))?;
+    let ws = store.reader()?.snapshotted_workspace(&root)?;
     let list = rewind::session::sessions(&store, &root, ws.id)?;
     if ctx.json {
         let v: Vec<Value> = list

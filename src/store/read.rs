@@ -502,6 +502,13 @@ impl Reader {
         }
     }
 
+    /// The workspace at `root`, which must have been snapshotted: else
+    /// [`Error::NoSnapshots`], the error every command reading a workspace's history gives.
+    pub fn snapshotted_workspace(&self, root: &Path) -> Result<WorkspaceRecord> {
+        self.workspace(root)?
+            .ok_or_else(|| crate::Error::NoSnapshots(root.to_path_buf()))
+    }
+
     /// All registered workspaces.
     pub fn workspaces(&self) -> Result<Vec<WorkspaceRecord>> {
         let mut out = Vec::new();
