@@ -906,6 +906,11 @@ impl Error {
     pub fn is_damaged_store(&self) -> bool {
         matches!(self, Error::DamagedPage { .. } | Error::Damaged { .. })
     }
+
+    /// Whether this error reports a damaged page met while reading or writing `table`.
+    pub fn is_damaged_table(&self, table: &str) -> bool {
+        matches!(self, Error::DamagedPage { table: Some(t), .. } if t == table)
+    }
 }
 
 macro_rules! from_redb {

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use redb::{ReadableTable, WriteTransaction};
+use redb::{ReadableTable, TableHandle as _, WriteTransaction};
 
 use crate::error::{Error, IoContext, Result};
 use crate::fs::join_rel;
@@ -249,10 +249,18 @@ pub fn snapshot(
     // A gc that commits while this snapshot deduplicates against its read view may delete what
     // the snapshot counted on; the final transaction notices (see `crate::gc`) and the snapshot
     // starts over. Two gcs in a row during one snapshot are rare; three give up with the error.
+    // A damaged page in the stat cache costs the cache, not the snapshot: it is dropped and the
+    // snapshot taken again without it (once: damage elsewhere is reported).
     let mut tries = 0;
+    let mut cache_rebuilt = false;
     loop {
         match Snapshotter::open(store, root, opts, progress, false).and_then(Snapshotter::take) {
             Err(Error::ConcurrentGc(_)) if tries < 2 => tries += 1,
+            Err(e) if !cache_rebuilt && e.is_damaged_table(STAT_CACHE.name()) => {
+                store.notice("the stat cache was damaged: dropped; this snapshot reads every file");
+                store.rebuild_stat_cache()?;
+                cache_rebuilt = true;
+            }
             other => return other,
         }
     }

@@ -10,9 +10,9 @@
 //! redb's cursor packs a run of inserts into full leaves: [`write_rows`] gives it runs, and
 //! gc's [`repack`] rewrites a table written before.
 
-use redb::{ReadableTable, ReadableTableMetadata};
+use redb::{ReadableTable, ReadableTableMetadata, TableHandle as _};
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::store::tables::STAT_CACHE;
 
 /// A directory's path and its encoded row.
@@ -32,7 +32,9 @@ pub fn write_rows(
     let mut at = 0;
     while at < rows.len() {
         let first = (ws, rows[at].0.as_slice());
-        let mut cursor = table.lower_bound_mut(std::ops::Bound::Included(first))?;
+        let mut cursor = table
+            .lower_bound_mut(std::ops::Bound::Included(first))
+            .map_err(in_cache)?;
         // A run ends at the first row that does not go in the cursor's gap: one that exists
         // (overwritten below), or one beyond the next existing row (a cursor is opened there).
         let start = at;
@@ -40,10 +42,10 @@ pub fn write_rows(
             match cursor.insert_before((ws, dir.as_slice()), bytes.as_slice()) {
                 Ok(()) => at += 1,
                 Err(redb::CursorError::UnorderedKey) => break,
-                Err(e) => return Err(redb::Error::from(e).into()),
+                Err(e) => return Err(in_cache(redb::Error::from(e))),
             }
         }
-        cursor.close()?;
+        cursor.close().map_err(in_cache)?;
         if at == start {
             let (dir, bytes) = &rows[at];
             table.insert((ws, dir.as_slice()), bytes.as_slice())?;
@@ -51,6 +53,19 @@ pub fn write_rows(
         }
     }
     Ok(())
+}
+
+/// Names the stat cache in a damaged page's error: the database names the table of a point or
+/// range access but not a cursor's, and a damaged cache page is told apart by its table (the
+/// snapshot drops the cache and goes on).
+fn in_cache(e: impl Into<Error>) -> Error {
+    match e.into() {
+        Error::DamagedPage { table: None, why } => Error::DamagedPage {
+            table: Some(STAT_CACHE.name().to_string()),
+            why,
+        },
+        e => e,
+    }
 }
 
 /// Rows [`repack`] takes out and puts back at a time: its memory, a few megabytes.

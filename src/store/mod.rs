@@ -329,6 +329,19 @@ impl Store {
         }
     }
 
+    /// Drops the stat cache and starts it empty. The cache is only a shortcut (every row can be
+    /// made again by reading the files), so a damaged page in it is no loss: the next snapshot of
+    /// each workspace hashes its files again and writes new rows. The deletion walks the
+    /// table's branches, checked against their checksums, and frees its pages; a damaged leaf
+    /// is freed unread.
+    pub(crate) fn rebuild_stat_cache(&self) -> Result<()> {
+        let txn = self.begin_write()?;
+        txn.delete_table(STAT_CACHE)?;
+        txn.open_table(STAT_CACHE)?;
+        txn.commit()?;
+        Ok(())
+    }
+
     /// Bytes of the database file that hold no page in use (free pages a compaction returns).
     pub(crate) fn free_bytes(&self) -> Result<u64> {
         // redb returns the pages a commit released only at a later commit (once no reader can

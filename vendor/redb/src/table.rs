@@ -336,7 +336,10 @@ impl<'txn, K: Key + 'static, V: Value + 'static> Table<'txn, K, V> {
         if value_len + key_len > MAX_PAIR_LENGTH {
             return Err(StorageError::ValueTooLarge(value_len + key_len));
         }
-        self.tree.insert(key.borrow(), value.borrow())
+        let name = &self.name;
+        self.tree
+            .insert(key.borrow(), value.borrow())
+            .map_err(|e| in_table(Some(name), e))
     }
 
     /// Removes the given key
@@ -346,7 +349,10 @@ impl<'txn, K: Key + 'static, V: Value + 'static> Table<'txn, K, V> {
         &mut self,
         key: impl Borrow<K::SelfType<'a>>,
     ) -> Result<Option<AccessGuard<'_, V>>> {
-        self.tree.remove(key.borrow())
+        let name = &self.name;
+        self.tree
+            .remove(key.borrow())
+            .map_err(|e| in_table(Some(name), e))
     }
 
     /// Returns a [`CursorMut`] pointing at the gap before the smallest key
@@ -472,7 +478,10 @@ impl<K: Key + 'static, V: MutInPlaceValue + 'static> Table<'_, K, V> {
         if value_length + key_len > MAX_PAIR_LENGTH {
             return Err(StorageError::ValueTooLarge(value_length + key_len));
         }
-        self.tree.insert_reserve(key.borrow(), value_length)
+        let name = &self.name;
+        self.tree
+            .insert_reserve(key.borrow(), value_length)
+            .map_err(|e| in_table(Some(name), e))
     }
 }
 
@@ -881,9 +890,11 @@ impl<K: Key + 'static, V: Value + 'static> ReadOnlyTable<K, V> {
         guard: Arc<TransactionGuard>,
         mem: PageResolver,
     ) -> Result<ReadOnlyTable<K, V>> {
+        let tree = Btree::new(root_page, hint, guard.clone(), mem)
+            .map_err(|e| in_table(Some(&name), e))?;
         Ok(ReadOnlyTable {
             name,
-            tree: Btree::new(root_page, hint, guard.clone(), mem)?,
+            tree,
             transaction_guard: guard,
         })
     }
@@ -895,7 +906,9 @@ impl<K: Key + 'static, V: Value + 'static> ReadOnlyTable<K, V> {
         &self,
         key: impl Borrow<K::SelfType<'a>>,
     ) -> Result<Option<AccessGuard<'static, V>>> {
-        self.tree.get(key.borrow())
+        self.tree
+            .get(key.borrow())
+            .map_err(|e| in_table(Some(&self.name), e))
     }
 
     /// This method is like [`ReadableTable::get()`], but the returned [`OwnedAccessGuard`] is
@@ -906,7 +919,8 @@ impl<K: Key + 'static, V: Value + 'static> ReadOnlyTable<K, V> {
     ) -> Result<Option<OwnedAccessGuard<V>>> {
         Ok(self
             .tree
-            .get(key.borrow())?
+            .get(key.borrow())
+            .map_err(|e| in_table(Some(&self.name), e))?
             .map(|x| OwnedAccessGuard::new(x, self.transaction_guard.clone())))
     }
 

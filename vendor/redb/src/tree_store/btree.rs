@@ -2,8 +2,8 @@ use crate::db::TransactionGuard;
 use crate::sync::Mutex;
 use crate::tree_store::btree_base::{
     AccessGuardMut, BRANCH, BranchAccessor, BranchMutator, BtreeHeader, Checksum, DEFERRED, LEAF,
-    LeafAccessor, LeafPageMut, MAX_BTREE_DEPTH, PageType, branch_checksum, child_checksum,
-    get_checked_committed_page, get_checked_page, leaf_checksum, not_a_node,
+    LeafAccessor, LeafPageMut, MAX_BTREE_DEPTH, PageType, branch_checksum, check_page,
+    child_checksum, get_checked_committed_page, get_checked_page, leaf_checksum, not_a_node,
 };
 use crate::tree_store::btree_cursor::{BtreeCursor, BtreeCursorMut, CursorMut, Position};
 use crate::tree_store::btree_iters::{bounds_are_empty, encode_bounds};
@@ -103,14 +103,18 @@ impl UntypedBtree {
     where
         F: FnMut(&PagePath) -> Result,
     {
-        if let Some(page_number) = self.root.map(|x| x.root) {
-            self.visit_pages_helper(PagePath::new_root(page_number), &mut visitor)?;
+        if let Some(root) = self.root {
+            self.visit_pages_helper(PagePath::new_root(root.root), root.checksum, &mut visitor)?;
         }
 
         Ok(())
     }
 
-    fn visit_pages_helper<F>(&self, path: PagePath, visitor: &mut F) -> Result
+    // Patched for rewind (PATCHES.md): a branch is checked against the checksum its parent
+    // recorded before its child page numbers are trusted, since the callers free what this walk
+    // visits (a damaged branch would otherwise name other tables' pages). A leaf is not decoded,
+    // so it is not checked: a table with a damaged leaf can still be deleted.
+    fn visit_pages_helper<F>(&self, path: PagePath, expected: Checksum, visitor: &mut F) -> Result
     where
         F: FnMut(&PagePath) -> Result,
     {
@@ -127,6 +131,7 @@ impl UntypedBtree {
                 // No-op
             }
             PageType::Branch => {
+                check_page(&page, expected, self.key_width, self._value_width)?;
                 let accessor = BranchAccessor::new(&page, self.key_width);
                 for i in 0..accessor.count_children() {
                     let child_page = accessor.child_page(i).unwrap();
@@ -135,8 +140,9 @@ impl UntypedBtree {
                             "Cycle detected in Btree pages".to_string(),
                         ));
                     }
+                    let child_checksum = accessor.child_checksum(i).unwrap();
                     let child_path = path.with_child(child_page);
-                    self.visit_pages_helper(child_path, visitor)?;
+                    self.visit_pages_helper(child_path, child_checksum, visitor)?;
                 }
             }
         }
