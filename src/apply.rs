@@ -13,7 +13,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 use crate::error::{Error, IoContext, Remedy, Result};
-use crate::fs::{BadPath, Beneath, RelPath};
+use crate::fs::{BadPath, Beneath, Lstats, RelPath};
 use crate::fs::{display, join_rel};
 use crate::id::Id;
 use crate::patch::{
@@ -380,11 +380,12 @@ pub(crate) fn write_with_op(
         let tree = rec.root;
         let mut ignores = crate::restore::SnapshotIgnores::new(&reader, &rec)?;
         let mut unsaved = Vec::new();
+        let disk = Lstats::new(root);
         for rel in plan
             .iter()
             .flat_map(|p| p.write.iter().map(|w| &w.0).chain(p.remove.iter()))
         {
-            let existing = crate::fs::lstat_beneath(root, rel);
+            let existing = disk.get(rel);
             let unseen = existing.as_ref().is_some_and(|m| !m.is_dir())
                 && reader.lookup(&tree, rel)?.is_none();
             if unseen || (existing.is_none() && ignores.excluded(rel, false)) {
@@ -775,6 +776,8 @@ struct Staged<'r> {
     entries: std::collections::BTreeMap<Vec<u8>, Option<(Kind, Vec<u8>)>>,
     /// Sources of renames: removed at the end unless a section wrote them.
     renamed_away: Vec<Vec<u8>>,
+    /// What is on disk, each parent directory checked once.
+    disk: Lstats,
 }
 
 impl<'r> Staged<'r> {
@@ -784,6 +787,7 @@ impl<'r> Staged<'r> {
             removed,
             entries: Default::default(),
             renamed_away: Vec::new(),
+            disk: Lstats::new(root),
         }
     }
 
@@ -796,7 +800,7 @@ impl<'r> Staged<'r> {
     fn exists(&self, rel: &[u8]) -> bool {
         match self.entries.get(rel) {
             Some(e) => e.is_some(),
-            None => crate::fs::lstat_beneath(self.root, rel).is_some_and(|m| !m.is_dir()),
+            None => self.disk.get(rel).is_some_and(|m| !m.is_dir()),
         }
     }
 
@@ -872,7 +876,7 @@ impl<'r> Staged<'r> {
         let mut plan = Vec::new();
         for (rel, entry) in &self.entries {
             let Some((kind, content)) = entry else {
-                if crate::fs::lstat_beneath(self.root, rel).is_some_and(|m| !m.is_dir()) {
+                if self.disk.get(rel).is_some_and(|m| !m.is_dir()) {
                     plan.push(Planned {
                         outcome: resumed_outcome(rel),
                         write: None,
@@ -916,7 +920,7 @@ impl<'r> Staged<'r> {
                 Some(Some((kind, _))) => Some(*kind),
                 Some(None) => None,
                 None if gone.contains(parent) => None,
-                None => match crate::fs::lstat_beneath(self.root, parent) {
+                None => match self.disk.get(parent) {
                     Some(m) if m.file_type().is_symlink() => Some(Kind::Symlink),
                     Some(m) if !m.is_dir() => Some(Kind::File),
                     _ => None,

@@ -27,7 +27,7 @@ use crate::compare::Trees;
 use crate::diff::tree::{ChangeStatus, FileChange, PathFilter, compare_with_dirs};
 use crate::error::{Error, IoContext, Result};
 use crate::fs::RelPath;
-use crate::fs::{Beneath, DirRemoval, lstat_beneath, split_parent, write_atomic};
+use crate::fs::{Beneath, DirRemoval, Lstats, lstat_beneath, split_parent, write_atomic};
 use crate::id::Id;
 use crate::progress::{NoProgress, Progress};
 use crate::scan::walk::IGNORE_FILE;
@@ -285,9 +285,10 @@ fn unsaved_paths(root: &Path, plan: &[FileChange]) -> Vec<String> {
         .filter(|c| c.status == ChangeStatus::Deleted)
         .map(|c| c.path.as_slice())
         .collect();
+    let disk = Lstats::new(root);
     plan.iter()
         .filter(|c| c.status == ChangeStatus::Added && !replaced.contains(c.path.as_slice()))
-        .filter(|c| match lstat_beneath(root, &c.path) {
+        .filter(|c| match disk.get(&c.path) {
             Some(m) => !(m.is_dir() && c.new.is_some_and(|n| n.kind == Kind::Dir)),
             None => false,
         })

@@ -32,19 +32,61 @@ const MAX_CACHED: usize = 256;
 /// The lstat of `rel` below `root` if every parent is a real directory (a symlinked parent
 /// means the entry is not really there: the restore replaces that parent). A question, not a
 /// write: its answer may be stale by the time it is used, which the writers below do not rely
-/// on.
+/// on. For many paths below one root, [`Lstats`] checks each parent once.
 pub fn lstat_beneath(root: &Path, rel: &[u8]) -> Option<fs::Metadata> {
-    let (parent, _) = split_parent(rel);
-    let mut dir = root.to_path_buf();
-    if !parent.is_empty() {
-        for comp in parent.split(|&b| b == b'/') {
-            dir.push(OsStr::from_bytes(comp));
-            if !fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
-                return None;
-            }
+    Lstats::new(root).get(rel)
+}
+
+/// [`lstat_beneath`] for many paths below one root, as a plan asks about each path it
+/// touches: each parent directory is checked once, not once per path below it (a patch of 500
+/// files four directories deep asked the kernel 8,570 times otherwise). It remembers only
+/// directories found real, for as long as one plan is made; its answers are questions, as
+/// [`lstat_beneath`]'s are.
+pub struct Lstats {
+    root: PathBuf,
+    real_dirs: std::sync::Mutex<rustc_hash::FxHashSet<Vec<u8>>>,
+}
+
+impl Lstats {
+    /// Questions about paths below `root`.
+    pub fn new(root: &Path) -> Lstats {
+        Lstats {
+            root: root.to_path_buf(),
+            real_dirs: Default::default(),
         }
     }
-    fs::symlink_metadata(join_rel(root, rel)).ok()
+
+    /// The lstat of `rel`, if every parent is a real directory.
+    pub fn get(&self, rel: &[u8]) -> Option<fs::Metadata> {
+        let (parent, _) = split_parent(rel);
+        if !self.is_real_dir(parent) {
+            return None;
+        }
+        fs::symlink_metadata(join_rel(&self.root, rel)).ok()
+    }
+
+    /// Whether `rel` and each of its parents is a directory, not a symlink to one.
+    fn is_real_dir(&self, rel: &[u8]) -> bool {
+        let known = |rel: &[u8]| {
+            self.real_dirs
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .contains(rel)
+        };
+        if rel.is_empty() || known(rel) {
+            return true;
+        }
+        let (parent, _) = split_parent(rel);
+        let real = self.is_real_dir(parent)
+            && fs::symlink_metadata(join_rel(&self.root, rel)).is_ok_and(|m| m.is_dir());
+        if real {
+            self.real_dirs
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(rel.to_vec());
+        }
+        real
+    }
 }
 
 /// What [`Beneath::remove_dir`] found.

@@ -12,7 +12,7 @@ mod path;
 mod relpath;
 
 pub use atomic::{TEMP_PREFIX, exec_mode, write_atomic};
-pub use beneath::{Beneath, DirRemoval, lstat_beneath};
+pub use beneath::{Beneath, DirRemoval, Lstats, lstat_beneath};
 pub use kind::Kind;
 pub use path::{child_path, display, is_under, join_rel, path_bytes, split_parent};
 pub use relpath::{BadPath, RelPath, check_name};
