@@ -146,29 +146,35 @@ fn safe_rel(raw: &[u8]) -> Result<Vec<u8>> {
 /// parent that the patch itself removes (a symlink or file replaced by a directory) is gone
 /// by the time anything is written below it, so the check stops there.
 fn check_no_symlink(
-    root: &Path,
+    disk: &Lstats,
     rel: &[u8],
     allow_last_symlink: bool,
     removed: &Removed,
 ) -> Result<()> {
     let comps: Vec<&[u8]> = rel.split(|&b| b == b'/').collect();
-    let mut p = root.to_path_buf();
-    for (i, c) in comps.iter().enumerate() {
-        p.push(std::ffi::OsStr::from_bytes(c));
-        if removed.contains(&rel[..prefix_len(&comps, i)]) {
+    for i in 0..comps.len() {
+        let prefix = &rel[..prefix_len(&comps, i)];
+        if removed.contains(prefix) {
             break;
         }
-        match fs::symlink_metadata(&p) {
-            Ok(m)
-                if m.file_type().is_symlink() && !(allow_last_symlink && i + 1 == comps.len()) =>
-            {
+        let last = i + 1 == comps.len();
+        // A parent already known to be a real directory (most are, for most paths) costs no
+        // question to the kernel.
+        if !last && disk.is_real_dir(prefix) {
+            continue;
+        }
+        match disk.get(prefix) {
+            Some(m) if m.file_type().is_symlink() && !(allow_last_symlink && last) => {
                 return Err(fail(
                     rel,
-                    format!("{} is a symlink; refusing to patch through it", p.display()),
+                    format!(
+                        "{} is a symlink; refusing to patch through it",
+                        join_rel(disk.root(), prefix).display()
+                    ),
                 ));
             }
-            Ok(_) => {}
-            Err(_) => break,
+            Some(_) => {}
+            None => break,
         }
     }
     Ok(())
@@ -741,7 +747,7 @@ impl FilePaths {
             || fp.is_rename
             || fp.is_copy;
         for rel in old.iter().chain(new.iter()) {
-            check_no_symlink(staged.root, rel, symlink_patch, &staged.removed)?;
+            check_no_symlink(&staged.disk, rel, symlink_patch, &staged.removed)?;
         }
         let source = old.clone().unwrap_or_else(|| path.clone());
         Ok(FilePaths {
@@ -920,6 +926,7 @@ impl<'r> Staged<'r> {
                 Some(Some((kind, _))) => Some(*kind),
                 Some(None) => None,
                 None if gone.contains(parent) => None,
+                None if self.disk.is_real_dir(parent) => None,
                 None => match self.disk.get(parent) {
                     Some(m) if m.file_type().is_symlink() => Some(Kind::Symlink),
                     Some(m) if !m.is_dir() => Some(Kind::File),

@@ -65,8 +65,13 @@ impl Lstats {
         fs::symlink_metadata(join_rel(&self.root, rel)).ok()
     }
 
+    /// The root the paths are below.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
     /// Whether `rel` and each of its parents is a directory, not a symlink to one.
-    fn is_real_dir(&self, rel: &[u8]) -> bool {
+    pub fn is_real_dir(&self, rel: &[u8]) -> bool {
         let known = |rel: &[u8]| {
             self.real_dirs
                 .lock()
