@@ -29,8 +29,8 @@ sleep 2
 git --git-dir="$gitdir" --work-tree="$ws" init -q
 git --git-dir="$gitdir" --work-tree="$ws" add -A
 git --git-dir="$gitdir" --work-tree="$ws" -c user.name=b -c user.email=b@b commit -qm base
-f=$(cd "$ws" && find . -name '*.c' | sort | head -1)
-[ -n "$f" ] || f=$(cd "$ws" && find . -type f -not -path './.git/*' | sort | head -1)
+f=$(cd "$ws" && find . -name '*.c' | sort | sed -n 1p)
+[ -n "$f" ] || f=$(cd "$ws" && find . -type f -not -path './.git/*' | sort | sed -n 1p)
 f=${f#./}
 event() { printf '{"session_id":"bench","transcript_path":"/dev/null","cwd":"%s","hook_event_name":"PostToolUse","tool_name":"Edit","tool_input":{"file_path":"%s/%s"}}' "$ws" "$ws" "$f"; }
 # The page cache here drops data untouched for ~30 s: read the tree before each timed call.

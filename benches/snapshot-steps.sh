@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Two rewind binaries on one tree, alternated in the same rounds (the machine is shared and
 # noisy): cold snapshot into a fresh store, warm snapshot with nothing changed, and `status`
-# (the dry-run snapshot) with nothing changed. Prints each run and the medians.
+# (the dry-run snapshot) with nothing changed. Prints each run and the medians, as wall/CPU
+# seconds (CPU: user + system).
 #
 #   benches/snapshot-steps.sh OLD_BIN NEW_BIN [CORPUS] [RUNS]   (default /work/corpus/linux, 5)
 #
@@ -16,12 +17,12 @@ runs=${4:-5}
 W=$(mktemp -d "${TMPDIR:-/tmp}/rewind-steps-bench.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 warm() { tar -cf - "$corpus" 2>/dev/null >/dev/null; }
-secs() { # secs CMD... : wall seconds of CMD, its output discarded
-	local t0 t1
-	t0=$(date +%s.%N)
-	"$@" >/dev/null
-	t1=$(date +%s.%N)
-	echo "$t1 - $t0" | bc
+secs() { # secs CMD... : "WALL/CPU" seconds of CMD (CPU: user + system), its output discarded
+	local f
+	f=$(mktemp)
+	/usr/bin/time -o "$f" -f '%e %U %S' "$@" >/dev/null
+	awk '{printf "%s/%.2f", $1, $2 + $3}' "$f"
+	rm -f "$f"
 }
 declare -A cold warmsnap status
 for r in $(seq "$runs"); do
@@ -43,7 +44,13 @@ for r in $(seq "$runs"); do
 		status[$which]+="$s "
 	done
 done
-median() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+# Median of the wall times and, apart, of the CPU times of "WALL/CPU" words.
+median1() { grep . | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+median() {
+	local xs
+	xs=$(tr ' ' '\n' | grep .)
+	echo "$(echo "$xs" | cut -d/ -f1 | median1)/$(echo "$xs" | cut -d/ -f2 | median1)"
+}
 for which in old new; do
 	printf '%s: median cold %s s, warm %s s, status %s s (%s runs)\n' "$which" \
 		"$(echo "${cold[$which]}" | median)" "$(echo "${warmsnap[$which]}" | median)" \

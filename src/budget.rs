@@ -101,7 +101,7 @@ pub fn status(store: &Store, max_bytes: u64, undo_depth: usize) -> Result<Budget
 
 /// Brings the store within `max_bytes` by forgetting its oldest unprotected snapshots and
 /// collecting what they held. Cheap (one `stat`) while the file is within the budget.
-pub fn enforce(store: &mut Store, max_bytes: u64, undo_depth: usize) -> Result<BudgetReport> {
+pub fn enforce(store: &Store, max_bytes: u64, undo_depth: usize) -> Result<BudgetReport> {
     let mut report = BudgetReport {
         max_bytes,
         ..BudgetReport::default()
@@ -146,7 +146,7 @@ pub fn enforce(store: &mut Store, max_bytes: u64, undo_depth: usize) -> Result<B
             recompress_level: None,
             ..crate::gc::GcOptions::default()
         };
-        crate::gc::gc(store, &opts, &crate::progress::NoProgress)?;
+        crate::gc::collect(store, &opts, &crate::progress::NoProgress)?;
         report.collections += 1;
         // redb hands back the pages a commit released only at a later commit: without these,
         // the gc's frees would not show and the loop would evict more than it must.
@@ -167,6 +167,54 @@ pub fn enforce(store: &mut Store, max_bytes: u64, undo_depth: usize) -> Result<B
         txn.abort()?;
     }
     Ok(report)
+}
+
+/// Takes a snapshot ([`crate::snapshot::snapshot`]), then keeps the store within the budget
+/// its config sets ([`after_snapshot`]): what every caller that records a user's or an
+/// agent's work uses (the crate root's `snapshot`, runs, hooks, the daemon, the server), so
+/// no path past the budget is left open. One `stat` while the store is within it.
+pub fn snapshot(
+    store: &Store,
+    root: &std::path::Path,
+    opts: &crate::snapshot::SnapshotOptions,
+    progress: &dyn crate::progress::Progress,
+) -> Result<crate::snapshot::SnapshotOutcome> {
+    let outcome = crate::snapshot::snapshot(store, root, opts, progress)?;
+    if !opts.dry_run {
+        // Said through the store's notices; never fails the snapshot just taken.
+        let _ = after_snapshot(store);
+    }
+    Ok(outcome)
+}
+
+/// The budget the store's config sets, applied after a snapshot: `None` without one (or when
+/// the config cannot be read: the snapshot that just committed is what matters). Says what it
+/// evicted through [`Store::notice`], and once that protected snapshots alone exceed the budget
+/// through [`Store::warning`].
+pub fn after_snapshot(store: &Store) -> Option<Result<BudgetReport>> {
+    let config = crate::config::Config::load(store.dir()).ok()?;
+    let r = &config.retention;
+    if r.max_store_bytes == 0 {
+        return None;
+    }
+    let report = enforce(store, r.max_store_bytes, r.undo_depth);
+    match &report {
+        Ok(rep) if rep.protected_over => store.warning(&format!(
+            "the store's protected snapshots alone take {} of its {} budget; they are kept (said once)",
+            crate::stats::human_bytes(rep.used_after),
+            crate::stats::human_bytes(rep.max_bytes)
+        )),
+        Ok(rep) if !rep.evicted.is_empty() => store.notice(&format!(
+            "disk budget {}: forgot the {} oldest unprotected snapshot(s), {} -> {}",
+            crate::stats::human_bytes(rep.max_bytes),
+            rep.evicted.len(),
+            crate::stats::human_bytes(rep.used_before),
+            crate::stats::human_bytes(rep.used_after)
+        )),
+        Ok(_) => {}
+        Err(e) => store.warning(&format!("disk budget not applied: {e}")),
+    }
+    Some(report)
 }
 
 /// The store fits: clears the "protected over" note so that the next time says so again.

@@ -122,8 +122,39 @@ pub struct GcReport {
     pub seconds: f64,
 }
 
-/// Collects garbage in `store`.
+/// Collects garbage in `store`, then compacts the file when enough of it is free (see
+/// [`collect`] for the collection alone).
 pub fn gc(store: &mut Store, opts: &GcOptions, progress: &dyn Progress) -> Result<GcReport> {
+    let t0 = Instant::now();
+    let mut report = collect(store, opts, progress)?;
+    if opts.dry_run {
+        return Ok(report);
+    }
+    let file = store.dir().join(crate::store::DB_FILE);
+    let len = report.file_bytes_committed;
+    // Compact when enough of the file is free pages, or when it is mostly holes (a snapshot's
+    // refit skipped while another process read the store, see `Store::fit`).
+    let free = store.free_bytes()?;
+    let holes = std::fs::metadata(&file).is_ok_and(|m| crate::store::FileSize::of(&m).needs_fit());
+    let mut ran = false;
+    if len > 0 && (holes || free as f64 >= opts.compact_above * len as f64 && free >= 1 << 20) {
+        match store.compact() {
+            Ok(done) => ran = done,
+            Err(why) => report.compact_skipped = Some(why),
+        }
+    }
+    report.file_bytes_after = std::fs::metadata(&file).map_or(0, |m| m.len());
+    // Reported only when it made the file shorter: a compaction that moved pages without
+    // shortening the file did nothing a user would call compacting.
+    report.compacted = ran && report.file_bytes_after < len;
+    report.seconds = t0.elapsed().as_secs_f64();
+    Ok(report)
+}
+
+/// Collects garbage in one transaction, without compacting the file: what a shared store can
+/// do (the disk budget, after any snapshot). The pages it frees are reused by the next
+/// writes; `file_bytes_after` is the file's length once committed.
+pub fn collect(store: &Store, opts: &GcOptions, progress: &dyn Progress) -> Result<GcReport> {
     let t0 = Instant::now();
     let file = store.dir().join(crate::store::DB_FILE);
     let file_len = |f: &std::path::Path| std::fs::metadata(f).map(|m| m.len()).unwrap_or(0);
@@ -161,24 +192,8 @@ pub fn gc(store: &mut Store, opts: &GcOptions, progress: &dyn Progress) -> Resul
     write_counter(&txn, "gc_epoch", epoch_in(&txn)? + 1)?;
     write_counter(&txn, "forgotten_since_gc", 0)?;
     txn.commit()?;
-
-    // Compact when enough of the file is free pages, or when it is mostly holes (a snapshot's
-    // refit skipped while another process read the store, see `Store::fit`).
-    let free = store.free_bytes()?;
-    let len = file_len(&file);
-    report.file_bytes_committed = len;
-    let holes = std::fs::metadata(&file).is_ok_and(|m| crate::store::FileSize::of(&m).needs_fit());
-    let mut ran = false;
-    if len > 0 && (holes || free as f64 >= opts.compact_above * len as f64 && free >= 1 << 20) {
-        match store.compact() {
-            Ok(done) => ran = done,
-            Err(why) => report.compact_skipped = Some(why),
-        }
-    }
-    report.file_bytes_after = file_len(&file);
-    // Reported only when it made the file shorter: a compaction that moved pages without
-    // shortening the file did nothing a user would call compacting.
-    report.compacted = ran && report.file_bytes_after < len;
+    report.file_bytes_committed = file_len(&file);
+    report.file_bytes_after = report.file_bytes_committed;
     report.seconds = t0.elapsed().as_secs_f64();
     Ok(report)
 }

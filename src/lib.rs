@@ -185,6 +185,7 @@ pub mod verify;
 pub mod wire;
 pub mod workspace;
 
+pub use budget::snapshot;
 pub use compare::{Diff, DiffRequest, Rev, diff};
 pub use diff::FileChange;
 pub use error::{Error, Result};
@@ -195,5 +196,5 @@ pub use progress::{NoProgress, Progress};
 pub use restore::{OpInfo, RestoreOptions, RestoreReport, restore};
 pub use run::isolate::Isolate;
 pub use run::{RunOptions, RunResult, run};
-pub use snapshot::{SnapshotOptions, SnapshotOutcome, SnapshotReport, snapshot};
+pub use snapshot::{SnapshotOptions, SnapshotOutcome, SnapshotReport};
 pub use store::{Reader, Store, StoreOptions};

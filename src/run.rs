@@ -38,6 +38,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use crate::budget::snapshot;
 use crate::compare::{Diff, DiffRequest, Rev, diff};
 use crate::contract::{Checker, Contract, OnViolation, Violation, revert_paths};
 use crate::diff::text::DiffOptions;
@@ -47,7 +48,7 @@ use crate::fs::{RelPath, display, path_bytes};
 use crate::id::Id;
 use crate::progress::NoProgress;
 use crate::restore::{OpInfo, RestoreOptions, restore};
-use crate::snapshot::{SnapshotOptions, SnapshotReport, snapshot};
+use crate::snapshot::{SnapshotOptions, SnapshotReport};
 use crate::store::Store;
 use crate::store::oplog::{self, OpRecord};
 

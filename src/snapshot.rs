@@ -257,7 +257,8 @@ pub fn snapshot(
         match Snapshotter::open(store, root, opts, progress, false).and_then(Snapshotter::take) {
             Err(Error::ConcurrentGc(_)) if tries < 2 => tries += 1,
             Err(e) if !cache_rebuilt && e.is_damaged_table(STAT_CACHE.name()) => {
-                store.notice("the stat cache was damaged: dropped; this snapshot reads every file");
+                store
+                    .warning("the stat cache was damaged: dropped; this snapshot reads every file");
                 store.rebuild_stat_cache()?;
                 cache_rebuilt = true;
             }

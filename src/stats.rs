@@ -67,6 +67,22 @@ impl StoreStats {
     }
 }
 
+/// A byte count for people: 1536 -> "1.5 KiB" (the library's notices and the CLI's output).
+pub fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = n as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u < UNITS.len() - 1 {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{n} B")
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
+}
+
 fn ratio(a: u64, b: u64) -> f64 {
     if b == 0 { 1.0 } else { a as f64 / b as f64 }
 }

@@ -429,7 +429,7 @@ fn record(ctx: &Ctx, e: &Event) -> Result<(), Error> {
         if_changed: e.kind != Kind::TurnStart,
         ..SnapshotOptions::default()
     };
-    rewind::snapshot::snapshot(&store, &root, &opts, &rewind::NoProgress)?;
+    rewind::snapshot(&store, &root, &opts, &rewind::NoProgress)?;
     Ok(())
 }
 

@@ -165,9 +165,10 @@ impl Ctx {
                 on_wait: Some(on_wait),
                 on_notice: Some(Arc::new(move |what: &str| {
                     if !quiet {
-                        eprintln!("rewind: {what} ...");
+                        eprintln!("rewind: {what}");
                     }
                 })),
+                on_warning: Some(Arc::new(|what: &str| output::warn(what))),
                 command: std::env::args_os()
                     .map(|a| a.to_string_lossy().into_owned())
                     .collect(),

@@ -49,10 +49,8 @@ pub fn forget(ctx: &Ctx, a: ForgetArgs) -> CliResult {
             .into());
         }
         let max = output::parse_size(size)?;
-        drop(store);
-        let mut store = ctx.open_store(false)?;
         let r = rewind::budget::enforce(
-            &mut store,
+            &store,
             max,
             a.undo_depth.unwrap_or(config.retention.undo_depth),
         )?;
@@ -133,41 +131,6 @@ pub fn forget(ctx: &Ctx, a: ForgetArgs) -> CliResult {
         }
     )?;
     Ok(0)
-}
-
-/// The disk budget after a snapshot: reports what it evicted, and never fails the snapshot.
-pub fn budget_after_snapshot(ctx: &Ctx, store: &mut rewind::store::Store) {
-    let Ok(config) = rewind::config::Config::load(store.dir()) else {
-        return;
-    };
-    let r = &config.retention;
-    if r.max_store_bytes == 0 {
-        return;
-    }
-    let rep = match rewind::budget::enforce(store, r.max_store_bytes, r.undo_depth) {
-        Ok(rep) => rep,
-        Err(e) => {
-            output::warn(&format!("disk budget not applied: {}", hints::message(&e)));
-            return;
-        }
-    };
-
-    if rep.protected_over {
-        output::warn(&format!(
-            "the store's protected snapshots alone take {} of its {} budget: untag some, or lower undo_depth (said once)",
-            human_bytes(rep.used_after),
-            human_bytes(rep.max_bytes)
-        ));
-    }
-    if !rep.evicted.is_empty() && !ctx.quiet && !ctx.json {
-        eprintln!(
-            "rewind: disk budget {}: forgot {} oldest snapshot(s), {} -> {}",
-            human_bytes(rep.max_bytes),
-            rep.evicted.len(),
-            human_bytes(rep.used_before),
-            human_bytes(rep.used_after)
-        );
-    }
 }
 
 fn print_budget(ctx: &Ctx, r: &rewind::budget::BudgetReport) -> CliResult {

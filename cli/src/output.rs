@@ -129,21 +129,7 @@ pub fn print_json<T: Serialize + ?Sized>(value: &T) -> io::Result<()> {
     writeln!(out)
 }
 
-/// 1536 -> "1.5 KiB".
-pub fn human_bytes(n: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = n as f64;
-    let mut u = 0;
-    while v >= 1024.0 && u < UNITS.len() - 1 {
-        v /= 1024.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{n} B")
-    } else {
-        format!("{v:.1} {}", UNITS[u])
-    }
-}
+pub use rewind::stats::human_bytes;
 
 /// Nanoseconds since the epoch as RFC 3339 (UTC, seconds).
 pub fn format_time(ns: i64) -> String {

@@ -5,7 +5,8 @@ use serde_json::json;
 use super::args::{InitArgs, SnapshotArgs};
 use super::output::{self, human_bytes, paint};
 use super::{CliResult, Ctx};
-use rewind::snapshot::{SnapshotOptions, SnapshotReport, snapshot as take};
+use rewind::snapshot as take;
+use rewind::snapshot::{SnapshotOptions, SnapshotReport};
 
 /// `rewind init`.
 pub fn init(ctx: &Ctx, a: InitArgs) -> CliResult {
@@ -50,7 +51,7 @@ fn candidate_root(ctx: &Ctx) -> Result<std::path::PathBuf, rewind::Error> {
 pub fn snapshot(ctx: &Ctx, a: SnapshotArgs) -> CliResult {
     // `/` or the home directory is refused before the store is created.
     rewind::workspace::canonical(&candidate_root(ctx)?, a.force, &super::refused_workspaces())?;
-    let mut store = ctx.open_store(true)?;
+    let store = ctx.open_store(true)?;
     let root = ctx.workspace_root(&store)?;
     let opts = SnapshotOptions {
         message: a.message,
@@ -71,9 +72,6 @@ pub fn snapshot(ctx: &Ctx, a: SnapshotArgs) -> CliResult {
     };
     let bar = super::progress::Bar::new(ctx);
     let outcome = take(&store, &root, &opts, &bar)?;
-    if !opts.dry_run {
-        super::maintain::budget_after_snapshot(ctx, &mut store);
-    }
     let r = &outcome.report;
     if std::env::var_os("REWIND_TRACE").is_some() {
         eprintln!("rewind: phases: {}", phases_text(r));

@@ -169,3 +169,50 @@ fn forget_max_size_evicts_oldest_first() {
     assert!(err.contains("lots"), "{err}");
     verify_full(&env);
 }
+
+/// The budget holds for every snapshot, not only `rewind snapshot`'s: here an agent's loop of
+/// `rewind run` (two snapshots a turn) and Claude Code hook calls, none of which enforced it.
+#[test]
+fn runs_and_hooks_keep_the_store_within_the_budget() {
+    let env = Env::new();
+    env.write("data.bin", &noise(0, NEW));
+    snap(&env, "start");
+    let max = file_bytes(&env) + 2 * 1024 * 1024;
+    std::fs::write(
+        env.store.join("config.toml"),
+        format!("[retention]\nmax_store_bytes = {max}\nundo_depth = 1\n"),
+    )
+    .unwrap();
+    let ws = env.ws.to_str().unwrap().to_string();
+    for i in 1..=24u64 {
+        env.write("data.bin", &noise(i, NEW));
+        if i % 2 == 0 {
+            env.ok(&["run", "-q", "--", "true"]);
+        } else {
+            let event = format!(
+                r#"{{"session_id":"s","cwd":"{ws}","hook_event_name":"PostToolUse","tool_name":"Edit","tool_input":{{"file_path":"{ws}/data.bin"}}}}"#
+            );
+            let mut child = env
+                .cmd()
+                .args(["hook", "claude"])
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .unwrap();
+            use std::io::Write as _;
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(event.as_bytes())
+                .unwrap();
+            assert!(child.wait().unwrap().success(), "hook call {i}");
+        }
+        let len = file_bytes(&env);
+        assert!(
+            len <= max + NEW as u64 + 512 * 1024,
+            "turn {i}: {len} bytes for a budget of {max}"
+        );
+    }
+    verify_full(&env);
+}

@@ -632,7 +632,7 @@ impl Shared {
             if_changed: true,
             ..Default::default()
         };
-        let result = crate::snapshot::snapshot(store, root, &opts, &crate::progress::NoProgress);
+        let result = crate::budget::snapshot(store, root, &opts, &crate::progress::NoProgress);
         let mut error = None;
         let mut created = false;
         match &result {

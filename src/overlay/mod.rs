@@ -407,11 +407,11 @@ fn take_lock(store: &Store, rec: &OverlayRecord, kind: LockKind) -> Result<Overl
     }
     let what = match kind {
         LockKind::Run => format!(
-            "waiting for the command running in overlay {} to finish",
+            "waiting for the command running in overlay {} to finish ...",
             rec.id
         ),
         LockKind::State => format!(
-            "waiting for another rewind process using overlay {}",
+            "waiting for another rewind process using overlay {} ...",
             rec.id
         ),
     };

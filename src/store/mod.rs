@@ -68,8 +68,12 @@ pub struct StoreOptions {
     pub lock_timeout: Duration,
     /// Called once when a writer has to wait for another process.
     pub on_wait: Option<Arc<dyn Fn() + Send + Sync>>,
-    /// Called with a sentence when something else has to wait (an overlay's lock, say).
+    /// Called with a sentence when something else has to wait (an overlay's lock, say) or was
+    /// done on the side (the disk budget's evictions): progress-like, a quiet CLI drops it.
     pub on_notice: Option<Notice>,
+    /// Called with a sentence the user should read even when quiet: damage worked around,
+    /// protected snapshots alone over the disk budget, a budget that could not be applied.
+    pub on_warning: Option<Notice>,
     /// The command line recorded in the operation log for what this handle does.
     pub command: Vec<String>,
     /// Who the operation log records as having started what this handle does, when not the
@@ -98,6 +102,7 @@ impl Default for StoreOptions {
             create: true,
             lock_timeout: Duration::from_secs(600),
             on_wait: None,
+            on_warning: None,
             on_notice: None,
             command: Vec::new(),
             actor: None,
@@ -272,6 +277,14 @@ impl Store {
     /// Tells the user (through [`StoreOptions::on_notice`]) why this process waits.
     pub fn notice(&self, what: &str) {
         if let Some(f) = &self.opts.on_notice {
+            f(what);
+        }
+    }
+
+    /// Tells the user something they should read even when quiet (see
+    /// [`StoreOptions::on_warning`]).
+    pub fn warning(&self, what: &str) {
+        if let Some(f) = &self.opts.on_warning {
             f(what);
         }
     }
