@@ -192,21 +192,10 @@ fn runs_and_hooks_keep_the_store_within_the_budget() {
             let event = format!(
                 r#"{{"session_id":"s","cwd":"{ws}","hook_event_name":"PostToolUse","tool_name":"Edit","tool_input":{{"file_path":"{ws}/data.bin"}}}}"#
             );
-            let mut child = env
-                .cmd()
-                .args(["hook", "claude"])
-                .stdin(std::process::Stdio::piped())
-                .stdout(std::process::Stdio::null())
-                .spawn()
-                .unwrap();
-            use std::io::Write as _;
-            child
-                .stdin
-                .take()
-                .unwrap()
-                .write_all(event.as_bytes())
-                .unwrap();
-            assert!(child.wait().unwrap().success(), "hook call {i}");
+            let mut cmd = env.cmd();
+            cmd.args(["hook", "claude"]);
+            let out = with_stdin(cmd, event.as_bytes());
+            assert!(out.status.success(), "hook call {i}: {out:?}");
         }
         let len = file_bytes(&env);
         assert!(

@@ -192,6 +192,25 @@ pub fn rewind_bin() -> Command {
     c
 }
 
+/// Runs `cmd` with `input` on its stdin; its stdout and stderr captured.
+pub fn with_stdin(mut cmd: Command, input: &[u8]) -> std::process::Output {
+    use std::io::Write as _;
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn rewind");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input)
+        .expect("write stdin");
+    child.wait_with_output().expect("wait rewind")
+}
+
 /// The `rewind` binary run as user nobody when the tests run as root (root reads and writes
 /// everything, so permission tests need another user), else as the current user.
 pub fn rewind_as_nobody() -> Command {

@@ -14,23 +14,12 @@ use crate::common::{Env, json, rewind_bin};
 /// workspace comes from the event's cwd), feeding `event` on stdin: (exit code, stdout,
 /// stderr).
 fn hook_with(store: &Path, agent: &str, event: &[u8]) -> (i32, String, String) {
-    let mut child = rewind_bin()
-        .arg("--store")
+    let mut cmd = rewind_bin();
+    cmd.arg("--store")
         .arg(store)
         .args(["hook", agent])
-        .current_dir(std::env::temp_dir())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn rewind hook");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(event)
-        .expect("write event");
-    let out = child.wait_with_output().expect("wait rewind hook");
+        .current_dir(std::env::temp_dir());
+    let out = crate::common::with_stdin(cmd, event);
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),

@@ -5,7 +5,7 @@
 use crate::common;
 
 use std::fs;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 
 use common::*;
@@ -209,21 +209,9 @@ fn one_file_is_not_files() {
     env.write("a.txt", b"a\n");
     env.ok(&["snapshot", "-q"]);
     let patch = "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n";
-    let mut child = env
-        .cmd()
-        .arg("apply")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(patch.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let mut cmd = env.cmd();
+    cmd.arg("apply");
+    let out = crate::common::with_stdin(cmd, patch.as_bytes());
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
