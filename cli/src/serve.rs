@@ -34,6 +34,10 @@ pub struct ServeArgs {
     /// Refuse the requests that run a command (run, overlay run)
     #[arg(long)]
     pub no_run: bool,
+    /// Append a line per request (time, peer, method and path, status, milliseconds) to PATH;
+    /// `-` for stderr. The query is never logged (it may carry the token)
+    #[arg(long, value_name = "PATH")]
+    pub log: Option<PathBuf>,
 }
 
 /// `rewind serve`.
@@ -62,6 +66,7 @@ pub fn serve(ctx: &Ctx, a: ServeArgs) -> CliResult {
         read_only: a.read_only,
         no_run: a.no_run,
         lock_timeout: ctx.lock_timeout,
+        access_log: a.log,
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -1837,3 +1837,118 @@ fn read_only_and_no_run_refuse_their_routes() {
     }
     assert!(!marker.exists(), "a command ran");
 }
+
+/// `serve --log PATH`: a line per request with the peer, method and path and status, the
+/// refused ones too, and never the token (which `GET /v1/events` may carry in its query).
+#[test]
+fn the_access_log_names_each_request_and_never_the_token() {
+    let env = Env::new();
+    env.write("a.txt", b"a\n");
+    env.ok(&["snapshot", "-q"]);
+    let log = env.tmp.path().join("access.log");
+    let server = Server::start(&env, &["--log", log.to_str().unwrap()]);
+    let api = server.api();
+    assert_eq!(api.raw("GET", "/v1/workspaces", None, &[]).status, 200);
+    let anonymous = Api::new(&server.url);
+    assert_eq!(
+        anonymous.raw("GET", "/v1/workspaces", None, &[]).status,
+        401
+    );
+    let token = server.token.clone().expect("a token");
+    let with_query = format!("/v1/health?token={token}");
+    anonymous.raw("GET", &with_query, None, &[]);
+    drop(server);
+    let text = std::fs::read_to_string(&log).expect("the access log");
+    assert!(text.contains("\"GET /v1/workspaces\" 200 "), "{text}");
+    assert!(text.contains("\"GET /v1/workspaces\" 401 "), "{text}");
+    assert!(text.contains("127.0.0.1:"), "the peer: {text}");
+    assert!(text.contains("\"GET /v1/health\""), "{text}");
+    assert!(
+        !text.contains(&token),
+        "the token leaked into the log: {text}"
+    );
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&log).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+}
+
+/// The page has an icon (served without the token, as its other assets are).
+#[test]
+fn the_review_page_has_a_favicon() {
+    let env = Env::new();
+    env.write("a.txt", b"a\n");
+    env.ok(&["snapshot", "-q"]);
+    let server = Server::start(&env, &[]);
+    let anonymous = Api::new(&server.url);
+    for path in ["/assets/favicon.svg", "/favicon.ico"] {
+        let r = anonymous.raw("GET", path, None, &[]);
+        assert_eq!(r.status, 200, "{path}");
+        assert_eq!(r.content_type, "image/svg+xml", "{path}");
+        assert!(
+            String::from_utf8_lossy(&r.body).starts_with("<svg"),
+            "{path}"
+        );
+    }
+    let page = server.api().raw("GET", "/", None, &[]);
+    let html = String::from_utf8_lossy(&page.body);
+    assert!(html.contains("rel=\"icon\""), "{html}");
+}
+
+/// A file that does not fit on a page with the others (the page shows 20,000 hunk lines at
+/// most; here 19,400 go to the first file, 756 would go to the second) links to a page of its
+/// own, which shows its hunks; a long command on the workspace page is one line with the whole
+/// of it in the tooltip.
+#[test]
+fn a_file_too_large_for_the_page_opens_alone() {
+    let env = Env::new();
+    let lines = |n: usize, tag: &str| -> Vec<u8> {
+        (0..n)
+            .map(|i| format!("{tag} line {i}\n"))
+            .collect::<String>()
+            .into_bytes()
+    };
+    env.write("a-big.txt", &lines(9_700, "old"));
+    env.write("b-later.txt", &lines(378, "old"));
+    env.ok(&["snapshot", "-q"]);
+    env.write("a-big.txt", &lines(9_700, "new"));
+    env.write("b-later.txt", &lines(378, "new"));
+    let long = format!("echo {}", "x".repeat(300));
+    env.ok(&["run", "-q", "--", "sh", "-c", &long]);
+    let server = Server::start(&env, &[]);
+    let api = server.api();
+    let ws = api.raw("GET", "/v1/workspaces", None, &[]).json()[0]["id"]
+        .as_u64()
+        .expect("a workspace");
+    let page = api.raw("GET", &format!("/w/{ws}/diff?from=@~2&to=live"), None, &[]);
+    let html = String::from_utf8_lossy(&page.body).into_owned();
+    assert_eq!(page.status, 200, "{html}");
+    assert!(
+        html.contains("too large to show on this page"),
+        "{html:.2000}"
+    );
+    let at = html.find("class=\"alone\" href=\"").expect("the link") + 20;
+    let href = html[at..].split('"').next().unwrap().replace("&amp;", "&");
+    assert!(href.contains("path=b-later.txt"), "{href}");
+    let alone = api.raw("GET", &href, None, &[]);
+    let one = String::from_utf8_lossy(&alone.body);
+    assert_eq!(alone.status, 200, "{one:.2000}");
+    assert!(!one.contains("too large"), "{one:.2000}");
+    assert!(one.contains("new line 377"), "the hunks are shown");
+    assert!(!one.contains("a-big.txt"), "only that file");
+
+    let home = api.raw("GET", &format!("/w/{ws}"), None, &[]);
+    let html = String::from_utf8_lossy(&home.body);
+    for class in [
+        "class=\"muted mono cmd\" title=\"",
+        "class=\"cmd\" title=\"rewind run",
+    ] {
+        let at = html
+            .find(class)
+            .unwrap_or_else(|| panic!("{class}: {html:.3000}"));
+        let title = html[at + class.len()..].split('"').next().unwrap();
+        assert!(
+            title.contains(&"x".repeat(300)),
+            "the whole command: {title}"
+        );
+    }
+}

@@ -49,6 +49,19 @@ impl Connected<IncomingStream<'_, UnixListener>> for Peer {
     }
 }
 
+/// Who sent `req`: the TCP peer's address, or the Unix socket peer's description.
+pub fn peer_of(req: &Request) -> String {
+    let ext = req.extensions();
+    match (
+        ext.get::<ConnectInfo<SocketAddr>>(),
+        ext.get::<ConnectInfo<Peer>>(),
+    ) {
+        (Some(a), _) => a.0.to_string(),
+        (None, Some(p)) => p.0.0.clone(),
+        (None, None) => "an unknown peer".to_string(),
+    }
+}
+
 /// Sets TCP_NODELAY on an accepted connection (only latency is at stake; the connection works
 /// either way).
 pub fn nodelay(tcp: &mut TcpStream) {
@@ -184,7 +197,7 @@ fn unauthorized(message: String) -> Response {
 
 /// Routes open without the token: the page's login form and its static assets.
 fn open_route(path: &str) -> bool {
-    path == "/login" || path.starts_with("/assets/")
+    path == "/login" || path == "/favicon.ico" || path.starts_with("/assets/")
 }
 
 /// Middleware: the checks of the module's description, in its order; a request that passes
@@ -245,15 +258,7 @@ pub async fn check(State(st): State<AppState>, mut req: Request, next: Next) -> 
         return cross_origin(&format!("a {site} request by a web page"));
     }
 
-    let ext = req.extensions();
-    let peer = match (
-        ext.get::<ConnectInfo<SocketAddr>>(),
-        ext.get::<ConnectInfo<Peer>>(),
-    ) {
-        (Some(a), _) => a.0.to_string(),
-        (None, Some(p)) => p.0.0.clone(),
-        (None, None) => "an unknown peer".to_string(),
-    };
+    let peer = peer_of(&req);
     let in_query = auth::in_query(req.uri().query());
     let actor = if open_route(&path) {
         format!("unauthenticated, from {peer}")

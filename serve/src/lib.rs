@@ -12,6 +12,7 @@
 
 #![deny(missing_docs)]
 
+pub mod access_log;
 pub mod api;
 pub mod auth;
 pub mod error;
@@ -55,6 +56,8 @@ pub struct ServeOptions {
     pub no_run: bool,
     /// How long a writer waits for another process's write transaction.
     pub lock_timeout: Duration,
+    /// Where the access log goes (`-`: stderr); none without.
+    pub access_log: Option<PathBuf>,
 }
 
 /// Where the server ended up listening, once it does.
@@ -203,6 +206,20 @@ pub fn router(state: AppState) -> Router {
         .with_state(state)
 }
 
+/// [`router`] behind the access log, when there is one.
+fn app(state: AppState, log: &Option<access_log::Sink>) -> Router {
+    let r = router(state);
+    match log {
+        Some(sink) => {
+            let sink = sink.clone();
+            r.layer(axum::middleware::from_fn(move |req, next| {
+                access_log::log(sink.clone(), req, next)
+            }))
+        }
+        None => r,
+    }
+}
+
 /// Errors that stop the server.
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
@@ -264,6 +281,12 @@ pub async fn serve_with(opts: ServeOptions, ready: impl FnOnce(&Bound)) -> Resul
         read_only: opts.read_only,
         no_run: opts.no_run,
     };
+    let log = match &opts.access_log {
+        Some(path) => Some(
+            access_log::open(path).map_err(io_err(format!("the access log {}", path.display())))?,
+        ),
+        None => None,
+    };
     let shutdown = async {
         let mut term =
             tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
@@ -280,7 +303,7 @@ pub async fn serve_with(opts: ServeOptions, ready: impl FnOnce(&Bound)) -> Resul
             let local = l.local_addr().map_err(io_err("the bound address"))?;
             let hosts = guard::Hosts::new(local, &opts.allow_hosts);
             let state = AppState::new(store, token.clone(), Some(hosts), policy, opts.lock_timeout);
-            let app = router(state.clone()).into_make_service_with_connect_info::<SocketAddr>();
+            let app = app(state.clone(), &log).into_make_service_with_connect_info::<SocketAddr>();
             tokio::spawn(events::tail_oplog(state));
             ready(&Bound {
                 url: format!("http://{local}"),
@@ -316,7 +339,7 @@ pub async fn serve_with(opts: ServeOptions, ready: impl FnOnce(&Bound)) -> Resul
                     .map_err(io_err(format!("{}", path.display())))?;
             }
             let state = AppState::new(store, token.clone(), None, policy, opts.lock_timeout);
-            let app = router(state.clone()).into_make_service_with_connect_info::<guard::Peer>();
+            let app = app(state.clone(), &log).into_make_service_with_connect_info::<guard::Peer>();
             tokio::spawn(events::tail_oplog(state));
             ready(&Bound {
                 url: path.display().to_string(),

@@ -25,6 +25,8 @@ pub(super) const LINE_BUDGET: usize = 20_000;
 pub(super) struct Points {
     from: Option<String>,
     to: Option<String>,
+    /// Only this file (or directory): the link a file too large for the whole page offers.
+    path: Option<String>,
 }
 
 pub(super) async fn page(
@@ -59,7 +61,17 @@ fn view(store: &rewind::Store, id: u64, q: Points) -> Result<String, PageError> 
     };
     let (a, b) = (rev(&from)?, rev(&to)?);
     drop(reader);
-    let d = rewind::diff(store, a, b, Some(&root), &DiffRequest::default())?;
+    let only = only_path(q.path.as_deref())?;
+    let d = rewind::diff(
+        store,
+        a,
+        b,
+        Some(&root),
+        &DiffRequest {
+            paths: only.into_iter().collect(),
+            ..DiffRequest::default()
+        },
+    )?;
 
     let mut body = String::new();
     let _ = write!(
@@ -86,6 +98,12 @@ fn view(store: &rewind::Store, id: u64, q: Points) -> Result<String, PageError> 
                 hunks: hunks.as_deref(),
                 actions: String::new(),
                 sizes: Some((old.len(), new.len())),
+                alone: Some(format!(
+                    "/w/{id}/diff?from={}&to={}&path={}",
+                    query_value(&from),
+                    query_value(&to),
+                    query_value(&String::from_utf8_lossy(&c.path))
+                )),
             },
             &|_| String::new(),
             &mut budget,
@@ -185,6 +203,21 @@ pub(super) struct FileBlock<'a> {
     pub actions: String,
     /// The sizes of both sides, when known, for the note on a file without hunks.
     pub sizes: Option<(usize, usize)>,
+    /// A page showing this file alone, linked when it does not fit on this one.
+    pub alone: Option<String>,
+}
+
+/// The `path` query of a page: a workspace-relative path, checked as the API checks one.
+pub(super) fn only_path(path: Option<&str>) -> Result<Option<rewind::fs::RelPath>, PageError> {
+    match path.filter(|p| !p.is_empty()) {
+        Some(p) => Ok(Some(rewind::fs::RelPath::parse(p.as_bytes())?)),
+        None => Ok(None),
+    }
+}
+
+/// `text` percent-encoded for a URL's query.
+pub(super) fn query_value(text: &str) -> String {
+    form_urlencoded::byte_serialize(text.as_bytes()).collect()
 }
 
 /// Writes a file's block: header with its status, path and buttons, then its hunks (each with
@@ -213,10 +246,17 @@ pub(super) fn file_block(
         Some(hunks) => {
             let lines: usize = hunks.iter().map(|h| h.lines.len()).sum();
             if lines > *budget {
+                let alone = match &f.alone {
+                    Some(href) => format!(
+                        " <a class=\"alone\" href=\"{}\">Show this file alone</a>",
+                        html::escape(href)
+                    ),
+                    None => String::new(),
+                };
                 let _ = write!(
                     out,
                     "<p class=\"note\">{} hunks, {lines} lines: too large to show on this page \
-                     (the whole file can still be taken or put back).</p>",
+                     with the others (the whole file can still be taken or put back).{alone}</p>",
                     hunks.len()
                 );
             } else {

@@ -186,11 +186,12 @@ fn workspace_view(store: &rewind::Store, id: u64) -> Result<String, PageError> {
                 .unwrap_or_default();
             let _ = write!(
                 body,
-                "<tr data-snapshot=\"{hex}\"><td class=\"mono\">{short}</td><td>{}</td><td>{}{labels}</td>\
+                "<tr data-snapshot=\"{hex}\"><td class=\"mono\">{short}</td><td>{}</td>\
+                 <td><div class=\"cmd\" title=\"{message}\">{message}{labels}</div></td>\
                  <td class=\"num\">{}</td><td>{parent}<a href=\"/w/{id}/diff?from={hex}&amp;to=live\">live</a></td></tr>",
                 html::time(rec.time_ns),
-                html::escape(&rec.message),
                 rec.stats.files,
+                message = html::escape(&rec.message),
                 hex = sid.hex(),
                 short = sid.short(),
             );
@@ -223,15 +224,16 @@ fn workspace_view(store: &rewind::Store, id: u64) -> Result<String, PageError> {
             };
             let _ = write!(
                 body,
-                "<tr data-op=\"{}\"><td class=\"num\">{}</td><td>{what}<div class=\"muted mono\">{}</div></td>\
+                "<tr data-op=\"{}\"><td class=\"num\">{}</td><td>{what}\
+                 <div class=\"muted mono cmd\" title=\"{cmd}\">{cmd}</div></td>\
                  <td>{}</td><td>{diff}</td></tr>",
                 op.id,
                 op.id,
-                html::escape(&match &op.actor {
+                html::time(op.time_ns),
+                cmd = html::escape(&match &op.actor {
                     Some(a) => format!("{} (by {a})", op.command.join(" ")),
                     None => op.command.join(" "),
                 }),
-                html::time(op.time_ns),
             );
         }
         body.push_str("</table>");

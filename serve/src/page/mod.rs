@@ -38,11 +38,15 @@ pub fn routes() -> Router<AppState> {
         .route("/overlay/{id}", get(overlay::page))
         .route("/assets/page.css", get(css))
         .route("/assets/page.js", get(js))
+        .route("/assets/favicon.svg", get(favicon))
+        // Browsers ask for /favicon.ico on pages (an error page, say) without the link.
+        .route("/favicon.ico", get(favicon))
         .route("/login", get(login::form).post(login::submit))
 }
 
 const CSS: &str = include_str!("../../assets/page.css");
 const JS: &str = include_str!("../../assets/page.js");
+const FAVICON: &str = include_str!("../../assets/favicon.svg");
 
 async fn css() -> Response {
     asset("text/css; charset=utf-8", CSS)
@@ -50,6 +54,10 @@ async fn css() -> Response {
 
 async fn js() -> Response {
     asset("text/javascript; charset=utf-8", JS)
+}
+
+async fn favicon() -> Response {
+    asset("image/svg+xml", FAVICON)
 }
 
 fn asset(kind: &'static str, body: &'static str) -> Response {
@@ -143,6 +151,7 @@ fn layout(title: &str, crumbs: &[Crumb], body: &str) -> String {
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
          <title>{title} · rewind</title><link rel=\"stylesheet\" href=\"/assets/page.css\">\
+         <link rel=\"icon\" type=\"image/svg+xml\" href=\"/assets/favicon.svg\">\
          </head><body>\
          <header class=\"top\"><span class=\"brand\">rewind</span><nav>{nav}</nav>\
          <span class=\"status\">keys: <kbd>j</kbd>/<kbd>k</kbd> move, <kbd>a</kbd>/<kbd>r</kbd> accept/reject, \

@@ -7,26 +7,39 @@
 
 use std::fmt::Write;
 
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::response::Html;
 use rewind::hunks::ReviewHunk;
 use serde_json::json;
 
-use super::diffview::{FileBlock, LINE_BUDGET, file_block, summary};
+use super::diffview::{FileBlock, LINE_BUDGET, file_block, only_path, query_value, summary};
 use super::html::{self, Action};
 use super::{Crumb, PageError, api, home, layout, render};
 use crate::AppState;
 
+/// The query of `/overlay/{id}`.
+#[derive(serde::Deserialize)]
+pub(super) struct Only {
+    /// Only this file (or directory): the link a file too large for the whole page offers.
+    path: Option<String>,
+}
+
 pub(super) async fn page(
     State(state): State<AppState>,
     Path(key): Path<String>,
+    Query(q): Query<Only>,
 ) -> Result<Html<String>, PageError> {
-    render(state, move |store| view(store, &key)).await
+    render(state, move |store| view(store, &key, q)).await
 }
 
-fn view(store: &rewind::Store, key: &str) -> Result<String, PageError> {
+fn view(store: &rewind::Store, key: &str, q: Only) -> Result<String, PageError> {
     let mut rec = rewind::overlay::find(store, key)?;
-    let od = rewind::overlay::overlay_diff(store, &mut rec, true)?;
+    let mut od = rewind::overlay::overlay_diff(store, &mut rec, true)?;
+    if let Some(only) = only_path(q.path.as_deref())? {
+        od.diff
+            .changes
+            .retain(|c| rewind::diff::tree::is_under(&c.path, &only));
+    }
     let hunks = rewind::overlay::review_hunks(store, &rec, &od.diff)?;
     let ws = store.reader()?.workspace(&rec.workspace_path())?;
     let id = rec.id;
@@ -156,6 +169,7 @@ fn view(store: &rewind::Store, key: &str) -> Result<String, PageError> {
                 hunks: hs.as_deref(),
                 actions,
                 sizes: None,
+                alone: Some(format!("/overlay/{id}?path={}", query_value(&path))),
             },
             &hunk_actions,
             &mut budget,
