@@ -78,7 +78,7 @@ pub(super) struct UntypedBtree {
     root: Option<BtreeHeader>,
     hint: PageHint,
     key_width: Option<usize>,
-    _value_width: Option<usize>,
+    value_width: Option<usize>,
 }
 
 impl UntypedBtree {
@@ -94,7 +94,7 @@ impl UntypedBtree {
             root,
             hint,
             key_width,
-            _value_width: value_width,
+            value_width,
         }
     }
 
@@ -131,7 +131,7 @@ impl UntypedBtree {
                 // No-op
             }
             PageType::Branch => {
-                check_page(&page, expected, self.key_width, self._value_width)?;
+                check_page(&page, expected, self.key_width, self.value_width)?;
                 let accessor = BranchAccessor::new(&page, self.key_width);
                 for i in 0..accessor.count_children() {
                     let child_page = accessor.child_page(i).unwrap();
