@@ -377,7 +377,9 @@ fn scan_upper(upper: &Path, ignores: &mut SnapshotIgnores) -> Result<Upper> {
             let ft = meta.file_type();
             let child = crate::fs::child_path(&rel, &name);
             if ignores.excluded(&child, ft.is_dir()) {
-                if !ft.is_char_device() && !NEVER_ENTER.contains(&name.as_slice()) {
+                if ft.is_dir() && !NEVER_ENTER.contains(&name.as_slice()) {
+                    ignored_below(&e.path(), child, &mut out.ignored);
+                } else if !ft.is_char_device() {
                     out.ignored.push(child);
                 }
                 continue;
@@ -416,6 +418,46 @@ fn scan_upper(upper: &Path, ignores: &mut SnapshotIgnores) -> Result<Upper> {
     }
     Ok(out)
 }
+
+/// Files an ignored directory holds in the upper layer (what the overlay wrote there), listed
+/// one by one so that a review names `target/debug/app`, not `target`; past
+/// [`IGNORED_LISTED`] of them, or when the walk fails, the directory itself (an overlay record
+/// holds the list). An empty directory is listed itself.
+fn ignored_below(abs: &Path, rel: Vec<u8>, out: &mut Vec<Vec<u8>>) {
+    let mut found = Vec::new();
+    let mut stack = vec![(abs.to_path_buf(), rel.clone())];
+    while let Some((dir, rel_dir)) = stack.pop() {
+        let Ok(entries) = fs::read_dir(&dir) else {
+            out.push(rel);
+            return;
+        };
+        for e in entries {
+            let Some((e, ft)) = e.ok().and_then(|e| e.file_type().ok().map(|ft| (e, ft))) else {
+                out.push(rel);
+                return;
+            };
+            let child = crate::fs::child_path(&rel_dir, e.file_name().as_bytes());
+            if ft.is_dir() {
+                stack.push((e.path(), child));
+            } else if ft.is_file() || ft.is_symlink() {
+                found.push(child);
+            }
+            if found.len() > IGNORED_LISTED {
+                out.push(rel);
+                return;
+            }
+        }
+    }
+    if found.is_empty() {
+        out.push(rel);
+    } else {
+        found.sort();
+        out.extend(found);
+    }
+}
+
+/// Files of one ignored directory listed by name at most (see [`ignored_below`]).
+const IGNORED_LISTED: usize = 200;
 
 fn is_opaque(p: &Path) -> bool {
     let Ok(c) = CString::new(p.as_os_str().as_bytes()) else {
