@@ -595,3 +595,20 @@ mod shell {
         }
     }
 }
+
+/// Right after `watch on`, the daemon's journal cannot vouch for the tree until a snapshot
+/// records its token: `watch on` says so and what to run, rather than leaving `status` to walk
+/// the whole tree without a word.
+#[test]
+fn watch_on_says_how_to_start_using_the_journal() {
+    let env = Env::new();
+    env.write("a.txt", b"a\n");
+    env.ok(&["snapshot", "-q"]);
+    let out = env.ok(&["watch", "on"]);
+    assert!(out.contains("watching "), "{out}");
+    assert!(
+        out.contains("from the next snapshot on") && out.contains("`rewind snapshot`"),
+        "{out}"
+    );
+    env.ok(&["watch", "off"]);
+}
