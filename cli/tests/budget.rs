@@ -205,3 +205,42 @@ fn runs_and_hooks_keep_the_store_within_the_budget() {
     }
     verify_full(&env);
 }
+
+/// A process killed (SIGKILL) anywhere in a snapshot and the eviction it sets off leaves a store
+/// that verifies, with every protected snapshot in it: each batch is its own transaction.
+#[test]
+fn a_kill_during_eviction_loses_nothing_protected() {
+    let env = Env::new();
+    env.write("data.bin", &noise(0, NEW));
+    let kept = snap(&env, "kept");
+    env.ok(&["tag", "keep", &kept]);
+    for i in 1..=12u64 {
+        env.write("data.bin", &noise(i, NEW));
+        snap(&env, &format!("filler {i}"));
+    }
+    std::fs::write(
+        env.store.join("config.toml"),
+        "[retention]\nmax_store_bytes = 1048576\nundo_depth = 1\n",
+    )
+    .unwrap();
+    for round in 0..8u64 {
+        env.write("data.bin", &noise(100 + round, NEW));
+        let mut child = env.cmd().args(["snapshot", "-q"]).spawn().unwrap();
+        // From the snapshot's start to well into the eviction's batches.
+        std::thread::sleep(std::time::Duration::from_millis(5 + round * 15));
+        let _ = child.kill();
+        let _ = child.wait();
+        verify_full(&env);
+        assert!(
+            exists(&env, &kept),
+            "round {round}: the tagged snapshot was lost"
+        );
+    }
+    // A last snapshot left alone evicts what the killed ones did not.
+    env.write("data.bin", &noise(999, NEW));
+    snap(&env, "last");
+    verify_full(&env);
+    assert!(exists(&env, &kept));
+    let left = json(&env, &["log", "--all"]).as_array().unwrap().len();
+    assert!(left < 14, "nothing was evicted: {left} snapshots");
+}
