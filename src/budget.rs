@@ -20,6 +20,9 @@ use crate::error::Result;
 use crate::forget::{ForgetOptions, Judged};
 use crate::store::Store;
 
+/// The live fraction below which the budget's gc repacks a segment (gc's own default is 0.5).
+const BUDGET_REPACK_BELOW: f64 = 0.9;
+
 /// The `meta` counter set while protected snapshots alone exceed the budget.
 const WARNED: &str = "budget_protected_over";
 
@@ -121,29 +124,42 @@ pub fn enforce(store: &Store, max_bytes: u64, undo_depth: usize) -> Result<Budge
     let (_, evictable) = judge(store, undo_depth)?;
     let mut queue = evictable.into_iter();
     let mut batch = 1;
+    // Segments keep what is dead in them until they are sparse enough to repack: gc's 0.5
+    // would leave a budgeted store up to twice its live data. The budget repacks a segment
+    // once a tenth of it is dead, and once nothing is left to evict, any dead byte at all
+    // (regrouping too).
+    let mut repack_below = BUDGET_REPACK_BELOW;
     while report.used_after > max_bytes {
         let next: Vec<Judged> = queue.by_ref().take(batch).collect();
         if next.is_empty() {
-            break;
+            if repack_below >= 1.0 {
+                break;
+            }
+            repack_below = 1.0;
+        } else {
+            batch *= 2;
+            // Judged before this loop: a snapshot an operation protected meanwhile is refused
+            // by forget as a whole batch, and the budget simply stops for now.
+            let done = crate::forget::forget(
+                store,
+                &ForgetOptions {
+                    snapshots: next.iter().map(|j| j.id).collect(),
+                    undo_depth,
+                    ..ForgetOptions::default()
+                },
+            );
+            match done {
+                Ok(r) => report.evicted.extend(r.forgotten),
+                Err(crate::Error::Invalid(_)) => break,
+                Err(e) => return Err(e),
+            }
         }
-        batch *= 2;
-        // Judged before this loop: a snapshot an operation protected meanwhile is refused by
-        // forget as a whole batch, and the budget simply stops for now.
-        let done = crate::forget::forget(
-            store,
-            &ForgetOptions {
-                snapshots: next.iter().map(|j| j.id).collect(),
-                undo_depth,
-                ..ForgetOptions::default()
-            },
-        );
-        match done {
-            Ok(r) => report.evicted.extend(r.forgotten),
-            Err(crate::Error::Invalid(_)) => break,
-            Err(e) => return Err(e),
-        }
+        // The last pass also regroups small blobs: a group stays whole while any member lives,
+        // so the dead members' bytes come back only when the group is made again.
+        let last = repack_below >= 1.0;
         let opts = crate::gc::GcOptions {
-            recompress_level: None,
+            recompress_level: last.then_some(crate::gc::RECOMPRESS_LEVEL),
+            repack_below,
             ..crate::gc::GcOptions::default()
         };
         crate::gc::collect(store, &opts, &crate::progress::NoProgress)?;

@@ -244,3 +244,77 @@ fn a_kill_during_eviction_loses_nothing_protected() {
     let left = json(&env, &["log", "--all"]).as_array().unwrap().len();
     assert!(left < 14, "nothing was evicted: {left} snapshots");
 }
+
+/// An agent's day in miniature, through the library (as the daemon, MCP and the server take
+/// their snapshots): a thousand snapshots of a changing tree, a tag every hundred. The pages in
+/// use never pass the budget by more than one snapshot's new data, no tagged snapshot goes,
+/// and the store verifies (fully) along the way.
+#[test]
+fn a_thousand_snapshots_stay_within_the_budget() {
+    let env = Env::new();
+    const SMALL: usize = 32 * 1024;
+    env.write("src/lib.rs", b"pub fn f() {}\n");
+    env.write("data.bin", &noise(0, SMALL));
+    let said = |what: &str| eprintln!("store says: {what}");
+    let store = rewind::Store::open(
+        &env.store,
+        rewind::StoreOptions {
+            on_warning: Some(std::sync::Arc::new(said)),
+            on_notice: Some(std::sync::Arc::new(said)),
+            ..rewind::StoreOptions::default()
+        },
+    )
+    .unwrap();
+    let opts = rewind::SnapshotOptions::default();
+    let take = |store: &rewind::Store| {
+        rewind::snapshot(store, &env.ws, &opts, &rewind::progress::NoProgress)
+            .expect("snapshot")
+            .report
+    };
+    take(&store);
+    let max = rewind::budget::used_bytes(&store).unwrap() + 3 * 1024 * 1024;
+    std::fs::write(
+        env.store.join("config.toml"),
+        format!("[retention]\nmax_store_bytes = {max}\nundo_depth = 3\n"),
+    )
+    .unwrap();
+    let mut tagged = Vec::new();
+    for i in 1..=1000u64 {
+        env.write("data.bin", &noise(i, SMALL));
+        if i % 7 == 0 {
+            env.write(
+                &format!("src/m{}.rs", i % 50),
+                format!("// {i}\n").as_bytes(),
+            );
+        }
+        let r = take(&store);
+        let id = r.id.expect("an id");
+        if i % 100 == 0 {
+            store.set_tag(&format!("t{i}"), &id, false).unwrap();
+            tagged.push(id);
+        }
+        let used = rewind::budget::used_bytes(&store).unwrap();
+        assert!(
+            used <= max + SMALL as u64 + 256 * 1024,
+            "snapshot {i}: {used} bytes in use for a budget of {max} (file {} bytes, {} snapshots)",
+            std::fs::metadata(env.store.join("store.redb"))
+                .unwrap()
+                .len(),
+            store.reader().unwrap().all_snapshots().unwrap().len()
+        );
+
+        if i % 250 == 0 {
+            let v = rewind::verify::verify(&store, true, &rewind::progress::NoProgress).unwrap();
+            assert!(v.problems.is_empty(), "snapshot {i}: {:?}", v.problems);
+            let all = store.reader().unwrap().all_snapshots().unwrap();
+            for t in &tagged {
+                assert!(all.contains(t), "snapshot {i}: tagged {t:?} was evicted");
+            }
+            assert!(
+                all.len() < 300,
+                "snapshot {i}: {} kept: nothing evicted?",
+                all.len()
+            );
+        }
+    }
+}
