@@ -159,9 +159,28 @@ pub fn hints(e: &Error) -> Vec<String> {
             among: HunkSet::Between { .. },
             ..
         } => one("see `rewind diff A B --json --hunks`"),
-        Error::RemoteObjectMissing { remote, .. } | Error::RemoteDamaged { remote, .. } => {
-            vec![format!("see `rewind verify --remote {remote}`")]
+        Error::RemoteObjectMissing { remote, .. }
+        | Error::RemoteDamaged { remote, .. }
+        | Error::RemoteForged { remote, .. } => {
+            vec![format!("see `rewind verify --remote {remote} --full`")]
         }
+        Error::RemoteKeyNeeded {
+            encrypted: true, ..
+        } => vec![
+            "set REWIND_REMOTE_PASSWORD or REWIND_REMOTE_PASSWORD_FILE, or run it at a terminal \
+             to be asked"
+                .into(),
+            "add it with `rewind remote add NAME URL --encrypt` (and `--key-file PATH` for a \
+             key file)"
+                .into(),
+        ],
+        Error::RemoteKeyNeeded {
+            encrypted: false, ..
+        } => one("encrypt into an empty bucket or prefix, or add this one without --encrypt"),
+        Error::RemoteWrongKey { remote, .. } => vec![
+            "check REWIND_REMOTE_PASSWORD, the password file or the key file".into(),
+            format!("`rewind remote passwd {remote}` (with the current password) changes it"),
+        ],
         Error::GcDamaged { .. } => one("run `rewind verify --full` to see what is damaged"),
         Error::DamagedPage { .. } => vec![
             "`rewind verify` lists what can still be read and which snapshots are lost".into(),
