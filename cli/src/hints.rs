@@ -159,9 +159,10 @@ pub fn hints(e: &Error) -> Vec<String> {
             among: HunkSet::Between { .. },
             ..
         } => one("see `rewind diff A B --json --hunks`"),
-        Error::RemoteObjectMissing { remote, .. }
-        | Error::RemoteDamaged { remote, .. }
-        | Error::RemoteForged { remote, .. } => {
+        Error::RemoteObjectMissing { remote, .. } | Error::RemoteDamaged { remote, .. } => {
+            vec![format!("see `rewind verify --remote {remote}`")]
+        }
+        Error::RemoteForged { remote, .. } => {
             vec![format!("see `rewind verify --remote {remote} --full`")]
         }
         Error::RemoteKeyNeeded {
@@ -573,6 +574,24 @@ mod tests {
                 workspace: PathBuf::from("/w")
             }),
             "no operation 3 in workspace /w\nhint: see `rewind op log`"
+        );
+        assert_eq!(
+            shown(&Error::RemoteWrongKey {
+                remote: "r".into(),
+                keys: 2
+            }),
+            "remote 'r': the password or key file given opens none of its 2 keys\nhint: check \
+             REWIND_REMOTE_PASSWORD, the password file or the key file\nhint: `rewind remote \
+             passwd r` (with the current password) changes it"
+        );
+        assert_eq!(
+            shown(&Error::RemoteForged {
+                remote: "r".into(),
+                object: "refs/v1".into()
+            }),
+            "remote 'r': refs/v1 fails authentication (damaged, truncated, moved from another \
+             name or sealed with another key); nothing from it was used\nhint: see `rewind \
+             verify --remote r --full`"
         );
         assert_eq!(
             shown(&Error::RemoteExists {
