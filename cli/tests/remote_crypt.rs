@@ -382,6 +382,30 @@ fn damage_refused(r: &Remote, e: &Env) {
         &["verify", "--remote", "origin", "--full"],
     );
     assert_eq!(v.status.code(), Some(1), "verify finds it");
+
+    // Two indexes swapped: verify names them, pull refuses.
+    let idx = raw.list("index").unwrap();
+    assert!(idx.len() >= 2, "data and tree packs: {idx:?}");
+    let (a, b) = (format!("index/{}", idx[0].0), format!("index/{}", idx[1].0));
+    let (a_bytes, b_bytes) = (raw.get(&a).unwrap().unwrap(), raw.get(&b).unwrap().unwrap());
+    raw.put(&a, b_bytes).unwrap();
+    raw.put(&b, a_bytes).unwrap();
+    let v = run(
+        r,
+        &e.store,
+        &e.ws,
+        Some(PW),
+        &["verify", "--remote", "origin"],
+    );
+    assert_eq!(v.status.code(), Some(1), "verify finds it");
+    let text = String::from_utf8_lossy(&v.stdout);
+    assert!(text.contains("fails authentication"), "{text}");
+    let err = refused(r, &b_store, &b_ws, Some(PW), &["pull", &r.url]);
+    assert!(
+        err.contains("fails authentication"),
+        "swapped indexes: {err}"
+    );
+    store_is_empty(&b_store);
 }
 
 #[test]

@@ -129,8 +129,18 @@ pub fn verify(
         let Some(pack) = Id::from_hex(&name) else {
             continue;
         };
-        let Some(bytes) = remote.get(&format!("index/{name}"))? else {
-            continue;
+        let bytes = match remote.get(&format!("index/{name}")) {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => continue,
+            // Sealed, and the seal does not hold: reported like an index that fails its checksum.
+            Err(e @ Error::RemoteForged { .. }) => {
+                r.problems.push(Problem {
+                    what: format!("index {name}"),
+                    why: e.to_string(),
+                });
+                continue;
+            }
+            Err(e) => return Err(e),
         };
         match Index::decode(&pack, &bytes) {
             Ok(i) => {
