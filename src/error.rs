@@ -615,6 +615,40 @@ pub enum Error {
         problems: usize,
     },
 
+    /// An encrypted remote opened without its key: no password or key file was given, or it
+    /// was added as an unencrypted remote (or the other way round).
+    #[error("remote '{remote}': {why}")]
+    RemoteKeyNeeded {
+        /// The remote's name.
+        remote: String,
+        /// What is missing.
+        why: String,
+        /// Whether the remote is encrypted (false: it is not, but was opened with a key).
+        encrypted: bool,
+    },
+
+    /// No key object of an encrypted remote opens with the password or key file given.
+    #[error("remote '{remote}': the password or key file given opens none of its {keys} keys")]
+    RemoteWrongKey {
+        /// The remote's name.
+        remote: String,
+        /// How many key objects it has.
+        keys: usize,
+    },
+
+    /// An object of an encrypted remote fails authentication: damaged, truncated, copied
+    /// from another name, or sealed under another key. Nothing from it was used.
+    #[error(
+        "remote '{remote}': {object} fails authentication (damaged, truncated, moved from \
+         another name or sealed with another key); nothing from it was used"
+    )]
+    RemoteForged {
+        /// The remote's name.
+        remote: String,
+        /// The object (its logical name: `snapshots/<id>`, `blob <id> in pack <id>`...).
+        object: String,
+    },
+
     /// Another process holds the remote (a gc while pushing, or a push while collecting).
     #[error(
         "remote '{remote}' is busy: {holder}; try again when it has finished (a lock not \
@@ -779,6 +813,8 @@ impl Error {
             | Error::UnmatchedPaths { .. }
             | Error::StoreInsideWorkspace { .. }
             | Error::InvalidArtifactKey(..)
+            | Error::RemoteKeyNeeded { .. }
+            | Error::RemoteWrongKey { .. }
             | Error::Contract(_)
             | Error::Strict(_) => K::Invalid,
             Error::PatchFailed { .. }
@@ -806,6 +842,7 @@ impl Error {
             | Error::Missing { .. }
             | Error::GcDamaged { .. }
             | Error::RemoteObjectMissing { .. }
+            | Error::RemoteForged { .. }
             | Error::RemoteDamaged { .. } => K::Damaged,
             Error::Db(e) => match e {
                 redb::Error::Corrupted(_) => K::Damaged,

@@ -162,6 +162,26 @@ pub fn hints(e: &Error) -> Vec<String> {
         Error::RemoteObjectMissing { remote, .. } | Error::RemoteDamaged { remote, .. } => {
             vec![format!("see `rewind verify --remote {remote}`")]
         }
+        Error::RemoteForged { remote, .. } => {
+            vec![format!("see `rewind verify --remote {remote} --full`")]
+        }
+        Error::RemoteKeyNeeded {
+            encrypted: true, ..
+        } => vec![
+            "set REWIND_REMOTE_PASSWORD or REWIND_REMOTE_PASSWORD_FILE, or run it at a terminal \
+             to be asked"
+                .into(),
+            "add it with `rewind remote add NAME URL --encrypt` (and `--key-file PATH` for a \
+             key file)"
+                .into(),
+        ],
+        Error::RemoteKeyNeeded {
+            encrypted: false, ..
+        } => one("encrypt into an empty bucket or prefix, or add this one without --encrypt"),
+        Error::RemoteWrongKey { remote, .. } => vec![
+            "check REWIND_REMOTE_PASSWORD, the password file or the key file".into(),
+            format!("`rewind remote passwd {remote}` (with the current password) changes it"),
+        ],
         Error::GcDamaged { .. } => one("run `rewind verify --full` to see what is damaged"),
         Error::DamagedPage { .. } => vec![
             "`rewind verify` lists what can still be read and which snapshots are lost".into(),
@@ -554,6 +574,24 @@ mod tests {
                 workspace: PathBuf::from("/w")
             }),
             "no operation 3 in workspace /w\nhint: see `rewind op log`"
+        );
+        assert_eq!(
+            shown(&Error::RemoteWrongKey {
+                remote: "r".into(),
+                keys: 2
+            }),
+            "remote 'r': the password or key file given opens none of its 2 keys\nhint: check \
+             REWIND_REMOTE_PASSWORD, the password file or the key file\nhint: `rewind remote \
+             passwd r` (with the current password) changes it"
+        );
+        assert_eq!(
+            shown(&Error::RemoteForged {
+                remote: "r".into(),
+                object: "refs/v1".into()
+            }),
+            "remote 'r': refs/v1 fails authentication (damaged, truncated, moved from another \
+             name or sealed with another key); nothing from it was used\nhint: see `rewind \
+             verify --remote r --full`"
         );
         assert_eq!(
             shown(&Error::RemoteExists {

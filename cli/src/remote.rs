@@ -1,6 +1,7 @@
 //! `remote add/ls/rm`, `push`, `pull`, and the `--remote` forms of restore, verify and gc.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
 use serde_json::{Value, json};
@@ -9,7 +10,7 @@ use super::output::{self, human_bytes, paint};
 use super::{CliResult, Ctx};
 use rewind::error::Error;
 use rewind::id::Id;
-use rewind::remote::{self, Remote, config};
+use rewind::remote::{self, Remote, Secret, config};
 use rewind::store::Store;
 
 /// `remote`.
@@ -32,8 +33,38 @@ pub enum RemoteCommand {
         url: String,
         /// Add it without reaching it first (offline setup): by default the bucket is listed
         /// once, and a missing bucket, refused credentials or an unreachable server refuse it
-        #[arg(long)]
+        #[arg(long, conflicts_with = "encrypt")]
         no_check: bool,
+        /// Encrypt everything pushed to it (names too), with a key made from a password
+        /// (REWIND_REMOTE_PASSWORD, --password-file, or asked for) or a key file (--key-file).
+        /// A remote already encrypted from another machine is joined with its password
+        #[arg(long)]
+        encrypt: bool,
+        /// The key file of an encrypted remote (32 or more random bytes); its path is kept in
+        /// the store's remotes.toml, the key never leaves the file
+        #[arg(long, value_name = "PATH", requires = "encrypt")]
+        key_file: Option<PathBuf>,
+        /// Read the password of an encrypted remote from this file (its first line)
+        #[arg(
+            long,
+            value_name = "PATH",
+            requires = "encrypt",
+            conflicts_with = "key_file"
+        )]
+        password_file: Option<PathBuf>,
+    },
+    /// Change the password (or key file) of an encrypted remote: its master key is wrapped
+    /// again, no data is uploaded, and the old password stops working
+    Passwd {
+        /// The remote
+        name: String,
+        /// The new password, from this file (its first line); else REWIND_REMOTE_NEW_PASSWORD,
+        /// else asked for
+        #[arg(long, value_name = "PATH")]
+        new_password_file: Option<PathBuf>,
+        /// A key file instead of a password from now on
+        #[arg(long, value_name = "PATH", conflicts_with = "new_password_file")]
+        new_key_file: Option<PathBuf>,
     },
     /// List remotes
     Ls,
@@ -168,13 +199,80 @@ fn pick(store: &Store, args: &[String]) -> Result<Picked, Error> {
 }
 
 fn open(store: &Store, name: &str) -> Result<Remote, Error> {
-    // A URL where a name is expected: used as it is, nothing configured.
+    // A URL where a name is expected: used as it is, nothing configured; an encrypted one is
+    // known by its marker.
     if name.contains("://") {
         config::validate_url(name)?;
-        return Remote::open(name, name);
+        let mut remote = Remote::open(name, name)?;
+        if remote.marker_encrypted() {
+            remote.unlock(&secret(name, None, None, PASSWORD_ENV)?)?;
+        }
+        return Ok(remote);
     }
     let cfg = config::get(store.dir(), name)?;
-    Remote::open(name, &cfg.url)
+    let mut remote = Remote::open(name, &cfg.url)?;
+    if cfg.encrypt {
+        let key_file = cfg.key_file.as_deref().map(Path::new);
+        remote.unlock(&secret(name, key_file, None, PASSWORD_ENV)?)?;
+    }
+    Ok(remote)
+}
+
+/// The variable holding an encrypted remote's password.
+const PASSWORD_ENV: &str = "REWIND_REMOTE_PASSWORD";
+/// The variable holding the file an encrypted remote's password is read from.
+const PASSWORD_FILE_ENV: &str = "REWIND_REMOTE_PASSWORD_FILE";
+/// The variable holding the new password for `remote passwd`.
+const NEW_PASSWORD_ENV: &str = "REWIND_REMOTE_NEW_PASSWORD";
+
+/// What unlocks encrypted remote `name`: its key file, else the password from a file, from
+/// `env`, from the file REWIND_REMOTE_PASSWORD_FILE names, or typed at the terminal.
+fn secret(
+    name: &str,
+    key_file: Option<&Path>,
+    password_file: Option<&Path>,
+    env: &str,
+) -> Result<Secret, Error> {
+    if let Some(path) = key_file {
+        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        if bytes.len() < 32 {
+            return Err(Error::Invalid(format!(
+                "key file {}: {} bytes; a key file holds 32 or more random bytes (e.g. `head -c 32 /dev/urandom`)",
+                path.display(),
+                bytes.len()
+            )));
+        }
+        return Ok(Secret::KeyFile(bytes));
+    }
+    let from_file = |path: &Path| -> Result<String, Error> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        Ok(text.lines().next().unwrap_or_default().to_string())
+    };
+    let password = if let Some(path) = password_file {
+        from_file(path)?
+    } else if let Some(pw) = std::env::var_os(env) {
+        pw.to_string_lossy().into_owned()
+    } else if let Some(path) = std::env::var_os(PASSWORD_FILE_ENV).filter(|_| env == PASSWORD_ENV) {
+        from_file(Path::new(&path))?
+    } else if std::io::stdin().is_terminal() {
+        let what = if env == NEW_PASSWORD_ENV {
+            "new password"
+        } else {
+            "password"
+        };
+        read_password(&format!("{what} for remote {name}: "))
+            .map_err(|e| Error::io("/dev/tty", e))?
+    } else {
+        return Err(Error::RemoteKeyNeeded {
+            remote: name.to_string(),
+            why: "the remote is encrypted and no password or key file was given".into(),
+            encrypted: true,
+        });
+    };
+    if password.is_empty() {
+        return Err(Error::Invalid(format!("remote {name}: an empty password")));
+    }
+    Ok(Secret::Password(password))
 }
 
 /// `rewind remote ...`.
@@ -185,9 +283,15 @@ pub fn remote(ctx: &Ctx, a: RemoteArgs) -> CliResult {
             name,
             url,
             no_check,
+            encrypt,
+            key_file,
+            password_file,
         } => {
             config::validate_name(&name)?;
             config::validate_url(&url)?;
+            if encrypt {
+                return add_encrypted(ctx, &store, &name, &url, key_file, password_file);
+            }
             // Reached once now, so a typo in the bucket or missing credentials show here
             // rather than at the first push.
             let found = if no_check {
@@ -218,12 +322,48 @@ pub fn remote(ctx: &Ctx, a: RemoteArgs) -> CliResult {
                 println!("added remote {name} ({url}{what})");
             }
         }
+        RemoteCommand::Passwd {
+            name,
+            new_password_file,
+            new_key_file,
+        } => {
+            let mut remote = open(&store, &name)?;
+            if !remote.is_unlocked() {
+                return Err(Error::RemoteKeyNeeded {
+                    remote: name,
+                    why: "not an encrypted remote: it has no password".into(),
+                    encrypted: false,
+                }
+                .into());
+            }
+            let key_file = new_key_file.as_deref().map(absolute).transpose()?;
+            let new = secret(
+                &name,
+                key_file.as_deref(),
+                new_password_file.as_deref(),
+                NEW_PASSWORD_ENV,
+            )?;
+            let id = remote.change_key(&new)?;
+            config::set_key_file(
+                store.dir(),
+                &name,
+                key_file.as_deref().and_then(Path::to_str),
+            )?;
+            if ctx.json {
+                output::print_json(&json!({"remote": name, "key": id}))?;
+            } else if !ctx.quiet {
+                println!("remote {name}: new key {id}; the old one no longer opens it");
+            }
+        }
         RemoteCommand::Ls => {
             let list = config::list(store.dir())?;
             if ctx.json {
                 let v: Vec<Value> = list
                     .iter()
-                    .map(|(n, c)| json!({"name": n, "url": c.url, "workspaces": c.workspaces}))
+                    .map(|(n, c)| {
+                        json!({"name": n, "url": c.url, "workspaces": c.workspaces,
+                               "encrypted": c.encrypt})
+                    })
                     .collect();
                 output::print_json(&v)?;
             } else {
@@ -280,6 +420,85 @@ pub fn remote(ctx: &Ctx, a: RemoteArgs) -> CliResult {
                 );
             }
         }
+    }
+    Ok(0)
+}
+
+/// Reads a line from the terminal with echo off (restored afterwards, also on error).
+fn read_password(prompt: &str) -> std::io::Result<String> {
+    use std::os::fd::AsRawFd;
+    let tty = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/tty")?;
+    let fd = tty.as_raw_fd();
+    // SAFETY: termios is plain data; tcgetattr fills it for a descriptor we hold open.
+    let mut old: libc::termios = unsafe { std::mem::zeroed() };
+    // SAFETY: fd is open for the whole block; `old` is a valid termios.
+    if unsafe { libc::tcgetattr(fd, &mut old) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let mut quiet = old;
+    quiet.c_lflag &= !libc::ECHO;
+    quiet.c_lflag |= libc::ECHONL;
+    (&tty).write_all(prompt.as_bytes())?;
+    // SAFETY: as above.
+    unsafe { libc::tcsetattr(fd, libc::TCSANOW, &quiet) };
+    let mut line = String::new();
+    let read = std::io::BufRead::read_line(&mut std::io::BufReader::new(&tty), &mut line);
+    // SAFETY: as above; the saved settings are put back whatever the read did.
+    unsafe { libc::tcsetattr(fd, libc::TCSANOW, &old) };
+    read?;
+    Ok(line.trim_end_matches(['\n', '\r']).to_string())
+}
+
+/// A key file's path made absolute, so the remote opens from any directory.
+fn absolute(path: &Path) -> Result<PathBuf, Error> {
+    std::path::absolute(path).map_err(|e| Error::io(path, e))
+}
+
+/// `remote add --encrypt`: sets up (or joins) the encryption on the remote, then records it.
+fn add_encrypted(
+    ctx: &Ctx,
+    store: &Store,
+    name: &str,
+    url: &str,
+    key_file: Option<PathBuf>,
+    password_file: Option<PathBuf>,
+) -> CliResult {
+    if let Ok(old) = config::get(store.dir(), name) {
+        return Err(Error::RemoteExists {
+            name: name.to_string(),
+            url: old.url,
+        }
+        .into());
+    }
+    let key_file = key_file.as_deref().map(absolute).transpose()?;
+    let secret = secret(
+        name,
+        key_file.as_deref(),
+        password_file.as_deref(),
+        PASSWORD_ENV,
+    )?;
+    let mut remote = Remote::open(name, url)?;
+    let created = remote.init_encryption(&secret)?;
+    let key_path = key_file.as_deref().and_then(Path::to_str);
+    config::add_with(store.dir(), name, url, true, key_path)?;
+    if ctx.json {
+        output::print_json(&json!({
+            "added": name,
+            "url": url,
+            "checked": true,
+            "holds_remote": !created,
+            "encrypted": true,
+        }))?;
+    } else if !ctx.quiet {
+        let what = if created {
+            "encrypted, new key"
+        } else {
+            "encrypted, joined with its key"
+        };
+        println!("added remote {name} ({url}, {what})");
     }
     Ok(0)
 }

@@ -38,6 +38,7 @@ mod overlay_isolation;
 mod polish;
 mod race;
 mod remote;
+mod remote_crypt;
 mod restore;
 mod revert_rename;
 mod review_page;

@@ -135,14 +135,14 @@ impl Moto {
 }
 
 /// A remote for one test: a `file://` directory, or a fresh bucket on moto.
-struct Remote {
-    url: String,
+pub(crate) struct Remote {
+    pub(crate) url: String,
     moto: Option<&'static Moto>,
-    dir: Option<PathBuf>,
+    pub(crate) dir: Option<PathBuf>,
 }
 
 impl Remote {
-    fn file(tmp: &Path) -> Remote {
+    pub(crate) fn file(tmp: &Path) -> Remote {
         let dir = tmp.join("remote");
         Remote {
             url: format!("file://{}", dir.display()),
@@ -151,7 +151,7 @@ impl Remote {
         }
     }
 
-    fn s3(bucket: &str) -> Option<Remote> {
+    pub(crate) fn s3(bucket: &str) -> Option<Remote> {
         let m = moto()?;
         Some(Remote {
             url: m.bucket(bucket),
@@ -161,7 +161,7 @@ impl Remote {
     }
 
     /// `rewind --store STORE -C WS args...`, with the remote's environment.
-    fn cmd(&self, store: &Path, ws: &Path, args: &[&str]) -> Command {
+    pub(crate) fn cmd(&self, store: &Path, ws: &Path, args: &[&str]) -> Command {
         let mut c = rewind_bin();
         c.arg("--store").arg(store).arg("-C").arg(ws).args(args);
         if let Some(m) = self.moto {
@@ -191,7 +191,7 @@ impl Remote {
         serde_json::from_str(&self.ok(store, ws, &a)).expect("json")
     }
 
-    fn open(&self) -> rewind::remote::Remote {
+    pub(crate) fn open(&self) -> rewind::remote::Remote {
         match self.moto {
             Some(m) => {
                 let s = m.settings();
@@ -204,7 +204,7 @@ impl Remote {
 }
 
 /// The workspace's latest snapshot id (full hex).
-fn head(e: &Env) -> String {
+pub(crate) fn head(e: &Env) -> String {
     let log: serde_json::Value =
         serde_json::from_str(&e.ok(&["log", "-n", "1", "--json"])).expect("log json");
     log[0]["id"].as_str().expect("id").to_string()
@@ -212,7 +212,7 @@ fn head(e: &Env) -> String {
 
 /// A workspace with what a round trip must keep: nested dirs, an executable, a symlink, a
 /// non-UTF-8 name, an empty file, and a file large enough to be chunked.
-fn fill(ws: &Path, seed: u64) {
+pub(crate) fn fill(ws: &Path, seed: u64) {
     write_file(ws, b"README.md", b"# hello\n");
     write_file(ws, b"src/main.rs", b"fn main() {}\n");
     write_file(ws, b"src/deep/er/x.txt", &noise(seed, 3000));

@@ -4,6 +4,8 @@
 //! ```toml
 //! [remote.origin]
 //! url = "s3://bucket/prefix"
+//! encrypt = true                 # optional: an encrypted remote (see `super::crypt`)
+//! key_file = "/home/me/.rewind-key"  # optional: its key file, else a password is asked for
 //! ```
 //!
 //! The file is replaced whole through a temporary file and a rename, so a crash leaves the old
@@ -29,6 +31,12 @@ pub struct RemoteConfig {
     /// pulled workspace logs whose path differs here (see `super::logs`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub workspaces: BTreeMap<String, String>,
+    /// Whether the remote is encrypted: opening it needs a password or a key file.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub encrypt: bool,
+    /// The key file that unlocks it (the path only: the key is never stored here).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_file: Option<String>,
 }
 
 #[derive(Default, Serialize, Deserialize)]
@@ -101,8 +109,20 @@ pub fn list(store_dir: &Path) -> Result<BTreeMap<String, RemoteConfig>> {
     Ok(load(store_dir)?.remote)
 }
 
-/// Adds a remote; an existing name is refused.
+/// Adds an unencrypted remote; an existing name is refused.
 pub fn add(store_dir: &Path, name: &str, url: &str) -> Result<()> {
+    add_with(store_dir, name, url, false, None)
+}
+
+/// Adds a remote, encrypted or not, with the key file that unlocks it; an existing name is
+/// refused.
+pub fn add_with(
+    store_dir: &Path,
+    name: &str,
+    url: &str,
+    encrypt: bool,
+    key_file: Option<&str>,
+) -> Result<()> {
     validate_name(name)?;
     validate_url(url)?;
     let mut file = load(store_dir)?;
@@ -117,6 +137,8 @@ pub fn add(store_dir: &Path, name: &str, url: &str) -> Result<()> {
         RemoteConfig {
             url: url.to_string(),
             workspaces: BTreeMap::new(),
+            encrypt,
+            key_file: key_file.map(str::to_string),
         },
     );
     save(store_dir, &file)
@@ -145,6 +167,14 @@ pub fn map_workspace(store_dir: &Path, name: &str, remote_path: &str, local: &Pa
     let cfg = file.remote.get_mut(name).ok_or_else(|| no_remote(name))?;
     cfg.workspaces
         .insert(remote_path.to_string(), local.to_string());
+    save(store_dir, &file)
+}
+
+/// Sets (or clears) the key file of remote `name`, after its key changed.
+pub fn set_key_file(store_dir: &Path, name: &str, key_file: Option<&str>) -> Result<()> {
+    let mut file = load(store_dir)?;
+    let cfg = file.remote.get_mut(name).ok_or_else(|| no_remote(name))?;
+    cfg.key_file = key_file.map(str::to_string);
     save(store_dir, &file)
 }
 

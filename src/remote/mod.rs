@@ -14,6 +14,7 @@
 //! - pushes hold a shared lock file, gc an exclusive one (`locks/`), see `lock`.
 
 pub mod config;
+pub mod crypt;
 pub mod gc;
 pub(crate) mod lock;
 pub(crate) mod logs;
@@ -22,6 +23,7 @@ pub mod pull;
 pub mod push;
 pub mod restore;
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::Arc;
@@ -40,9 +42,14 @@ use crate::id::Id;
 use pack::{Entry, Index};
 
 pub use config::RemoteConfig;
+use crypt::Crypt;
+pub use crypt::Secret;
 
 /// The remote format this build reads and writes (recorded in `rewind-remote`).
 pub const FORMAT: u32 = 1;
+/// The format of an encrypted remote: format 1's layout, every object sealed and every name
+/// below a directory encrypted (see `crypt`). A rewind that reads only format 1 refuses it.
+pub const FORMAT_ENCRYPTED: u32 = 2;
 /// The marker object naming the format.
 pub const MARKER: &str = "rewind-remote";
 /// A pack is closed once it holds this many bytes: large enough that the Linux tree is a few
@@ -85,6 +92,24 @@ pub struct Marker {
     pub format: u32,
     /// When the remote was first written, ns since the epoch.
     pub created_ns: i64,
+    /// The cipher of an encrypted remote (format 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encryption: Option<String>,
+}
+
+/// The marker's name for the cipher of an encrypted remote.
+const CIPHER: &str = "xchacha20poly1305";
+
+/// Whether `key`'s name is stored as it is on an encrypted remote: the marker and the key
+/// objects, which are what opens the rest.
+fn clear_name(key: &str) -> bool {
+    key == MARKER || key.starts_with("keys/")
+}
+
+/// Whether `key`'s bytes are sealed whole on an encrypted remote (a pack's entries are sealed
+/// one by one, so ranged reads still work).
+fn sealed_whole(key: &str) -> bool {
+    !clear_name(key) && !key.starts_with("packs/")
 }
 
 /// An open remote.
@@ -99,6 +124,8 @@ pub struct Remote {
     /// local store has no `PutMode::Update`).
     local_root: Option<std::path::PathBuf>,
     rt: tokio::runtime::Runtime,
+    /// The keys of an encrypted remote, once unlocked.
+    crypt: Option<Arc<Crypt>>,
     requests: AtomicU64,
     bytes_up: AtomicU64,
     bytes_down: AtomicU64,
@@ -171,6 +198,7 @@ impl Remote {
             prefix,
             local_root,
             rt,
+            crypt: None,
             requests: AtomicU64::new(0),
             bytes_up: AtomicU64::new(0),
             bytes_down: AtomicU64::new(0),
@@ -196,6 +224,172 @@ impl Remote {
         } else {
             ObjPath::from(format!("{}/{key}", self.prefix))
         }
+    }
+
+    /// Where `key` is stored: on an encrypted remote, the name below its directory encrypted.
+    fn obj_path(&self, key: &str) -> ObjPath {
+        match (&self.crypt, key.split_once('/')) {
+            (Some(c), Some((dir, rest))) if !clear_name(key) => {
+                self.path(&format!("{dir}/{}", c.encode_name(dir, rest)))
+            }
+            _ => self.path(key),
+        }
+    }
+
+    fn seal(&self, key: &str, bytes: Vec<u8>) -> Vec<u8> {
+        match &self.crypt {
+            Some(c) if sealed_whole(key) => c.seal_object(key, &bytes),
+            _ => bytes,
+        }
+    }
+
+    fn unseal(&self, key: &str, bytes: Vec<u8>) -> Result<Vec<u8>> {
+        match &self.crypt {
+            Some(c) if sealed_whole(key) => {
+                c.open_object(key, &bytes).map_err(|_| Error::RemoteForged {
+                    remote: self.name.clone(),
+                    object: key.to_string(),
+                })
+            }
+            _ => Ok(bytes),
+        }
+    }
+
+    /// The stored bytes of pack entry `e`, from `raw`, the bytes its index names: on an
+    /// encrypted remote, opened (and refused when they do not authenticate as that entry).
+    pub fn unseal_entry<'a>(&self, e: &Entry, pack: &Id, raw: &'a [u8]) -> Result<Cow<'a, [u8]>> {
+        if raw.len() != e.len as usize {
+            return Err(Error::Corrupt {
+                kind: e.kind.name(),
+                id: e.id.hex(),
+                why: format!("in remote pack {}: truncated", pack.short()),
+            });
+        }
+        match &self.crypt {
+            None => Ok(Cow::Borrowed(raw)),
+            Some(c) => c
+                .open_entry(&e.seal_ad(), raw)
+                .map(Cow::Owned)
+                .map_err(|_| Error::RemoteForged {
+                    remote: self.name.clone(),
+                    object: format!("{} {} in pack {}", e.kind.name(), e.id.hex(), pack.hex()),
+                }),
+        }
+    }
+
+    /// A pack builder that seals its entries when the remote is encrypted.
+    pub(crate) fn pack_builder(&self) -> pack::PackBuilder {
+        pack::PackBuilder::new(self.crypt.clone())
+    }
+
+    /// Whether this remote was unlocked with a key (see [`Remote::unlock`]).
+    pub fn is_unlocked(&self) -> bool {
+        self.crypt.is_some()
+    }
+
+    /// Whether the remote's marker says it is encrypted (false when there is no marker or it
+    /// cannot be read: the operation that follows reports that).
+    pub fn marker_encrypted(&self) -> bool {
+        matches!(self.get(MARKER), Ok(Some(m))
+            if serde_json::from_slice::<Marker>(&m).is_ok_and(|m| m.format == FORMAT_ENCRYPTED))
+    }
+
+    /// The key objects on the remote, by id.
+    fn key_objects(&self) -> Result<Vec<(String, Vec<u8>)>> {
+        let mut out = Vec::new();
+        for (id, _) in self.list(crypt::KEYS_DIR)? {
+            if let Some(bytes) = self.get(&format!("{}/{id}", crypt::KEYS_DIR))? {
+                out.push((id, bytes));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Unlocks an encrypted remote: the first key object `secret` opens gives the master key.
+    /// A remote that is not encrypted, or whose keys `secret` opens none of, is refused.
+    pub fn unlock(&mut self, secret: &Secret) -> Result<()> {
+        let keys = self.key_objects()?;
+        if keys.is_empty() {
+            if !self.marker_encrypted() {
+                self.reach()?;
+                return Err(Error::RemoteKeyNeeded {
+                    remote: self.name.clone(),
+                    why: format!("{} holds no encrypted remote", self.url),
+                    encrypted: false,
+                });
+            }
+            return Err(Error::Remote {
+                remote: self.name.clone(),
+                why: "encrypted, but its key objects (keys/) are gone".into(),
+            });
+        }
+        for (id, bytes) in &keys {
+            if let Some(c) = Crypt::unwrap(id, bytes, secret)? {
+                self.crypt = Some(Arc::new(c));
+                return Ok(());
+            }
+        }
+        Err(Error::RemoteWrongKey {
+            remote: self.name.clone(),
+            keys: keys.len(),
+        })
+    }
+
+    /// Sets up encryption on a remote: on an empty one, a new master key, its key object under
+    /// `secret` and the marker of format 2; on one already encrypted (set up from another
+    /// machine), unlocks it with `secret`, so both share the key (and deduplicate). A remote
+    /// holding unencrypted data is refused. Returns whether the remote was new.
+    pub fn init_encryption(&mut self, secret: &Secret) -> Result<bool> {
+        if self.reach_marker()? || !self.list(crypt::KEYS_DIR)?.is_empty() {
+            if !self.marker_encrypted() {
+                return Err(Error::RemoteKeyNeeded {
+                    remote: self.name.clone(),
+                    why: format!(
+                        "{} holds an unencrypted remote: encrypting it would leave its data in \
+                         the clear; use an empty bucket or prefix",
+                        self.url
+                    ),
+                    encrypted: false,
+                });
+            }
+            self.unlock(secret)?;
+            return Ok(false);
+        }
+        let (c, id, key) = Crypt::create(secret)?;
+        self.put(&format!("{}/{id}", crypt::KEYS_DIR), key)?;
+        let m = Marker {
+            format: FORMAT_ENCRYPTED,
+            created_ns: crate::fs::now_ns(),
+            encryption: Some(CIPHER.into()),
+        };
+        let bytes = serde_json::to_vec_pretty(&m).unwrap_or_default();
+        if !self.put_if_absent(MARKER, bytes)? {
+            // Another machine set it up at the same moment: use its key, drop ours.
+            self.delete(&format!("{}/{id}", crypt::KEYS_DIR))?;
+            self.unlock(secret)?;
+            return Ok(false);
+        }
+        self.crypt = Some(Arc::new(c));
+        Ok(true)
+    }
+
+    /// Wraps the master key of this unlocked remote under `secret` in a new key object, then
+    /// deletes the key object it was unlocked with: the old password no longer opens it, and
+    /// no data is re-uploaded. Returns the new key object's id.
+    pub fn change_key(&mut self, secret: &Secret) -> Result<String> {
+        let Some(c) = self.crypt.clone() else {
+            return Err(Error::RemoteKeyNeeded {
+                remote: self.name.clone(),
+                why: "not an encrypted remote".into(),
+                encrypted: false,
+            });
+        };
+        let (_, id, _) = Crypt::create(&Secret::KeyFile(Vec::new()))?;
+        let bytes = c.wrap(&id, secret)?;
+        self.put(&format!("{}/{id}", crypt::KEYS_DIR), bytes)?;
+        // Written before the old one goes, so a failure in between leaves both working.
+        self.delete(&format!("{}/{}", crypt::KEYS_DIR, c.key_id()))?;
+        Ok(id)
     }
 
     fn err(&self, op: &str, key: &str, e: object_store::Error) -> Error {
@@ -241,6 +435,15 @@ impl Remote {
     /// a remote of another format is refused. Returns whether a rewind remote is there already
     /// (false: nothing pushed yet; the first push creates it).
     pub fn reach(&self) -> Result<bool> {
+        if !self.reach_marker()? {
+            return Ok(false);
+        }
+        self.check_format(false)?;
+        Ok(true)
+    }
+
+    /// [`Remote::reach`] without the format check: whether there is a marker.
+    fn reach_marker(&self) -> Result<bool> {
         let base = (!self.prefix.is_empty()).then(|| ObjPath::from(self.prefix.as_str()));
         self.count(0, 0);
         self.rt
@@ -249,11 +452,7 @@ impl Remote {
                 remote: self.name.clone(),
                 why: self.describe(&e),
             })?;
-        if self.get(MARKER)?.is_none() {
-            return Ok(false);
-        }
-        self.check_format(false)?;
-        Ok(true)
+        Ok(self.get(MARKER)?.is_some())
     }
 
     fn count(&self, up: u64, down: u64) {
@@ -264,24 +463,27 @@ impl Remote {
 
     /// Writes `key`, replacing what is there.
     pub fn put(&self, key: &str, bytes: Vec<u8>) -> Result<()> {
+        let bytes = self.seal(key, bytes);
         self.count(bytes.len() as u64, 0);
         self.rt
-            .block_on(self.store.put(&self.path(key), PutPayload::from(bytes)))
+            .block_on(self.store.put(&self.obj_path(key), PutPayload::from(bytes)))
             .map_err(|e| self.err("writing", key, e))?;
         Ok(())
     }
 
     /// Writes `key` only if it does not exist (a conditional put); false when it existed.
     pub fn put_if_absent(&self, key: &str, bytes: Vec<u8>) -> Result<bool> {
+        let bytes = self.seal(key, bytes);
         self.count(bytes.len() as u64, 0);
         let opts = PutOptions {
             mode: PutMode::Create,
             ..PutOptions::default()
         };
-        match self.rt.block_on(
-            self.store
-                .put_opts(&self.path(key), PutPayload::from(bytes), opts),
-        ) {
+        match self.rt.block_on(self.store.put_opts(
+            &self.obj_path(key),
+            PutPayload::from(bytes),
+            opts,
+        )) {
             Ok(_) => Ok(true),
             Err(object_store::Error::AlreadyExists { .. }) => Ok(false),
             Err(e) => Err(self.err("writing", key, e)),
@@ -291,7 +493,7 @@ impl Remote {
     /// Reads `key` with its version (the ETag), for [`Remote::put_if_version`]; None when it
     /// does not exist.
     pub fn get_versioned(&self, key: &str) -> Result<Option<(Vec<u8>, UpdateVersion)>> {
-        let path = self.path(key);
+        let path = self.obj_path(key);
         let got = self.rt.block_on(async {
             let r = self.store.get_opts(&path, GetOptions::default()).await?;
             let version = UpdateVersion {
@@ -303,7 +505,7 @@ impl Remote {
         match got {
             Ok((b, v)) => {
                 self.count(0, b.len() as u64);
-                Ok(Some((b.to_vec(), v)))
+                Ok(Some((self.unseal(key, b.to_vec())?, v)))
             }
             Err(object_store::Error::NotFound { .. }) => {
                 self.count(0, 0);
@@ -323,8 +525,9 @@ impl Remote {
         bytes: Vec<u8>,
         version: UpdateVersion,
     ) -> Result<bool> {
+        let bytes = self.seal(key, bytes);
         self.count(bytes.len() as u64, 0);
-        let path = self.path(key);
+        let path = self.obj_path(key);
         if let Some(root) = &self.local_root {
             let lock_path = root.join("update.lock");
             let lock = std::fs::OpenOptions::new()
@@ -365,7 +568,7 @@ impl Remote {
 
     /// Reads `key`; None when it does not exist.
     pub fn get(&self, key: &str) -> Result<Option<Vec<u8>>> {
-        let path = self.path(key);
+        let path = self.obj_path(key);
         let got = self.rt.block_on(async {
             let r = self.store.get(&path).await?;
             r.bytes().await
@@ -373,7 +576,7 @@ impl Remote {
         match got {
             Ok(b) => {
                 self.count(0, b.len() as u64);
-                Ok(Some(b.to_vec()))
+                Ok(Some(self.unseal(key, b.to_vec())?))
             }
             Err(object_store::Error::NotFound { .. }) => {
                 self.count(0, 0);
@@ -387,7 +590,7 @@ impl Remote {
     pub fn get_range(&self, key: &str, range: Range<u64>) -> Result<Vec<u8>> {
         let got = self
             .rt
-            .block_on(self.store.get_range(&self.path(key), range))
+            .block_on(self.store.get_range(&self.obj_path(key), range))
             .map_err(|e| self.err("reading", key, e))?;
         self.count(0, got.len() as u64);
         Ok(got.to_vec())
@@ -396,7 +599,7 @@ impl Remote {
     /// Deletes `key` (a missing key is not an error).
     pub fn delete(&self, key: &str) -> Result<()> {
         self.count(0, 0);
-        match self.rt.block_on(self.store.delete(&self.path(key))) {
+        match self.rt.block_on(self.store.delete(&self.obj_path(key))) {
             Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
             Err(e) => Err(self.err("deleting", key, e)),
         }
@@ -421,8 +624,17 @@ impl Remote {
             else {
                 continue;
             };
-            if !name.is_empty() {
-                out.push((name.to_string(), m.size));
+            if name.is_empty() {
+                continue;
+            }
+            match &self.crypt {
+                // A name this key did not encrypt is not rewind's (or another key's): skipped.
+                Some(c) if !clear_name(&format!("{dir}/")) => {
+                    if let Some(name) = c.decode_name(dir, name) {
+                        out.push((name, m.size));
+                    }
+                }
+                _ => out.push((name.to_string(), m.size)),
             }
         }
         out.sort();
@@ -433,10 +645,11 @@ impl Remote {
     pub fn check_format(&self, create: bool) -> Result<()> {
         let marker = match self.get(MARKER)? {
             Some(m) => m,
-            None if create => {
+            None if create && self.crypt.is_none() => {
                 let m = Marker {
                     format: FORMAT,
                     created_ns: crate::fs::now_ns(),
+                    encryption: None,
                 };
                 let bytes = serde_json::to_vec_pretty(&m).unwrap_or_default();
                 // Two first pushes at once: one creates it, both go on with its content.
@@ -457,16 +670,27 @@ impl Remote {
             remote: self.name.clone(),
             why: format!("{MARKER} does not decode: {e}"),
         })?;
-        if m.format != FORMAT {
-            return Err(Error::Remote {
+        match (m.format, self.crypt.is_some()) {
+            (FORMAT, false) | (FORMAT_ENCRYPTED, true) => Ok(()),
+            (FORMAT_ENCRYPTED, false) => Err(Error::RemoteKeyNeeded {
+                remote: self.name.clone(),
+                why: "the remote is encrypted and no password or key file was given".into(),
+                encrypted: true,
+            }),
+            (FORMAT, true) => Err(Error::RemoteKeyNeeded {
+                remote: self.name.clone(),
+                why: format!("{} holds an unencrypted remote", self.url),
+                encrypted: false,
+            }),
+            _ => Err(Error::Remote {
                 remote: self.name.clone(),
                 why: format!(
-                    "remote format {} but this rewind reads format {FORMAT}",
+                    "remote format {} but this rewind reads formats {FORMAT} and \
+                     {FORMAT_ENCRYPTED}",
                     m.format
                 ),
-            });
+            }),
         }
-        Ok(())
     }
 
     /// Loads every pack index. An index that fails its checksum is an error: what it lists
@@ -634,7 +858,7 @@ impl Remote {
         let store = &self.store;
         let paths: Vec<ObjPath> = reads
             .iter()
-            .map(|(p, _, _)| self.path(&format!("packs/{}", p.hex())))
+            .map(|(p, _, _)| self.obj_path(&format!("packs/{}", p.hex())))
             .collect();
         self.rt.block_on(async {
             let mut results = futures::stream::iter(reads.iter().zip(&paths))
@@ -649,24 +873,26 @@ impl Remote {
                 self.count(0, bytes.len() as u64);
                 // Checking (decompress and hash) is the CPU cost of a pull: on the rayon pool,
                 // while the next ranges download.
-                let checked: Vec<Result<(&[u8], T)>> = entries
+                let checked: Vec<Result<(Cow<'_, [u8]>, T)>> = entries
                     .par_iter()
                     .map(|e| {
                         let from = (e.offset - range.start) as usize;
-                        let stored = bytes.get(from..from + e.len as usize).ok_or_else(|| {
+                        let raw = bytes.get(from..from + e.len as usize).ok_or_else(|| {
                             Error::Corrupt {
                                 kind: "remote pack",
                                 id: pack.hex(),
                                 why: "shorter than its index says".into(),
                             }
                         })?;
-                        let content = pack::check(e, pack, stored)?;
-                        Ok((stored, par(e, stored, content)?))
+                        let stored = self.unseal_entry(e, pack, raw)?;
+                        let content = pack::check(e, pack, &stored)?;
+                        let t = par(e, &stored, content)?;
+                        Ok((stored, t))
                     })
                     .collect();
                 for (e, c) in entries.iter().zip(checked) {
                     let (stored, t) = c?;
-                    each(e, stored, t)?;
+                    each(e, &stored, t)?;
                 }
             }
             Ok(())
@@ -678,9 +904,9 @@ impl Remote {
     pub fn upload_pack(&self, bytes: Vec<u8>, index: &Index) -> Result<Upload> {
         let name = index.pack.hex();
         let store = Arc::clone(&self.store);
-        let pack_path = self.path(&format!("packs/{name}"));
-        let index_path = self.path(&format!("index/{name}"));
-        let index_bytes = index.encode()?;
+        let pack_path = self.obj_path(&format!("packs/{name}"));
+        let index_path = self.obj_path(&format!("index/{name}"));
+        let index_bytes = self.seal(&format!("index/{name}"), index.encode()?);
         self.count(bytes.len() as u64, 0);
         self.count(index_bytes.len() as u64, 0);
         let handle = self.rt.spawn(async move {

@@ -13,7 +13,11 @@
 //! Objects are stored as the local store stores them (one zstd frame or raw), so a push copies
 //! compressed bytes and never recompresses; trees, raw postcard locally, are compressed here.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
+
+use super::crypt::Crypt;
 
 use crate::error::{Error, Result};
 use crate::id::Id;
@@ -64,6 +68,23 @@ pub struct Entry {
     pub offset: u64,
     /// How many stored bytes.
     pub len: u32,
+}
+
+impl Entry {
+    /// What an encrypted remote binds a sealed entry to (its associated data): kind, id,
+    /// encoding and size, not its place, so gc can copy it into another pack as it is.
+    pub fn seal_ad(&self) -> Vec<u8> {
+        seal_ad(self.kind, &self.id, self.zstd, self.size)
+    }
+}
+
+fn seal_ad(kind: ObjKind, id: &Id, zstd: bool, size: u64) -> Vec<u8> {
+    let mut ad = Vec::with_capacity(42);
+    ad.push(kind as u8);
+    ad.extend_from_slice(&id.0);
+    ad.push(u8::from(zstd));
+    ad.extend_from_slice(&size.to_le_bytes());
+    ad
 }
 
 /// A pack's index.
@@ -126,11 +147,29 @@ impl Index {
 pub struct PackBuilder {
     bytes: Vec<u8>,
     entries: Vec<Entry>,
+    /// An encrypted remote's keys: each entry is sealed as it is added.
+    crypt: Option<Arc<Crypt>>,
 }
 
 impl PackBuilder {
+    /// A builder that seals each entry with `crypt` when given.
+    pub fn new(crypt: Option<Arc<Crypt>>) -> PackBuilder {
+        PackBuilder {
+            crypt,
+            ..PackBuilder::default()
+        }
+    }
+
     /// Appends an object's stored bytes.
     pub fn add(&mut self, kind: ObjKind, id: Id, zstd: bool, size: u64, stored: &[u8]) {
+        let sealed;
+        let stored = match &self.crypt {
+            Some(c) => {
+                sealed = c.seal_entry(&seal_ad(kind, &id, zstd, size), stored);
+                sealed.as_slice()
+            }
+            None => stored,
+        };
         self.entries.push(Entry {
             kind,
             id,
@@ -175,11 +214,9 @@ fn damaged(e: &Entry, pack: &Id, why: impl std::fmt::Display) -> Error {
 
 /// Checks an object read from `pack` against its id and returns its decoded content (for a
 /// chunked blob, its chunk list record, checked for form only). Nothing read from a remote is
-/// used before passing here.
+/// used before passing here; its length, and on an encrypted remote its seal, were checked
+/// before (`Remote::unseal_entry`).
 pub fn check(e: &Entry, pack: &Id, stored: &[u8]) -> Result<Vec<u8>> {
-    if stored.len() != e.len as usize {
-        return Err(damaged(e, pack, "truncated"));
-    }
     if e.kind == ObjKind::ChunkedBlob {
         return match blob::decode_blob(&e.id, stored) {
             Ok(blob::BlobRecord::Chunked { size, .. }) if size == e.size => Ok(stored.to_vec()),

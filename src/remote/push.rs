@@ -258,7 +258,7 @@ pub fn push(
     progress.start("push", total, (data.len() + trees.len()) as u64);
     let mut inflight: std::collections::VecDeque<super::Upload> = Default::default();
     for group in [&data, &trees] {
-        let mut pack = PackBuilder::default();
+        let mut pack = remote.pack_builder();
         for item in group {
             let mut zstd = item.zstd;
             let stored = match (&item.inline, &item.span) {

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Encrypted against plain remotes: rewind's first push and restore --remote (empty store, empty
+# directory) of a tree to a file:// remote, plain and `--encrypt` (password; one argon2id
+# derivation per command is included), beside restic backup / restore to a local repository
+# (restic encrypts too) when restic is installed. Wall and CPU (user + system) seconds.
+#
+# usage: benches/remote-crypt.sh [-n RUNS] [CORPUS]
+#   CORPUS  the tree (default /work/corpus/linux)
+#   -n      runs per measurement (default 1; medians when more)
+# Every timed command is echoed. The page cache is refilled (the tree or the store read) right
+# before each timed run, and old stores and targets are moved aside, deleted only at the end.
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")/.." && pwd)
+RUNS=1
+while getopts n: opt; do
+	case $opt in
+	n) RUNS=$OPTARG ;;
+	*) sed -n '2,11p' "$0" >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+CORPUS=${1:-/work/corpus/linux}
+(cd "$HERE" && cargo build --release --quiet -p rewind-cli)
+R="$HERE/target/release/rewind"
+SCRATCH=$(mktemp -d /tmp/rewind-crypt-bench.XXXXXX)
+trap 'rm -rf "$SCRATCH"' EXIT
+mkdir -p "$SCRATCH/trash"
+trash() { for p in "$@"; do [ -e "$p" ] && mv "$p" "$SCRATCH/trash/$(date +%s%N)"; done; true; }
+export REWIND_REMOTE_PASSWORD=bench RESTIC_PASSWORD=bench
+warm() { tar -cf - "$@" 2>/dev/null >/dev/null; }
+
+# timed LABEL CMD...: appends "wall cpu" of one run to $SCRATCH/LABEL.
+timed() {
+	local label=$1
+	shift
+	echo "+ $*" >&2
+	/usr/bin/time -f '%e %U %S' -o "$SCRATCH/time" "$@" >/dev/null
+	awk '{printf "%.2f %.2f\n", $1, $2 + $3}' "$SCRATCH/time" >>"$SCRATCH/$label"
+}
+med() { # column $2 of file $1, median
+	awk -v c="$2" '{print $c}' "$SCRATCH/$1" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
+}
+
+run_rewind() { # $1 = label, $2... = extra `remote add` flags
+	local label=$1 i snap
+	shift
+	for i in $(seq "$RUNS"); do
+		trash "$SCRATCH/store" "$SCRATCH/store2" "$SCRATCH/dest" "$SCRATCH/remote"
+		"$R" --store "$SCRATCH/store" -C "$CORPUS" snapshot -q >/dev/null
+		"$R" --store "$SCRATCH/store" remote add bench "file://$SCRATCH/remote" "$@" >/dev/null
+		warm "$SCRATCH/store"
+		timed "$label.push" "$R" --store "$SCRATCH/store" -C "$CORPUS" push bench -q
+		snap=$("$R" --store "$SCRATCH/store" -C "$CORPUS" log -n 1 --json |
+			python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])')
+		mkdir -p "$SCRATCH/dest"
+		warm "$SCRATCH/remote"
+		timed "$label.restore" "$R" --store "$SCRATCH/store2" -C "$SCRATCH/dest" -q \
+			restore --remote "file://$SCRATCH/remote" "$snap"
+		if diff -r --no-dereference "$CORPUS" "$SCRATCH/dest" | grep -v "^Only in $CORPUS" | grep -q .; then
+			echo "restored tree differs!" >&2
+			exit 1
+		fi
+		du -sb "$SCRATCH/remote" | cut -f1 >"$SCRATCH/$label.bytes"
+	done
+}
+
+run_restic() {
+	local i
+	for i in $(seq "$RUNS"); do
+		trash "$SCRATCH/restic" "$SCRATCH/rdest"
+		restic -r "$SCRATCH/restic" init -q >/dev/null
+		warm "$CORPUS"
+		timed restic.push restic -r "$SCRATCH/restic" backup -q "$CORPUS"
+		warm "$SCRATCH/restic"
+		timed restic.restore restic -r "$SCRATCH/restic" restore -q latest --target "$SCRATCH/rdest"
+		du -sb "$SCRATCH/restic" | cut -f1 >"$SCRATCH/restic.bytes"
+	done
+}
+
+# Interleaved, so a slow spell of the shared machine hits both sides.
+run_rewind plain
+run_rewind encrypted --encrypt
+have_restic=0
+if command -v restic >/dev/null; then
+	have_restic=1
+	run_restic
+fi
+
+row() { # label measurement
+	printf '%s / %s' "$(med "$1.$2" 1)" "$(med "$1.$2" 2)"
+}
+ratio() { awk -v a="$(med "encrypted.$1" "$2")" -v b="$(med "plain.$1" "$2")" 'BEGIN {printf "%.2f", a / b}'; }
+cat <<EOF
+
+$CORPUS: $(find "$CORPUS" -type f | wc -l) files, $(du -sh "$CORPUS" | cut -f1); file:// remote;
+medians of $RUNS run(s); wall / CPU (user+system) seconds
+| measurement              | plain         | encrypted     | ratio wall / CPU      | restic        |
+|--------------------------|---------------|---------------|-----------------------|---------------|
+| first push / backup      | $(row plain push) | $(row encrypted push) | $(ratio push 1) / $(ratio push 2) | $([ $have_restic = 1 ] && row restic push || echo -) |
+| restore --remote         | $(row plain restore) | $(row encrypted restore) | $(ratio restore 1) / $(ratio restore 2) | $([ $have_restic = 1 ] && row restic restore || echo -) |
+| remote bytes             | $(cat "$SCRATCH/plain.bytes") | $(cat "$SCRATCH/encrypted.bytes") | | $([ $have_restic = 1 ] && cat "$SCRATCH/restic.bytes" || echo -) |
+EOF

@@ -1,0 +1,552 @@
+//! Encrypted remotes, end to end with the real binary against moto's S3 server (and a
+//! `file://` directory where a test edits the stored files): a round trip with the right key;
+//! a wrong key, a truncated, swapped or flipped object refused with a clear message and
+//! nothing restored; no plaintext name, content or id anywhere in the bucket (checked against
+//! an unencrypted remote of the same data, where they are found); a password change.
+
+use crate::common;
+use crate::remote::{Remote, fill, head};
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use common::{Env, list_disk, noise, write_file};
+
+const PW: &str = "correct horse battery staple";
+
+/// A file name and contents no compressor hides (no repetition), and a tag name.
+const SECRET_NAME: &[u8] = b"quarterly-acquisition-plan-7f3q.txt";
+const SECRET_TAG: &str = "release-codename-bluefin";
+
+fn secret_content() -> Vec<u8> {
+    let mut c = b"PLAINTEXT-CANARY-Zq8vW2 merger terms: 41.7 per share; ".to_vec();
+    c.extend_from_slice(&noise(77, 2000));
+    c
+}
+
+/// A command against `r` with `password` in the environment (none when None).
+fn cmd(r: &Remote, store: &Path, ws: &Path, password: Option<&str>, args: &[&str]) -> Command {
+    let mut c = r.cmd(store, ws, args);
+    c.env_remove("REWIND_REMOTE_PASSWORD");
+    c.env_remove("REWIND_REMOTE_PASSWORD_FILE");
+    if let Some(pw) = password {
+        c.env("REWIND_REMOTE_PASSWORD", pw);
+    }
+    c
+}
+
+fn run(r: &Remote, store: &Path, ws: &Path, password: Option<&str>, args: &[&str]) -> Output {
+    cmd(r, store, ws, password, args)
+        .output()
+        .expect("spawn rewind")
+}
+
+fn ok(r: &Remote, store: &Path, ws: &Path, password: Option<&str>, args: &[&str]) -> String {
+    let out = run(r, store, ws, password, args);
+    assert!(
+        out.status.success(),
+        "rewind {args:?}: {}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn json(r: &Remote, store: &Path, ws: &Path, pw: Option<&str>, args: &[&str]) -> serde_json::Value {
+    let mut a = vec!["--json"];
+    a.extend_from_slice(args);
+    serde_json::from_str(&ok(r, store, ws, pw, &a)).expect("json")
+}
+
+/// Fails with exit status 1 or more, and returns stderr.
+fn refused(r: &Remote, store: &Path, ws: &Path, pw: Option<&str>, args: &[&str]) -> String {
+    let out = run(r, store, ws, pw, args);
+    assert!(
+        !out.status.success(),
+        "rewind {args:?} succeeded: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Every object in the bucket as stored (read through the S3 API without a key): name, bytes.
+fn raw_objects(r: &Remote) -> Vec<(String, Vec<u8>)> {
+    let remote = r.open();
+    let mut out = Vec::new();
+    out.push((
+        "rewind-remote".to_string(),
+        remote.get("rewind-remote").unwrap().unwrap_or_default(),
+    ));
+    for dir in [
+        "packs",
+        "index",
+        "snapshots",
+        "refs",
+        "artifacts",
+        "logs",
+        "locks",
+        "keys",
+    ] {
+        for (name, _) in remote.list(dir).unwrap() {
+            let key = format!("{dir}/{name}");
+            let bytes = remote.get(&key).unwrap().expect("listed object");
+            out.push((key, bytes));
+        }
+    }
+    out
+}
+
+/// The strings of `needles` found in any object's name or bytes.
+fn found(objects: &[(String, Vec<u8>)], needles: &[Vec<u8>]) -> Vec<String> {
+    let mut hits = Vec::new();
+    for needle in needles {
+        let n = String::from_utf8_lossy(needle).into_owned();
+        for (name, bytes) in objects {
+            if name
+                .as_bytes()
+                .windows(needle.len())
+                .any(|w| w == needle.as_slice())
+                || bytes.windows(needle.len()).any(|w| w == needle.as_slice())
+            {
+                hits.push(format!("{n} in {name}"));
+            }
+        }
+    }
+    hits
+}
+
+/// A workspace with the secrets, two snapshots, the secret tag on the first.
+fn secrets(e: &Env) {
+    fill(&e.ws, 3);
+    write_file(&e.ws, SECRET_NAME, &secret_content());
+    e.ok(&["snapshot", "-q"]);
+    e.ok(&["tag", SECRET_TAG, "@"]);
+    e.write("src/main.rs", b"fn main() { println!(\"second\"); }\n");
+    e.ok(&["snapshot", "-q"]);
+}
+
+/// What must not be seen in an encrypted bucket: the file name, its content, the tag, the
+/// workspace's path, and the ids (the content's BLAKE3, the snapshot's), which would say
+/// which files equal known ones.
+fn needles(e: &Env) -> Vec<Vec<u8>> {
+    let blob = blake3::hash(&secret_content()).to_hex().to_string();
+    vec![
+        SECRET_NAME.to_vec(),
+        b"PLAINTEXT-CANARY-Zq8vW2".to_vec(),
+        SECRET_TAG.as_bytes().to_vec(),
+        e.ws.to_string_lossy().as_bytes().to_vec(),
+        blob.as_bytes().to_vec(),
+        blake3::hash(&secret_content()).as_bytes().to_vec(),
+        head(e).into_bytes(),
+    ]
+}
+
+fn encrypted_round_trip(r: &Remote, plain: &Remote, e: &Env) {
+    secrets(e);
+    let add = ok(
+        r,
+        &e.store,
+        &e.ws,
+        Some(PW),
+        &["remote", "add", "origin", &r.url, "--encrypt"],
+    );
+    assert!(add.contains("encrypted, new key"), "{add}");
+    let p = json(r, &e.store, &e.ws, Some(PW), &["push", "--all"]);
+    assert_eq!(p["snapshots_sent"], 2, "{p}");
+    let again = json(r, &e.store, &e.ws, Some(PW), &["push", "--all"]);
+    assert_eq!(
+        again["objects_sent"], 0,
+        "a second push finds it all: {again}"
+    );
+
+    // Nothing readable in the bucket; the same data pushed unencrypted shows every needle, so
+    // this check sees them when they are there.
+    let needles = needles(e);
+    let objects = raw_objects(r);
+    assert!(objects.len() > 6, "{} objects", objects.len());
+    let hits = found(&objects, &needles);
+    assert!(
+        hits.is_empty(),
+        "plaintext in the encrypted bucket: {hits:?}"
+    );
+    ok(
+        plain,
+        &e.store,
+        &e.ws,
+        None,
+        &["remote", "add", "plain", &plain.url],
+    );
+    ok(plain, &e.store, &e.ws, None, &["push", "plain", "--all"]);
+    let plain_hits = found(&raw_objects(plain), &needles);
+    for n in [&needles[0], &needles[1], &needles[2], &needles[6]] {
+        let n = String::from_utf8_lossy(n);
+        assert!(
+            plain_hits.iter().any(|h| h.starts_with(&*n)),
+            "the unencrypted bucket shows {n}: {plain_hits:?}"
+        );
+    }
+
+    // restore --remote by URL into an empty directory, on a machine with no history.
+    let b_store = e.tmp.path().join("storeB");
+    let dest = e.tmp.path().join("dest");
+    std::fs::create_dir(&dest).unwrap();
+    let out = ok(
+        r,
+        &b_store,
+        &dest,
+        Some(PW),
+        &["restore", "--remote", &r.url, SECRET_TAG],
+    );
+    assert!(out.contains("restored"), "{out}");
+    let v1 = e.tmp.path().join("v1");
+    std::fs::create_dir(&v1).unwrap();
+    e.ok_in(&v1, &["restore", SECRET_TAG]);
+    assert_eq!(list_disk(&dest), list_disk(&v1));
+
+    // pull into a third store: both snapshots and the tag, verified.
+    let c_store = e.tmp.path().join("storeC");
+    let c_ws = e.tmp.path().join("c");
+    std::fs::create_dir(&c_ws).unwrap();
+    ok(
+        r,
+        &c_store,
+        &c_ws,
+        Some(PW),
+        &["remote", "add", "origin", &r.url, "--encrypt"],
+    );
+    let pulled = json(r, &c_store, &c_ws, Some(PW), &["pull"]);
+    assert_eq!(pulled["snapshots_received"], 2, "{pulled}");
+    assert_eq!(
+        pulled["tags_set"],
+        serde_json::json!([SECRET_TAG]),
+        "{pulled}"
+    );
+    let latest = e.tmp.path().join("latest");
+    std::fs::create_dir(&latest).unwrap();
+    ok(r, &c_store, &latest, None, &["restore", &head(e)]);
+    assert_eq!(list_disk(&latest), list_disk(&e.ws));
+    let v = json(
+        r,
+        &c_store,
+        &latest,
+        Some(PW),
+        &["verify", "--remote", "origin", "--full"],
+    );
+    assert_eq!(v["ok"], true, "{v}");
+
+    // A second machine sharing the key deduplicates: its push of the same tree sends nothing.
+    let d_store = e.tmp.path().join("storeD");
+    let d_ws = e.tmp.path().join("d");
+    std::fs::create_dir(&d_ws).unwrap();
+    e.ok_in(&d_ws, &["restore", &head(e)]);
+    let snap = rewind_in(&d_store, &d_ws, &["snapshot", "-q"]);
+    assert!(snap.status.success());
+    ok(
+        r,
+        &d_store,
+        &d_ws,
+        Some(PW),
+        &["remote", "add", "origin", &r.url, "--encrypt"],
+    );
+    let d = json(r, &d_store, &d_ws, Some(PW), &["push"]);
+    assert_eq!(d["objects_sent"], 0, "same key, same names: {d}");
+}
+
+fn rewind_in(store: &Path, ws: &Path, args: &[&str]) -> Output {
+    common::rewind_bin()
+        .arg("--store")
+        .arg(store)
+        .arg("-C")
+        .arg(ws)
+        .args(args)
+        .output()
+        .expect("spawn rewind")
+}
+
+#[test]
+fn encrypted_round_trip_s3() {
+    let (Some(r), Some(plain)) = (Remote::s3("crypt-rt"), Remote::s3("crypt-rt-plain")) else {
+        return;
+    };
+    encrypted_round_trip(&r, &plain, &Env::new());
+}
+
+#[test]
+fn encrypted_round_trip_file() {
+    let e = Env::new();
+    let r = Remote::file(e.tmp.path());
+    let plain = Remote::file(&e.tmp.path().join("p"));
+    encrypted_round_trip(&r, &plain, &e);
+}
+
+/// The local store holds no snapshot (nothing half-pulled), if it exists at all.
+fn store_is_empty(store: &Path) {
+    if !store.exists() {
+        return;
+    }
+    let s = rewind::Store::open(store, rewind::StoreOptions::default()).expect("open store");
+    let all = s.reader().unwrap().all_snapshots().unwrap();
+    assert!(all.is_empty(), "the store holds {} snapshots", all.len());
+}
+
+/// A wrong key, no key, a truncated object, two swapped objects and a flipped byte: each
+/// refused with what is wrong, nothing restored or pulled.
+fn damage_refused(r: &Remote, e: &Env) {
+    secrets(e);
+    ok(
+        r,
+        &e.store,
+        &e.ws,
+        Some(PW),
+        &["remote", "add", "origin", &r.url, "--encrypt"],
+    );
+    ok(r, &e.store, &e.ws, Some(PW), &["push", "--all", "-q"]);
+    let b_store = e.tmp.path().join("storeB");
+    let b_ws = e.tmp.path().join("b");
+    std::fs::create_dir(&b_ws).unwrap();
+    let dest = e.tmp.path().join("dest");
+    std::fs::create_dir(&dest).unwrap();
+
+    let err = refused(
+        r,
+        &b_store,
+        &dest,
+        Some("wrong"),
+        &["restore", "--remote", &r.url, SECRET_TAG],
+    );
+    assert!(err.contains("opens none of its 1 keys"), "{err}");
+    assert!(err.contains("REWIND_REMOTE_PASSWORD"), "hint: {err}");
+    let err = refused(
+        r,
+        &b_store,
+        &dest,
+        None,
+        &["restore", "--remote", &r.url, SECRET_TAG],
+    );
+    assert!(err.contains("is encrypted"), "{err}");
+    assert_eq!(std::fs::read_dir(&dest).unwrap().count(), 0);
+    store_is_empty(&b_store);
+
+    // Raw access: names as stored, bytes as stored.
+    let raw = r.open();
+    let snaps = raw.list("snapshots").unwrap();
+    assert_eq!(snaps.len(), 2);
+    let (a, b) = (
+        format!("snapshots/{}", snaps[0].0),
+        format!("snapshots/{}", snaps[1].0),
+    );
+    let a_bytes = raw.get(&a).unwrap().unwrap();
+    let b_bytes = raw.get(&b).unwrap().unwrap();
+
+    // Swapped: each record under the other's name.
+    raw.put(&a, b_bytes.clone()).unwrap();
+    raw.put(&b, a_bytes.clone()).unwrap();
+    let err = refused(r, &b_store, &b_ws, Some(PW), &["pull", &r.url]);
+    assert!(err.contains("fails authentication"), "swapped: {err}");
+    store_is_empty(&b_store);
+
+    // Truncated.
+    raw.put(&a, a_bytes[..a_bytes.len() - 7].to_vec()).unwrap();
+    raw.put(&b, b_bytes.clone()).unwrap();
+    let err = refused(r, &b_store, &b_ws, Some(PW), &["pull", &r.url]);
+    assert!(err.contains("fails authentication"), "truncated: {err}");
+    store_is_empty(&b_store);
+    raw.put(&a, a_bytes).unwrap();
+
+    // A flipped byte in the largest pack: restore --remote refuses, the directory stays empty.
+    let packs = raw.list("packs").unwrap();
+    let (pack, _) = packs.iter().max_by_key(|(_, len)| *len).unwrap();
+    let key = format!("packs/{pack}");
+    let mut bytes = raw.get(&key).unwrap().unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0x20;
+    raw.put(&key, bytes).unwrap();
+    let err = refused(
+        r,
+        &b_store,
+        &dest,
+        Some(PW),
+        &["restore", "--remote", &r.url, SECRET_TAG],
+    );
+    assert!(err.contains("fails authentication"), "flipped: {err}");
+    assert_eq!(
+        std::fs::read_dir(&dest).unwrap().count(),
+        0,
+        "nothing restored"
+    );
+    let v = run(
+        r,
+        &e.store,
+        &e.ws,
+        Some(PW),
+        &["verify", "--remote", "origin", "--full"],
+    );
+    assert_eq!(v.status.code(), Some(1), "verify finds it");
+
+    // Two indexes swapped: verify names them, pull refuses.
+    let idx = raw.list("index").unwrap();
+    assert!(idx.len() >= 2, "data and tree packs: {idx:?}");
+    let (a, b) = (format!("index/{}", idx[0].0), format!("index/{}", idx[1].0));
+    let (a_bytes, b_bytes) = (raw.get(&a).unwrap().unwrap(), raw.get(&b).unwrap().unwrap());
+    raw.put(&a, b_bytes).unwrap();
+    raw.put(&b, a_bytes).unwrap();
+    let v = run(
+        r,
+        &e.store,
+        &e.ws,
+        Some(PW),
+        &["verify", "--remote", "origin"],
+    );
+    assert_eq!(v.status.code(), Some(1), "verify finds it");
+    let text = String::from_utf8_lossy(&v.stdout);
+    assert!(text.contains("fails authentication"), "{text}");
+    let err = refused(r, &b_store, &b_ws, Some(PW), &["pull", &r.url]);
+    assert!(
+        err.contains("fails authentication"),
+        "swapped indexes: {err}"
+    );
+    store_is_empty(&b_store);
+}
+
+#[test]
+fn damage_refused_s3() {
+    let Some(r) = Remote::s3("crypt-damage") else {
+        return;
+    };
+    damage_refused(&r, &Env::new());
+}
+
+/// `remote passwd`: the new password opens it, the old one no longer does, no data moved;
+/// a key file works the same way.
+#[test]
+fn passwd_changes_the_key_not_the_data_s3() {
+    let Some(r) = Remote::s3("crypt-passwd") else {
+        return;
+    };
+    let e = Env::new();
+    secrets(&e);
+    ok(
+        &r,
+        &e.store,
+        &e.ws,
+        Some(PW),
+        &["remote", "add", "origin", &r.url, "--encrypt"],
+    );
+    ok(&r, &e.store, &e.ws, Some(PW), &["push", "--all", "-q"]);
+    let packs_before = r.open().list("packs").unwrap();
+
+    let out = cmd(
+        &r,
+        &e.store,
+        &e.ws,
+        Some(PW),
+        &["remote", "passwd", "origin"],
+    )
+    .env("REWIND_REMOTE_NEW_PASSWORD", "new secret")
+    .output()
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        r.open().list("packs").unwrap(),
+        packs_before,
+        "no data re-uploaded"
+    );
+    assert_eq!(
+        r.open().list("keys").unwrap().len(),
+        1,
+        "the old key object is gone"
+    );
+
+    let b_store = e.tmp.path().join("storeB");
+    let b_ws = e.tmp.path().join("b");
+    std::fs::create_dir(&b_ws).unwrap();
+    let err = refused(&r, &b_store, &b_ws, Some(PW), &["pull", &r.url]);
+    assert!(err.contains("opens none of its"), "{err}");
+    let pulled = json(&r, &b_store, &b_ws, Some("new secret"), &["pull", &r.url]);
+    assert_eq!(pulled["snapshots_received"], 2, "{pulled}");
+
+    // To a key file, kept in remotes.toml: no password needed afterwards.
+    let key = e.tmp.path().join("key");
+    std::fs::write(&key, noise(9, 32)).unwrap();
+    let out = cmd(
+        &r,
+        &e.store,
+        &e.ws,
+        Some("new secret"),
+        &["remote", "passwd", "origin", "--new-key-file"],
+    )
+    .arg(&key)
+    .output()
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json(&r, &e.store, &e.ws, None, &["verify", "--remote", "origin"]);
+    assert_eq!(v["ok"], true, "{v}");
+    let err = refused(&r, &b_store, &b_ws, Some("new secret"), &["pull", &r.url]);
+    assert!(err.contains("opens none of its"), "{err}");
+}
+
+/// An unencrypted bucket cannot be added with --encrypt (its data would stay in the clear),
+/// and an encrypted one read as plain says it is encrypted.
+#[test]
+fn plain_and_encrypted_do_not_mix() {
+    let e = Env::new();
+    let plain = Remote::file(e.tmp.path());
+    fill(&e.ws, 4);
+    e.ok(&["snapshot", "-q"]);
+    ok(
+        &plain,
+        &e.store,
+        &e.ws,
+        None,
+        &["remote", "add", "p", &plain.url],
+    );
+    ok(&plain, &e.store, &e.ws, None, &["push", "p", "-q"]);
+    let err = refused(
+        &plain,
+        &e.store,
+        &e.ws,
+        Some(PW),
+        &["remote", "add", "q", &plain.url, "--encrypt"],
+    );
+    assert!(err.contains("holds an unencrypted remote"), "{err}");
+
+    let enc = Remote::file(&e.tmp.path().join("enc"));
+    ok(
+        &enc,
+        &e.store,
+        &e.ws,
+        Some(PW),
+        &["remote", "add", "x", &enc.url, "--encrypt"],
+    );
+    ok(&enc, &e.store, &e.ws, Some(PW), &["push", "x", "-q"]);
+    let err = refused(
+        &enc,
+        &e.store,
+        &e.ws,
+        None,
+        &["remote", "add", "y", &enc.url],
+    );
+    assert!(err.contains("is encrypted"), "{err}");
+    assert!(err.contains("--encrypt"), "{err}");
+    // Added without checking, it is refused at the first use.
+    ok(
+        &enc,
+        &e.store,
+        &e.ws,
+        None,
+        &["remote", "add", "y", &enc.url, "--no-check"],
+    );
+    let err = refused(&enc, &e.store, &e.ws, None, &["push", "y"]);
+    assert!(err.contains("is encrypted"), "{err}");
+    // The encrypted marker is format 2: a rewind reading only format 1 refuses it.
+    let marker = std::fs::read_to_string(enc.dir.as_ref().unwrap().join("rewind-remote")).unwrap();
+    assert!(marker.contains("\"format\": 2"), "{marker}");
+}
