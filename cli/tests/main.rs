@@ -35,6 +35,7 @@ mod oplog;
 mod overlay;
 mod overlay_hunks;
 mod overlay_isolation;
+mod overlay_runs;
 mod polish;
 mod race;
 mod remote;
