@@ -623,6 +623,7 @@ pub fn restore_review(
         Some(root),
         &crate::compare::DiffRequest {
             renames: false,
+            rename_score: crate::diff::similar::DEFAULT_RENAME_SCORE,
             paths: paths.to_vec(),
         },
     )?;

@@ -317,6 +317,7 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
                 context: 3,
                 exit_code: false,
                 no_renames: false,
+                find_renames: None,
                 diff_timeout: 5.0,
                 hunks: true,
                 paths: Vec::new(),

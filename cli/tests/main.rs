@@ -39,6 +39,7 @@ mod overlay_runs;
 mod polish;
 mod race;
 mod remote;
+mod renames_similar;
 mod restore;
 mod revert_rename;
 mod review_page;

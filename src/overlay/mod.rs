@@ -582,6 +582,7 @@ pub fn finish_run(store: &Store, rec: &mut OverlayRecord, session: RunSession) -
             None,
             &DiffRequest {
                 renames: false,
+                rename_score: crate::diff::similar::DEFAULT_RENAME_SCORE,
                 paths: Vec::new(),
             },
         )?;
@@ -758,6 +759,7 @@ fn pending_between(
         None,
         &DiffRequest {
             renames,
+            rename_score: crate::diff::similar::DEFAULT_RENAME_SCORE,
             paths: Vec::new(),
         },
     )?;
@@ -1406,6 +1408,7 @@ pub fn move_state(store: &Store, id: u64, from: Id, to: Id, force: bool) -> Resu
         None,
         &DiffRequest {
             renames: false,
+            rename_score: crate::diff::similar::DEFAULT_RENAME_SCORE,
             paths: Vec::new(),
         },
     )?;

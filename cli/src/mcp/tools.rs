@@ -292,6 +292,7 @@ fn checkpoint(st: &State, p: CheckpointParams) -> Result<wire::Checkpoint> {
                 None,
                 &rewind::DiffRequest {
                     renames: true,
+                    rename_score: rewind::diff::similar::DEFAULT_RENAME_SCORE,
                     paths: Vec::new(),
                 },
             )?;
@@ -386,6 +387,7 @@ fn changes(st: &State, p: ChangesParams) -> Result<wire::Changes> {
     drop(reader);
     let req = rewind::DiffRequest {
         renames: true,
+        rename_score: rewind::diff::similar::DEFAULT_RENAME_SCORE,
         paths: paths(st, &p.paths)?,
     };
     let d = rewind::diff(&st.store, a, b, Some(&st.root), &req)?;
