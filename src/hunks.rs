@@ -819,6 +819,49 @@ mod tests {
     }
 
     #[test]
+    fn split_owned_cuts_between_owners_even_on_adjacent_lines() {
+        let old = text(30, &|i| format!("line {i}\n"));
+        let edit = |pairs: &[(usize, &str)]| {
+            text(30, &|i| match pairs.iter().find(|(n, _)| *n == i) {
+                Some((_, s)) => s.to_string(),
+                None => format!("line {i}\n"),
+            })
+        };
+        // Lines 10 and 11 changed by owners 1 and 2: one block, no unchanged line between.
+        let new = edit(&[(10, "TEN\n"), (11, "ELEVEN\n")]);
+        let hs = file_hunks(b"f", &old, &new);
+        assert_eq!(hs.len(), 1);
+        assert_eq!(split(b"f", &hs[0]).len(), 1, "split alone cannot cut it");
+        let owner = |_added: bool, i: usize| if i == 9 { 1 } else { 2 };
+        let parts = split_owned(b"f", &hs[0], &owner);
+        assert_eq!(parts.len(), 2);
+        assert_eq!((parts[0].1, parts[1].1), (Some(1), Some(2)));
+        let ps: Vec<ReviewHunk> = parts.iter().map(|(p, _)| p.clone()).collect();
+        for (p, want) in ps
+            .iter()
+            .zip([edit(&[(10, "TEN\n")]), edit(&[(11, "ELEVEN\n")])])
+        {
+            assert_eq!(select(&old, &new, &ps, &|id| id == p.id), want);
+            assert_eq!(
+                p.id,
+                file_hunks(b"f", &old, &want)[0].id,
+                "the change's own id"
+            );
+        }
+        assert_eq!(select(&old, &new, &ps, &|_| true), new);
+        // One owner: the hunk comes back whole, with that owner.
+        let one = split_owned(b"f", &hs[0], &|_, _| 7);
+        assert_eq!(one, vec![(hs[0].clone(), Some(7))]);
+        // Owners whose removals and additions meet in opposite orders cannot be cut.
+        let crossed = |added: bool, i: usize| match (added, i) {
+            (false, 9) | (true, 10) => 1,
+            _ => 2,
+        };
+        let mixed = split_owned(b"f", &hs[0], &crossed);
+        assert_eq!(mixed, vec![(hs[0].clone(), None)]);
+    }
+
+    #[test]
     fn a_file_without_a_final_newline_keeps_it_that_way() {
         let old = b"a\nb\nc".to_vec();
         let new = b"a\nB\nc".to_vec();
