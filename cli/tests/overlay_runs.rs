@@ -43,8 +43,11 @@ fn two_runs(backend: &str, a: usize, b: usize) -> (Env, String) {
     (env, id)
 }
 
-/// `overlay diff --by-run --json`'s groups as (run, [(path, [changed lines])]).
-fn by_run(env: &Env, id: &str) -> Vec<(Value, Vec<(String, Vec<String>)>)> {
+/// A run's group: (run, [(path, [changed lines])]).
+type Group = (Value, Vec<(String, Vec<String>)>);
+
+/// `overlay diff --by-run --json`'s groups.
+fn by_run(env: &Env, id: &str) -> Vec<Group> {
     let v = json(env, &["--json", "overlay", "diff", id, "--by-run"]);
     assert_eq!(
         v["overlay"].as_u64().map(|n| n.to_string()),

@@ -817,6 +817,9 @@ fn review(
         .map(|hs| hs.into_iter().map(|(h, _)| h).collect()))
 }
 
+/// A file's hunks, each with the run that made it (`None`: several, interleaved).
+type OwnedHunks = Vec<(hunks::ReviewHunk, Option<u32>)>;
+
 /// [`review`], with each hunk's run (see [`by_run`]): a hunk with a part `wanted` (or, with
 /// `by_run`, every hunk of several runs) is shown as its parts.
 fn review_with(
@@ -826,7 +829,7 @@ fn review_with(
     undone: &std::collections::HashSet<u64>,
     wanted: &dyn Fn(&str) -> bool,
     by_run: bool,
-) -> Result<Option<Vec<(hunks::ReviewHunk, Option<u32>)>>> {
+) -> Result<Option<OwnedHunks>> {
     let Some((old, new)) = hunks::texts(reader, c)? else {
         return Ok(None);
     };
