@@ -47,7 +47,8 @@ import json, sys
 b = json.load(sys.stdin)
 base = min(b["snapshots"], key=lambda k: b["snapshots"][k]["time_ns"])
 print(sum(1 for l in b["lines"] if l["snapshot"] == base))' > "$work/rb"
-G blame -s "$file" | awk -v root="$(G rev-list --max-parents=0 HEAD | cut -c1-8)" 'index($0, root) == 1' | wc -l > "$work/gb"
+# git marks the root commit's lines with '^' and one hex digit less.
+G blame -s "$file" | awk -v root="$(G rev-list --max-parents=0 HEAD | cut -c1-7)" 'index($0, "^" root) == 1 || index($0, root) == 1' | wc -l > "$work/gb"
 printf '%s (%s lines, %s versions, %s files): rewind blame FILE @ median %s ms, live file %s ms; git blame %s ms (%s runs); lines blamed on the base: rewind %s, git %s\n' \
 	"$file" "$(wc -l < "$ws/$file")" "$versions" "$(find "$ws" -path "$ws/.git" -prune -o -type f -print | wc -l)" \
 	"$(median < "$work/r")" "$(median < "$work/l")" "$(median < "$work/g")" "$runs" "$(cat "$work/rb")" "$(cat "$work/gb")"

@@ -114,6 +114,7 @@ pub(crate) fn plan_carry_with(
         None,
         &DiffRequest {
             renames,
+            rename_score: crate::diff::similar::DEFAULT_RENAME_SCORE,
             paths: paths.to_vec(),
         },
     )?;

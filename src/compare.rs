@@ -39,8 +39,12 @@ pub enum Rev {
 /// What to compare.
 #[derive(Clone, Debug)]
 pub struct DiffRequest {
-    /// Pair exact renames.
+    /// Pair renames: exact ones, and (with `rename_score` under 100) a deleted and an added
+    /// file whose contents are that similar, as git's `-M` does.
     pub renames: bool,
+    /// The least similarity, in percent, of a rename with edits (git's default 50; 100:
+    /// exact renames only). See [`crate::diff::similar`].
+    pub rename_score: u8,
     /// Only these paths (and what is below them); empty for everything.
     pub paths: Vec<RelPath>,
 }
@@ -49,6 +53,7 @@ impl Default for DiffRequest {
     fn default() -> Self {
         DiffRequest {
             renames: true,
+            rename_score: crate::diff::similar::DEFAULT_RENAME_SCORE,
             paths: Vec::new(),
         }
     }
@@ -103,6 +108,7 @@ pub fn live_changes(store: &Store, from: Id, root: &Path) -> Result<Diff> {
         Some(root),
         &DiffRequest {
             renames: false,
+            rename_score: crate::diff::similar::DEFAULT_RENAME_SCORE,
             paths: Vec::new(),
         },
     )
@@ -163,7 +169,7 @@ pub fn diff(
         req.renames,
     )?;
     let workspace = live.as_ref().map(|r| r.workspace.clone());
-    Ok(Diff {
+    let mut d = Diff {
         reader,
         pending,
         workspace,
@@ -171,7 +177,16 @@ pub fn diff(
         new_live: b == Rev::Live,
         changes,
         live,
-    })
+    };
+    if req.renames {
+        let mut changes = std::mem::take(&mut d.changes);
+        crate::diff::similar::pair_similar(&mut changes, req.rename_score, &|c, old| {
+            d.content(c, old)
+        })?;
+        changes.sort_by(|x, y| x.path.cmp(&y.path));
+        d.changes = changes;
+    }
+    Ok(d)
 }
 
 fn entry_kind(k: Kind) -> EntryKind {
@@ -243,6 +258,20 @@ impl Diff {
         Ok(Box::new(BufReader::with_capacity(1 << 16, r)))
     }
 
+    /// A rename's similarity in percent, as its `similarity index` line shows it (100 for an
+    /// exact rename and for any other change).
+    pub fn similarity(&self, change: &FileChange) -> Result<u8> {
+        match (change.status, change.old, change.new) {
+            (ChangeStatus::Renamed, Some(o), Some(n)) if o.id != n.id => {
+                Ok(crate::diff::similar::similarity(
+                    &self.content(change, true)?,
+                    &self.content(change, false)?,
+                ))
+            }
+            _ => Ok(100),
+        }
+    }
+
     /// Line statistics of one change (binary files have none).
     pub fn stat(&self, change: &FileChange, opts: &DiffOptions) -> Result<FileStat> {
         let old = self.content(change, true)?;
@@ -254,9 +283,10 @@ impl Diff {
             new_size: new.len() as u64,
             ..FileStat::default()
         };
+        let exact = change.old.map(|o| o.id) == change.new.map(|n| n.id);
         if !binary
             && change.status != ChangeStatus::ModeChanged
-            && change.status != ChangeStatus::Renamed
+            && !(change.status == ChangeStatus::Renamed && exact)
         {
             let d = line_diff(&old, &new, opts);
             st.insertions = d.insertions as u64;
@@ -316,7 +346,7 @@ impl Diff {
             (ChangeStatus::Renamed, Some(o), Some(n)) => Change::Renamed {
                 old: side(o, old_path),
                 new: side(n, &c.path),
-                similarity: 100,
+                similarity: self.similarity(c)?,
             },
             (_, Some(o), Some(n)) => Change::Modified {
                 old: side(o, old_path),

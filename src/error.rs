@@ -344,6 +344,17 @@ pub enum Error {
         overlay: u64,
     },
 
+    /// A run number the overlay has not recorded.
+    #[error("overlay {overlay} has no run {run} ({})", if *.runs == 0 { "no command has run in it".to_string() } else { format!("its runs are 1 to {}", .runs) })]
+    UnknownRun {
+        /// The number as given.
+        run: u32,
+        /// The overlay.
+        overlay: u64,
+        /// How many runs it recorded.
+        runs: u32,
+    },
+
     /// gc found a reachable object it cannot read, and deleted nothing rather than guess.
     #[error("gc stopped, nothing was deleted: {kind} {id} (reached from {referrer}) is {why}")]
     GcDamaged {
@@ -794,6 +805,7 @@ impl Error {
             | Error::WorkspaceVanished(_) => K::NotFound,
             // A hunk id names no hunk of the diff the request itself named: the request is wrong.
             Error::UnknownHunk { .. }
+            | Error::UnknownRun { .. }
             | Error::NoSuchHunk { .. }
             | Error::NotAStore { .. }
             | Error::NotADirectory(_)

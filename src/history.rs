@@ -330,6 +330,7 @@ pub(crate) fn renamed_from(
         None,
         &DiffRequest {
             renames: true,
+            rename_score: crate::diff::similar::DEFAULT_RENAME_SCORE,
             paths: Vec::new(),
         },
     )?;

@@ -147,10 +147,154 @@ pub fn split(path: &[u8], h: &ReviewHunk) -> Vec<ReviewHunk> {
     if runs.len() < 2 {
         return vec![h.clone()];
     }
-    // Old and new line numbers at each index (and one past the end).
-    let mut at = Vec::with_capacity(h.raw.len() + 1);
+    split_units(path, h, &h.raw, &runs)
+}
+
+/// Who made a hunk's changed lines: `owner(false, i)` for old line `i` (0-based) it removes,
+/// `owner(true, j)` for new line `j` it adds.
+pub type LineOwner<'a> = dyn Fn(bool, usize) -> u32 + 'a;
+
+/// Cuts a hunk at the boundaries between the owners of its changed lines (the runs of an
+/// overlay that made them), also where two owners' changes touch with no unchanged line
+/// between: each part is one owner's change, shown and selected as [`split`]'s parts are.
+/// Returns each part with its owner; `None` for a part whose owners' lines interleave so that
+/// no cut separates them. A hunk with one owner comes back alone.
+pub fn split_owned(
+    path: &[u8],
+    h: &ReviewHunk,
+    owner: &LineOwner<'_>,
+) -> Vec<(ReviewHunk, Option<u32>)> {
+    // Each line's owner (changed lines only), from its old or new line number.
+    let mut owners: Vec<Option<u32>> = Vec::with_capacity(h.raw.len());
     let (mut o, mut n) = (h.old_range.0, h.new_range.0);
     for (mark, _) in &h.raw {
+        owners.push(match mark {
+            b'-' => Some(owner(false, o)),
+            b'+' => Some(owner(true, n)),
+            _ => None,
+        });
+        o += usize::from(*mark != b'+');
+        n += usize::from(*mark != b'-');
+    }
+    let distinct = {
+        let mut v: Vec<u32> = owners.iter().flatten().copied().collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    if distinct.len() < 2 {
+        return vec![(h.clone(), distinct.first().copied())];
+    }
+    // Per block of changed lines: its lines regrouped owner by owner (each owner's removals,
+    // then its additions), when the removals and the additions each meet the owners in one
+    // consistent order; else the block stays one unit of no single owner.
+    let mut raw: Vec<(u8, Vec<u8>)> = Vec::with_capacity(h.raw.len());
+    let mut units: Vec<(usize, usize)> = Vec::new();
+    let mut unit_owner: Vec<Option<u32>> = Vec::new();
+    let mut i = 0;
+    while i < h.raw.len() {
+        if h.raw[i].0 == b' ' {
+            raw.push(h.raw[i].clone());
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < h.raw.len() && h.raw[i].0 != b' ' {
+            i += 1;
+        }
+        let block = start..i;
+        let order = |mark: u8| -> Vec<u32> {
+            let mut seq: Vec<u32> = Vec::new();
+            for k in block.clone() {
+                if h.raw[k].0 == mark
+                    && let Some(w) = owners[k]
+                    && seq.last() != Some(&w)
+                {
+                    seq.push(w);
+                }
+            }
+            seq
+        };
+        match merge_orders(&order(b'-'), &order(b'+')) {
+            Some(seq) => {
+                for w in seq {
+                    let at = raw.len();
+                    for mark in [b'-', b'+'] {
+                        raw.extend(
+                            block
+                                .clone()
+                                .filter(|&k| h.raw[k].0 == mark && owners[k] == Some(w))
+                                .map(|k| h.raw[k].clone()),
+                        );
+                    }
+                    units.push((at, raw.len()));
+                    unit_owner.push(Some(w));
+                }
+            }
+            None => {
+                let at = raw.len();
+                raw.extend(block.clone().map(|k| h.raw[k].clone()));
+                units.push((at, raw.len()));
+                unit_owner.push(None);
+            }
+        }
+    }
+    if units.len() < 2 {
+        return vec![(h.clone(), unit_owner.first().copied().flatten())];
+    }
+    split_units(path, h, &raw, &units)
+        .into_iter()
+        .zip(unit_owner)
+        .collect()
+}
+
+/// One order meeting every owner of `a` and of `b` in their orders, each owner once; `None`
+/// when an owner comes back after another one, or the two orders disagree.
+fn merge_orders(a: &[u32], b: &[u32]) -> Option<Vec<u32>> {
+    let once = |s: &[u32]| {
+        let mut v = s.to_vec();
+        v.sort_unstable();
+        v.windows(2).all(|w| w[0] != w[1])
+    };
+    if !once(a) || !once(b) {
+        return None;
+    }
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        match (a.get(i), b.get(j)) {
+            (Some(x), Some(y)) if x == y => {
+                out.push(*x);
+                i += 1;
+                j += 1;
+            }
+            (Some(x), _) if !b[j..].contains(x) => {
+                out.push(*x);
+                i += 1;
+            }
+            (_, Some(y)) if !a[i..].contains(y) => {
+                out.push(*y);
+                j += 1;
+            }
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
+/// The parts of hunk `h` whose lines, in the order `raw` gives them (the hunk's lines, changed
+/// lines possibly regrouped within a block), hold the changes `units` ([start, end) indices
+/// into `raw`, in order). See [`split`].
+fn split_units(
+    path: &[u8],
+    h: &ReviewHunk,
+    raw: &[(u8, Vec<u8>)],
+    runs: &[(usize, usize)],
+) -> Vec<ReviewHunk> {
+    // Old and new line numbers at each index (and one past the end).
+    let mut at = Vec::with_capacity(raw.len() + 1);
+    let (mut o, mut n) = (h.old_range.0, h.new_range.0);
+    for (mark, _) in raw {
         at.push((o, n));
         o += usize::from(*mark != b'+');
         n += usize::from(*mark != b'-');
@@ -161,15 +305,15 @@ pub fn split(path: &[u8], h: &ReviewHunk) -> Vec<ReviewHunk> {
         .enumerate()
         .map(|(k, &(start, end))| {
             // The hunk's lines with only run k applied, each with its old line number.
-            let mut alone: Vec<(u8, &[u8], usize)> = Vec::with_capacity(h.raw.len());
+            let mut alone: Vec<(u8, &[u8], usize)> = Vec::with_capacity(raw.len());
             let (mut from, mut to) = (0, 0);
-            for (i, (mark, text)) in h.raw.iter().enumerate() {
+            for (i, (mark, text)) in raw.iter().enumerate() {
                 if i == start {
                     from = alone.len();
                 }
                 let mine = (start..end).contains(&i);
                 match *mark {
-                    b'+' if !mine => continue,
+                    b'+' if !mine => {}
                     b'-' if !mine => alone.push((b' ', text, at[i].0)),
                     m => alone.push((m, text, at[i].0)),
                 }
@@ -181,7 +325,7 @@ pub fn split(path: &[u8], h: &ReviewHunk) -> Vec<ReviewHunk> {
             let old_at = show.first().map_or(at[start].0, |l| l.2);
             let own = (
                 if k == 0 { 0 } else { runs[k - 1].1 },
-                if k == last { h.raw.len() } else { end },
+                if k == last { raw.len() } else { end },
             );
             make(
                 path,
@@ -208,6 +352,39 @@ pub fn refine(path: &[u8], hs: Vec<ReviewHunk>, wanted: &dyn Fn(&str) -> bool) -
             }));
         } else {
             out.push(h);
+        }
+    }
+    out
+}
+
+/// [`refine`] knowing who made each changed line: a hunk of several owners is cut by owner
+/// ([`split_owned`]) when `by_owner` asks it or a part of that cut is `wanted`, else as
+/// [`refine`] cuts it. Each hunk comes with its owner (`None`: several).
+pub fn refine_owned(
+    path: &[u8],
+    hs: Vec<ReviewHunk>,
+    owner: &LineOwner<'_>,
+    wanted: &dyn Fn(&str) -> bool,
+    by_owner: bool,
+) -> Vec<(ReviewHunk, Option<u32>)> {
+    let mut out = Vec::with_capacity(hs.len());
+    for h in hs {
+        let owned = split_owned(path, &h, owner);
+        if owned.len() > 1 && (by_owner || owned.iter().any(|(p, _)| wanted(&p.id))) {
+            out.extend(owned.into_iter().map(|(p, w)| {
+                (
+                    ReviewHunk {
+                        pending: h.pending,
+                        ..p
+                    },
+                    w,
+                )
+            }));
+            continue;
+        }
+        let w = if owned.len() == 1 { owned[0].1 } else { None };
+        for p in refine(path, vec![h], wanted) {
+            out.push((p, w));
         }
     }
     out
@@ -446,6 +623,7 @@ pub fn restore_review(
         Some(root),
         &crate::compare::DiffRequest {
             renames: false,
+            rename_score: crate::diff::similar::DEFAULT_RENAME_SCORE,
             paths: paths.to_vec(),
         },
     )?;
@@ -638,6 +816,49 @@ mod tests {
         // One run: nothing to split.
         let one = file_hunks(b"f", &old, &edit(&[(10, "TEN\n"), (11, "ELEVEN\n")]));
         assert_eq!(split(b"f", &one[0]), one);
+    }
+
+    #[test]
+    fn split_owned_cuts_between_owners_even_on_adjacent_lines() {
+        let old = text(30, &|i| format!("line {i}\n"));
+        let edit = |pairs: &[(usize, &str)]| {
+            text(30, &|i| match pairs.iter().find(|(n, _)| *n == i) {
+                Some((_, s)) => s.to_string(),
+                None => format!("line {i}\n"),
+            })
+        };
+        // Lines 10 and 11 changed by owners 1 and 2: one block, no unchanged line between.
+        let new = edit(&[(10, "TEN\n"), (11, "ELEVEN\n")]);
+        let hs = file_hunks(b"f", &old, &new);
+        assert_eq!(hs.len(), 1);
+        assert_eq!(split(b"f", &hs[0]).len(), 1, "split alone cannot cut it");
+        let owner = |_added: bool, i: usize| if i == 9 { 1 } else { 2 };
+        let parts = split_owned(b"f", &hs[0], &owner);
+        assert_eq!(parts.len(), 2);
+        assert_eq!((parts[0].1, parts[1].1), (Some(1), Some(2)));
+        let ps: Vec<ReviewHunk> = parts.iter().map(|(p, _)| p.clone()).collect();
+        for (p, want) in ps
+            .iter()
+            .zip([edit(&[(10, "TEN\n")]), edit(&[(11, "ELEVEN\n")])])
+        {
+            assert_eq!(select(&old, &new, &ps, &|id| id == p.id), want);
+            assert_eq!(
+                p.id,
+                file_hunks(b"f", &old, &want)[0].id,
+                "the change's own id"
+            );
+        }
+        assert_eq!(select(&old, &new, &ps, &|_| true), new);
+        // One owner: the hunk comes back whole, with that owner.
+        let one = split_owned(b"f", &hs[0], &|_, _| 7);
+        assert_eq!(one, vec![(hs[0].clone(), Some(7))]);
+        // Owners whose removals and additions meet in opposite orders cannot be cut.
+        let crossed = |added: bool, i: usize| match (added, i) {
+            (false, 9) | (true, 10) => 1,
+            _ => 2,
+        };
+        let mixed = split_owned(b"f", &hs[0], &crossed);
+        assert_eq!(mixed, vec![(hs[0].clone(), None)]);
     }
 
     #[test]

@@ -111,6 +111,7 @@
 //!     policy: rewind::carry::ConflictPolicy::Fail,
 //!     include_ignored: false,
 //!     hunks: Vec::new(),
+//!     run: None,
 //! };
 //! rewind::overlay::accept(&store, &mut rec, &all)?;
 //! assert_eq!(std::fs::read(ws.join("notes.txt")).unwrap(), b"four\n");

@@ -134,6 +134,7 @@ pub fn revert_hunks_report(
         None,
         &crate::compare::DiffRequest {
             renames: false,
+            rename_score: crate::diff::similar::DEFAULT_RENAME_SCORE,
             paths: Vec::new(),
         },
     )?;

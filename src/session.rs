@@ -149,6 +149,7 @@ pub fn revert_selected(
             None,
             &DiffRequest {
                 renames: false,
+                rename_score: crate::diff::similar::DEFAULT_RENAME_SCORE,
                 paths: Vec::new(),
             },
         )?;
@@ -401,6 +402,7 @@ pub fn sessions(store: &Store, root: &Path, ws: u64) -> Result<Vec<SessionSummar
                 None,
                 &DiffRequest {
                     renames: false,
+                    rename_score: crate::diff::similar::DEFAULT_RENAME_SCORE,
                     paths: Vec::new(),
                 },
             )?;

@@ -436,9 +436,15 @@ pub struct DiffArgs {
     /// Exit with 1 when there are differences
     #[arg(long)]
     pub exit_code: bool,
-    /// Do not pair deleted and added files with the same content as renames
+    /// Do not pair deleted and added files as renames
     #[arg(long)]
     pub no_renames: bool,
+    /// Pair a deleted and an added file as a rename when this similar (git's -M: 50% by
+    /// default; 100% for exact renames only)
+    #[arg(short = 'M', long = "find-renames", value_name = "N%", num_args = 0..=1,
+          require_equals = true, default_missing_value = "50%",
+          value_parser = crate::diff::rename_score, conflicts_with = "no_renames")]
+    pub find_renames: Option<u8>,
     /// Seconds allowed for diffing one file before it is shown as a whole replacement
     #[arg(long, default_value_t = 5.0, value_name = "SECS")]
     pub diff_timeout: f64,
@@ -582,8 +588,30 @@ pub struct TagArgs {
 pub fn parse() -> Result<Cli, clap::Error> {
     use clap::{CommandFactory, FromArgMatches};
     let mut cmd = text_args(Cli::command());
-    let mut matches = cmd.try_get_matches_from_mut(std::env::args_os())?;
+    let mut matches = cmd.try_get_matches_from_mut(attached_rename_score(std::env::args_os()))?;
     Cli::from_arg_matches_mut(&mut matches).map_err(|e| e.format(&mut cmd))
+}
+
+/// git writes diff's similarity attached (`-M50%`); clap reads an optional value of a short
+/// flag only after `=`, so `diff`'s `-M<n>` before `--` becomes `-M=<n>`.
+fn attached_rename_score(args: impl Iterator<Item = OsString>) -> Vec<OsString> {
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    let mut in_diff = false;
+    let mut options = true;
+    args.map(|a| {
+        let b = a.as_bytes();
+        if b == b"--" {
+            options = false;
+        } else if b == b"diff" {
+            in_diff = true;
+        } else if in_diff && options && b.len() > 2 && b.starts_with(b"-M") && b[2] != b'=' {
+            let mut v = b"-M=".to_vec();
+            v.extend_from_slice(&b[2..]);
+            return OsString::from_vec(v);
+        }
+        a
+    })
+    .collect()
 }
 
 /// `cmd` with [`Text`] in place of clap's plain `String` parser on every argument of every

@@ -10,6 +10,7 @@ use super::output::{self, paint, path_text};
 use super::{CliResult, Ctx};
 use rewind::compare::{Diff, DiffRequest, Rev, diff as compute};
 use rewind::diff::render::FileStat;
+use rewind::diff::similar::DEFAULT_RENAME_SCORE;
 use rewind::diff::stat::{self, BinarySizes, StatEntry, Status};
 use rewind::diff::text::DiffOptions;
 use rewind::diff::{ChangeStatus, FileChange};
@@ -24,30 +25,54 @@ fn parse_rev(ctx: &Ctx, store: &Store, rev: &str) -> Result<Rev, Error> {
     super::inspect::resolve(ctx, store, &reader, rev).map(Rev::Snapshot)
 }
 
-fn stat_status(c: &FileChange) -> Status {
-    match c.status {
+/// `-M<n>` / `--find-renames=<n>`: git's similarity threshold, `50%` (percent) or `5`
+/// (a fraction: digits after a decimal point, so `5` is 50% and `05` 5%).
+pub fn rename_score(s: &str) -> Result<u8, String> {
+    let bad = || format!("'{s}': a similarity like 50% (or git's fraction digits, 5 for 50%)");
+    let n: u64 = match s.strip_suffix('%') {
+        Some(p) => p.parse().map_err(|_| bad())?,
+        None if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) => {
+            // git reads "-M5" as 0.5 and "-M55" as 0.55.
+            let digits = &s[..s.len().min(2)];
+            let v: u64 = digits.parse().map_err(|_| bad())?;
+            if digits.len() == 1 { v * 10 } else { v }
+        }
+        None => return Err(bad()),
+    };
+    if n > 100 {
+        return Err(bad());
+    }
+    Ok(n as u8)
+}
+
+fn stat_status(d: &Diff, c: &FileChange) -> rewind::Result<Status> {
+    Ok(match c.status {
         ChangeStatus::Added => Status::Added,
         ChangeStatus::Deleted => Status::Deleted,
         ChangeStatus::Modified | ChangeStatus::ModeChanged => Status::Modified,
         ChangeStatus::TypeChanged => Status::TypeChanged,
-        ChangeStatus::Renamed => Status::Renamed { similarity: 100 },
-    }
+        ChangeStatus::Renamed => Status::Renamed {
+            similarity: d.similarity(c)?,
+        },
+    })
 }
 
-fn stat_entries<'a>(d: &'a Diff, stats: &[FileStat]) -> Vec<StatEntry<'a>> {
+fn stat_entries<'a>(d: &'a Diff, stats: &[FileStat]) -> rewind::Result<Vec<StatEntry<'a>>> {
     d.changes
         .iter()
         .zip(stats)
-        .map(|(c, s)| StatEntry {
-            path: &c.path,
-            old_path: c.old_path.as_deref(),
-            status: stat_status(c),
-            insertions: s.insertions,
-            deletions: s.deletions,
-            binary: s.binary.then_some(BinarySizes {
-                old: s.old_size,
-                new: s.new_size,
-            }),
+        .map(|(c, s)| {
+            Ok(StatEntry {
+                path: &c.path,
+                old_path: c.old_path.as_deref(),
+                status: stat_status(d, c)?,
+                insertions: s.insertions,
+                deletions: s.deletions,
+                binary: s.binary.then_some(BinarySizes {
+                    old: s.old_size,
+                    new: s.new_size,
+                }),
+            })
         })
         .collect()
 }
@@ -79,6 +104,7 @@ pub fn status(ctx: &Ctx, a: StatusArgs) -> CliResult {
     let head = revision::resolve(&store.reader()?, "@", Some(&root))?;
     let req = DiffRequest {
         renames: !a.no_renames,
+        rename_score: DEFAULT_RENAME_SCORE,
         paths: ctx.workspace_paths(Some(&root), &a.paths)?,
     };
     let d = compute(&store, Rev::Snapshot(head), Rev::Live, Some(&root), &req)?;
@@ -180,6 +206,7 @@ pub fn diff(ctx: &Ctx, a: DiffArgs) -> CliResult {
     let path_root = root.clone().or_else(|| ctx.workspace_root(&store).ok());
     let req = DiffRequest {
         renames: !a.no_renames,
+        rename_score: a.find_renames.unwrap_or(DEFAULT_RENAME_SCORE),
         paths: ctx.workspace_paths(path_root.as_deref(), &a.paths)?,
     };
     let d = compute(&store, old, new, root.as_deref(), &req)?;
@@ -281,10 +308,10 @@ pub fn print(
             .iter()
             .map(|c| (mode(&c.old), mode(&c.new)))
             .collect();
-        stat::write_summary(&mut out, &stat_entries(d, &stats), &modes)?;
+        stat::write_summary(&mut out, &stat_entries(d, &stats)?, &modes)?;
     } else if a.stat || a.numstat || a.shortstat {
         let stats = d.stats(&dopts)?;
-        let entries = stat_entries(d, &stats);
+        let entries = stat_entries(d, &stats)?;
         if a.stat {
             stat::write_stat(&mut out, &entries, 80)?;
         } else if a.numstat {
@@ -296,7 +323,7 @@ pub fn print(
         }
     } else if a.name_status {
         let stats = vec![FileStat::default(); d.changes.len()];
-        stat::write_name_status(&mut out, &stat_entries(d, &stats))?;
+        stat::write_name_status(&mut out, &stat_entries(d, &stats)?)?;
     } else {
         d.write_patch(&mut out, &popts)?;
     }

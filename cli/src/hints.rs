@@ -152,6 +152,9 @@ pub fn hints(e: &Error) -> Vec<String> {
         Error::OverlayChanged(_) => one("pass --force to overwrite its changes"),
         Error::NamespaceUnavailable(_) => one("use --backend copy"),
         Error::OverlayBusy { .. } => one("a longer --lock-timeout waits longer"),
+        Error::UnknownRun { overlay, .. } => vec![format!(
+            "runs are listed by `rewind overlay diff {overlay} --by-run`"
+        )],
         Error::UnknownHunk { overlay, .. } => vec![format!(
             "ids are listed by `rewind overlay diff {overlay} --json`"
         )],

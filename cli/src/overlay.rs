@@ -114,6 +114,10 @@ pub enum OverlayCommand {
         /// The patch (the default; with --json, include it)
         #[arg(long)]
         patch: bool,
+        /// Group the hunks by the command run in the overlay that made them (the ids `--run`
+        /// and `--hunk` take; runs' edits sharing a hunk are cut apart)
+        #[arg(long, conflicts_with_all = ["stat", "name_status", "patch"])]
+        by_run: bool,
     },
     /// Merge the overlay's changes into the workspace (all, or the given paths)
     Accept {
@@ -138,6 +142,10 @@ pub enum OverlayCommand {
         /// Choose hunk by hunk on the terminal, like `git add -p`
         #[arg(short = 'p', long = "patch", conflicts_with = "hunks")]
         interactive: bool,
+        /// Only what run N made (numbers from `overlay diff --by-run`), also where another
+        /// run's edits share its hunks
+        #[arg(long, value_name = "N", conflicts_with_all = ["hunks", "interactive", "paths"])]
+        run: Option<u32>,
         /// Only these paths
         #[arg(last = true, value_name = "PATH")]
         paths: Vec<OsString>,
@@ -149,6 +157,9 @@ pub enum OverlayCommand {
         /// Only this hunk (an id from `overlay diff --json`; repeatable)
         #[arg(long = "hunk", value_name = "ID")]
         hunks: Vec<String>,
+        /// Only what run N made (numbers from `overlay diff --by-run`)
+        #[arg(long, value_name = "N", conflicts_with_all = ["hunks", "paths"])]
+        run: Option<u32>,
         /// Only these paths
         #[arg(last = true, value_name = "PATH")]
         paths: Vec<OsString>,
@@ -280,9 +291,13 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
             stat,
             name_status,
             patch,
+            by_run,
         } => {
             let store = ctx.open_store(false)?;
             let mut rec = ov::find(&store, &id)?;
+            if by_run {
+                return print_by_run(ctx, &store, &mut rec);
+            }
             let od = ov::overlay_diff(&store, &mut rec, true)?;
             if !ctx.json && !ctx.quiet && !od.ignored.is_empty() {
                 output::warn(&format!(
@@ -302,6 +317,7 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
                 context: 3,
                 exit_code: false,
                 no_renames: false,
+                find_renames: None,
                 diff_timeout: 5.0,
                 hunks: true,
                 paths: Vec::new(),
@@ -346,6 +362,7 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
             include_ignored,
             mut hunks,
             interactive,
+            run,
             paths,
         } => {
             let store = ctx.open_store(false)?;
@@ -375,6 +392,7 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
                     policy,
                     include_ignored,
                     hunks,
+                    run,
                 },
             )?;
             // Conflicts left pending or written as markers both exit 1, as `apply` does.
@@ -461,11 +479,19 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
             }
             Ok(code)
         }
-        OverlayCommand::Reject { id, hunks, paths } => {
+        OverlayCommand::Reject {
+            id,
+            hunks,
+            run,
+            paths,
+        } => {
             let store = ctx.open_store(false)?;
             let mut rec = ov::find(&store, &id)?;
             let paths = ctx.workspace_paths(Some(&rec.workspace_path()), &paths)?;
-            let r = ov::reject(&store, &mut rec, &paths, &hunks)?;
+            let r = match run {
+                Some(n) => ov::reject_run(&store, &mut rec, n)?,
+                None => ov::reject(&store, &mut rec, &paths, &hunks)?,
+            };
             if ctx.json {
                 let mut o = json!({"overlay": rec.id, "op": r.op});
                 output::put_paths(&mut o, "rejected", r.paths.iter().map(Vec::as_slice));
@@ -538,4 +564,50 @@ fn record_json(r: &OverlayRecord, pending: Option<usize>) -> Value {
         "created": format_time(r.created_ns),
         "pending": pending,
     })
+}
+
+/// `overlay diff --by-run`: the pending hunks under the run that made them.
+fn print_by_run(ctx: &Ctx, store: &rewind::Store, rec: &mut OverlayRecord) -> CliResult {
+    let od = ov::overlay_diff(store, rec, false)?;
+    let groups = ov::by_run(store, rec, &od.diff)?;
+    let runs = rewind::wire::OverlayRuns::new(rec.id, groups);
+    if ctx.json {
+        output::print_json(&runs)?;
+        return Ok(0);
+    }
+    if ctx.quiet {
+        return Ok(0);
+    }
+    for g in &runs.runs {
+        let title = match (g.run, &g.command) {
+            (Some(0), _) => "made outside any run".to_string(),
+            (Some(n), Some(cmd)) => format!(
+                "run {n}: {cmd} (finished {})",
+                g.finished.as_deref().unwrap_or("?")
+            ),
+            (Some(n), None) => format!("run {n}"),
+            (None, _) => "runs' edits interleaved (take them by --hunk)".to_string(),
+        };
+        println!("{}", paint(ctx.color, output::bold(), &title));
+        for f in &g.files {
+            match &f.hunks {
+                None => println!("  {} (whole file)", f.path),
+                Some(hs) => {
+                    for h in hs {
+                        println!(
+                            "  {} @@ -{},{} +{},{} @@ {}",
+                            f.path, h.old_start, h.old_lines, h.new_start, h.new_lines, h.id
+                        );
+                        for l in &h.lines {
+                            print!("    {l}");
+                            if !l.ends_with('\n') {
+                                println!();
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(0)
 }

@@ -263,27 +263,7 @@ pub fn sessions(ctx: &Ctx) -> CliResult {
     let ws = store.reader()?.snapshotted_workspace(&root)?;
     let list = rewind::session::sessions(&store, &root, ws.id)?;
     if ctx.json {
-        let v: Vec<Value> = list
-            .iter()
-            .map(|s| {
-                let mut o = json!({
-                    "session": s.session,
-                    "agent": s.agent,
-                    "first": s.first.0.hex(),
-                    "first_time": format_time(s.first.1),
-                    "last": s.last.0.hex(),
-                    "last_time": format_time(s.last.1),
-                    "snapshots": s.snapshots,
-                    "changes": s.changes,
-                    "added": s.added,
-                    "removed": s.removed,
-                    "present_lines": s.present_lines,
-                    "present": s.presence.name(),
-                });
-                output::put_paths(&mut o, "files", s.files.iter().map(Vec::as_slice));
-                o
-            })
-            .collect();
+        let v: Vec<rewind::wire::Session> = list.iter().map(rewind::wire::Session::from).collect();
         output::print_json(&v)?;
         return Ok(0);
     }

@@ -852,3 +852,101 @@ fn writes_inside_a_copy_overlay_are_events() {
     );
     assert!(v.get("overlay").is_none(), "{v}");
 }
+
+/// `GET /v1/workspaces/{ws}/sessions` answers what `log --by-session --json` prints (the same
+/// library call and wire shape), and a workspace id that names nothing is a 404.
+#[test]
+fn sessions_route_lists_what_log_by_session_does() {
+    let env = setup();
+    let tool = |session: &str| {
+        env.ok(&[
+            "snapshot",
+            "-q",
+            "--meta",
+            &format!("session={session}"),
+            "--meta",
+            "label=tool",
+        ]);
+    };
+    env.write("a.txt", b"changed by A\n");
+    tool("A");
+    env.write("b.txt", b"written by B\n");
+    tool("B");
+    let cli: Value = serde_json::from_str(&env.ok(&["--json", "log", "--by-session"])).unwrap();
+    assert_eq!(cli.as_array().map(Vec::len), Some(2), "{cli}");
+    let srv = Server::start(&env);
+    let ws = ws_id(&srv);
+    let api = srv.get(&format!("/v1/workspaces/{ws}/sessions"));
+    assert_eq!(api, cli);
+    assert_eq!(api[0]["session"], "B");
+    assert_eq!(api[0]["files"], json!(["b.txt"]));
+    assert_eq!(api[1]["present"], "wholly");
+    let (status, v) = srv.call("GET", "/v1/workspaces/999/sessions", None);
+    assert_eq!(
+        (status, v["code"].as_str()),
+        (404, Some("not_found")),
+        "{v}"
+    );
+}
+
+/// The overlay's runs over HTTP: `GET /v1/overlays/{ov}/runs` groups the hunks by run, and
+/// accept and reject take `{"run": N}`; an unknown run is a 400 that changes nothing, and
+/// `run` with `hunks` is refused.
+#[test]
+fn overlay_runs_route_and_accept_by_run() {
+    let env = Env::new();
+    let base: String = (1..=20).map(|i| format!("line {i}\n")).collect();
+    env.write("f.txt", base.as_bytes());
+    env.ok(&["snapshot", "-q"]);
+    let id = env
+        .ok(&["overlay", "create", "--backend", "copy"])
+        .trim()
+        .to_string();
+    for (n, word) in [(10, "TEN"), (11, "ELEVEN")] {
+        let script = format!("sed -i 's/^line {n}$/{word}/' f.txt");
+        env.ok(&["overlay", "run", &id, "--", "sh", "-c", &script]);
+    }
+    let srv = Server::start(&env);
+    let runs = srv.get(&format!("/v1/overlays/{id}/runs"));
+    let groups = runs["runs"].as_array().expect("runs");
+    assert_eq!(groups.len(), 2, "{runs}");
+    assert_eq!(
+        (groups[0]["run"].as_u64(), groups[1]["run"].as_u64()),
+        (Some(1), Some(2))
+    );
+    assert!(
+        groups[1]["files"][0]["hunks"][0]["lines"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("+ELEVEN\n"))
+    );
+
+    let (status, v) = srv.call(
+        "POST",
+        &format!("/v1/overlays/{id}/accept"),
+        Some(json!({"run": 5})),
+    );
+    assert_eq!(
+        (status, v["code"].as_str()),
+        (400, Some("bad_request")),
+        "{v}"
+    );
+    let (status, _) = srv.call(
+        "POST",
+        &format!("/v1/overlays/{id}/accept"),
+        Some(json!({"run": 1, "hunks": ["abc"]})),
+    );
+    assert_eq!(status, 400);
+    assert_eq!(std::fs::read_to_string(env.path("f.txt")).unwrap(), base);
+
+    let r = srv.post(&format!("/v1/overlays/{id}/accept"), json!({"run": 2}));
+    assert!(r["op"].is_u64(), "{r}");
+    assert_eq!(
+        std::fs::read_to_string(env.path("f.txt")).unwrap(),
+        base.replace("line 11\n", "ELEVEN\n")
+    );
+    let r = srv.post(&format!("/v1/overlays/{id}/reject"), json!({"run": 1}));
+    assert!(r["op"].is_u64(), "{r}");
+    let runs = srv.get(&format!("/v1/overlays/{id}/runs"));
+    assert_eq!(runs["runs"], json!([]), "nothing pending");
+}

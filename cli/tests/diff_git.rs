@@ -694,12 +694,12 @@ fn check_pair(a: &Model, b: &Model) -> Result<(), TestCaseError> {
 
     // --numstat and --name-status equal git's (exact renames on both sides).
     for fmt in ["--numstat", "--name-status"] {
-        let ours = rewind_raw(&env, &["diff", &ida, &idb, fmt]);
+        let ours = rewind_raw(&env, &["diff", "-M100%", &ida, &idb, fmt]);
         let theirs = git_diff(&g, &[fmt]);
         prop_assert_eq!(lossy(&ours), lossy(&theirs), "{}", fmt);
     }
 
-    let patch = rewind_raw(&env, &["diff", &ida, &idb]);
+    let patch = rewind_raw(&env, &["diff", "-M100%", &ida, &idb]);
     // The patch's headers equal git's (order, quoting, modes, renames, `---`/`+++` labels), up
     // to the ids on `index` lines. Hunk bodies are not compared: rewind's line diff gives git's
     // counts (checked above) but may place an edit elsewhere among equally small diffs (no
@@ -708,7 +708,7 @@ fn check_pair(a: &Model, b: &Model) -> Result<(), TestCaseError> {
     let theirs = git_diff(&g, &[]);
     prop_assert_eq!(headers(&patch), headers(&theirs));
     // The live side (B defaults to the workspace) gives the same patch.
-    let live = rewind_raw(&env, &["diff", &ida]);
+    let live = rewind_raw(&env, &["diff", "-M100%", &ida]);
     prop_assert_eq!(lossy(&live), lossy(&patch), "diff A <live> != diff A B");
 
     let pfile = env.tmp.path().join("p.diff");
@@ -1072,7 +1072,7 @@ fn binary_files_match_git() {
     let idb = snapshot(&env);
     let g = git_repo(env.tmp.path(), &a, &b);
 
-    let patch = rewind_raw(&env, &["diff", &ida, &idb]);
+    let patch = rewind_raw(&env, &["diff", "-M100%", &ida, &idb]);
     let text = lossy(&patch);
     for line in [
         "Binary files a/bin.dat and b/bin.dat differ\n",
@@ -1083,18 +1083,24 @@ fn binary_files_match_git() {
         assert!(text.contains(line), "missing {line:?} in\n{text}");
     }
     assert_eq!(mask_index(&patch), mask_index(&git_diff(&g, &[])));
-    let numstat = lossy(&rewind_raw(&env, &["diff", &ida, &idb, "--numstat"]));
+    let numstat = lossy(&rewind_raw(
+        &env,
+        &["diff", "-M100%", &ida, &idb, "--numstat"],
+    ));
     assert_eq!(
         numstat,
         "-\t-\tbin.dat\n-\t-\tgone.bin\n-\t-\tnew.bin\n-\t-\tto-binary.txt\n"
     );
     assert_eq!(numstat, lossy(&git_diff(&g, &["--numstat"])));
     assert_eq!(
-        lossy(&rewind_raw(&env, &["diff", &ida, &idb, "--name-status"])),
+        lossy(&rewind_raw(
+            &env,
+            &["diff", "-M100%", &ida, &idb, "--name-status"]
+        )),
         lossy(&git_diff(&g, &["--name-status"]))
     );
     assert_eq!(
-        lossy(&rewind_raw(&env, &["diff", &ida, &idb, "--stat"])),
+        lossy(&rewind_raw(&env, &["diff", "-M100%", &ida, &idb, "--stat"])),
         lossy(&git_diff(&g, &["--stat"]))
     );
 }

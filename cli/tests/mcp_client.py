@@ -15,7 +15,7 @@ from mcp.client.stdio import stdio_client
 
 TOOLS = {
     "checkpoint", "list_checkpoints", "changes", "restore", "undo", "redo", "run",
-    "overlay_create", "overlay_diff", "overlay_accept", "overlay_reject",
+    "overlay_create", "overlay_diff", "overlay_runs", "overlay_accept", "overlay_reject",
 }
 
 

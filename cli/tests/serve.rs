@@ -540,6 +540,10 @@ fn every_route_over_http_matches_the_document() {
     check("POST", t, &r);
     assert_eq!(r.json()["snapshot"]["tags"], json!(["viahttp"]));
 
+    let t = "/v1/workspaces/{ws}/sessions";
+    let r = api.get(t, &format!("{w}/sessions"));
+    check("GET", t, &r);
+    assert_eq!(r.json(), json!([]), "no snapshot names a session");
     let t = "/v1/workspaces/{ws}/ops";
     let r = api.get(t, &format!("{w}/ops?limit=20"));
     check("GET", t, &r);
@@ -622,6 +626,10 @@ fn every_route_over_http_matches_the_document() {
         Some("2"),
         "the workspace is untouched"
     );
+    let t = "/v1/overlays/{ov}/runs";
+    let r = api.get(t, "/v1/overlays/ov1/runs");
+    check("GET", t, &r);
+    assert_eq!(r.json()["runs"][0]["run"], 1, "{}", r.json());
     let t = "/v1/overlays/{ov}/diff";
     let r = api.get(t, "/v1/overlays/ov1/diff");
     check("GET", t, &r);

@@ -11,9 +11,11 @@
 //! * [`quote`]: git's `core.quotePath` path quoting.
 //! * [`render`]: the patch writer (in-memory and streaming).
 //! * [`stat`]: `--stat`, `--numstat` and `--name-status` printers.
+//! * [`similar`]: renames by similarity, as git finds them.
 
 pub mod quote;
 pub mod render;
+pub mod similar;
 pub mod stat;
 pub mod text;
 mod types;

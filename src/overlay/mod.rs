@@ -19,6 +19,9 @@ mod backend;
 mod copy;
 
 mod namespace;
+mod runs;
+
+pub use runs::{OverlayRun, RunChanges, RunFile, by_run};
 
 use std::fs;
 use std::os::unix::ffi::OsStrExt;
@@ -118,6 +121,26 @@ pub struct OverlayRecord {
     /// Single hunks accepted (path, hunk id, the accept operation): the rest of the file
     /// stays pending. Like `settled_by`, an undone operation's hunks are pending again.
     pub settled_hunks: Vec<(Vec<u8>, String, u64)>,
+    /// Every command run in the overlay, in order: what `--run` takes and reviews group by.
+    pub runs: Vec<OverlayRun>,
+}
+
+/// The record as stored before `runs` existed.
+#[derive(Deserialize)]
+struct OverlayRecordV2 {
+    id: u64,
+    name: Option<String>,
+    workspace: Vec<u8>,
+    backend: Backend,
+    base: Id,
+    created_ns: i64,
+    state: Option<Id>,
+    settled: Vec<(Vec<u8>, Option<Id>)>,
+    states: Vec<Id>,
+    ignored: Vec<Vec<u8>>,
+    settled_by: Vec<(Vec<u8>, u64)>,
+    raced: Vec<Vec<u8>>,
+    settled_hunks: Vec<(Vec<u8>, String, u64)>,
 }
 
 /// The record as stored before `settled_by` and `raced` existed (postcard is not
@@ -142,6 +165,24 @@ impl OverlayRecord {
         if let Ok(rec) = postcard::from_bytes::<OverlayRecord>(bytes) {
             return Ok(rec);
         }
+        if let Ok(v2) = postcard::from_bytes::<OverlayRecordV2>(bytes) {
+            return Ok(OverlayRecord {
+                id: v2.id,
+                name: v2.name,
+                workspace: v2.workspace,
+                backend: v2.backend,
+                base: v2.base,
+                created_ns: v2.created_ns,
+                state: v2.state,
+                settled: v2.settled,
+                states: v2.states,
+                ignored: v2.ignored,
+                settled_by: v2.settled_by,
+                raced: v2.raced,
+                settled_hunks: v2.settled_hunks,
+                runs: Vec::new(),
+            });
+        }
         let old: OverlayRecordV1 = postcard::from_bytes(bytes).map_err(|e| Error::Corrupt {
             kind: "overlay",
             id: id.to_string(),
@@ -161,6 +202,7 @@ impl OverlayRecord {
             settled_by: Vec::new(),
             raced: Vec::new(),
             settled_hunks: Vec::new(),
+            runs: Vec::new(),
         })
     }
 
@@ -282,6 +324,7 @@ pub fn create(
         settled_by: Vec::new(),
         raced: Vec::new(),
         settled_hunks: Vec::new(),
+        runs: Vec::new(),
     };
     txn.open_table(OVERLAYS)?
         .insert(id, rec.encode()?.as_slice())?;
@@ -491,16 +534,38 @@ pub struct RunSession {
     _run: OverlayLock,
     /// Namespace backend: the workspace's changed paths when the pinned layer was refreshed.
     pinned: Option<namespace::Pinned>,
+    /// The overlay's state when the command started.
+    before: Id,
+    /// The command line, recorded with the run.
+    command: String,
+}
+
+impl RunSession {
+    /// The overlay's state when the command started.
+    pub fn before(&self) -> Id {
+        self.before
+    }
 }
 
 /// Gets an overlay ready for a command: takes its run lock (waiting with a notice while
 /// another command runs there) and, for the namespace backend, refreshes the pinned layer so
 /// the command sees the base snapshot.
-pub fn begin_run(store: &Store, rec: &mut OverlayRecord) -> Result<RunSession> {
+pub fn begin_run(store: &Store, rec: &mut OverlayRecord, command: &str) -> Result<RunSession> {
     let run = run_lock(store, rec)?;
     let _lock = lock(store, rec)?;
     let pinned = rec.backend.imp().begin_run(store, rec)?;
-    Ok(RunSession { _run: run, pinned })
+    // What changed since the last run (a reject, an edit from outside) is no run's work: the
+    // state now, unless nothing was ever computed (a new overlay holds its base).
+    let before = match rec.state {
+        Some(_) => state(store, rec)?,
+        None => rec.base,
+    };
+    Ok(RunSession {
+        _run: run,
+        pinned,
+        before,
+        command: command.to_string(),
+    })
 }
 
 /// After the command: computes the overlay's state and, for the namespace backend, marks as
@@ -517,6 +582,7 @@ pub fn finish_run(store: &Store, rec: &mut OverlayRecord, session: RunSession) -
             None,
             &DiffRequest {
                 renames: false,
+                rename_score: crate::diff::similar::DEFAULT_RENAME_SCORE,
                 paths: Vec::new(),
             },
         )?;
@@ -537,6 +603,15 @@ pub fn finish_run(store: &Store, rec: &mut OverlayRecord, session: RunSession) -
             save(store, rec)?;
         }
     }
+    let n = rec.runs.last().map_or(1, |r| r.n + 1);
+    rec.runs.push(OverlayRun {
+        n,
+        before: session.before,
+        after: id,
+        command: session.command.clone(),
+        finished_ns: crate::fs::now_ns(),
+    });
+    save(store, rec)?;
     drop(session);
     Ok(id)
 }
@@ -684,6 +759,7 @@ fn pending_between(
         None,
         &DiffRequest {
             renames,
+            rename_score: crate::diff::similar::DEFAULT_RENAME_SCORE,
             paths: Vec::new(),
         },
     )?;
@@ -737,6 +813,23 @@ fn review(
     c: &FileChange,
     undone: &std::collections::HashSet<u64>,
 ) -> Result<Option<Vec<hunks::ReviewHunk>>> {
+    Ok(review_with(reader, rec, c, undone, &|_| false, false)?
+        .map(|hs| hs.into_iter().map(|(h, _)| h).collect()))
+}
+
+/// A file's hunks, each with the run that made it (`None`: several, interleaved).
+type OwnedHunks = Vec<(hunks::ReviewHunk, Option<u32>)>;
+
+/// [`review`], with each hunk's run (see [`by_run`]): a hunk with a part `wanted` (or, with
+/// `by_run`, every hunk of several runs) is shown as its parts.
+fn review_with(
+    reader: &crate::store::Reader,
+    rec: &OverlayRecord,
+    c: &FileChange,
+    undone: &std::collections::HashSet<u64>,
+    wanted: &dyn Fn(&str) -> bool,
+    by_run: bool,
+) -> Result<Option<OwnedHunks>> {
     let Some((old, new)) = hunks::texts(reader, c)? else {
         return Ok(None);
     };
@@ -745,9 +838,16 @@ fn review(
             .iter()
             .any(|(p, x, op)| *p == c.path && x == id && !undone.contains(op))
     };
+    let owners = runs::owners(reader, rec, &c.path, &old, &new);
     // A hunk some of whose parts were accepted is shown as its parts.
-    let mut hs = hunks::refine(&c.path, hunks::file_hunks(&c.path, &old, &new), &settled);
-    for h in &mut hs {
+    let mut hs = runs::refine(
+        &c.path,
+        hunks::file_hunks(&c.path, &old, &new),
+        owners.as_ref(),
+        &|id| settled(id) || wanted(id),
+        by_run,
+    );
+    for (h, _) in &mut hs {
         h.pending = !settled(&h.id);
     }
     Ok(Some(hs))
@@ -780,6 +880,9 @@ pub struct AcceptOptions {
     /// Only these hunks (ids from [`review_hunks`]); empty for whole files. The rest of
     /// their files stays pending. With hunks, `paths` are files taken whole besides.
     pub hunks: Vec<String>,
+    /// Only what this run made (see [`by_run`]), instead of `paths` and `hunks`: its hunks
+    /// (cut from other runs' where they share one) and its changes without line hunks.
+    pub run: Option<u32>,
 }
 
 /// What an accept did.
@@ -814,6 +917,23 @@ pub fn accept(
     let _run = run_lock(store, rec)?;
     let _lock = lock(store, rec)?;
     let od = diff_locked(store, rec, false)?;
+    let by_run;
+    let opts = match opts.run {
+        Some(n) => {
+            let (hunks, whole) = runs::selection(store, rec, &od.diff, n)?;
+            if hunks.is_empty() && whole.is_empty() {
+                return Ok(AcceptReport::default());
+            }
+            by_run = AcceptOptions {
+                paths: whole.into_iter().map(RelPath::trusted).collect(),
+                hunks,
+                run: None,
+                ..opts.clone()
+            };
+            &by_run
+        }
+        None => opts,
+    };
     let wanted = |p: &[u8]| {
         opts.paths.is_empty() || opts.paths.iter().any(|q| crate::diff::tree::is_under(p, q))
     };
@@ -1018,16 +1138,17 @@ fn plan_hunks(
     ids: &[String],
     policy: ConflictPolicy,
 ) -> Result<(Vec<Vec<u8>>, PartialAccept)> {
-    let reviews = review_hunks(store, rec, d)?;
+    let undone = undone_ops(store, rec)?;
     let mut unknown: rustc_hash::FxHashSet<&str> = ids.iter().map(String::as_str).collect();
     let mut whole = Vec::new();
     let mut part = PartialAccept::default();
     let reader = store.reader()?;
-    for (c, hs) in d.changes.iter().zip(reviews) {
-        let Some(hs) = hs else {
+    for c in &d.changes {
+        let wanted = |id: &str| ids.iter().any(|x| x == id);
+        let Some(hs) = review_with(&reader, rec, c, &undone, &wanted, false)? else {
             continue;
         };
-        let hs = &hunks::refine(&c.path, hs, &|id| ids.iter().any(|x| x == id));
+        let hs: &Vec<hunks::ReviewHunk> = &hs.into_iter().map(|(h, _)| h).collect();
         let chosen: Vec<&hunks::ReviewHunk> = hs
             .iter()
             .filter(|h| h.pending && ids.contains(&h.id))
@@ -1038,7 +1159,9 @@ fn plan_hunks(
         for h in &chosen {
             unknown.remove(h.id.as_str());
         }
-        if chosen.len() == hs.iter().filter(|h| h.pending).count() {
+        // Whole only while no hunk of it was accepted alone: a carry from the base would
+        // take those again, against a workspace that has them (a conflict where they touch).
+        if chosen.len() == hs.len() {
             whole.push(c.path.clone());
             continue;
         }
@@ -1056,13 +1179,17 @@ fn plan_hunks(
             });
             continue;
         }
+        let settled = |id: &str| hs.iter().any(|h| h.id == id && !h.pending);
         let target = hunks::select(&old, &new, hs, &|id| {
-            ids.iter().any(|x| x == id) || hs.iter().any(|h| h.id == id && !h.pending)
+            ids.iter().any(|x| x == id) || settled(id)
         });
+        // The workspace is assumed to hold the hunks accepted already: merging against that
+        // (not the base) keeps a hunk right next to an accepted one from conflicting with it.
+        let assumed = hunks::select(&old, &new, hs, &settled);
         match hunks::merge_onto(
             root,
             &c.path,
-            &old,
+            &assumed,
             &target,
             policy,
             ("workspace", "overlay"),
@@ -1128,19 +1255,49 @@ pub fn reject(
     paths: &[RelPath],
     hunks: &[String],
 ) -> Result<RejectReport> {
+    reject_selected(store, rec, paths, hunks, None)
+}
+
+/// Takes out of the overlay the pending changes run `n` made (see [`by_run`]), leaving the
+/// other runs' lines, also where they share a hunk. Fails when the overlay has no run `n`.
+pub fn reject_run(store: &Store, rec: &mut OverlayRecord, n: u32) -> Result<RejectReport> {
+    reject_selected(store, rec, &[], &[], Some(n))
+}
+
+fn reject_selected(
+    store: &Store,
+    rec: &mut OverlayRecord,
+    paths: &[RelPath],
+    hunks: &[String],
+    run: Option<u32>,
+) -> Result<RejectReport> {
     let _run = run_lock(store, rec)?;
     let _lock = lock(store, rec)?;
     let od = diff_locked(store, rec, false)?;
     let mut rewrites: Vec<(Vec<u8>, crate::store::tree::Kind, Vec<u8>)> = Vec::new();
     let mut whole: Option<rustc_hash::FxHashSet<Vec<u8>>> = None;
+    let (run_ids, run_whole) = match run {
+        Some(n) => runs::selection(store, rec, &od.diff, n)?,
+        None => Default::default(),
+    };
+    if run.is_some() {
+        if run_ids.is_empty() && run_whole.is_empty() {
+            return Ok(RejectReport::default());
+        }
+        whole = Some(run_whole.into_iter().collect());
+    }
+    let hunks = if run.is_some() { &run_ids[..] } else { hunks };
     if !hunks.is_empty() {
-        let reviews = review_hunks(store, rec, &od.diff)?;
+        let undone = undone_ops(store, rec)?;
         let reader = store.reader()?;
         let mut unknown: rustc_hash::FxHashSet<&str> = hunks.iter().map(String::as_str).collect();
         let mut files = rustc_hash::FxHashSet::default();
-        for (c, hs) in od.diff.changes.iter().zip(reviews) {
-            let Some(hs) = hs else { continue };
-            let hs = &hunks::refine(&c.path, hs, &|id| hunks.iter().any(|x| x == id));
+        for c in &od.diff.changes {
+            let wanted = |id: &str| hunks.iter().any(|x| x == id);
+            let Some(hs) = review_with(&reader, rec, c, &undone, &wanted, false)? else {
+                continue;
+            };
+            let hs: &Vec<crate::hunks::ReviewHunk> = &hs.into_iter().map(|(h, _)| h).collect();
             let picked = hs
                 .iter()
                 .filter(|h| h.pending && hunks.contains(&h.id))
@@ -1164,7 +1321,7 @@ pub fn reject(
                 overlay: rec.id,
             });
         }
-        whole = Some(files);
+        whole.get_or_insert_default().extend(files);
     }
     let chosen: Vec<FileChange> = od
         .diff
@@ -1254,6 +1411,7 @@ pub fn move_state(store: &Store, id: u64, from: Id, to: Id, force: bool) -> Resu
         None,
         &DiffRequest {
             renames: false,
+            rename_score: crate::diff::similar::DEFAULT_RENAME_SCORE,
             paths: Vec::new(),
         },
     )?;

@@ -137,8 +137,8 @@ pub fn run_isolated(
                 (created.overlay, created.fallback)
             }
         };
-        let session = crate::overlay::begin_run(&store, &mut rec)?;
-        let before = rec.state.unwrap_or(rec.base);
+        let session = crate::overlay::begin_run(&store, &mut rec, &command.join(" "))?;
+        let before = session.before();
         let before_rec = store.reader()?.snapshot(&before)?;
         events(&RunEvent::WorkspaceSnapshotTaken {
             label: "before".into(),
@@ -150,7 +150,7 @@ pub fn run_isolated(
         let cmd = crate::overlay::command(&store, &rec, &opts.command, &rel_cwd)?;
         (rec, fallback, session, cmd)
     };
-    let before = rec.state.unwrap_or(rec.base);
+    let before = session.before();
     if let Some(sig) = guard.as_ref().and_then(|g| g.interrupted()) {
         return Err(Error::Interrupted(sig));
     }
@@ -220,6 +220,7 @@ pub fn run_isolated(
                 policy: ConflictPolicy::Skip,
                 include_ignored: false,
                 hunks: Vec::new(),
+                run: None,
             },
         )?;
         result_overlay.accepted = true;

@@ -14,11 +14,16 @@
 mod changes;
 mod edits;
 mod overlay;
+mod session;
 mod snapshot;
 
 pub use changes::{Change, Changes, Hunk, HunksFor, Side, Totals, change_hunks};
 pub use edits::{EditedFile, PlanEntry, Restore, Undo, UndoneOp};
-pub use overlay::{Overlay, OverlayAccept, OverlayConflict, OverlayDiff, OverlayReject};
+pub use overlay::{
+    Overlay, OverlayAccept, OverlayConflict, OverlayDiff, OverlayReject, OverlayRunChanges,
+    OverlayRunFile, OverlayRuns,
+};
+pub use session::Session;
 pub use snapshot::{Checkpoint, Snapshot, SnapshotList};
 
 /// A path as JSON shows it: lossy UTF-8.

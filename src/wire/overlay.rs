@@ -2,8 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Changes, EditedFile, path_text, time_text};
-use crate::overlay::{AcceptReport, OverlayRecord, RejectReport};
+use super::{Changes, EditedFile, Hunk, path_text, time_text};
+use crate::overlay::{AcceptReport, OverlayRecord, RejectReport, RunChanges};
 use crate::store::Store;
 
 /// One overlay (`overlay list --json`'s row).
@@ -147,6 +147,73 @@ impl OverlayReject {
             overlay: id,
             rejected: r.paths.iter().map(|p| path_text(p)).collect(),
             op: r.op,
+        }
+    }
+}
+
+/// An overlay's pending changes grouped by the command run that made them
+/// (`overlay diff --by-run`): each group's hunk ids are what `--run N` takes.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct OverlayRuns {
+    /// The overlay.
+    pub overlay: u64,
+    /// Runs in order, then changes made outside any run (`run` 0), then parts where runs'
+    /// lines interleave (`run` null: taken by hunk id only).
+    pub runs: Vec<OverlayRunChanges>,
+}
+
+/// One run's pending changes.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct OverlayRunChanges {
+    /// The run's number (from 1); 0: made outside any run; null: several runs interleaved.
+    pub run: Option<u32>,
+    /// The command line.
+    pub command: Option<String>,
+    /// The overlay's state before the run (hex).
+    pub before: Option<String>,
+    /// Its state after the run (hex).
+    pub after: Option<String>,
+    /// When the run finished (RFC 3339, UTC).
+    pub finished: Option<String>,
+    /// Per file, the run's pending hunks.
+    pub files: Vec<OverlayRunFile>,
+}
+
+/// One file's part of a run's changes.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct OverlayRunFile {
+    /// The path.
+    pub path: String,
+    /// The hunks; null for a change without line hunks (binary, symlink, mode), taken whole.
+    pub hunks: Option<Vec<Hunk>>,
+}
+
+impl OverlayRuns {
+    /// From [`crate::overlay::by_run`] of overlay `id`.
+    pub fn new(id: u64, groups: Vec<RunChanges>) -> Self {
+        OverlayRuns {
+            overlay: id,
+            runs: groups
+                .into_iter()
+                .map(|g| OverlayRunChanges {
+                    run: g.run,
+                    command: g.record.as_ref().map(|r| r.command.clone()),
+                    before: g.record.as_ref().map(|r| r.before.hex()),
+                    after: g.record.as_ref().map(|r| r.after.hex()),
+                    finished: g.record.as_ref().map(|r| time_text(r.finished_ns)),
+                    files: g
+                        .files
+                        .into_iter()
+                        .map(|f| OverlayRunFile {
+                            path: path_text(&f.path),
+                            hunks: f.hunks.map(|hs| hs.into_iter().map(Hunk::from).collect()),
+                        })
+                        .collect(),
+                })
+                .collect(),
         }
     }
 }

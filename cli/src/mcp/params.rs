@@ -204,6 +204,9 @@ pub struct OverlayAcceptParams {
     /// Only these hunks (ids from overlay_diff).
     #[serde(default)]
     pub hunks: Vec<String>,
+    /// Only what this run made (numbers from overlay_runs), instead of paths and hunks.
+    #[serde(default)]
+    pub run: Option<u32>,
     /// Where the workspace changed too: `skip` (default), `markers`, `ours`, `theirs`, `fail`.
     #[serde(default)]
     pub policy: Policy,
@@ -224,4 +227,15 @@ pub struct OverlayRejectParams {
     /// These hunks (ids from overlay_diff).
     #[serde(default)]
     pub hunks: Vec<String>,
+    /// Only what this run made (numbers from overlay_runs), instead of paths and hunks.
+    #[serde(default)]
+    pub run: Option<u32>,
+}
+
+/// `overlay_runs`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OverlayRunsParams {
+    /// The overlay (id or name).
+    pub overlay: OverlayKey,
 }

@@ -168,6 +168,25 @@ pub fn overlay_diff(d: &wire::OverlayDiff) -> String {
     format!("overlay {}: {}", d.overlay, changes(&d.changes))
 }
 
+/// `overlay_runs`.
+pub fn overlay_runs(r: &wire::OverlayRuns) -> String {
+    let mut t = format!("overlay {}: pending changes by run", r.overlay);
+    for g in &r.runs {
+        let who = match g.run {
+            Some(0) => "outside any run".to_string(),
+            Some(n) => format!("run {n}: {}", g.command.as_deref().unwrap_or("")),
+            None => "interleaved runs".to_string(),
+        };
+        let hunks: usize = g
+            .files
+            .iter()
+            .map(|f| f.hunks.as_ref().map_or(1, Vec::len))
+            .sum();
+        let _ = write!(t, "\n{who} ({} files, {hunks} hunks)", g.files.len());
+    }
+    t
+}
+
 /// `overlay_accept`.
 pub fn accept(a: &wire::OverlayAccept) -> String {
     let mut t = format!(

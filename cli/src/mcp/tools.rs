@@ -204,6 +204,17 @@ impl Server {
             .await
     }
 
+    /// An overlay's pending changes by run.
+    #[tool(
+        description = "An overlay's pending hunks grouped by the command run in it that made them (runs' edits sharing a hunk are cut apart); overlay_accept and overlay_reject take a run number or these hunk ids.",
+        input_schema = input::<OverlayRunsParams>(),
+        output_schema = schema_for_output::<wire::OverlayRuns>()
+    )]
+    async fn overlay_runs(&self, Parameters(a): Parameters<JsonObject>) -> CallToolResult {
+        self.call(a, overlay_runs, super::render::overlay_runs)
+            .await
+    }
+
     /// Accept.
     #[tool(
         description = "Accept an overlay's changes into the workspace: all pending, some paths, or some hunks (ids from overlay_diff). Undoable.",
@@ -281,6 +292,7 @@ fn checkpoint(st: &State, p: CheckpointParams) -> Result<wire::Checkpoint> {
                 None,
                 &rewind::DiffRequest {
                     renames: true,
+                    rename_score: rewind::diff::similar::DEFAULT_RENAME_SCORE,
                     paths: Vec::new(),
                 },
             )?;
@@ -375,6 +387,7 @@ fn changes(st: &State, p: ChangesParams) -> Result<wire::Changes> {
     drop(reader);
     let req = rewind::DiffRequest {
         renames: true,
+        rename_score: rewind::diff::similar::DEFAULT_RENAME_SCORE,
         paths: paths(st, &p.paths)?,
     };
     let d = rewind::diff(&st.store, a, b, Some(&st.root), &req)?;
@@ -514,6 +527,13 @@ fn overlay_diff(st: &State, p: OverlayDiffParams) -> Result<wire::OverlayDiff> {
     })
 }
 
+fn overlay_runs(st: &State, p: OverlayRunsParams) -> Result<wire::OverlayRuns> {
+    let mut rec = ov::find(&st.store, &p.overlay.text())?;
+    let od = ov::overlay_diff(&st.store, &mut rec, false)?;
+    let groups = ov::by_run(&st.store, &rec, &od.diff)?;
+    Ok(wire::OverlayRuns::new(rec.id, groups))
+}
+
 fn overlay_accept(st: &State, p: OverlayAcceptParams) -> Result<wire::OverlayAccept> {
     use rewind::carry::ConflictPolicy as C;
     let mut rec = ov::find(&st.store, &p.overlay.text())?;
@@ -529,6 +549,7 @@ fn overlay_accept(st: &State, p: OverlayAcceptParams) -> Result<wire::OverlayAcc
         },
         include_ignored: p.include_ignored,
         hunks: p.hunks,
+        run: p.run,
     };
     let r = ov::accept(&st.store, &mut rec, &opts)?;
     Ok(wire::OverlayAccept::new(rec.id, &r))
@@ -538,6 +559,9 @@ fn overlay_reject(st: &State, p: OverlayRejectParams) -> Result<wire::OverlayRej
     let mut rec = ov::find(&st.store, &p.overlay.text())?;
     let root = rec.workspace_path();
     let paths = st.ctx.workspace_paths(Some(&root), &p.paths)?;
-    let r = ov::reject(&st.store, &mut rec, &paths, &p.hunks)?;
+    let r = match p.run {
+        Some(n) => ov::reject_run(&st.store, &mut rec, n)?,
+        None => ov::reject(&st.store, &mut rec, &paths, &p.hunks)?,
+    };
     Ok(wire::OverlayReject::new(rec.id, &r))
 }

@@ -28,6 +28,7 @@ pub async fn status(
         let head = snapshot_id(store, &root, "@")?;
         let req = DiffRequest {
             renames: true,
+            rename_score: rewind::diff::similar::DEFAULT_RENAME_SCORE,
             paths,
         };
         let d = rewind::diff(store, Rev::Snapshot(head), Rev::Live, Some(&root), &req)?;
@@ -143,6 +144,7 @@ pub async fn diff(
             Some(&root),
             &DiffRequest {
                 renames: true,
+                rename_score: rewind::diff::similar::DEFAULT_RENAME_SCORE,
                 paths,
             },
         )?;

@@ -65,6 +65,7 @@ pub fn table() -> Vec<(&'static str, &'static str, MethodRouter<AppState>)> {
         ("POST", "/v1/workspaces/{ws}/undo", post(edits::undo)),
         ("POST", "/v1/workspaces/{ws}/redo", post(edits::redo)),
         ("GET", "/v1/workspaces/{ws}/ops", get(read::ops)),
+        ("GET", "/v1/workspaces/{ws}/sessions", get(read::sessions)),
         ("POST", "/v1/workspaces/{ws}/run", post(run::run)),
         (
             "GET",
@@ -84,6 +85,7 @@ pub fn table() -> Vec<(&'static str, &'static str, MethodRouter<AppState>)> {
             delete(overlays::drop_overlay),
         ),
         ("GET", "/v1/overlays/{ov}/diff", get(overlays::diff)),
+        ("GET", "/v1/overlays/{ov}/runs", get(overlays::runs)),
         ("POST", "/v1/overlays/{ov}/run", post(overlays::run)),
         ("POST", "/v1/overlays/{ov}/accept", post(overlays::accept)),
         ("POST", "/v1/overlays/{ov}/reject", post(overlays::reject)),

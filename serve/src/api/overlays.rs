@@ -168,6 +168,22 @@ pub async fn diff(State(st): State<AppState>, Path(key): Path<String>) -> ApiRes
     .await
 }
 
+/// `GET /v1/overlays/{ov}/runs`: the pending hunks grouped by the command run in the overlay
+/// that made them (`overlay diff --by-run`); accept and reject take a run's number.
+pub async fn runs(
+    State(st): State<AppState>,
+    Path(key): Path<String>,
+) -> ApiResult<Json<rewind::wire::OverlayRuns>> {
+    blocking(&st, move |st| {
+        let store = st.store();
+        let mut r = ov::find(store, &key)?;
+        let od = ov::overlay_diff(store, &mut r, false)?;
+        let groups = ov::by_run(store, &r, &od.diff)?;
+        Ok(Json(rewind::wire::OverlayRuns::new(r.id, groups)))
+    })
+    .await
+}
+
 /// `POST /v1/overlays/{ov}/accept` and `/reject` body.
 #[derive(Deserialize, Default)]
 #[serde(default, deny_unknown_fields)]
@@ -176,6 +192,7 @@ pub struct PickBody {
     hunks: Vec<String>,
     policy: Option<String>,
     include_ignored: bool,
+    run: Option<u32>,
 }
 
 /// `POST /v1/overlays/{ov}/accept`: everything pending, some paths, or some hunks.
@@ -187,6 +204,11 @@ pub async fn accept(
 ) -> ApiResult<Json<Value>> {
     use rewind::carry::ConflictPolicy as P;
     let b: PickBody = body(&b)?;
+    if b.run.is_some() && !(b.paths.is_empty() && b.hunks.is_empty()) {
+        return Err(ApiError::bad_request(
+            "`run` takes the place of `paths` and `hunks`: give one or the other",
+        ));
+    }
     let paths = paths::rel_paths(&b.paths)?;
     let policy = match b.policy.as_deref() {
         // As the CLI's accept: a conflicting path is listed in `conflicts` (path, regions,
@@ -210,6 +232,7 @@ pub async fn accept(
             policy,
             include_ignored: b.include_ignored,
             hunks: b.hunks,
+            run: b.run,
         };
         let rep = ov::accept(store, &mut r, &opts)?;
         Ok(Json(json!({
@@ -233,14 +256,24 @@ pub async fn reject(
     b: Bytes,
 ) -> ApiResult<Json<Value>> {
     let b: PickBody = body(&b)?;
+    if b.run.is_some() && !(b.paths.is_empty() && b.hunks.is_empty()) {
+        return Err(ApiError::bad_request(
+            "`run` takes the place of `paths` and `hunks`: give one or the other",
+        ));
+    }
     if b.policy.is_some() || b.include_ignored {
-        return Err(ApiError::bad_request("reject takes only paths and hunks"));
+        return Err(ApiError::bad_request(
+            "reject takes only paths, hunks and run",
+        ));
     }
     let paths = paths::rel_paths(&b.paths)?;
     blocking(&st, move |st| {
         let store = &st.store_for(&caller, caller.command(&[]))?;
         let mut r = ov::find(store, &key)?;
-        let rep = ov::reject(store, &mut r, &paths, &b.hunks)?;
+        let rep = match b.run {
+            Some(n) => ov::reject_run(store, &mut r, n)?,
+            None => ov::reject(store, &mut r, &paths, &b.hunks)?,
+        };
         Ok(Json(json!({
             "overlay": r.id,
             "op": rep.op,

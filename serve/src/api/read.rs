@@ -61,6 +61,22 @@ fn num<T: std::str::FromStr>(q: Option<&str>, key: &str) -> ApiResult<Option<T>>
     }
 }
 
+/// `GET /v1/workspaces/{ws}/sessions`: what `log --by-session` lists: each agent session
+/// that recorded snapshots, the most recently active first, with the lines it added and
+/// removed and whether they are still in the live tree.
+pub async fn sessions(
+    State(st): State<AppState>,
+    Path(ws): Path<u64>,
+) -> ApiResult<Json<Vec<rewind::wire::Session>>> {
+    blocking(&st, move |st| {
+        let store = st.store();
+        let w = workspace(store, ws)?;
+        let list = rewind::session::sessions(store, &super::root_of(&w), w.id)?;
+        Ok(Json(list.iter().map(rewind::wire::Session::from).collect()))
+    })
+    .await
+}
+
 /// `GET /v1/workspaces/{ws}/snapshots?limit=&meta=k=v&path=&since_ns=&until_ns=&label=`.
 pub async fn snapshots(
     State(st): State<AppState>,

@@ -310,6 +310,7 @@ fn add_hunks(store: &rewind::Store, v: &mut Value) -> rewind::Result<()> {
                 None,
                 &rewind::DiffRequest {
                     renames: true,
+                    rename_score: rewind::diff::similar::DEFAULT_RENAME_SCORE,
                     paths: Vec::new(),
                 },
             )?;

@@ -999,6 +999,114 @@ class OverlaySnapshot:
         return cls(raw=d, **kw)
 
 
+@dataclass
+class OverlayRuns:
+    """`OverlayRuns`."""
+
+    overlay: int = field(metadata={"json": "overlay"})
+    runs: List[OverlayRunChanges] = field(metadata={"json": "runs"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {'runs': ('list', 'OverlayRunChanges')}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "OverlayRuns":
+        """Builds a `OverlayRuns` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class OverlayRunChanges:
+    """`OverlayRunChanges`: one run's pending changes; run 0: made outside any run; run null: runs' lines interleaved (take them by hunk id)."""
+
+    run: Optional[int] = field(metadata={"json": "run"})
+    command: Optional[str] = field(metadata={"json": "command"})
+    before: Optional[str] = field(metadata={"json": "before"})
+    after: Optional[str] = field(metadata={"json": "after"})
+    finished: Optional[str] = field(metadata={"json": "finished"})
+    files: List[OverlayRunFile] = field(metadata={"json": "files"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {'files': ('list', 'OverlayRunFile')}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "OverlayRunChanges":
+        """Builds a `OverlayRunChanges` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class OverlayRunFile:
+    """`OverlayRunFile`."""
+
+    path: str = field(metadata={"json": "path"})
+    hunks: Optional[List[Hunk]] = field(metadata={"json": "hunks"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {'hunks': ('list', 'Hunk')}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "OverlayRunFile":
+        """Builds a `OverlayRunFile` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class Session:
+    """`Session`."""
+
+    session: str = field(metadata={"json": "session"})
+    agent: Optional[str] = field(metadata={"json": "agent"})
+    first: str = field(metadata={"json": "first"})
+    first_time: str = field(metadata={"json": "first_time"})
+    last: str = field(metadata={"json": "last"})
+    last_time: str = field(metadata={"json": "last_time"})
+    snapshots: int = field(metadata={"json": "snapshots"})
+    changes: int = field(metadata={"json": "changes"})
+    added: int = field(metadata={"json": "added"})
+    removed: int = field(metadata={"json": "removed"})
+    present_lines: int = field(metadata={"json": "present_lines"})
+    present: str = field(metadata={"json": "present"})
+    files: List[str] = field(metadata={"json": "files"})
+    files_bytes: Optional[List[Optional[str]]] = field(default=None, metadata={"json": "files_bytes"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "Session":
+        """Builds a `Session` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
 _CLASSES = {
     "Error": Error,
     "Workspace": Workspace,
@@ -1036,4 +1144,8 @@ _CLASSES = {
     "EventDaemon": EventDaemon,
     "EventGap": EventGap,
     "OverlaySnapshot": OverlaySnapshot,
+    "OverlayRuns": OverlayRuns,
+    "OverlayRunChanges": OverlayRunChanges,
+    "OverlayRunFile": OverlayRunFile,
+    "Session": Session,
 }
