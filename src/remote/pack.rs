@@ -13,10 +13,12 @@
 //! Objects are stored as the local store stores them (one zstd frame or raw), so a push copies
 //! compressed bytes and never recompresses; trees, raw postcard locally, are compressed here.
 
+#[cfg(feature = "remote")]
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+#[cfg(feature = "remote")]
 use super::crypt::Crypt;
 
 use crate::error::{Error, Result};
@@ -142,7 +144,9 @@ impl Index {
     }
 }
 
-/// Gathers objects into one pack.
+/// Gathers objects into one pack (pushing needs the `remote` feature; the format's decoder
+/// does not).
+#[cfg(feature = "remote")]
 #[derive(Default)]
 pub struct PackBuilder {
     bytes: Vec<u8>,
@@ -151,6 +155,7 @@ pub struct PackBuilder {
     crypt: Option<Arc<Crypt>>,
 }
 
+#[cfg(feature = "remote")]
 impl PackBuilder {
     /// A builder that seals each entry with `crypt` when given.
     pub fn new(crypt: Option<Arc<Crypt>>) -> PackBuilder {
