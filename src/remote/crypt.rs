@@ -107,7 +107,8 @@ fn hex(bytes: &[u8]) -> String {
     })
 }
 
-fn unhex(s: &str) -> Option<Vec<u8>> {
+/// Lowercase or uppercase hex to bytes; None for an odd length or a non-hex digit.
+pub(super) fn unhex(s: &str) -> Option<Vec<u8>> {
     if !s.len().is_multiple_of(2) {
         return None;
     }

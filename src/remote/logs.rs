@@ -47,18 +47,8 @@ pub struct RemoteLog {
 impl RemoteLog {
     /// The workspace path's raw bytes.
     pub fn path(&self) -> Option<Vec<u8>> {
-        hex_bytes(&self.workspace_hex)
+        super::crypt::unhex(&self.workspace_hex)
     }
-}
-
-fn hex_bytes(s: &str) -> Option<Vec<u8>> {
-    if !s.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
-        .collect()
 }
 
 fn key(store: &str, path: &[u8]) -> String {
