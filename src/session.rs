@@ -142,17 +142,7 @@ pub fn revert_selected(
     let mut states: Vec<(Vec<u8>, State, State)> = Vec::new(); // (path, live, current)
     let mut conflicts = Vec::new();
     for ch in &changes {
-        let d = diff(
-            store,
-            Rev::Snapshot(ch.before),
-            Rev::Snapshot(ch.after),
-            None,
-            &DiffRequest {
-                renames: false,
-                rename_score: crate::diff::similar::DEFAULT_RENAME_SCORE,
-                paths: Vec::new(),
-            },
-        )?;
+        let d = change_diff(store, ch)?;
         let reader = d.reader();
         for c in &d.changes {
             let base: State = match c.new {
@@ -236,6 +226,22 @@ pub fn revert_selected(
 /// One change to one path taken back from `ours`: `base` is what the change left, `theirs`
 /// what was there before it. Returns the new state; overlapping hunks keep `ours` and are
 /// added to `conflicts`.
+/// What one selected change did: its two snapshots compared path by path (exact content, no
+/// rename pairing: a revert takes back each path as it was).
+fn change_diff(store: &Store, ch: &SelectedChange) -> Result<crate::compare::Diff> {
+    diff(
+        store,
+        Rev::Snapshot(ch.before),
+        Rev::Snapshot(ch.after),
+        None,
+        &DiffRequest {
+            renames: false,
+            rename_score: crate::diff::similar::DEFAULT_RENAME_SCORE,
+            paths: Vec::new(),
+        },
+    )
+}
+
 fn take_back(
     path: &[u8],
     ch: &SelectedChange,
@@ -395,17 +401,7 @@ pub fn sessions(store: &Store, root: &Path, ws: u64) -> Result<Vec<SessionSummar
         let mut files: Vec<Vec<u8>> = Vec::new();
         let (mut added, mut removed) = (0, 0);
         for ch in &changes {
-            let d = diff(
-                store,
-                Rev::Snapshot(ch.before),
-                Rev::Snapshot(ch.after),
-                None,
-                &DiffRequest {
-                    renames: false,
-                    rename_score: crate::diff::similar::DEFAULT_RENAME_SCORE,
-                    paths: Vec::new(),
-                },
-            )?;
+            let d = change_diff(store, ch)?;
             for (c, st) in d.changes.iter().zip(d.stats(&Default::default())?) {
                 added += st.insertions;
                 removed += st.deletions;
