@@ -355,6 +355,32 @@ pub enum Error {
         runs: u32,
     },
 
+    /// A run number the range between two snapshots does not have.
+    #[error("{a}..{b} has no run {run} ({})", if *.runs == 0 { "no run or agent tool call is recorded between them".to_string() } else { format!("its runs are 1 to {}", .runs) })]
+    UnknownRangeRun {
+        /// The number as given.
+        run: u32,
+        /// The older snapshot (short id).
+        a: String,
+        /// The newer snapshot (short id).
+        b: String,
+        /// How many runs and tool calls the range holds.
+        runs: u32,
+    },
+
+    /// Two snapshots that are not an older and a newer snapshot of the workspace's log, where
+    /// the log between them is followed.
+    #[error(
+        "{a}..{b} is not a range of this workspace's log: {a} must be an older snapshot of \
+         the workspace than {b}"
+    )]
+    NotALogRange {
+        /// The snapshot given as the older (short id).
+        a: String,
+        /// The snapshot given as the newer (short id).
+        b: String,
+    },
+
     /// gc found a reachable object it cannot read, and deleted nothing rather than guess.
     #[error("gc stopped, nothing was deleted: {kind} {id} (reached from {referrer}) is {why}")]
     GcDamaged {
@@ -806,6 +832,8 @@ impl Error {
             // A hunk id names no hunk of the diff the request itself named: the request is wrong.
             Error::UnknownHunk { .. }
             | Error::UnknownRun { .. }
+            | Error::UnknownRangeRun { .. }
+            | Error::NotALogRange { .. }
             | Error::NoSuchHunk { .. }
             | Error::NotAStore { .. }
             | Error::NotADirectory(_)

@@ -562,6 +562,18 @@ pub(crate) fn write_selection(
     markers: bool,
     check: bool,
 ) -> Result<RevertReport> {
+    let (work, conflicts) = plan_selection(root, kind, files, markers)?;
+    write_plan(store, root, kind, key, work, conflicts, check)
+}
+
+/// The plan of [`write_selection`]: the writes, and the files that conflict (with `markers`,
+/// those markers cannot express).
+pub(crate) fn plan_selection(
+    root: &Path,
+    kind: &str,
+    files: Vec<(Vec<u8>, Vec<u8>, Vec<u8>)>,
+    markers: bool,
+) -> Result<(Vec<Planned>, Vec<Conflict>)> {
     let policy = if markers {
         ConflictPolicy::Markers
     } else {
@@ -576,6 +588,19 @@ pub(crate) fn write_selection(
             Onto::Write(p) => work.push(p),
         }
     }
+    Ok((work, conflicts))
+}
+
+/// Writes a plan as one undoable operation of `kind`, unless something conflicts or `check`.
+pub(crate) fn write_plan(
+    store: &crate::store::Store,
+    root: &Path,
+    kind: &str,
+    key: crate::id::Id,
+    work: Vec<Planned>,
+    conflicts: Vec<Conflict>,
+    check: bool,
+) -> Result<RevertReport> {
     let mut report = RevertReport {
         files: work.iter().map(|p| p.outcome.clone()).collect(),
         conflicts,

@@ -159,6 +159,7 @@ pub(crate) mod ingest;
 pub mod internals;
 pub mod interrupt;
 pub mod overlay;
+pub mod owners;
 pub mod patch;
 pub mod progress;
 #[cfg(feature = "remote")]
@@ -173,6 +174,7 @@ mod remote {
 pub mod restore;
 pub mod retention;
 pub mod revert;
+pub mod review_runs;
 pub mod revision;
 pub mod run;
 pub(crate) mod scan;

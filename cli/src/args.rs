@@ -167,6 +167,10 @@ pub struct RevertArgs {
     /// Only this hunk of A..B (an id from `rewind diff A B --json --hunks`; repeatable)
     #[arg(long = "hunk", value_name = "ID", conflicts_with = "paths")]
     pub hunks: Vec<String>,
+    /// Only what run or agent tool call N of A..B did, even where it shares a hunk with
+    /// another (numbers from `rewind diff A B --by-run`)
+    #[arg(long = "run", value_name = "N", conflicts_with_all = ["hunks", "paths"])]
+    pub run: Option<u32>,
     /// Only these paths
     #[arg(last = true, value_name = "PATH")]
     pub paths: Vec<OsString>,
@@ -452,6 +456,10 @@ pub struct DiffArgs {
     /// --hunk`)
     #[arg(long)]
     pub hunks: bool,
+    /// Between two snapshots of the workspace: the change grouped by the run or agent tool
+    /// call that made each line (the numbers `revert A B --run N` takes)
+    #[arg(long, group = "format", conflicts_with = "hunks")]
+    pub by_run: bool,
     /// Only these paths
     #[arg(last = true, value_name = "PATH")]
     pub paths: Vec<OsString>,

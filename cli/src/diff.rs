@@ -209,6 +209,9 @@ pub fn diff(ctx: &Ctx, a: DiffArgs) -> CliResult {
         rename_score: a.find_renames.unwrap_or(DEFAULT_RENAME_SCORE),
         paths: ctx.workspace_paths(path_root.as_deref(), &a.paths)?,
     };
+    if a.by_run {
+        return by_run(ctx, &store, old, new);
+    }
     let d = compute(&store, old, new, root.as_deref(), &req)?;
     let hunks: Option<Vec<Value>> = match (a.hunks && ctx.json, old, new) {
         (false, _, _) => None,
@@ -336,4 +339,47 @@ fn rev_json(r: Rev) -> Value {
         Rev::Live => Value::String("live".into()),
         Rev::Snapshot(id) => Value::String(id.hex()),
     }
+}
+
+/// `diff A B --by-run`: the change between two snapshots of the workspace under the run or
+/// tool call that made it.
+fn by_run(ctx: &Ctx, store: &rewind::Store, old: Rev, new: Rev) -> CliResult {
+    let (Rev::Snapshot(a), Rev::Snapshot(b)) = (old, new) else {
+        return Err(rewind::Error::Invalid(
+            "--by-run needs two snapshots of the workspace (take one of the live tree with `rewind snapshot`)".into(),
+        )
+        .into());
+    };
+    let root = ctx.workspace_root(store)?;
+    let ws = store.reader()?.snapshotted_workspace(&root)?;
+    let by = rewind::review_runs::by_run(store, ws.id, a, b)?;
+    let who: Vec<String> = by
+        .units
+        .iter()
+        .map(|u| super::who::who(&u.record))
+        .collect();
+    let runs = rewind::wire::RangeRuns::new(&a, &b, by);
+    if ctx.json {
+        super::output::print_json(&runs)?;
+        return Ok(0);
+    }
+    if ctx.quiet {
+        return Ok(0);
+    }
+    for g in &runs.runs {
+        let unit = g.run.and_then(|n| runs.units.iter().find(|u| u.run == n));
+        let title = match (g.run, unit) {
+            (Some(0), _) => "made outside any run or tool call".to_string(),
+            (Some(n), Some(u)) => format!(
+                "run {n}: {} {} {}",
+                u.short_id,
+                u.time,
+                who.get(n as usize - 1).map_or("", String::as_str)
+            ),
+            (Some(n), None) => format!("run {n}"),
+            (None, _) => "runs' edits interleaved (take them back by --hunk)".to_string(),
+        };
+        super::who::print_run_group(ctx, &title, &g.files);
+    }
+    Ok(0)
 }

@@ -320,6 +320,7 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
                 find_renames: None,
                 diff_timeout: 5.0,
                 hunks: true,
+                by_run: false,
                 paths: Vec::new(),
             };
             // Per file, its hunks with their ids, for `accept`/`reject --hunk`.
@@ -588,26 +589,7 @@ fn print_by_run(ctx: &Ctx, store: &rewind::Store, rec: &mut OverlayRecord) -> Cl
             (Some(n), None) => format!("run {n}"),
             (None, _) => "runs' edits interleaved (take them by --hunk)".to_string(),
         };
-        println!("{}", paint(ctx.color, output::bold(), &title));
-        for f in &g.files {
-            match &f.hunks {
-                None => println!("  {} (whole file)", f.path),
-                Some(hs) => {
-                    for h in hs {
-                        println!(
-                            "  {} @@ -{},{} +{},{} @@ {}",
-                            f.path, h.old_start, h.old_lines, h.new_start, h.new_lines, h.id
-                        );
-                        for l in &h.lines {
-                            print!("    {l}");
-                            if !l.ends_with('\n') {
-                                println!();
-                            }
-                        }
-                    }
-                }
-            }
-        }
+        super::who::print_run_group(ctx, &title, &g.files);
     }
     Ok(0)
 }

@@ -37,7 +37,7 @@ fn parse_range(s: &str) -> Result<(usize, usize), Error> {
 }
 
 /// What wrote a snapshot, in a few words.
-fn who(r: &SnapshotRecord) -> String {
+pub(crate) fn who(r: &SnapshotRecord) -> String {
     let a = author(r);
     if let Some(s) = a.session {
         let short: String = s.chars().take(8).collect();
@@ -302,4 +302,29 @@ pub fn sessions(ctx: &Ctx) -> CliResult {
     }
     out.flush()?;
     Ok(0)
+}
+
+/// One group of `diff --by-run` or `overlay diff --by-run`: its title, then each file's hunks
+/// with their ids (or "whole file").
+pub(crate) fn print_run_group(ctx: &Ctx, title: &str, files: &[rewind::wire::OverlayRunFile]) {
+    println!("{}", paint(ctx.color, output::bold(), title));
+    for f in files {
+        match &f.hunks {
+            None => println!("  {} (whole file)", f.path),
+            Some(hs) => {
+                for h in hs {
+                    println!(
+                        "  {} @@ -{},{} +{},{} @@ {}",
+                        f.path, h.old_start, h.old_lines, h.new_start, h.new_lines, h.id
+                    );
+                    for l in &h.lines {
+                        print!("    {l}");
+                        if !l.ends_with('\n') {
+                            println!();
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

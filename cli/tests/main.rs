@@ -38,6 +38,7 @@ mod overlay_isolation;
 mod overlay_runs;
 mod polish;
 mod race;
+mod range_runs;
 mod remote;
 mod remote_crypt;
 mod renames_similar;

@@ -13,13 +13,11 @@ use serde::{Deserialize, Serialize};
 
 use super::{OverlayRecord, review_with};
 use crate::compare::Diff;
-use crate::diff::text::split_lines;
 use crate::diff::tree::FileChange;
 use crate::error::{Error, Result};
-use crate::hunks::{self, ReviewHunk};
+use crate::hunks::ReviewHunk;
 use crate::id::Id;
-use crate::patch::linediff::changed_lines;
-use crate::store::tree::Kind;
+use crate::owners::{self, Owners};
 use crate::store::{Reader, Store};
 
 /// One command that ran in an overlay.
@@ -50,48 +48,7 @@ pub struct RunChanges {
     pub files: Vec<RunFile>,
 }
 
-/// One file's part of a run's changes.
-#[derive(Clone, Debug)]
-pub struct RunFile {
-    /// The path.
-    pub path: Vec<u8>,
-    /// Its hunks (ids that accept and reject take), None for a change taken whole.
-    pub hunks: Option<Vec<ReviewHunk>>,
-}
-
-/// Who made each line of a file's change from base to state: `old[i]` the run that removed
-/// base line `i`, `new[j]` the run that wrote state line `j` (0: no run).
-pub(crate) struct Owners {
-    old: Vec<u32>,
-    new: Vec<u32>,
-}
-
-impl Owners {
-    /// The owner of old line `i` (`added` false) or new line `i` (`added` true).
-    pub(crate) fn of(&self, added: bool, i: usize) -> u32 {
-        let side = if added { &self.new } else { &self.old };
-        side.get(i).copied().unwrap_or(0)
-    }
-}
-
-/// Where a line of the version being followed came from.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Origin {
-    /// Base line `i`, unchanged so far.
-    Base(usize),
-    /// Written by the step of this run (0: no run).
-    Made(u32),
-}
-
-/// The file `path` at snapshot `id`: its bytes (empty when absent or not a file); None when
-/// the snapshot cannot be read any more (the step is skipped).
-fn content_at(reader: &Reader, id: &Id, path: &[u8]) -> Option<Vec<u8>> {
-    let root = reader.snapshot(id).ok()?.root;
-    match reader.lookup(&root, path).ok()? {
-        Some(e) if matches!(e.kind, Kind::File | Kind::Executable) => reader.read_blob(&e.id).ok(),
-        Some(_) | None => Some(Vec::new()),
-    }
-}
+pub use crate::owners::RunFile;
 
 /// Traces the lines of `path`'s change from `old` (the base's) to `new` (the state's) through
 /// the overlay's runs. None when the overlay recorded no run.
@@ -105,82 +62,24 @@ pub(crate) fn owners(
     if rec.runs.is_empty() {
         return None;
     }
-    let base_len = split_lines(old).len();
-    let mut cur = old.to_vec();
-    let mut origin: Vec<Origin> = (0..base_len).map(Origin::Base).collect();
-    let mut removed_by: Vec<Option<u32>> = vec![None; base_len];
-    let mut last = 0;
-    let mut step = |next: Vec<u8>, label: u32| {
-        if next == cur {
-            return;
-        }
-        let a = split_lines(&cur);
-        let b = split_lines(&next);
-        let Some((ca, cb)) = changed_lines(&a, &b, None) else {
-            return;
-        };
-        let mut now = Vec::with_capacity(b.len());
-        let mut i = 0;
-        for &changed in &cb {
-            if changed {
-                now.push(Origin::Made(label));
-                continue;
-            }
-            while i < ca.len() && ca[i] {
-                if let Origin::Base(k) = origin[i] {
-                    removed_by[k] = Some(label);
-                }
-                i += 1;
-            }
-            now.push(origin.get(i).copied().unwrap_or(Origin::Made(label)));
-            i += 1;
-        }
-        for (k, &gone) in ca.iter().enumerate().skip(i) {
-            if gone && let Origin::Base(b) = origin[k] {
-                removed_by[b] = Some(label);
-            }
-        }
-        origin = now;
-        cur = next;
-        last = label;
-    };
-    for run in &rec.runs {
-        if let Some(b) = content_at(reader, &run.before, path) {
-            step(b, 0);
-        }
-        if let Some(a) = content_at(reader, &run.after, path) {
-            step(a, run.n);
-        }
-    }
-    step(new.to_vec(), 0);
-    // A line the final diff pairs differently from the steps (moved, or removed and written
-    // again) goes to the last run that touched the file.
-    Some(Owners {
-        old: removed_by.into_iter().map(|r| r.unwrap_or(last)).collect(),
-        new: origin
-            .into_iter()
-            .map(|o| match o {
-                Origin::Made(l) => l,
-                Origin::Base(_) => last,
-            })
-            .collect(),
-    })
+    let states = rec
+        .runs
+        .iter()
+        .flat_map(|r| [(r.before, 0), (r.after, r.n)]);
+    Some(owners::trace(
+        old,
+        new,
+        owners::versions(reader, path, states),
+    ))
 }
 
 /// The last run that changed `c.path`'s entry (kind or content); 0 when none did.
 fn entry_owner(reader: &Reader, rec: &OverlayRecord, c: &FileChange) -> u32 {
-    let entry = |id: &Id| {
-        let root = reader.snapshot(id).ok()?.root;
-        Some(reader.lookup(&root, &c.path).ok()?.map(|e| (e.kind, e.id)))
-    };
-    rec.runs
-        .iter()
-        .rev()
-        .find(|r| match (entry(&r.before), entry(&r.after)) {
-            (Some(b), Some(a)) => a != b,
-            _ => false,
-        })
-        .map_or(0, |r| r.n)
+    owners::entry_owner(
+        reader,
+        &c.path,
+        rec.runs.iter().map(|r| (r.before, r.after, r.n)),
+    )
 }
 
 /// The overlay's pending changes grouped by the run that made them: runs in order, then the
@@ -264,19 +163,4 @@ pub(crate) fn selection(
     Ok((ids, whole))
 }
 
-/// The hunk cut by owner that `hunks::refine_owned` makes, for a file with owners.
-pub(crate) fn refine(
-    path: &[u8],
-    hs: Vec<ReviewHunk>,
-    owners: Option<&Owners>,
-    wanted: &dyn Fn(&str) -> bool,
-    by_owner: bool,
-) -> Vec<(ReviewHunk, Option<u32>)> {
-    match owners {
-        Some(o) => hunks::refine_owned(path, hs, &|added, i| o.of(added, i), wanted, by_owner),
-        None => hunks::refine(path, hs, wanted)
-            .into_iter()
-            .map(|h| (h, None))
-            .collect(),
-    }
-}
+pub(crate) use crate::owners::refine;

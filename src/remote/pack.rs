@@ -240,7 +240,8 @@ pub fn check(e: &Entry, pack: &Id, stored: &[u8]) -> Result<Vec<u8>> {
     Ok(content)
 }
 
-#[cfg(test)]
+// The builder is what pushes: it is in the `remote` build only.
+#[cfg(all(test, feature = "remote"))]
 mod tests {
     use super::*;
 

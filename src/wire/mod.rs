@@ -14,6 +14,7 @@
 mod changes;
 mod edits;
 mod overlay;
+mod runs;
 mod session;
 mod snapshot;
 
@@ -23,6 +24,7 @@ pub use overlay::{
     Overlay, OverlayAccept, OverlayConflict, OverlayDiff, OverlayReject, OverlayRunChanges,
     OverlayRunFile, OverlayRuns,
 };
+pub use runs::{RangeRunChanges, RangeRuns, RangeUnit};
 pub use session::Session;
 pub use snapshot::{Checkpoint, Snapshot, SnapshotList};
 
