@@ -540,7 +540,7 @@ pub struct RevertReport {
 
 impl RevertReport {
     /// The report, or the first conflict as the error a caller that cannot list them returns.
-    pub(crate) fn or_conflict(self) -> Result<RevertReport> {
+    pub fn or_conflict(self) -> Result<RevertReport> {
         match self.conflicts.first() {
             Some(c) => Err(crate::apply::fail(&c.path, c.why.clone())),
             None => Ok(self),

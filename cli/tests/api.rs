@@ -950,3 +950,55 @@ fn overlay_runs_route_and_accept_by_run() {
     let runs = srv.get(&format!("/v1/overlays/{id}/runs"));
     assert_eq!(runs["runs"], json!([]), "nothing pending");
 }
+
+/// `GET /v1/workspaces/{ws}/runs` answers what `diff A B --by-run --json` prints, and revert
+/// takes `{"run": N}`: run 2's line goes, run 1's neighbouring line stays; an unknown run is a
+/// 400 that changes nothing.
+#[test]
+fn workspace_runs_route_and_revert_by_run() {
+    let env = Env::new();
+    let base: String = (1..=20).map(|i| format!("line {i}\n")).collect();
+    env.write("f.txt", base.as_bytes());
+    env.ok(&["init"]);
+    let a = env.ok(&["snapshot", "-q", "-m", "base"]).trim().to_string();
+    env.ok(&["run", "-q", "--", "sed", "-i", "10s/.*/ONE/", "f.txt"]);
+    env.ok(&["run", "-q", "--", "sed", "-i", "11s/.*/TWO/", "f.txt"]);
+    let b = env.ok(&["snapshot", "-q", "-m", "end"]).trim().to_string();
+    let cli: Value =
+        serde_json::from_str(&env.ok(&["--json", "diff", &a, &b, "--by-run"])).unwrap();
+    let srv = Server::start(&env);
+    let ws = ws_id(&srv);
+    let api = srv.get(&format!("/v1/workspaces/{ws}/runs?from={a}&to={b}"));
+    assert_eq!(api, cli);
+    assert_eq!(api["units"].as_array().map(Vec::len), Some(2), "{api}");
+
+    let before = std::fs::read(env.path("f.txt")).unwrap();
+    let (status, v) = srv.call(
+        "POST",
+        &format!("/v1/workspaces/{ws}/revert"),
+        Some(json!({"from": a, "to": b, "run": 9})),
+    );
+    assert_eq!(
+        (status, v["code"].as_str()),
+        (400, Some("bad_request")),
+        "{v}"
+    );
+    assert_eq!(std::fs::read(env.path("f.txt")).unwrap(), before);
+    let (status, v) = srv.call("GET", &format!("/v1/workspaces/{ws}/runs?from={a}"), None);
+    assert_eq!(status, 400, "{v}");
+
+    srv.post(
+        &format!("/v1/workspaces/{ws}/revert"),
+        json!({"from": a, "to": b, "run": 2}),
+    );
+    let want: String = (1..=20)
+        .map(|i| match i {
+            10 => "ONE\n".to_string(),
+            _ => format!("line {i}\n"),
+        })
+        .collect();
+    assert_eq!(
+        String::from_utf8(std::fs::read(env.path("f.txt")).unwrap()).unwrap(),
+        want
+    );
+}

@@ -544,6 +544,13 @@ fn every_route_over_http_matches_the_document() {
     let r = api.get(t, &format!("{w}/sessions"));
     check("GET", t, &r);
     assert_eq!(r.json(), json!([]), "no snapshot names a session");
+    let t = "/v1/workspaces/{ws}/runs";
+    let r = api.get(t, &format!("{w}/runs?from=@~2&to=@"));
+    check("GET", t, &r);
+    assert_eq!(r.json()["units"], json!([]), "no run between them");
+    let r = api.get(t, &format!("{w}/runs?from=@&to=@~2"));
+    assert_eq!(r.status, 400);
+    check("GET", t, &r);
     let t = "/v1/workspaces/{ws}/ops";
     let r = api.get(t, &format!("{w}/ops?limit=20"));
     check("GET", t, &r);

@@ -85,6 +85,18 @@ def test_runs_with_options_and_hunks(client, ws):
     assert (ws.dir / "later.txt").read_text() == "later\n"
 
 
+def test_workspace_runs_are_reviewed_and_reverted_one_by_one(client, ws):
+    [w] = client.workspaces()
+    client.run(w.id, ["sed", "-i", "s/^3$/THREE/", "a.txt"])
+    client.run(w.id, ["sed", "-i", "s/^4$/FOUR/", "a.txt"])
+    by = client.runs(w.id, "@~4", "@")
+    assert isinstance(by, models.RangeRuns) and [u.run for u in by.units] == [1, 2]
+    assert [g.run for g in by.runs] == [1, 2]
+    assert isinstance(by.runs[0].files[0], models.OverlayRunFile)
+    client.revert(w.id, "@~4", "@", run=1)
+    assert (ws.dir / "a.txt").read_text().splitlines()[2:4] == ["3", "FOUR"]
+
+
 def test_overlay_review_split_and_checkpoint(client, ws):
     [w] = client.workspaces()
     ov = client.create_overlay(w.id, name="py", backend="copy")

@@ -155,12 +155,14 @@ pub struct RevertBody {
     to: Option<String>,
     paths: Vec<String>,
     hunks: Vec<String>,
+    run: Option<u32>,
     markers: bool,
     check: bool,
 }
 
 /// `POST /v1/workspaces/{ws}/revert`: takes the change from `from` to `to` back out of the live
-/// tree (later edits kept), whole, by path, or by hunk (ids from the diff `from`..`to`).
+/// tree (later edits kept), whole, by path, by hunk (ids from the diff `from`..`to`), or what
+/// one run or tool call of it did (`run`, numbered as `GET .../runs` numbers them).
 pub async fn revert(
     State(st): State<AppState>,
     Path(ws): Path<u64>,
@@ -175,7 +177,10 @@ pub async fn revert(
         let root = root_of(&w);
         let a = snapshot_id(store, &root, b.from.as_deref().unwrap_or("@~1"))?;
         let z = snapshot_id(store, &root, b.to.as_deref().unwrap_or("@"))?;
-        let r = if b.hunks.is_empty() {
+        let r = if let Some(n) = b.run {
+            rewind::review_runs::revert_run(store, &root, w.id, a, z, n, b.markers, b.check)?
+                .or_conflict()?
+        } else if b.hunks.is_empty() {
             rewind::revert::revert(store, &root, a, z, &paths, b.markers, b.check)?
         } else {
             rewind::revert::revert_hunks(store, &root, a, z, &b.hunks, b.markers, b.check)?

@@ -66,6 +66,7 @@ pub fn table() -> Vec<(&'static str, &'static str, MethodRouter<AppState>)> {
         ("POST", "/v1/workspaces/{ws}/redo", post(edits::redo)),
         ("GET", "/v1/workspaces/{ws}/ops", get(read::ops)),
         ("GET", "/v1/workspaces/{ws}/sessions", get(read::sessions)),
+        ("GET", "/v1/workspaces/{ws}/runs", get(read::runs)),
         ("POST", "/v1/workspaces/{ws}/run", post(run::run)),
         (
             "GET",

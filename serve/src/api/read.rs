@@ -77,6 +77,32 @@ pub async fn sessions(
     .await
 }
 
+/// `GET /v1/workspaces/{ws}/runs?from=A&to=B`: what `diff A B --by-run` shows: the change
+/// between two snapshots grouped by the run or agent tool call that made each line.
+pub async fn runs(
+    State(st): State<AppState>,
+    Path(ws): Path<u64>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<Json<rewind::wire::RangeRuns>> {
+    let q = q.as_deref();
+    let one = |k: &str| {
+        query_all(q, k)
+            .pop()
+            .ok_or_else(|| ApiError::bad_request(format!("{k}=REV is required")))
+    };
+    let (from, to) = (one("from")?, one("to")?);
+    blocking(&st, move |st| {
+        let store = st.store();
+        let w = workspace(store, ws)?;
+        let root = root_of(&w);
+        let a = snapshot_id(store, &root, &from)?;
+        let b = snapshot_id(store, &root, &to)?;
+        let by = rewind::review_runs::by_run(store, w.id, a, b)?;
+        Ok(Json(rewind::wire::RangeRuns::new(&a, &b, by)))
+    })
+    .await
+}
+
 /// `GET /v1/workspaces/{ws}/snapshots?limit=&meta=k=v&path=&since_ns=&until_ns=&label=`.
 pub async fn snapshots(
     State(st): State<AppState>,

@@ -197,6 +197,12 @@ class _Api:
         decode = (lambda r: r.text) if options.get("format") == "patch" else _json_of(m.Diff)
         return self._do(_Req("GET", f"/v1/workspaces/{ws}/diff", params=params, decode=decode))
 
+    def runs(self, ws: int, from_: str, to: str):
+        """`GET /v1/workspaces/{ws}/runs`: from..to grouped by the run or tool call that made
+        each line; `revert(ws, from_, to, run=N)` takes one back."""
+        return self._do(_Req("GET", f"/v1/workspaces/{ws}/runs",
+                             params={"from": from_, "to": to}, decode=_json_of(m.RangeRuns)))
+
     def restore(self, ws: int, rev: str = "@", paths: Sequence[str] = (),
                 hunks: Sequence[str] = (), **options: Any):
         """`POST /v1/workspaces/{ws}/restore`."""

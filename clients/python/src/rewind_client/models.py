@@ -1107,6 +1107,82 @@ class Session:
         return cls(raw=d, **kw)
 
 
+@dataclass
+class RangeRuns:
+    """`RangeRuns`."""
+
+    a: str = field(metadata={"json": "a"})
+    b: str = field(metadata={"json": "b"})
+    units: List[RangeUnit] = field(metadata={"json": "units"})
+    runs: List[RangeRunChanges] = field(metadata={"json": "runs"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {'units': ('list', 'RangeUnit'), 'runs': ('list', 'RangeRunChanges')}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "RangeRuns":
+        """Builds a `RangeRuns` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class RangeUnit:
+    """`RangeUnit`."""
+
+    run: int = field(metadata={"json": "run"})
+    before: str = field(metadata={"json": "before"})
+    after: str = field(metadata={"json": "after"})
+    short_id: str = field(metadata={"json": "short_id"})
+    time: str = field(metadata={"json": "time"})
+    message: str = field(metadata={"json": "message"})
+    meta: Dict[str, str] = field(metadata={"json": "meta"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "RangeUnit":
+        """Builds a `RangeUnit` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class RangeRunChanges:
+    """`RangeRunChanges`."""
+
+    run: Optional[int] = field(metadata={"json": "run"})
+    files: List[OverlayRunFile] = field(metadata={"json": "files"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {'files': ('list', 'OverlayRunFile')}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "RangeRunChanges":
+        """Builds a `RangeRunChanges` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
 _CLASSES = {
     "Error": Error,
     "Workspace": Workspace,
@@ -1148,4 +1224,7 @@ _CLASSES = {
     "OverlayRunChanges": OverlayRunChanges,
     "OverlayRunFile": OverlayRunFile,
     "Session": Session,
+    "RangeRuns": RangeRuns,
+    "RangeUnit": RangeUnit,
+    "RangeRunChanges": RangeRunChanges,
 }
