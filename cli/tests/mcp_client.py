@@ -16,6 +16,7 @@ from mcp.client.stdio import stdio_client
 TOOLS = {
     "checkpoint", "list_checkpoints", "changes", "restore", "undo", "redo", "run",
     "overlay_create", "overlay_diff", "overlay_runs", "overlay_accept", "overlay_reject",
+    "changes_by_run", "revert",
 }
 
 
@@ -173,6 +174,25 @@ async def main(binary, store, ws):
             check(rej["overlay"] == ov["id"], "overlay reject", rej)
             with open(olong) as f:
                 check("line 38 CHANGED" not in f.read(), "reject set the hunk back in the overlay")
+
+            # Two runs edit neighbouring lines of one file: changes_by_run cuts the shared hunk
+            # by run, and revert takes back only the first run's line.
+            numbered = "".join(f"n{i}\n" for i in range(1, 21))
+            write(ws, "runs.txt", numbered)
+            start = (await call(s, "checkpoint", {"message": "before the runs"}))["snapshot"]["id"]
+            await call(s, "run", {"command": ["sed", "-i", "10s/.*/FIRST/", "runs.txt"]})
+            await call(s, "run", {"command": ["sed", "-i", "11s/.*/SECOND/", "runs.txt"]})
+            by = await call(s, "changes_by_run", {"from": start})
+            check([u["run"] for u in by["units"]] == [1, 2], "two runs", by)
+            check([g["run"] for g in by["runs"]] == [1, 2], "one group per run", by)
+            dry = await call(s, "revert", {"from": start, "run": 1, "dry_run": True})
+            check(dry["dry_run"] and dry["op"] is None and "FIRST" in read(ws, "runs.txt"), "dry run", dry)
+            rv = await call(s, "revert", {"from": start, "run": 1})
+            lines = read(ws, "runs.txt").splitlines()
+            check(rv["op"] is not None and lines[9] == "n10" and lines[10] == "SECOND", "revert run 1", lines)
+            bad = await s.call_tool("revert", {"from": start, "run": 7})
+            text = " ".join(c.text for c in bad.content if getattr(c, "text", None))
+            check(bad.is_error and "no run 7" in text, "an unknown run is a tool error", text)
 
             # Resources: listed, a snapshot and a file in it.
             res = (await s.list_resources()).resources

@@ -192,3 +192,44 @@ impl Undo {
         }
     }
 }
+
+/// What a revert did, or with `dry_run` would do (`revert --json`; the `revert` tool): the
+/// files written, and the conflicts that stopped it (then nothing was written).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Revert {
+    /// Whether nothing was changed (a preview).
+    pub dry_run: bool,
+    /// Files written (or that would be).
+    pub files: Vec<EditedFile>,
+    /// Files whose revert conflicts with later edits; when there is one, nothing was written.
+    pub conflicts: Vec<super::OverlayConflict>,
+    /// The snapshot of the live tree taken first (the state undo goes back to).
+    pub before: Option<String>,
+    /// The workspace's state afterwards.
+    pub after: Option<String>,
+    /// The operation recorded (what undo takes back).
+    pub op: Option<u64>,
+}
+
+impl Revert {
+    /// From a revert's report (`dry_run` as asked).
+    pub fn new(r: &RevertReport, dry_run: bool) -> Self {
+        Revert {
+            dry_run,
+            files: r.files.iter().map(EditedFile::from).collect(),
+            conflicts: r
+                .conflicts
+                .iter()
+                .map(|c| super::OverlayConflict {
+                    path: path_text(&c.path),
+                    why: c.why.clone(),
+                    regions: c.regions,
+                })
+                .collect(),
+            before: r.before.map(|i| i.hex()),
+            after: r.after.map(|i| i.hex()),
+            op: r.op,
+        }
+    }
+}

@@ -19,7 +19,7 @@ mod session;
 mod snapshot;
 
 pub use changes::{Change, Changes, Hunk, HunksFor, Side, Totals, change_hunks};
-pub use edits::{EditedFile, PlanEntry, Restore, Undo, UndoneOp};
+pub use edits::{EditedFile, PlanEntry, Restore, Revert, Undo, UndoneOp};
 pub use overlay::{
     Overlay, OverlayAccept, OverlayConflict, OverlayDiff, OverlayReject, OverlayRunChanges,
     OverlayRunFile, OverlayRuns,

@@ -239,3 +239,32 @@ pub struct OverlayRunsParams {
     /// The overlay (id or name).
     pub overlay: OverlayKey,
 }
+
+/// `changes_by_run`.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct ByRunParams {
+    /// The older snapshot (a revision: `@~3`, a tag, an id prefix).
+    pub from: String,
+    /// The newer snapshot (default `@`, the latest).
+    pub to: Option<String>,
+}
+
+/// `revert`.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct RevertParams {
+    /// The snapshot before the change to take back.
+    pub from: String,
+    /// The snapshot after it (default `@`, the latest).
+    pub to: Option<String>,
+    /// Only what run or tool call N of from..to did (numbers from `changes_by_run`).
+    pub run: Option<u32>,
+    /// Only these hunks (ids from `changes_by_run`, or from `changes` from..to in patch
+    /// format).
+    pub hunks: Vec<String>,
+    /// Only these paths.
+    pub paths: Vec<String>,
+    /// Change nothing: report what would be written and what would conflict.
+    pub dry_run: bool,
+}

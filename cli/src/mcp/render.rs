@@ -212,3 +212,50 @@ pub fn reject(r: &wire::OverlayReject) -> String {
     }
     t
 }
+
+/// `changes_by_run`.
+pub fn changes_by_run(r: &wire::RangeRuns) -> String {
+    let short = |h: &str| h.chars().take(12).collect::<String>();
+    let mut t = format!("{}..{}: changes by run", short(&r.a), short(&r.b));
+    for g in &r.runs {
+        let who = match g.run {
+            Some(0) => "outside any run or tool call".to_string(),
+            Some(n) => match r.units.iter().find(|u| u.run == n) {
+                Some(u) => format!("run {n}: {} {}", u.short_id, u.message),
+                None => format!("run {n}"),
+            },
+            None => "interleaved runs".to_string(),
+        };
+        let hunks: usize = g
+            .files
+            .iter()
+            .map(|f| f.hunks.as_ref().map_or(1, Vec::len))
+            .sum();
+        let _ = write!(t, "\n{who} ({} files, {hunks} hunks)", g.files.len());
+    }
+    t
+}
+
+/// `revert`.
+pub fn revert(r: &wire::Revert) -> String {
+    let verb = if r.dry_run {
+        "would revert"
+    } else {
+        "reverted"
+    };
+    let mut t = format!(
+        "{verb}: {} files, {} conflicts",
+        r.files.len(),
+        r.conflicts.len()
+    );
+    for f in &r.files {
+        let _ = write!(t, "\n{:<10}{}", f.action, f.path);
+    }
+    for c in &r.conflicts {
+        let _ = write!(t, "\nconflict  {} ({})", c.path, c.why);
+    }
+    if !r.conflicts.is_empty() {
+        t.push_str("\nnothing was written");
+    }
+    t
+}

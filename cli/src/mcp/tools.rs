@@ -215,6 +215,27 @@ impl Server {
             .await
     }
 
+    /// The change between two snapshots by run.
+    #[tool(
+        description = "The change between two snapshots of the workspace grouped by the run or agent tool call that made each line (edits of two tool calls sharing a hunk are cut apart), with each unit's snapshot and metadata (session, turn, tool). `revert` takes a run number or these hunk ids.",
+        input_schema = input::<ByRunParams>(),
+        output_schema = schema_for_output::<wire::RangeRuns>()
+    )]
+    async fn changes_by_run(&self, Parameters(a): Parameters<JsonObject>) -> CallToolResult {
+        self.call(a, changes_by_run, super::render::changes_by_run)
+            .await
+    }
+
+    /// Revert a change range.
+    #[tool(
+        description = "Take back the change between two snapshots (`from`..`to`), or only one run or tool call of it (`run`, from changes_by_run), some hunks or some paths, three ways onto the live files: later edits are kept. Conflicts are reported per file and then nothing is written. Undoable.",
+        input_schema = input::<RevertParams>(),
+        output_schema = schema_for_output::<wire::Revert>()
+    )]
+    async fn revert(&self, Parameters(a): Parameters<JsonObject>) -> CallToolResult {
+        self.call(a, revert, super::render::revert).await
+    }
+
     /// Accept.
     #[tool(
         description = "Accept an overlay's changes into the workspace: all pending, some paths, or some hunks (ids from overlay_diff). Undoable.",
@@ -532,6 +553,41 @@ fn overlay_runs(st: &State, p: OverlayRunsParams) -> Result<wire::OverlayRuns> {
     let od = ov::overlay_diff(&st.store, &mut rec, false)?;
     let groups = ov::by_run(&st.store, &rec, &od.diff)?;
     Ok(wire::OverlayRuns::new(rec.id, groups))
+}
+
+/// `from` and `to` (default `@`) as snapshot ids.
+fn range(st: &State, from: &str, to: Option<&str>) -> Result<(Id, Id)> {
+    let reader = st.store.reader()?;
+    let a = rewind::revision::resolve(&reader, from, Some(&st.root))?;
+    let b = rewind::revision::resolve(&reader, to.unwrap_or("@"), Some(&st.root))?;
+    Ok((a, b))
+}
+
+fn changes_by_run(st: &State, p: ByRunParams) -> Result<wire::RangeRuns> {
+    let (a, b) = range(st, &p.from, p.to.as_deref())?;
+    let ws = st.store.reader()?.snapshotted_workspace(&st.root)?;
+    let by = rewind::review_runs::by_run(&st.store, ws.id, a, b)?;
+    Ok(wire::RangeRuns::new(&a, &b, by))
+}
+
+fn revert(st: &State, p: RevertParams) -> Result<wire::Revert> {
+    let (a, b) = range(st, &p.from, p.to.as_deref())?;
+    let chosen = [p.run.is_some(), !p.hunks.is_empty(), !p.paths.is_empty()];
+    if chosen.iter().filter(|c| **c).count() > 1 {
+        return Err(Error::Invalid(
+            "revert takes one of `run`, `hunks` and `paths`".into(),
+        ));
+    }
+    let r = if let Some(n) = p.run {
+        let ws = st.store.reader()?.snapshotted_workspace(&st.root)?;
+        rewind::review_runs::revert_run(&st.store, &st.root, ws.id, a, b, n, false, p.dry_run)?
+    } else if !p.hunks.is_empty() {
+        rewind::revert::revert_hunks_report(&st.store, &st.root, a, b, &p.hunks, false, p.dry_run)?
+    } else {
+        let paths = paths(st, &p.paths)?;
+        rewind::revert::revert_report(&st.store, &st.root, a, b, &paths, false, p.dry_run)?
+    };
+    Ok(wire::Revert::new(&r, p.dry_run))
 }
 
 fn overlay_accept(st: &State, p: OverlayAcceptParams) -> Result<wire::OverlayAccept> {
