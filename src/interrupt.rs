@@ -12,7 +12,7 @@ static RECEIVED: AtomicI32 = AtomicI32::new(0);
 /// Installed guards (handlers are process-wide).
 static GUARDS: AtomicU64 = AtomicU64::new(0);
 
-extern "C" fn on_signal(sig: libc::c_int) {
+extern "C" fn on_signal(sig: libc::c_int, _: *mut libc::siginfo_t, _: *mut libc::c_void) {
     // Only async-signal-safe calls here: atomics, signal, raise.
     if RECEIVED.swap(sig, Ordering::SeqCst) != 0 {
         unsafe {
@@ -32,7 +32,7 @@ pub fn requested() -> Option<i32> {
 
 /// Installs the handlers while it lives; restores the previous ones when dropped.
 pub struct Guard {
-    old: Vec<(libc::c_int, libc::sigaction)>,
+    _handlers: Handlers,
 }
 
 impl Guard {
@@ -40,38 +40,69 @@ impl Guard {
     pub fn install() -> Result<Guard> {
         GUARDS.fetch_add(1, Ordering::SeqCst);
         RECEIVED.store(0, Ordering::SeqCst);
-        let mut guard = Guard { old: Vec::new() };
-        for sig in [libc::SIGINT, libc::SIGTERM] {
-            // SAFETY: a zeroed sigaction is valid; the handler is async-signal-safe.
-            unsafe {
-                let mut sa: libc::sigaction = std::mem::zeroed();
-                sa.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
-                sa.sa_flags = libc::SA_RESTART;
-                libc::sigemptyset(&mut sa.sa_mask);
-                let mut prev: libc::sigaction = std::mem::zeroed();
-                if libc::sigaction(sig, &sa, &mut prev) != 0 {
-                    return Err(Error::io(
-                        "<signal handler>",
-                        std::io::Error::last_os_error(),
-                    ));
-                }
-                guard.old.push((sig, prev));
+        match Handlers::install(&[libc::SIGINT, libc::SIGTERM], on_signal) {
+            Ok(h) => Ok(Guard { _handlers: h }),
+            Err(e) => {
+                GUARDS.fetch_sub(1, Ordering::SeqCst);
+                Err(e)
             }
         }
-        Ok(guard)
     }
 }
 
 impl Drop for Guard {
     fn drop(&mut self) {
-        for (sig, prev) in &self.old {
+        if GUARDS.fetch_sub(1, Ordering::SeqCst) == 1 {
+            RECEIVED.store(0, Ordering::SeqCst);
+        }
+    }
+}
+
+/// A signal handler as the kernel calls it with `SA_SIGINFO`. It may only do async-signal-safe
+/// work: atomics, `kill`, `signal`, `raise`.
+pub(crate) type Handler = extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void);
+
+/// Process-wide handlers for some signals, installed while this lives (the one place rewind
+/// calls `sigaction`); the previous dispositions are restored when it is dropped.
+pub(crate) struct Handlers {
+    old: Vec<(libc::c_int, libc::sigaction)>,
+}
+
+impl Handlers {
+    /// Installs `handler` for each of `signals` (`SA_SIGINFO | SA_RESTART`: system calls the
+    /// signal interrupts are restarted). On failure, what was installed is restored.
+    pub(crate) fn install(signals: &[libc::c_int], handler: Handler) -> Result<Handlers> {
+        let mut installed = Handlers { old: Vec::new() };
+        for &sig in signals {
+            // SAFETY: a zeroed sigaction is a valid value; `handler` does only
+            // async-signal-safe work (its type's contract).
+            unsafe {
+                let mut sa: libc::sigaction = std::mem::zeroed();
+                sa.sa_sigaction = handler as *const () as usize;
+                sa.sa_flags = libc::SA_SIGINFO | libc::SA_RESTART;
+                libc::sigemptyset(&mut sa.sa_mask);
+                let mut prev: libc::sigaction = std::mem::zeroed();
+                if libc::sigaction(sig, &sa, &mut prev) != 0 {
+                    // Dropping `installed` restores the ones before.
+                    return Err(Error::io(
+                        "<signal handler>",
+                        std::io::Error::last_os_error(),
+                    ));
+                }
+                installed.old.push((sig, prev));
+            }
+        }
+        Ok(installed)
+    }
+}
+
+impl Drop for Handlers {
+    fn drop(&mut self) {
+        for (sig, prev) in self.old.iter().rev() {
             // SAFETY: restoring the disposition saved by install.
             unsafe {
                 libc::sigaction(*sig, prev, std::ptr::null_mut());
             }
-        }
-        if GUARDS.fetch_sub(1, Ordering::SeqCst) == 1 {
-            RECEIVED.store(0, Ordering::SeqCst);
         }
     }
 }
