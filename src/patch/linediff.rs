@@ -29,9 +29,10 @@
 //! git's indent heuristic (which only moves where a change is shown, never how
 //! many lines change) is not reproduced either.
 
-use std::collections::HashMap;
 use std::ops::Range;
 use std::time::Instant;
+
+use rustc_hash::FxHashMap;
 
 /// One changed stretch: `base` lines replaced by `side` lines.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,8 +56,10 @@ pub(crate) fn changed_lines(
     b: &[&[u8]],
     deadline: Option<Instant>,
 ) -> Option<(Vec<bool>, Vec<bool>)> {
-    // Number the distinct lines and count them per file.
-    let mut ids: HashMap<&[u8], usize> = HashMap::new();
+    // Number the distinct lines and count them per file. FxHash, not SipHash: no untrusted
+    // party picks the keys to collide, and hashing every line was most of a blame's time.
+    let mut ids: FxHashMap<&[u8], usize> =
+        FxHashMap::with_capacity_and_hasher(a.len().max(b.len()), Default::default());
     let ha = number_lines(a, &mut ids);
     let hb = number_lines(b, &mut ids);
     let mut count_a = vec![0usize; ids.len()];
@@ -101,7 +104,7 @@ pub(crate) fn changed_lines(
 }
 
 /// Gives each distinct line an id, shared through `ids`.
-fn number_lines<'a>(lines: &[&'a [u8]], ids: &mut HashMap<&'a [u8], usize>) -> Vec<usize> {
+fn number_lines<'a>(lines: &[&'a [u8]], ids: &mut FxHashMap<&'a [u8], usize>) -> Vec<usize> {
     lines
         .iter()
         .map(|&l| {
