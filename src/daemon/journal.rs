@@ -21,14 +21,15 @@
 //! cannot see, the workspace moved, replaced or deleted.
 
 use std::collections::BTreeSet;
-use std::ffi::CString;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use rustc_hash::FxHashMap;
+use rustix::fs::inotify;
+use rustix::io::Errno;
 
 use super::DaemonOptions;
 use crate::diff::tree::is_under;
@@ -157,16 +158,9 @@ impl Journal {
             threads: 1,
             trusted: None,
         };
-        // SAFETY: inotify_init1 takes flags only; a negative result is an error.
-        let raw = unsafe { libc::inotify_init1(libc::IN_NONBLOCK | libc::IN_CLOEXEC) };
-        if raw < 0 {
-            return Err(format!(
-                "inotify unavailable: {}",
-                std::io::Error::last_os_error()
-            ));
-        }
-        // SAFETY: `raw` is a new descriptor that nothing else owns.
-        self.fd = Some(unsafe { OwnedFd::from_raw_fd(raw) });
+        let fd = inotify::init(inotify::CreateFlags::NONBLOCK | inotify::CreateFlags::CLOEXEC)
+            .map_err(|e| format!("inotify unavailable: {}", std::io::Error::from(e)))?;
+        self.fd = Some(fd);
         self.rescan(b"", seq, opts)
     }
 
@@ -250,25 +244,27 @@ impl Journal {
                 opts.max_watches
             ));
         }
-        let Ok(path) = CString::new(join_rel(&self.root, &rel).as_os_str().as_bytes()) else {
-            return Ok(());
-        };
-        // SAFETY: `path` is a valid NUL-terminated string for the duration of the call.
-        let wd = unsafe { libc::inotify_add_watch(fd.as_raw_fd(), path.as_ptr(), MASK) };
-        if wd < 0 {
-            let e = std::io::Error::last_os_error();
-            return match e.raw_os_error() {
-                Some(libc::ENOENT | libc::ENOTDIR | libc::EACCES) => {
-                    self.unwatched.insert(rel);
-                    Ok(())
-                }
-                Some(libc::ENOSPC) => Err(
+        let path = join_rel(&self.root, &rel);
+        let wd = match inotify::add_watch(fd, &path, inotify::WatchFlags::from_bits_retain(MASK)) {
+            Ok(wd) => wd,
+            Err(Errno::NOENT | Errno::NOTDIR | Errno::ACCESS) => {
+                self.unwatched.insert(rel);
+                return Ok(());
+            }
+            Err(Errno::NOSPC) => {
+                return Err(
                     "watch limit reached (fs.inotify.max_user_watches: raise it with sysctl)"
                         .into(),
-                ),
-                _ => Err(format!("inotify_add_watch {}: {e}", path.to_string_lossy())),
-            };
-        }
+                );
+            }
+            Err(e) => {
+                return Err(format!(
+                    "inotify_add_watch {}: {}",
+                    path.display(),
+                    std::io::Error::from(e)
+                ));
+            }
+        };
         // The same directory under a new name (it was renamed): the old name is no longer it.
         if let Some(old) = self.wds.insert(wd, rel.clone())
             && old != rel
@@ -298,8 +294,8 @@ impl Journal {
             self.watched.remove(&d);
             self.wds.remove(&wd);
             if let Some(fd) = &self.fd {
-                // SAFETY: removing a watch from our own descriptor; a stale wd is refused.
-                unsafe { libc::inotify_rm_watch(fd.as_raw_fd(), wd) };
+                // A stale wd (the kernel dropped the watch already) is refused: nothing to do.
+                let _ = inotify::remove_watch(fd, wd);
             }
         }
     }
@@ -539,14 +535,7 @@ impl Journal {
 
 /// The name of the file system at `path` if inotify cannot see changes made on it elsewhere.
 fn blind_fs(path: &Path, opts: &DaemonOptions) -> Option<String> {
-    let c = CString::new(path.as_os_str().as_bytes()).ok()?;
-    let mut st = std::mem::MaybeUninit::<libc::statfs>::uninit();
-    // SAFETY: statfs fills `st` on success, which is the only case it is read.
-    if unsafe { libc::statfs(c.as_ptr(), st.as_mut_ptr()) } != 0 {
-        return None;
-    }
-    // SAFETY: statfs returned 0, so the struct is initialised.
-    let st = unsafe { st.assume_init() };
+    let st = rustix::fs::statfs(path).ok()?;
     // f_type is i64 here but narrower on other targets.
     #[allow(clippy::unnecessary_cast)]
     let kind = st.f_type as i64;

@@ -9,7 +9,7 @@
 //! this daemon, over the socket, like any other snapshot.
 
 use std::io::{BufRead, BufReader, Write};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
@@ -94,9 +94,7 @@ pub(super) fn lock_held(store_dir: &Path) -> bool {
     let Ok(f) = std::fs::File::open(paths(store_dir).lock) else {
         return false;
     };
-    // SAFETY: flock on a descriptor we own; a shared non-blocking try.
-    let got = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_SH | libc::LOCK_NB) } == 0;
-    !got
+    f.try_lock_shared().is_err()
 }
 
 /// Runs the daemon for the store in `store_dir` in this process until a `stop` request.
@@ -117,8 +115,8 @@ pub fn run(
         .write(true)
         .open(&p.lock)
         .at(&p.lock)?;
-    // SAFETY: flock on a descriptor we own; held until this process exits.
-    if unsafe { libc::flock(lock_file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+    // Held until this process exits (flock, released with the descriptor).
+    if lock_file.try_lock().is_err() {
         return Err(DaemonError::AlreadyRunning(store_dir.to_path_buf()).into());
     }
     if p.socket.as_os_str().len() >= 108 {
@@ -247,13 +245,8 @@ pub fn run(
 /// Watches the store directory (operations committed) and the daemon directory (the watch
 /// list replaced) with one inotify descriptor.
 fn watch_store_dir(store_dir: &Path) -> Option<OwnedFd> {
-    // SAFETY: inotify_init1 takes flags only; a negative result is an error.
-    let raw = unsafe { libc::inotify_init1(libc::IN_NONBLOCK | libc::IN_CLOEXEC) };
-    if raw < 0 {
-        return None;
-    }
-    // SAFETY: `raw` is a new descriptor that nothing else owns.
-    let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+    use rustix::fs::inotify;
+    let fd = inotify::init(inotify::CreateFlags::NONBLOCK | inotify::CreateFlags::CLOEXEC).ok()?;
     for (dir, mask) in [
         (
             store_dir.to_path_buf(),
@@ -264,9 +257,8 @@ fn watch_store_dir(store_dir: &Path) -> Option<OwnedFd> {
             libc::IN_MOVED_TO | libc::IN_CLOSE_WRITE,
         ),
     ] {
-        let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
-        // SAFETY: a valid C string for the duration of the call.
-        unsafe { libc::inotify_add_watch(fd.as_raw_fd(), c.as_ptr(), mask) };
+        // A directory that cannot be watched only costs the daemon its wake-ups from it.
+        let _ = inotify::add_watch(&fd, &dir, inotify::WatchFlags::from_bits_retain(mask));
     }
     Some(fd)
 }
