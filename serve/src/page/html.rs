@@ -39,25 +39,12 @@ pub fn time(ns: i64) -> String {
     format!("<time data-ns=\"{ns}\">{}</time>", utc(ns))
 }
 
-/// `YYYY-MM-DD HH:MM:SS UTC` (the civil-from-days algorithm: no calendar crate for one format).
+/// `YYYY-MM-DD HH:MM:SS UTC` (humantime's RFC 3339, as the CLI and the API print times, with
+/// a space for the `T`); times before the epoch show as the epoch.
 pub fn utc(ns: i64) -> String {
-    let secs = ns.div_euclid(1_000_000_000);
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
+    let t = std::time::UNIX_EPOCH + std::time::Duration::from_nanos(ns.max(0).unsigned_abs());
+    let rfc = humantime::format_rfc3339_seconds(t).to_string();
+    format!("{} UTC", rfc.trim_end_matches('Z').replacen('T', " ", 1))
 }
 
 /// A button the script turns into an API call: `POST url` with the JSON `body`, then a reload
