@@ -138,10 +138,11 @@ pub fn blame(
     let (lo, hi) = match opts.lines {
         Some((a, b)) => {
             if a == 0 || b < a || b > text.len() {
-                return Err(Error::Invalid(format!(
-                    "line range {a},{b} is outside the file's {} lines",
-                    text.len()
-                )));
+                return Err(Error::LineRange {
+                    first: a,
+                    last: b,
+                    lines: text.len(),
+                });
             }
             (a - 1, b)
         }
@@ -276,10 +277,7 @@ fn read_live(root: &Path, path: &RelPath) -> Result<Vec<u8>> {
         return Ok(target.as_os_str().as_bytes().to_vec());
     }
     if meta.is_dir() {
-        return Err(Error::Invalid(format!(
-            "{} is a directory; blame takes a file",
-            crate::fs::display(path.as_bytes())
-        )));
+        return Err(Error::IsADirectory(crate::fs::display(path.as_bytes())));
     }
     std::fs::read(&full).map_err(|e| Error::io(&full, e))
 }

@@ -135,9 +135,7 @@ pub fn diff(
         roots[slot] = Some(match rev {
             Rev::Snapshot(id) => store.reader()?.snapshot(&id)?.root,
             Rev::Live => {
-                let root = workspace.ok_or_else(|| {
-                    Error::Invalid("a diff against the live workspace needs a workspace".into())
-                })?;
+                let root = workspace.ok_or(Error::LiveNeedsWorkspace)?;
                 let mut opts = SnapshotOptions {
                     dry_run: true,
                     force: true,
@@ -209,10 +207,7 @@ impl Diff {
     }
 
     fn live_path(&self, rel: &[u8]) -> Result<PathBuf> {
-        let root = self
-            .workspace
-            .as_deref()
-            .ok_or_else(|| Error::Invalid("no workspace for the live side".into()))?;
+        let root = self.workspace.as_deref().ok_or(Error::LiveNeedsWorkspace)?;
         Ok(join_rel(root, rel))
     }
 

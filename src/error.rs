@@ -453,6 +453,118 @@ pub enum Error {
         why: String,
     },
 
+    /// A path handed to the kernel holds a NUL byte, which no path can.
+    #[error("{0} contains a NUL byte")]
+    NulInPath(String),
+
+    /// A path rewind was to write is not a clean workspace-relative path (empty, absolute,
+    /// `..`): refused before anything was written.
+    #[error("refusing to write the unsafe path '{0}'")]
+    UnsafePath(String),
+
+    /// A directory on the way to a path to write is something else (a file, a symlink): nothing
+    /// is written through it.
+    #[error("refusing to write below {}: it is not a directory (a symlink?) in the workspace", .0.display())]
+    NotADirectoryOnTheWay(PathBuf),
+
+    /// A path named to be written has no parent directory.
+    #[error("{} has no parent", .0.display())]
+    NoParent(PathBuf),
+
+    /// A path named as a file is something else (a directory, a device, a fifo).
+    #[error("{} is not a regular file", .0.display())]
+    NotAFile(PathBuf),
+
+    /// A directory was named where a file is needed.
+    #[error("{0} is a directory; name a file")]
+    IsADirectory(String),
+
+    /// A file named explicitly could not be stored (it could when walked: then it is skipped).
+    #[error("{}: {reason} ({detail})", path.display())]
+    FileNotStored {
+        /// The file.
+        path: PathBuf,
+        /// Why, in a word or two (unreadable, too large...).
+        reason: &'static str,
+        /// The details.
+        detail: String,
+    },
+
+    /// A tag name that could be mistaken for something else, or that no file system could
+    /// carry.
+    #[error(
+        "invalid tag name '{0}': use 1-200 characters, no spaces or control characters, not \
+         starting with '@', '-' or '/', no empty, '.' or '..' component between slashes, not \
+         'live', and not only hex digits"
+    )]
+    BadTagName(String),
+
+    /// A tag this snapshot was to carry was created by another process meanwhile.
+    #[error("tag '{0}' was created by another process meanwhile")]
+    TagRaced(String),
+
+    /// An operation that did not change the workspace was named to be undone.
+    #[error("operation {op} ({kind}) did not change workspace {}: there is nothing to take back", workspace.display())]
+    OpChangedNothing {
+        /// The operation.
+        op: u64,
+        /// Its kind.
+        kind: String,
+        /// The workspace.
+        workspace: PathBuf,
+    },
+
+    /// An operation records no state to go back to.
+    #[error("operation {0} has no state to go back to")]
+    OpWithoutState(u64),
+
+    /// A line range outside the file.
+    #[error("line range {first},{last} is outside the file's {lines} lines")]
+    LineRange {
+        /// The first line asked for (1-based).
+        first: usize,
+        /// The last line asked for.
+        last: usize,
+        /// The lines the file has.
+        lines: usize,
+    },
+
+    /// A run has no scratch file of that name.
+    #[error("the run {run} has no scratch file {path}")]
+    NoScratchFile {
+        /// The run (short id).
+        run: String,
+        /// The path asked for.
+        path: String,
+    },
+
+    /// An overlay named for a run belongs to another workspace.
+    #[error("overlay {overlay} belongs to workspace {}, not {}", owner.display(), workspace.display())]
+    OverlayOfOtherWorkspace {
+        /// The overlay.
+        overlay: u64,
+        /// Its workspace.
+        owner: PathBuf,
+        /// The workspace the run is in.
+        workspace: PathBuf,
+    },
+
+    /// A metadata selector with no pair would select every snapshot.
+    #[error("a metadata selector needs at least one KEY=VALUE pair")]
+    EmptySelector,
+
+    /// No change of the workspace carries the selected metadata.
+    #[error("no snapshot carries {0}")]
+    NothingSelected(String),
+
+    /// The live side of a comparison was asked for without a workspace.
+    #[error("a diff against the live workspace needs a workspace")]
+    LiveNeedsWorkspace,
+
+    /// The run's signal forwarding is installed once per process.
+    #[error("another rewind run in this process already handles signals")]
+    SignalsTaken,
+
     /// A revision relative to a workspace (`@`, `@~N`) was used without one.
     #[error("'{0}' needs a workspace")]
     NeedsWorkspace(String),
@@ -791,6 +903,8 @@ pub enum GlobList {
     Recorded,
     /// The ignored paths copied into an overlay.
     WithIgnored,
+    /// The glob `find` looks for.
+    Find,
 }
 
 impl GlobList {
@@ -798,6 +912,7 @@ impl GlobList {
         match self {
             GlobList::Ignore | GlobList::Recorded => "ignore",
             GlobList::WithIgnored => "with-ignored",
+            GlobList::Find => "find",
         }
     }
 }
@@ -828,6 +943,8 @@ impl Error {
             | Error::NoOperation { .. }
             | Error::NoArtifact(_)
             | Error::NoTag(_)
+            | Error::NoScratchFile { .. }
+            | Error::NothingSelected(_)
             | Error::WorkspaceVanished(_) => K::NotFound,
             // A hunk id names no hunk of the diff the request itself named: the request is wrong.
             Error::UnknownHunk { .. }
@@ -846,6 +963,17 @@ impl Error {
             | Error::PatchParse(_)
             | Error::NoCommand
             | Error::BadGlob { .. }
+            | Error::NulInPath(_)
+            | Error::UnsafePath(_)
+            | Error::NoParent(_)
+            | Error::NotAFile(_)
+            | Error::IsADirectory(_)
+            | Error::BadTagName(_)
+            | Error::OpChangedNothing { .. }
+            | Error::LineRange { .. }
+            | Error::OverlayOfOtherWorkspace { .. }
+            | Error::EmptySelector
+            | Error::LiveNeedsWorkspace
             | Error::NeedsWorkspace(_)
             | Error::NothingToForget
             | Error::ForgetIdsAndPolicy
@@ -870,11 +998,14 @@ impl Error {
             | Error::RejectedOverlayGone(_)
             | Error::OverlayExists(_)
             | Error::NothingToUndo { .. }
+            | Error::NotADirectoryOnTheWay(_)
+            | Error::TagRaced(_)
             | Error::ArtifactExists(_)
             | Error::InterruptedWrite { .. } => K::Conflict,
             Error::LockTimeout(..)
             | Error::OverlayBusy { .. }
             | Error::ConcurrentGc(_)
+            | Error::SignalsTaken
             | Error::RemoteBusy { .. } => K::Busy,
             Error::Corrupt { .. }
             | Error::Damaged { .. }
@@ -897,9 +1028,10 @@ impl Error {
             | Error::NamespaceUnavailable(_)
             | Error::WhiteoutUnsupported { .. }
             | Error::Interrupted(_)
+            | Error::FileNotStored { .. }
             | Error::RestoreInterrupted { .. }
             | Error::Remote { .. } => K::Environment,
-            Error::Encode { .. } | Error::Internal(_) => K::Internal,
+            Error::Encode { .. } | Error::Internal(_) | Error::OpWithoutState(_) => K::Internal,
             Error::Daemon(d) => match d {
                 DaemonError::NotRunning(_) => K::NotFound,
                 DaemonError::AlreadyRunning(_) => K::Conflict,

@@ -57,7 +57,11 @@ pub fn find(reader: &Reader, ws: u64, q: &FindQuery) -> Result<Vec<Found>> {
         .literal_separator(true)
         .backslash_escape(true)
         .build()
-        .map_err(|e| Error::Invalid(format!("the glob {:?}: {e}", q.glob)))?
+        .map_err(|e| Error::BadGlob {
+            list: crate::error::GlobList::Find,
+            glob: Some(q.glob.clone()),
+            why: e.to_string(),
+        })?
         .compile_matcher();
     let walker = Walker {
         reader,

@@ -93,10 +93,10 @@ pub fn list(store: &Store, run: &Id) -> Result<Vec<(String, ArtifactRecord)>> {
 pub fn cat(store: &Store, run: &Id, path: &str, out: &mut dyn std::io::Write) -> Result<u64> {
     let key = format!("{}{}", prefix(run), path.trim_matches('/'));
     match crate::artifact::get(store, &key, out) {
-        Err(Error::NoArtifact(_)) => Err(Error::Invalid(format!(
-            "the run {} has no scratch file {path}",
-            run.short()
-        ))),
+        Err(Error::NoArtifact(_)) => Err(Error::NoScratchFile {
+            run: run.short(),
+            path: path.to_string(),
+        }),
         other => other,
     }
 }

@@ -47,9 +47,7 @@ pub fn select(
     selector: &[(String, String)],
 ) -> Result<Vec<SelectedChange>> {
     if selector.is_empty() {
-        return Err(Error::Invalid(
-            "a metadata selector needs at least one KEY=VALUE pair".into(),
-        ));
+        return Err(Error::EmptySelector);
     }
     let rows = reader.snapshot_log(ws, usize::MAX)?;
     let mut out = Vec::new();
@@ -129,14 +127,13 @@ pub fn revert_selected(
         select(&reader, ws, selector)?
     };
     if changes.is_empty() {
-        return Err(Error::Invalid(format!(
-            "no snapshot carries {}",
+        return Err(Error::NothingSelected(
             selector
                 .iter()
                 .map(|(k, v)| format!("{k}={v}"))
                 .collect::<Vec<_>>()
-                .join(" and ")
-        )));
+                .join(" and "),
+        ));
     }
     // Every path any change touched, with the live state, then each change taken back in turn.
     let mut states: Vec<(Vec<u8>, State, State)> = Vec::new(); // (path, live, current)
@@ -624,6 +621,42 @@ mod tests {
         (tmp, store, ids)
     }
 
+    /// Bad selectors and ranges fail with variants of their own, not a string to parse.
+    #[test]
+    fn selectors_and_line_ranges_fail_with_their_own_variants() {
+        let (tmp, store, _) = play(&[], 0);
+        let ws = crate::workspace::resolve(&tmp.path().join("ws")).unwrap();
+        let wsid = store.reader().unwrap().workspace(&ws).unwrap().unwrap().id;
+        let r = revert_selected(&store, &ws, wsid, &[], true);
+        assert!(matches!(r, Err(Error::EmptySelector)), "{r:?}");
+        let nobody = [("session".to_string(), "nobody".to_string())];
+        let r = revert_selected(&store, &ws, wsid, &nobody, true);
+        assert!(
+            matches!(&r, Err(Error::NothingSelected(s)) if s == "session=nobody"),
+            "{r:?}"
+        );
+        let rel = crate::fs::RelPath::new(name(0).into_bytes()).unwrap();
+        let opts = crate::blame::BlameOptions {
+            rev: None,
+            lines: Some((5, 99)),
+        };
+        let r = crate::blame::blame(&store, &store.reader().unwrap(), wsid, &ws, &rel, &opts);
+        assert!(
+            matches!(
+                r,
+                Err(Error::LineRange {
+                    first: 5,
+                    last: 99,
+                    lines: LINES
+                })
+            ),
+            "{:?}",
+            r.err()
+        );
+        let bad = crate::store::tags::validate_tag("@x");
+        assert!(matches!(bad, Err(Error::BadTagName(_))), "{bad:?}");
+    }
+
     fn check(edits: Vec<Edit>, live: usize, overlap: bool) {
         let (tmp, store, ids) = play(&edits, live);
         let ws = tmp.path().join("ws");
@@ -665,7 +698,7 @@ mod tests {
         let has_a = edits.iter().any(|e| e.actor == Actor::A);
         let r = match revert_selected(&store, &ws, wsid, &selector, false) {
             Ok(r) => r,
-            Err(Error::Invalid(_)) if !has_a => return,
+            Err(Error::NothingSelected(_)) if !has_a => return,
             Err(e) => panic!("{e}"),
         };
         // The lines of A that another actor rewrote later: the conflicts must name them.

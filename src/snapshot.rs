@@ -185,10 +185,7 @@ pub(crate) fn store_files(store: &Store, root: &Path, files: &[Vec<u8>]) -> Resu
         } else if meta.is_file() {
             EntryType::File
         } else {
-            return Err(Error::Invalid(format!(
-                "{} is not a regular file or symlink",
-                p.display()
-            )));
+            return Err(Error::NotAFile(p.to_path_buf()));
         };
         entries.push(WalkEntry {
             path: rel.clone(),
@@ -213,11 +210,11 @@ pub(crate) fn store_files(store: &Store, root: &Path, files: &[Vec<u8>]) -> Resu
         match o {
             Read1::Ok { id, size, .. } => ids.push((id, size)),
             Read1::Skip(reason, detail) => {
-                return Err(Error::Invalid(format!(
-                    "{}: {} ({detail})",
-                    join_rel(root, &e.path).display(),
-                    reason.name()
-                )));
+                return Err(Error::FileNotStored {
+                    path: join_rel(root, &e.path),
+                    reason: reason.name(),
+                    detail,
+                });
             }
             Read1::Aborted => return Err(Error::Internal("storing files aborted".into())),
         }
@@ -781,9 +778,7 @@ impl<'a> Snapshotter<'a> {
             let mut refs = txn.open_table(REFS)?;
             for tag in &opts.tags {
                 if refs.insert(tag.as_str(), id.0)?.is_some() {
-                    return Err(Error::Invalid(format!(
-                        "tag '{tag}' was created by another process meanwhile"
-                    )));
+                    return Err(Error::TagRaced(tag.clone()));
                 }
             }
             drop(refs);

@@ -21,11 +21,11 @@ pub fn pick(store: &Store, root: &Path, redo: bool, op: Option<u64>) -> Result<O
     if let Some(id) = op {
         return match ops.into_iter().find(|o| o.id == id) {
             Some(o) if o.changed_workspace => Ok(o),
-            Some(o) => Err(Error::Invalid(format!(
-                "operation {id} ({}) did not change workspace {}: there is nothing to take back",
-                o.kind,
-                root.display()
-            ))),
+            Some(o) => Err(Error::OpChangedNothing {
+                op: id,
+                kind: o.kind,
+                workspace: root.to_path_buf(),
+            }),
             None => Err(Error::NoOperation {
                 op: id,
                 workspace: root.to_path_buf(),
@@ -79,12 +79,9 @@ pub fn undo(
     if let Some(report) = undo_overlay_reject(store, &root, &target_op, redo, force)? {
         return Ok((target_op, report));
     }
-    let before = target_op.before.ok_or_else(|| {
-        Error::Invalid(format!(
-            "operation {} has no state to go back to",
-            target_op.id
-        ))
-    })?;
+    let before = target_op
+        .before
+        .ok_or(Error::OpWithoutState(target_op.id))?;
     // The states it names may have been forgotten since: say that, not "snapshot <hash> is
     // missing".
     let reader = store.reader()?;
@@ -186,10 +183,7 @@ fn undo_overlay_reject(
         return Ok(None);
     };
     let (Some(from), Some(to)) = (op.after, op.before) else {
-        return Err(Error::Invalid(format!(
-            "operation {} has no state to go back to",
-            op.id
-        )));
+        return Err(Error::OpWithoutState(op.id));
     };
     crate::overlay::move_state(store, overlay, from, to, force)?;
     let recorded = crate::store::oplog::record_alone(

@@ -73,6 +73,7 @@ fn headline(e: &Error) -> String {
                 GlobList::Ignore => "--ignore",
                 GlobList::Recorded => "ignore",
                 GlobList::WithIgnored => "--with-ignored",
+                GlobList::Find => "find",
             };
             match glob {
                 Some(g) => format!("bad {flag} glob '{g}': {why}"),

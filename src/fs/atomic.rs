@@ -42,7 +42,7 @@ pub fn exec_mode(mode: u32, exec: bool) -> u32 {
 /// [`super::Beneath::write`].
 pub fn write_atomic(p: &Path, kind: Kind, data: &mut dyn io::Read) -> Result<()> {
     let (Some(dir), Some(name)) = (p.parent(), p.file_name()) else {
-        return Err(Error::Invalid(format!("{} has no parent", p.display())));
+        return Err(Error::NoParent(p.to_path_buf()));
     };
     let dir = if dir.as_os_str().is_empty() {
         Path::new(".")

@@ -149,10 +149,7 @@ impl Beneath {
 
     fn checked(rel: &[u8]) -> Result<()> {
         if rel.is_empty() || super::RelPath::check(rel).is_err() {
-            return Err(Error::Invalid(format!(
-                "refusing to write the unsafe path '{}'",
-                super::display(rel)
-            )));
+            return Err(Error::UnsafePath(super::display(rel)));
         }
         Ok(())
     }
@@ -232,10 +229,7 @@ impl Beneath {
                 Ok(d) => Arc::new(d),
                 Err(Errno::NOENT) if !create => return Ok(None),
                 Err(Errno::LOOP | Errno::NOTDIR) => {
-                    return Err(Error::Invalid(format!(
-                        "refusing to write below {}: it is not a directory (a symlink?) in the workspace",
-                        self.abs(prefix).display()
-                    )));
+                    return Err(Error::NotADirectoryOnTheWay(self.abs(prefix)));
                 }
                 Err(e) => return Err(Error::io(self.abs(prefix), e.into())),
             };
@@ -367,7 +361,7 @@ impl Beneath {
         let Some((dir, name)) = self.parent(rel, false)? else {
             return Err(Error::io(p(), io::ErrorKind::NotFound.into()));
         };
-        let not_file = || Error::Invalid(format!("{} is not a regular file", p().display()));
+        let not_file = || Error::NotAFile(p());
         let opened = rustix::fs::openat(
             dir.as_fd(),
             name,

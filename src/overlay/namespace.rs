@@ -198,7 +198,7 @@ pub fn refresh_pin(store: &Store, rec: &OverlayRecord) -> Result<Pinned> {
 /// overlayfs's whiteout: a 0:0 character device, which Linux 5.8 and later let anyone make.
 fn make_whiteout(p: &Path) -> Result<()> {
     let cpath = CString::new(p.as_os_str().as_bytes())
-        .map_err(|_| Error::Invalid("a path contains a NUL byte".into()))?;
+        .map_err(|_| Error::NulInPath(p.display().to_string()))?;
     // SAFETY: mknod of a 0:0 character device on a path this process owns.
     if unsafe { libc::mknod(cpath.as_ptr(), libc::S_IFCHR, 0) } != 0 {
         let e = io::Error::last_os_error();
@@ -248,7 +248,7 @@ fn option_path(p: &Path) -> Vec<u8> {
 }
 
 fn cstring(bytes: Vec<u8>, what: &str) -> Result<CString> {
-    CString::new(bytes).map_err(|_| Error::Invalid(format!("{what} contains a NUL byte")))
+    CString::new(bytes).map_err(|_| Error::NulInPath(what.to_string()))
 }
 
 /// Installs the namespace entry and the mount as the child's last steps before `exec`.
@@ -706,10 +706,7 @@ fn checked_upper_path(upper: &Path, rel: &[u8]) -> Result<PathBuf> {
             match fs::symlink_metadata(&dir) {
                 Ok(m) if m.is_dir() => {}
                 Ok(_) => {
-                    return Err(Error::Invalid(format!(
-                        "{} is not a directory in the overlay",
-                        dir.display()
-                    )));
+                    return Err(Error::NotADirectoryOnTheWay(dir));
                 }
                 Err(_) => fs::create_dir(&dir).at(&dir)?,
             }

@@ -113,12 +113,11 @@ pub fn run_isolated(
         let (mut rec, fallback) = match found {
             Some(rec) => {
                 if rec.workspace_path() != root {
-                    return Err(Error::Invalid(format!(
-                        "overlay {} belongs to workspace {}, not {}",
-                        rec.id,
-                        rec.workspace_path().display(),
-                        root.display()
-                    )));
+                    return Err(Error::OverlayOfOtherWorkspace {
+                        overlay: rec.id,
+                        owner: rec.workspace_path(),
+                        workspace: root.to_path_buf(),
+                    });
                 }
                 (rec, None)
             }

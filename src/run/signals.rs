@@ -86,9 +86,7 @@ impl Guard {
     /// Installs the run's handlers for SIGINT and SIGTERM.
     pub fn install() -> Result<Guard> {
         if INSTALLED.swap(true, Ordering::SeqCst) {
-            return Err(Error::Invalid(
-                "another rewind run in this process already handles signals".into(),
-            ));
+            return Err(Error::SignalsTaken);
         }
         HITS.store(0, Ordering::SeqCst);
         FIRST.store(0, Ordering::SeqCst);

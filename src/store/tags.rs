@@ -21,9 +21,7 @@ pub fn validate_tag(name: &str) -> Result<()> {
         // It would hide the snapshots whose ids start with it.
         || (name.len() >= MIN_PREFIX && name.chars().all(|c| c.is_ascii_hexdigit()));
     if bad {
-        return Err(Error::Invalid(format!(
-            "invalid tag name '{name}': use 1-200 characters, no spaces or control characters, not starting with '@', '-' or '/', no empty, '.' or '..' component between slashes, not 'live', and not only hex digits"
-        )));
+        return Err(Error::BadTagName(name.to_string()));
     }
     Ok(())
 }
