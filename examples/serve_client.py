@@ -95,7 +95,7 @@ def main(argv):
     ws = wss[0]["id"]
     taken = api.snapshot(ws, message="from the example client", meta={"client": "python"})
     snap = taken["snapshot"]
-    print(f"snapshot: {snap['short']} unchanged={taken['unchanged']}")
+    print(f"snapshot: {snap['short_id']} unchanged={taken['unchanged']}")
     if snap["parent"]:
         d = api.diff(ws, frm=snap["parent"], to=snap["id"])
         for f in d["files"]:

@@ -31,26 +31,19 @@ fn tags_by_id(reader: &Reader) -> Result<HashMap<Id, Vec<String>>, Error> {
     Ok(m)
 }
 
+/// A snapshot as `log --json` and `show --json` print it: the wire object the API and the MCP
+/// server use too, with the scan's settings and what it skipped.
 fn snapshot_json(id: &Id, r: &SnapshotRecord, tags: &[String]) -> Value {
-    json!({
-        "id": id.hex(),
-        "short_id": id.short(),
-        "workspace": path_str(&r.workspace),
-        "time": format_time(r.time_ns),
-        "time_ns": r.time_ns,
-        "parent": r.parent.map(|p| p.hex()),
-        "root": r.root.hex(),
-        "message": r.message,
-        "meta": r.meta.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect::<serde_json::Map<_, _>>(),
-        "tags": tags,
-        "files": r.stats.files,
-        "dirs": r.stats.dirs,
-        "symlinks": r.stats.symlinks,
-        "bytes": r.stats.bytes,
-        "ignore_globs": r.scan.ignore_globs,
-        "max_file_size": r.scan.max_file_size,
-        "skipped": r.skipped.iter().map(output::skipped_json).collect::<Vec<_>>(),
-    })
+    let mut o = json!(rewind::wire::Snapshot::new(id, r, tags));
+    o["ignore_globs"] = json!(r.scan.ignore_globs);
+    o["max_file_size"] = json!(r.scan.max_file_size);
+    o["skipped"] = json!(
+        r.skipped
+            .iter()
+            .map(output::skipped_json)
+            .collect::<Vec<_>>()
+    );
+    o
 }
 
 /// A `--since`/`--until` time: RFC 3339 (to the second; `until` covers that whole second), or

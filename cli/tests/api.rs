@@ -1002,3 +1002,35 @@ fn workspace_runs_route_and_revert_by_run() {
         want
     );
 }
+
+/// A snapshot is one object on every front end: `log --json`'s row, the API's list and show,
+/// and the MCP server's (wire::Snapshot), each adding only its own extras.
+#[test]
+fn the_cli_and_the_api_print_a_snapshot_alike() {
+    let env = setup();
+    env.ok(&["snapshot", "-q", "-m", "", "--meta", "k=v", "--tag", "t1"]);
+    let strip = |mut v: Value, extras: &[&str]| {
+        for k in extras {
+            v.as_object_mut().expect("object").remove(*k);
+        }
+        v
+    };
+    let cli: Value = serde_json::from_str(&env.ok(&["--json", "log", "-n", "1"])).unwrap();
+    let cli = strip(
+        cli[0].clone(),
+        &["ignore_globs", "max_file_size", "skipped"],
+    );
+    let srv = Server::start(&env);
+    let ws = ws_id(&srv);
+    let api = srv.get(&format!("/v1/workspaces/{ws}/snapshots?limit=1"));
+    let api = strip(api[0].clone(), &["change"]);
+    assert_eq!(cli, api);
+    assert_eq!(api["message"], "", "an empty message is \"\", not null");
+    assert_eq!(api["workspace_id"], ws);
+    let id = cli["id"].as_str().unwrap();
+    let shown = srv.get(&format!("/v1/workspaces/{ws}/snapshots/{id}"));
+    assert_eq!(
+        strip(shown, &["skipped", "changes"]),
+        strip(cli, &["restored"])
+    );
+}

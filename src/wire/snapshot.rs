@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Change, time_text};
+use super::{Change, path_text, time_text};
 use crate::id::Id;
 use crate::store::snapshot::SnapshotRecord;
 
@@ -20,6 +20,10 @@ pub struct Snapshot {
     pub time: String,
     /// When it was taken, nanoseconds since the Unix epoch.
     pub time_ns: i64,
+    /// The workspace's directory (lossy UTF-8).
+    pub workspace: String,
+    /// The workspace's number in the store (what the API's routes take).
+    pub workspace_id: u64,
     /// The workspace's previous snapshot.
     pub parent: Option<String>,
     /// Its root tree (hex).
@@ -48,6 +52,8 @@ impl Snapshot {
             short_id: id.short(),
             time: time_text(r.time_ns),
             time_ns: r.time_ns,
+            workspace: path_text(&r.workspace),
+            workspace_id: r.workspace_id,
             parent: r.parent.map(|p| p.hex()),
             root: r.root.hex(),
             message: r.message.clone(),

@@ -214,23 +214,7 @@ pub(crate) fn tags_by_id(store: &Store) -> ApiResult<std::collections::HashMap<I
 
 /// `Snapshot`.
 pub(crate) fn snapshot_json(id: &Id, r: &SnapshotRecord, tags: &[String]) -> Value {
-    let meta: serde_json::Map<String, Value> = r
-        .meta
-        .iter()
-        .map(|(k, v)| (k.clone(), Value::String(v.clone())))
-        .collect();
-    json!({
-        "id": id.hex(),
-        "short": id.short(),
-        "workspace": r.workspace_id,
-        "time_ns": r.time_ns,
-        "parent": r.parent.map(|p| p.hex()),
-        "message": (!r.message.is_empty()).then(|| r.message.clone()),
-        "meta": meta,
-        "tags": tags,
-        "files": r.stats.files,
-        "bytes": r.stats.bytes,
-    })
+    json!(rewind::wire::Snapshot::new(id, r, tags))
 }
 
 /// A change, without hunks (status, show).
