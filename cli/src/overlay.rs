@@ -65,457 +65,526 @@ pub struct OverlayArgs {
 #[derive(Subcommand, Debug)]
 pub enum OverlayCommand {
     /// Create an overlay of the workspace; prints its id
-    Create {
-        /// Start from this snapshot [default: a new snapshot of the workspace]
-        #[arg(long, value_name = "REV")]
-        from: Option<String>,
-        /// A name, usable wherever the id is
-        #[arg(long)]
-        name: Option<String>,
-        /// The backend
-        #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
-        backend: BackendArg,
-        /// Copy backend: also copy ignored paths matching GLOB (repeatable)
-        #[arg(long = "with-ignored", value_name = "GLOB")]
-        with_ignored: Vec<String>,
-    },
+    Create(OverlayCreateArgs),
     /// List overlays with their pending changes
     List,
     /// Run a command inside an overlay (from the same relative directory); --json prints the
     /// run result. `exec` is the same: the way to use file tools on a namespace overlay
     #[command(visible_alias = "exec")]
-    Run {
-        /// Overlay id or name
-        id: String,
-        /// The command and its arguments
-        #[arg(last = true, required = true, value_name = "CMD")]
-        command: Vec<OsString>,
-    },
+    Run(OverlayRunArgs),
     /// Open $SHELL inside an overlay
-    Shell {
-        /// Overlay id or name
-        id: String,
-    },
+    Shell(OverlayShellArgs),
     /// Print the overlay's directory (copy backend)
-    Path {
-        /// Overlay id or name
-        id: String,
-    },
+    Path(OverlayPathArgs),
     /// Show the overlay's pending changes
-    Diff {
-        /// Overlay id or name
-        id: String,
-        /// Per file +/- counts
-        #[arg(long, group = "format")]
-        stat: bool,
-        /// Status letters and paths
-        #[arg(long, group = "format")]
-        name_status: bool,
-        /// The patch (the default; with --json, include it)
-        #[arg(long)]
-        patch: bool,
-        /// Group the hunks by the command run in the overlay that made them (the ids `--run`
-        /// and `--hunk` take; runs' edits sharing a hunk are cut apart)
-        #[arg(long, conflicts_with_all = ["stat", "name_status", "patch"])]
-        by_run: bool,
-    },
+    Diff(OverlayDiffArgs),
     /// Merge the overlay's changes into the workspace (all, or the given paths)
-    Accept {
-        /// Overlay id or name
-        id: String,
-        /// On conflicting lines, write conflict markers instead of leaving the file pending
-        #[arg(long, value_name = "MODE", value_parser = ["skip", "markers"], default_value = "skip")]
-        conflict: String,
-        /// On a conflict, keep the workspace's version
-        #[arg(long, conflicts_with = "theirs")]
-        ours: bool,
-        /// On a conflict, take the overlay's version
-        #[arg(long)]
-        theirs: bool,
-        /// Accept changes to paths the workspace ignores too
-        #[arg(long)]
-        include_ignored: bool,
-        /// Only this hunk (an id from `overlay diff --json`; repeatable): the rest of its file
-        /// stays pending
-        #[arg(long = "hunk", value_name = "ID")]
-        hunks: Vec<String>,
-        /// Choose hunk by hunk on the terminal, like `git add -p`
-        #[arg(short = 'p', long = "patch", conflicts_with = "hunks")]
-        interactive: bool,
-        /// Only what run N made (numbers from `overlay diff --by-run`), also where another
-        /// run's edits share its hunks
-        #[arg(long, value_name = "N", conflicts_with_all = ["hunks", "interactive", "paths"])]
-        run: Option<u32>,
-        /// Only these paths
-        #[arg(last = true, value_name = "PATH")]
-        paths: Vec<OsString>,
-    },
+    Accept(OverlayAcceptArgs),
     /// Put the base version back inside the overlay (all, or the given paths)
-    Reject {
-        /// Overlay id or name
-        id: String,
-        /// Only this hunk (an id from `overlay diff --json`; repeatable)
-        #[arg(long = "hunk", value_name = "ID")]
-        hunks: Vec<String>,
-        /// Only what run N made (numbers from `overlay diff --by-run`)
-        #[arg(long, value_name = "N", conflicts_with_all = ["hunks", "paths"])]
-        run: Option<u32>,
-        /// Only these paths
-        #[arg(last = true, value_name = "PATH")]
-        paths: Vec<OsString>,
-    },
+    Reject(OverlayRejectArgs),
     /// Delete an overlay (the workspace is not touched)
-    Drop {
-        /// Overlay id or name
-        id: String,
-    },
+    Drop(OverlayDropArgs),
+}
+
+/// `overlay create`.
+#[derive(Args, Debug)]
+pub struct OverlayCreateArgs {
+    /// Start from this snapshot [default: a new snapshot of the workspace]
+    #[arg(long, value_name = "REV")]
+    pub from: Option<String>,
+    /// A name, usable wherever the id is
+    #[arg(long)]
+    pub name: Option<String>,
+    /// The backend
+    #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
+    pub backend: BackendArg,
+    /// Copy backend: also copy ignored paths matching GLOB (repeatable)
+    #[arg(long = "with-ignored", value_name = "GLOB")]
+    pub with_ignored: Vec<String>,
+}
+
+/// `overlay run`.
+#[derive(Args, Debug)]
+pub struct OverlayRunArgs {
+    /// Overlay id or name
+    pub id: String,
+    /// The command and its arguments
+    #[arg(last = true, required = true, value_name = "CMD")]
+    pub command: Vec<OsString>,
+}
+
+/// `overlay shell`.
+#[derive(Args, Debug)]
+pub struct OverlayShellArgs {
+    /// Overlay id or name
+    pub id: String,
+}
+
+/// `overlay path`.
+#[derive(Args, Debug)]
+pub struct OverlayPathArgs {
+    /// Overlay id or name
+    pub id: String,
+}
+
+/// `overlay diff`.
+#[derive(Args, Debug)]
+pub struct OverlayDiffArgs {
+    /// Overlay id or name
+    pub id: String,
+    /// Per file +/- counts
+    #[arg(long, group = "format")]
+    pub stat: bool,
+    /// Status letters and paths
+    #[arg(long, group = "format")]
+    pub name_status: bool,
+    /// The patch (the default; with --json, include it)
+    #[arg(long)]
+    pub patch: bool,
+    /// Group the hunks by the command run in the overlay that made them (the ids `--run`
+    /// and `--hunk` take; runs' edits sharing a hunk are cut apart)
+    #[arg(long, conflicts_with_all = ["stat", "name_status", "patch"])]
+    pub by_run: bool,
+}
+
+/// `overlay accept`.
+#[derive(Args, Debug)]
+pub struct OverlayAcceptArgs {
+    /// Overlay id or name
+    pub id: String,
+    /// On conflicting lines, write conflict markers instead of leaving the file pending
+    #[arg(long, value_name = "MODE", value_parser = ["skip", "markers"], default_value = "skip")]
+    pub conflict: String,
+    /// On a conflict, keep the workspace's version
+    #[arg(long, conflicts_with = "theirs")]
+    pub ours: bool,
+    /// On a conflict, take the overlay's version
+    #[arg(long)]
+    pub theirs: bool,
+    /// Accept changes to paths the workspace ignores too
+    #[arg(long)]
+    pub include_ignored: bool,
+    /// Only this hunk (an id from `overlay diff --json`; repeatable): the rest of its file
+    /// stays pending
+    #[arg(long = "hunk", value_name = "ID")]
+    pub hunks: Vec<String>,
+    /// Choose hunk by hunk on the terminal, like `git add -p`
+    #[arg(short = 'p', long = "patch", conflicts_with = "hunks")]
+    pub interactive: bool,
+    /// Only what run N made (numbers from `overlay diff --by-run`), also where another
+    /// run's edits share its hunks
+    #[arg(long, value_name = "N", conflicts_with_all = ["hunks", "interactive", "paths"])]
+    pub run: Option<u32>,
+    /// Only these paths
+    #[arg(last = true, value_name = "PATH")]
+    pub paths: Vec<OsString>,
+}
+
+/// `overlay reject`.
+#[derive(Args, Debug)]
+pub struct OverlayRejectArgs {
+    /// Overlay id or name
+    pub id: String,
+    /// Only this hunk (an id from `overlay diff --json`; repeatable)
+    #[arg(long = "hunk", value_name = "ID")]
+    pub hunks: Vec<String>,
+    /// Only what run N made (numbers from `overlay diff --by-run`)
+    #[arg(long, value_name = "N", conflicts_with_all = ["hunks", "paths"])]
+    pub run: Option<u32>,
+    /// Only these paths
+    #[arg(last = true, value_name = "PATH")]
+    pub paths: Vec<OsString>,
+}
+
+/// `overlay drop`.
+#[derive(Args, Debug)]
+pub struct OverlayDropArgs {
+    /// Overlay id or name
+    pub id: String,
 }
 
 /// `rewind overlay ...`.
 pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
     match a.command {
-        OverlayCommand::Create {
+        OverlayCommand::Create(a) => create(ctx, a),
+        OverlayCommand::List => list(ctx),
+        OverlayCommand::Run(a) => run(ctx, a),
+        OverlayCommand::Shell(a) => shell(ctx, a),
+        OverlayCommand::Path(a) => path(ctx, a),
+        OverlayCommand::Diff(a) => diff(ctx, a),
+        OverlayCommand::Accept(a) => accept(ctx, a),
+        OverlayCommand::Reject(a) => reject(ctx, a),
+        OverlayCommand::Drop(a) => drop_one(ctx, a),
+    }
+}
+
+/// `overlay create`.
+fn create(ctx: &Ctx, a: OverlayCreateArgs) -> CliResult {
+    let OverlayCreateArgs {
+        from,
+        name,
+        backend,
+        with_ignored,
+    } = a;
+    let store = ctx.open_store(true)?;
+    let root = ctx.workspace_root(&store)?;
+    let from = match from {
+        Some(r) => Some(rewind::revision::resolve(
+            &store.reader()?,
+            &r,
+            Some(&root),
+        )?),
+        None => None,
+    };
+    let bar = super::progress::Bar::new(ctx);
+    let c = ov::create(
+        &store,
+        &root,
+        &CreateOptions {
             from,
             name,
-            backend,
+            backend: backend.into(),
             with_ignored,
-        } => {
-            let store = ctx.open_store(true)?;
-            let root = ctx.workspace_root(&store)?;
-            let from = match from {
-                Some(r) => Some(rewind::revision::resolve(
-                    &store.reader()?,
-                    &r,
-                    Some(&root),
-                )?),
-                None => None,
-            };
-            let bar = super::progress::Bar::new(ctx);
-            let c = ov::create(
-                &store,
-                &root,
-                &CreateOptions {
-                    from,
-                    name,
-                    backend: backend.into(),
-                    with_ignored,
-                    namespace_refused: output::namespace_refused(),
-                },
-                &bar,
-            )?;
-            if let Some(why) = &c.fallback
-                && !ctx.quiet
-            {
-                output::warn(&format!(
-                    "namespace overlays are unavailable here ({why}); using the copy backend"
-                ));
-            }
-            if ctx.json {
-                let mut v = record_json(&c.overlay, None);
-                v["fallback"] = json!(c.fallback);
-                v["files_copied"] = json!(c.files_copied);
-                v["seconds"] = json!(c.seconds);
-                output::print_json(&v)?;
-            } else {
-                println!("{}", c.overlay.id);
-            }
-            Ok(0)
-        }
-        OverlayCommand::List => {
-            let store = ctx.open_store(false)?;
-            let mut rows = Vec::new();
-            for rec in ov::list(&store)? {
-                let (pending, running) = ov::pending_now(&store, &rec);
-                rows.push((rec, pending, running));
-            }
-            if ctx.json {
-                let v: Vec<Value> = rows
-                    .iter()
-                    .map(|(r, p, running)| {
-                        let mut v = record_json(r, *p);
-                        v["running"] = json!(running);
-                        v
-                    })
-                    .collect();
-                output::print_json(&v)?;
-            } else {
-                if !rows.is_empty() && !ctx.quiet {
-                    println!(
-                        "{:<4} {:<12} {:<9} {:<12}  {:<20}  {:<9}  WORKSPACE",
-                        "ID", "NAME", "BACKEND", "BASE", "CREATED", "PENDING"
-                    );
-                }
-                for (r, p, running) in &rows {
-                    println!(
-                        "{:<4} {:<12} {:<9} {}  {}  {:<9}{}  {}",
-                        r.id,
-                        r.name.as_deref().unwrap_or("-"),
-                        r.backend.name(),
-                        paint(ctx.color, output::id_style(), &r.base.short()),
-                        format_time(r.created_ns),
-                        format!("{} pending", p.map_or("?".into(), |n| n.to_string())),
-                        if *running { " (running)" } else { "" },
-                        path_str(&r.workspace)
-                    );
-                }
-            }
-            Ok(0)
-        }
-        OverlayCommand::Run { id, command } => run_in(ctx, &id, command),
-        OverlayCommand::Shell { id } => {
-            let shell = std::env::var_os("SHELL").unwrap_or_else(|| "/bin/sh".into());
-            run_in(ctx, &id, vec![shell])
-        }
-        OverlayCommand::Path { id } => {
-            let store = ctx.open_store(false)?;
-            let rec = ov::find(&store, &id)?;
-            let path = match rec.backend.files_dir(&store, &rec) {
-                Some(dir) => dir,
-                None => {
-                    return Err(rewind::Error::Invalid(format!(
-                        "overlay {} uses the namespace backend: its files are only visible inside it (`rewind overlay exec {} -- CMD`, or `rewind overlay shell {}`)",
-                        rec.id, rec.id, rec.id
-                    ))
-                    .into());
-                }
-            };
-            if ctx.json {
-                output::print_json(&json!({ "id": rec.id, "path": path.display().to_string() }))?;
-            } else {
-                println!("{}", path.display());
-            }
-            Ok(0)
-        }
-        OverlayCommand::Diff {
-            id,
-            stat,
-            name_status,
-            patch,
-            by_run,
-        } => {
-            let store = ctx.open_store(false)?;
-            let mut rec = ov::find(&store, &id)?;
-            if by_run {
-                return print_by_run(ctx, &store, &mut rec);
-            }
-            let od = ov::overlay_diff(&store, &mut rec, true)?;
-            if !ctx.json && !ctx.quiet && !od.ignored.is_empty() {
-                output::warn(&format!(
-                    "ignored paths written in the overlay, not shown (copy them with accept --include-ignored): {}",
-                    output::paths_text(od.ignored.iter().map(Vec::as_slice))
-                ));
-            }
-            let args = DiffArgs {
-                revs: Vec::new(),
-                stat,
-                numstat: false,
-                name_status,
-                summary: false,
-                shortstat: false,
-                patch,
-                binary: false,
-                context: 3,
-                exit_code: false,
-                no_renames: false,
-                find_renames: None,
-                diff_timeout: 5.0,
-                hunks: true,
-                by_run: false,
-                paths: Vec::new(),
-            };
-            // Per file, its hunks with their ids, for `accept`/`reject --hunk`.
-            let hunks: Option<Vec<Value>> = if ctx.json {
-                Some(
-                    ov::review_hunks(&store, &rec, &od.diff)?
-                        .into_iter()
-                        .map(|h| json!(h))
-                        .collect(),
-                )
-            } else {
-                None
-            };
-            let mut ignored = json!({});
-            output::put_paths(
-                &mut ignored,
-                "ignored",
-                od.ignored.iter().map(Vec::as_slice),
+            namespace_refused: output::namespace_refused(),
+        },
+        &bar,
+    )?;
+    if let Some(why) = &c.fallback
+        && !ctx.quiet
+    {
+        output::warn(&format!(
+            "namespace overlays are unavailable here ({why}); using the copy backend"
+        ));
+    }
+    if ctx.json {
+        let mut v = record_json(&c.overlay, None);
+        v["fallback"] = json!(c.fallback);
+        v["files_copied"] = json!(c.files_copied);
+        v["seconds"] = json!(c.seconds);
+        output::print_json(&v)?;
+    } else {
+        println!("{}", c.overlay.id);
+    }
+    Ok(0)
+}
+
+/// `overlay list`.
+fn list(ctx: &Ctx) -> CliResult {
+    let store = ctx.open_store(false)?;
+    let mut rows = Vec::new();
+    for rec in ov::list(&store)? {
+        let (pending, running) = ov::pending_now(&store, &rec);
+        rows.push((rec, pending, running));
+    }
+    if ctx.json {
+        let v: Vec<Value> = rows
+            .iter()
+            .map(|(r, p, running)| {
+                let mut v = record_json(r, *p);
+                v["running"] = json!(running);
+                v
+            })
+            .collect();
+        output::print_json(&v)?;
+    } else {
+        if !rows.is_empty() && !ctx.quiet {
+            println!(
+                "{:<4} {:<12} {:<9} {:<12}  {:<20}  {:<9}  WORKSPACE",
+                "ID", "NAME", "BACKEND", "BASE", "CREATED", "PENDING"
             );
-            let mut extra = vec![("overlay", json!(rec.id))];
-            extra.push(("ignored", ignored["ignored"].take()));
-            if let Some(b) = ignored.get_mut("ignored_bytes") {
-                extra.push(("ignored_bytes", b.take()));
-            }
-            super::diff::print(
-                ctx,
-                &od.diff,
-                &args,
-                json!(rec.base.hex()),
-                json!(od.state.hex()),
-                extra,
-                hunks.as_deref(),
-            )
         }
-        OverlayCommand::Accept {
-            id,
-            conflict,
-            ours,
-            theirs,
-            include_ignored,
-            mut hunks,
-            interactive,
-            run,
-            paths,
-        } => {
-            let store = ctx.open_store(false)?;
-            let mut rec = ov::find(&store, &id)?;
-            let root = rec.workspace_path();
-            let policy = if ours {
-                ConflictPolicy::Ours
-            } else if theirs {
-                ConflictPolicy::Theirs
-            } else if conflict == "markers" {
-                ConflictPolicy::Markers
-            } else {
-                ConflictPolicy::Skip
-            };
-            let mut paths = ctx.workspace_paths(Some(&root), &paths)?;
-            if interactive {
-                match super::hunk_prompt::choose(ctx, &store, &mut rec, &paths)? {
-                    Some((h, p)) => (hunks, paths) = (h, p),
-                    None => return Ok(0),
-                }
-            }
-            let r = ov::accept(
-                &store,
-                &mut rec,
-                &AcceptOptions {
-                    paths,
-                    policy,
-                    include_ignored,
-                    hunks,
-                    run,
-                },
-            )?;
-            // Conflicts left pending or written as markers both exit 1, as `apply` does.
-            let marked = r.files.iter().any(|f| f.conflicts > 0);
-            let code = if r.conflicts.is_empty() && !marked {
-                0
-            } else {
-                1
-            };
-            if ctx.json {
-                let mut o = json!({
-                    "overlay": rec.id,
-                    "files": r.files.iter().filter(|f| f.action != "conflict").map(|f| {
-                        let mut o = json!({
-                            "action": f.action,
-                            "merged": f.merged,
-                            "conflict_markers": f.conflicts,
-                        });
-                        output::put_path(&mut o, "path", Some(&f.path));
-                        o
-                    }).collect::<Vec<_>>(),
-                    "conflicts": r.conflicts.iter().map(|c| {
-                        let mut o = json!({"why": hints::conflict_why(c), "regions": c.regions});
-                        output::put_path(&mut o, "path", Some(&c.path));
-                        o
-                    }).collect::<Vec<_>>(),
-                    "ignored_files": r.ignored_files,
-                    "before": r.before.map(|i| i.hex()),
-                    "after": r.after.map(|i| i.hex()),
-                    "op": r.op,
-                });
-                output::put_paths(&mut o, "ignored", r.ignored.iter().map(Vec::as_slice));
-                output::put_paths(
-                    &mut o,
-                    "ignored_copied",
-                    r.ignored_copied.iter().map(Vec::as_slice),
-                );
-                output::print_json(&o)?;
-                return Ok(code);
-            }
-            if !ctx.quiet {
-                for f in r.files.iter().filter(|f| f.action != "conflict") {
-                    let note = if f.conflicts > 0 {
-                        format!(
-                            " ({} marked)",
-                            output::count(f.conflicts, "conflict region")
-                        )
-                    } else {
-                        String::new()
-                    };
-                    println!("{:<9} {}{note}", f.action, output::path_text(&f.path));
-                }
-                for c in &r.conflicts {
-                    println!(
-                        "{} {}: {}",
-                        paint(ctx.color, output::bold(), "conflict "),
-                        output::path_text(&c.path),
-                        hints::conflict_why(c)
-                    );
-                }
-                if !r.ignored.is_empty() {
-                    output::warn(&format!(
-                        "{} left in the overlay (use --include-ignored): {}",
-                        output::count(r.ignored.len(), "ignored path"),
-                        output::paths_text(r.ignored.iter().map(Vec::as_slice))
-                    ));
-                }
-                if !r.ignored_copied.is_empty() {
-                    eprintln!(
-                        "rewind: copied {} into the workspace ({}); no snapshot holds ignored files, so `undo` leaves them",
-                        output::count(r.ignored_files as usize, "ignored file"),
-                        output::paths_text(r.ignored_copied.iter().map(Vec::as_slice))
-                    );
-                }
-                if let Some(op) = r.op {
-                    eprintln!("rewind: accepted as operation {op} (undo with `rewind undo`)");
-                }
-                if !r.conflicts.is_empty() {
-                    eprintln!(
-                        "rewind: {} conflicting path(s) left untouched and pending; retry with --conflict=markers, --ours or --theirs",
-                        r.conflicts.len()
-                    );
-                }
-            }
-            Ok(code)
-        }
-        OverlayCommand::Reject {
-            id,
-            hunks,
-            run,
-            paths,
-        } => {
-            let store = ctx.open_store(false)?;
-            let mut rec = ov::find(&store, &id)?;
-            let paths = ctx.workspace_paths(Some(&rec.workspace_path()), &paths)?;
-            let r = match run {
-                Some(n) => ov::reject_run(&store, &mut rec, n)?,
-                None => ov::reject(&store, &mut rec, &paths, &hunks)?,
-            };
-            if ctx.json {
-                let mut o = json!({"overlay": rec.id, "op": r.op});
-                output::put_paths(&mut o, "rejected", r.paths.iter().map(Vec::as_slice));
-                output::print_json(&o)?;
-            } else if !ctx.quiet {
-                for p in &r.paths {
-                    println!("rejected  {}", output::path_text(p));
-                }
-            }
-            Ok(0)
-        }
-        OverlayCommand::Drop { id } => {
-            let store = ctx.open_store(false)?;
-            let rec = ov::find(&store, &id)?;
-            ov::drop_overlay(&store, &rec)?;
-            if ctx.json {
-                output::print_json(&json!({ "dropped": rec.id }))?;
-            } else if !ctx.quiet {
-                eprintln!("rewind: dropped overlay {}", rec.id);
-            }
-            Ok(0)
+        for (r, p, running) in &rows {
+            println!(
+                "{:<4} {:<12} {:<9} {}  {}  {:<9}{}  {}",
+                r.id,
+                r.name.as_deref().unwrap_or("-"),
+                r.backend.name(),
+                paint(ctx.color, output::id_style(), &r.base.short()),
+                format_time(r.created_ns),
+                format!("{} pending", p.map_or("?".into(), |n| n.to_string())),
+                if *running { " (running)" } else { "" },
+                path_str(&r.workspace)
+            );
         }
     }
+    Ok(0)
+}
+
+/// `overlay run`.
+fn run(ctx: &Ctx, a: OverlayRunArgs) -> CliResult {
+    let OverlayRunArgs { id, command } = a;
+    run_in(ctx, &id, command)
+}
+
+/// `overlay shell`.
+fn shell(ctx: &Ctx, a: OverlayShellArgs) -> CliResult {
+    let OverlayShellArgs { id } = a;
+    let shell = std::env::var_os("SHELL").unwrap_or_else(|| "/bin/sh".into());
+    run_in(ctx, &id, vec![shell])
+}
+
+/// `overlay path`.
+fn path(ctx: &Ctx, a: OverlayPathArgs) -> CliResult {
+    let OverlayPathArgs { id } = a;
+    let store = ctx.open_store(false)?;
+    let rec = ov::find(&store, &id)?;
+    let path = match rec.backend.files_dir(&store, &rec) {
+        Some(dir) => dir,
+        None => {
+            return Err(rewind::Error::Invalid(format!(
+                "overlay {} uses the namespace backend: its files are only visible inside it (`rewind overlay exec {} -- CMD`, or `rewind overlay shell {}`)",
+                rec.id, rec.id, rec.id
+            ))
+            .into());
+        }
+    };
+    if ctx.json {
+        output::print_json(&json!({ "id": rec.id, "path": path.display().to_string() }))?;
+    } else {
+        println!("{}", path.display());
+    }
+    Ok(0)
+}
+
+/// `overlay diff`.
+fn diff(ctx: &Ctx, a: OverlayDiffArgs) -> CliResult {
+    let OverlayDiffArgs {
+        id,
+        stat,
+        name_status,
+        patch,
+        by_run,
+    } = a;
+    let store = ctx.open_store(false)?;
+    let mut rec = ov::find(&store, &id)?;
+    if by_run {
+        return print_by_run(ctx, &store, &mut rec);
+    }
+    let od = ov::overlay_diff(&store, &mut rec, true)?;
+    if !ctx.json && !ctx.quiet && !od.ignored.is_empty() {
+        output::warn(&format!(
+            "ignored paths written in the overlay, not shown (copy them with accept --include-ignored): {}",
+            output::paths_text(od.ignored.iter().map(Vec::as_slice))
+        ));
+    }
+    let args = DiffArgs {
+        revs: Vec::new(),
+        stat,
+        numstat: false,
+        name_status,
+        summary: false,
+        shortstat: false,
+        patch,
+        binary: false,
+        context: 3,
+        exit_code: false,
+        no_renames: false,
+        find_renames: None,
+        diff_timeout: 5.0,
+        hunks: true,
+        by_run: false,
+        paths: Vec::new(),
+    };
+    // Per file, its hunks with their ids, for `accept`/`reject --hunk`.
+    let hunks: Option<Vec<Value>> = if ctx.json {
+        Some(
+            ov::review_hunks(&store, &rec, &od.diff)?
+                .into_iter()
+                .map(|h| json!(h))
+                .collect(),
+        )
+    } else {
+        None
+    };
+    let mut ignored = json!({});
+    output::put_paths(
+        &mut ignored,
+        "ignored",
+        od.ignored.iter().map(Vec::as_slice),
+    );
+    let mut extra = vec![("overlay", json!(rec.id))];
+    extra.push(("ignored", ignored["ignored"].take()));
+    if let Some(b) = ignored.get_mut("ignored_bytes") {
+        extra.push(("ignored_bytes", b.take()));
+    }
+    super::diff::print(
+        ctx,
+        &od.diff,
+        &args,
+        json!(rec.base.hex()),
+        json!(od.state.hex()),
+        extra,
+        hunks.as_deref(),
+    )
+}
+
+/// `overlay accept`.
+fn accept(ctx: &Ctx, a: OverlayAcceptArgs) -> CliResult {
+    let OverlayAcceptArgs {
+        id,
+        conflict,
+        ours,
+        theirs,
+        include_ignored,
+        mut hunks,
+        interactive,
+        run,
+        paths,
+    } = a;
+    let store = ctx.open_store(false)?;
+    let mut rec = ov::find(&store, &id)?;
+    let root = rec.workspace_path();
+    let policy = if ours {
+        ConflictPolicy::Ours
+    } else if theirs {
+        ConflictPolicy::Theirs
+    } else if conflict == "markers" {
+        ConflictPolicy::Markers
+    } else {
+        ConflictPolicy::Skip
+    };
+    let mut paths = ctx.workspace_paths(Some(&root), &paths)?;
+    if interactive {
+        match super::hunk_prompt::choose(ctx, &store, &mut rec, &paths)? {
+            Some((h, p)) => (hunks, paths) = (h, p),
+            None => return Ok(0),
+        }
+    }
+    let r = ov::accept(
+        &store,
+        &mut rec,
+        &AcceptOptions {
+            paths,
+            policy,
+            include_ignored,
+            hunks,
+            run,
+        },
+    )?;
+    // Conflicts left pending or written as markers both exit 1, as `apply` does.
+    let marked = r.files.iter().any(|f| f.conflicts > 0);
+    let code = if r.conflicts.is_empty() && !marked {
+        0
+    } else {
+        1
+    };
+    if ctx.json {
+        let mut o = json!({
+            "overlay": rec.id,
+            "files": r.files.iter().filter(|f| f.action != "conflict").map(|f| {
+                let mut o = json!({
+                    "action": f.action,
+                    "merged": f.merged,
+                    "conflict_markers": f.conflicts,
+                });
+                output::put_path(&mut o, "path", Some(&f.path));
+                o
+            }).collect::<Vec<_>>(),
+            "conflicts": r.conflicts.iter().map(|c| {
+                let mut o = json!({"why": hints::conflict_why(c), "regions": c.regions});
+                output::put_path(&mut o, "path", Some(&c.path));
+                o
+            }).collect::<Vec<_>>(),
+            "ignored_files": r.ignored_files,
+            "before": r.before.map(|i| i.hex()),
+            "after": r.after.map(|i| i.hex()),
+            "op": r.op,
+        });
+        output::put_paths(&mut o, "ignored", r.ignored.iter().map(Vec::as_slice));
+        output::put_paths(
+            &mut o,
+            "ignored_copied",
+            r.ignored_copied.iter().map(Vec::as_slice),
+        );
+        output::print_json(&o)?;
+        return Ok(code);
+    }
+    if !ctx.quiet {
+        for f in r.files.iter().filter(|f| f.action != "conflict") {
+            let note = if f.conflicts > 0 {
+                format!(
+                    " ({} marked)",
+                    output::count(f.conflicts, "conflict region")
+                )
+            } else {
+                String::new()
+            };
+            println!("{:<9} {}{note}", f.action, output::path_text(&f.path));
+        }
+        for c in &r.conflicts {
+            println!(
+                "{} {}: {}",
+                paint(ctx.color, output::bold(), "conflict "),
+                output::path_text(&c.path),
+                hints::conflict_why(c)
+            );
+        }
+        if !r.ignored.is_empty() {
+            output::warn(&format!(
+                "{} left in the overlay (use --include-ignored): {}",
+                output::count(r.ignored.len(), "ignored path"),
+                output::paths_text(r.ignored.iter().map(Vec::as_slice))
+            ));
+        }
+        if !r.ignored_copied.is_empty() {
+            eprintln!(
+                "rewind: copied {} into the workspace ({}); no snapshot holds ignored files, so `undo` leaves them",
+                output::count(r.ignored_files as usize, "ignored file"),
+                output::paths_text(r.ignored_copied.iter().map(Vec::as_slice))
+            );
+        }
+        if let Some(op) = r.op {
+            eprintln!("rewind: accepted as operation {op} (undo with `rewind undo`)");
+        }
+        if !r.conflicts.is_empty() {
+            eprintln!(
+                "rewind: {} conflicting path(s) left untouched and pending; retry with --conflict=markers, --ours or --theirs",
+                r.conflicts.len()
+            );
+        }
+    }
+    Ok(code)
+}
+
+/// `overlay reject`.
+fn reject(ctx: &Ctx, a: OverlayRejectArgs) -> CliResult {
+    let OverlayRejectArgs {
+        id,
+        hunks,
+        run,
+        paths,
+    } = a;
+    let store = ctx.open_store(false)?;
+    let mut rec = ov::find(&store, &id)?;
+    let paths = ctx.workspace_paths(Some(&rec.workspace_path()), &paths)?;
+    let r = match run {
+        Some(n) => ov::reject_run(&store, &mut rec, n)?,
+        None => ov::reject(&store, &mut rec, &paths, &hunks)?,
+    };
+    if ctx.json {
+        let mut o = json!({"overlay": rec.id, "op": r.op});
+        output::put_paths(&mut o, "rejected", r.paths.iter().map(Vec::as_slice));
+        output::print_json(&o)?;
+    } else if !ctx.quiet {
+        for p in &r.paths {
+            println!("rejected  {}", output::path_text(p));
+        }
+    }
+    Ok(0)
+}
+
+/// `overlay drop`.
+fn drop_one(ctx: &Ctx, a: OverlayDropArgs) -> CliResult {
+    let OverlayDropArgs { id } = a;
+    let store = ctx.open_store(false)?;
+    let rec = ov::find(&store, &id)?;
+    ov::drop_overlay(&store, &rec)?;
+    if ctx.json {
+        output::print_json(&json!({ "dropped": rec.id }))?;
+    } else if !ctx.quiet {
+        eprintln!("rewind: dropped overlay {}", rec.id);
+    }
+    Ok(0)
 }
 
 /// Runs a command in the overlay (the run of `run --isolate`, on this overlay, accepting
