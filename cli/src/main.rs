@@ -2,8 +2,9 @@
 //! library and hands the result to a printer (human or JSON); no logic of its own.
 //!
 //! Exit codes: 0 success; 1 "yes, there are differences / violations / conflicts" answers
-//! (diff --exit-code, check, revert, apply, overlay accept); 2 rewind itself failed (bad input, store errors). `rewind run` exits with
-//! its command's code, and 125 when rewind failed around it.
+//! (diff --exit-code, check, revert, apply, overlay accept); 2 rewind itself failed (bad input,
+//! store errors); 75 another process held a lock or remote the command needed (retry it).
+//! `rewind run` exits with its command's code, and 125 when rewind failed around it.
 
 fn main() {
     std::process::exit(run_cli());
@@ -69,6 +70,9 @@ pub const EXIT_ERROR: i32 = 2;
 pub const EXIT_CONFLICT: i32 = 1;
 /// Exit code when a signal (SIGINT) stopped a command part way, as a shell reports it.
 pub const EXIT_INTERRUPTED: i32 = 130;
+/// Exit code when another process held what was needed (a lock, a remote, a gc): the same
+/// command later may succeed. sysexits.h's EX_TEMPFAIL, which retry loops already know.
+pub const EXIT_BUSY: i32 = 75;
 
 /// An error on the way out: the library's, or a failed write to the terminal.
 #[derive(Debug)]
@@ -426,14 +430,15 @@ fn run_cli() -> i32 {
     }
 }
 
-/// The exit code of a command that failed with `e`. Every kind of failure is 2 (the codes are
-/// a documented contract; `--json` says the kind), but for two answers that are not failures
-/// of rewind: a merge conflict (1, as revert's and overlay accept's listed conflicts) and a
-/// restore a signal stopped part way (130).
+/// The exit code of a command that failed with `e`, by its kind: 2 for every failure (the
+/// codes are a documented contract; `--json` says the kind), but a merge conflict (1, as
+/// revert's and overlay accept's listed conflicts), a restore a signal stopped part way (130),
+/// and a busy lock or remote (75: worth retrying as it is).
 fn exit_code(e: &Error) -> i32 {
     match e {
         Error::Conflict { .. } => EXIT_CONFLICT,
         Error::RestoreInterrupted { .. } => EXIT_INTERRUPTED,
+        _ if e.kind() == rewind::error::ErrorKind::Busy => EXIT_BUSY,
         _ => EXIT_ERROR,
     }
 }
