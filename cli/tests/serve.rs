@@ -1967,3 +1967,55 @@ fn a_file_too_large_for_the_page_opens_alone() {
         );
     }
 }
+
+/// The components of serve/openapi.json that describe wire types (`rewind::wire`) are what
+/// schemars generates from those types: change a type and this fails until the document is
+/// regenerated (`REWIND_BLESS=1 cargo test -p rewind-cli --test cli -- openapi_wire`, then
+/// `python3 clients/python/tools/gen_models.py`).
+#[test]
+fn openapi_wire_components_are_generated_from_the_types() {
+    use schemars::generate::SchemaSettings;
+    let mut g = SchemaSettings::draft2020_12()
+        .with(|s| {
+            s.definitions_path = "/components/schemas".into();
+            s.meta_schema = None;
+        })
+        .for_serialize()
+        .into_generator();
+    g.subschema_for::<rewind::wire::Snapshot>();
+    g.subschema_for::<rewind::wire::Session>();
+    g.subschema_for::<rewind::wire::RangeRuns>();
+    g.subschema_for::<rewind::wire::OverlayRuns>();
+    let generated = g.take_definitions(true);
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../serve/openapi.json");
+    let mut doc = openapi();
+    let components = doc["components"]["schemas"]
+        .as_object_mut()
+        .expect("components");
+    if std::env::var_os("REWIND_BLESS").is_some() {
+        for (name, schema) in &generated {
+            components.insert(name.clone(), schema.clone());
+        }
+        // serde_json's maps are sorted: the document keeps its keys in that order, so a
+        // regeneration changes only what changed.
+        let mut out = Vec::new();
+        let fmt = serde_json::ser::PrettyFormatter::with_indent(b" ");
+        serde::Serialize::serialize(
+            &doc,
+            &mut serde_json::Serializer::with_formatter(&mut out, fmt),
+        )
+        .unwrap();
+        out.push(b'\n');
+        std::fs::write(path, out).unwrap();
+        return;
+    }
+    let stale: Vec<&String> = generated
+        .iter()
+        .filter(|(name, schema)| components.get(*name) != Some(*schema))
+        .map(|(name, _)| name)
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "openapi.json's {stale:?} differ from the wire types: regenerate with REWIND_BLESS=1"
+    );
+}

@@ -99,8 +99,13 @@ def main():
         if s.get("type") != "object":
             continue
         names.append(name)
-        props = s.get("properties", {})
-        required = set(s.get("required", []))
+        props, required = {}, set()
+        # `allOf` of a referenced object and more properties: the object extended (an API
+        # response that adds fields to a wire type).
+        for part in s.get("allOf", []) + [s]:
+            base = schemas[ref_name(part)] if "$ref" in part else part
+            props.update(base.get("properties", {}))
+            required |= set(base.get("required", []))
         lines += ["", "@dataclass", f"class {name}:"]
         desc = s.get("description")
         lines.append(f'    """`{name}`' + (f": {desc}" if desc else "") + '."""')

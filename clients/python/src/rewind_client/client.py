@@ -160,7 +160,7 @@ class _Api:
         if meta:
             params["meta"] = [f"{k}={v}" for k, v in meta.items()]
         return self._do(_Req("GET", f"/v1/workspaces/{ws}/snapshots", params=params,
-                             decode=_list_of(m.Snapshot)))
+                             decode=_list_of(m.LogEntry)))
 
     def snapshot(self, ws: int, message: Optional[str] = None,
                  meta: Optional[Dict[str, str]] = None, tags: Sequence[str] = ()):
@@ -172,7 +172,7 @@ class _Api:
     def show(self, ws: int, rev: str = "@"):
         """`GET /v1/workspaces/{ws}/snapshots/{rev}`: a snapshot with its changes."""
         return self._do(_Req("GET", f"/v1/workspaces/{ws}/snapshots/{_seg(rev)}",
-                             decode=_json_of(m.Snapshot)))
+                             decode=_json_of(m.SnapshotShown)))
 
     def tree(self, ws: int, rev: str = "@", path: Optional[str] = None):
         """`GET /v1/workspaces/{ws}/tree/{rev}`."""

@@ -22,388 +22,15 @@ def _decode(how, value):
 
 
 @dataclass
-class Error:
-    """`Error`."""
-
-    code: str = field(metadata={"json": "code"})
-    error: str = field(metadata={"json": "error"})
-    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
-
-    _decoders = {}
-
-    @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "Error":
-        """Builds a `Error` from its JSON object."""
-        kw = {}
-        for f in cls.__dataclass_fields__.values():
-            key = f.metadata.get("json")
-            if key is not None and key in d:
-                kw[f.name] = _decode(cls._decoders.get(key), d[key])
-            elif key is not None and f.default is not None and f.default_factory is None:
-                kw[f.name] = None
-        return cls(raw=d, **kw)
-
-
-@dataclass
-class Workspace:
-    """`Workspace`."""
-
-    id: int = field(metadata={"json": "id"})
-    path: str = field(metadata={"json": "path"})
-    created_ns: int = field(metadata={"json": "created_ns"})
-    snapshots: int = field(metadata={"json": "snapshots"})
-    head: Optional[str] = field(metadata={"json": "head"})
-    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
-
-    _decoders = {}
-
-    @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "Workspace":
-        """Builds a `Workspace` from its JSON object."""
-        kw = {}
-        for f in cls.__dataclass_fields__.values():
-            key = f.metadata.get("json")
-            if key is not None and key in d:
-                kw[f.name] = _decode(cls._decoders.get(key), d[key])
-            elif key is not None and f.default is not None and f.default_factory is None:
-                kw[f.name] = None
-        return cls(raw=d, **kw)
-
-
-@dataclass
-class Snapshot:
-    """`Snapshot`."""
-
-    id: str = field(metadata={"json": "id"})
-    short_id: str = field(metadata={"json": "short_id"})
-    time: str = field(metadata={"json": "time"})
-    time_ns: int = field(metadata={"json": "time_ns"})
-    workspace: str = field(metadata={"json": "workspace"})
-    workspace_id: int = field(metadata={"json": "workspace_id"})
-    parent: Optional[str] = field(metadata={"json": "parent"})
-    root: str = field(metadata={"json": "root"})
-    message: str = field(metadata={"json": "message"})
-    meta: Dict[str, str] = field(metadata={"json": "meta"})
-    tags: List[str] = field(metadata={"json": "tags"})
-    files: int = field(metadata={"json": "files"})
-    dirs: int = field(metadata={"json": "dirs"})
-    symlinks: int = field(metadata={"json": "symlinks"})
-    bytes: int = field(metadata={"json": "bytes"})
-    restored: Optional[bool] = field(default=None, metadata={"json": "restored"})
-    change: Optional[Dict[str, Any]] = field(default=None, metadata={"json": "change"})
-    changes: Optional[List[Any]] = field(default=None, metadata={"json": "changes"})
-    skipped: Optional[int] = field(default=None, metadata={"json": "skipped"})
-    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
-
-    _decoders = {}
-
-    @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "Snapshot":
-        """Builds a `Snapshot` from its JSON object."""
-        kw = {}
-        for f in cls.__dataclass_fields__.values():
-            key = f.metadata.get("json")
-            if key is not None and key in d:
-                kw[f.name] = _decode(cls._decoders.get(key), d[key])
-            elif key is not None and f.default is not None and f.default_factory is None:
-                kw[f.name] = None
-        return cls(raw=d, **kw)
-
-
-@dataclass
-class Op:
-    """`Op`."""
-
-    id: int = field(metadata={"json": "id"})
-    kind: str = field(metadata={"json": "kind"})
-    workspace: int = field(metadata={"json": "workspace"})
-    before: Optional[str] = field(metadata={"json": "before"})
-    after: Optional[str] = field(metadata={"json": "after"})
-    time_ns: int = field(metadata={"json": "time_ns"})
-    command: str = field(metadata={"json": "command"})
-    changed_workspace: bool = field(metadata={"json": "changed_workspace"})
-    undone: bool = field(metadata={"json": "undone"})
-    target: Optional[str] = field(default=None, metadata={"json": "target"})
-    reverses: Optional[int] = field(default=None, metadata={"json": "reverses"})
-    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
-
-    _decoders = {}
-
-    @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "Op":
-        """Builds a `Op` from its JSON object."""
-        kw = {}
-        for f in cls.__dataclass_fields__.values():
-            key = f.metadata.get("json")
-            if key is not None and key in d:
-                kw[f.name] = _decode(cls._decoders.get(key), d[key])
-            elif key is not None and f.default is not None and f.default_factory is None:
-                kw[f.name] = None
-        return cls(raw=d, **kw)
-
-
-@dataclass
-class Entry:
-    """`Entry`."""
-
-    name: str = field(metadata={"json": "name"})
-    path: str = field(metadata={"json": "path"})
-    kind: str = field(metadata={"json": "kind"})
-    size: int = field(metadata={"json": "size"})
-    id: str = field(metadata={"json": "id"})
-    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
-
-    _decoders = {}
-
-    @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "Entry":
-        """Builds a `Entry` from its JSON object."""
-        kw = {}
-        for f in cls.__dataclass_fields__.values():
-            key = f.metadata.get("json")
-            if key is not None and key in d:
-                kw[f.name] = _decode(cls._decoders.get(key), d[key])
-            elif key is not None and f.default is not None and f.default_factory is None:
-                kw[f.name] = None
-        return cls(raw=d, **kw)
-
-
-@dataclass
-class Tree:
-    """`Tree`."""
-
-    rev: str = field(metadata={"json": "rev"})
-    path: str = field(metadata={"json": "path"})
-    entries: List[Entry] = field(metadata={"json": "entries"})
-    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
-
-    _decoders = {'entries': ('list', 'Entry')}
-
-    @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "Tree":
-        """Builds a `Tree` from its JSON object."""
-        kw = {}
-        for f in cls.__dataclass_fields__.values():
-            key = f.metadata.get("json")
-            if key is not None and key in d:
-                kw[f.name] = _decode(cls._decoders.get(key), d[key])
-            elif key is not None and f.default is not None and f.default_factory is None:
-                kw[f.name] = None
-        return cls(raw=d, **kw)
-
-
-@dataclass
-class Hunk:
-    """`Hunk`."""
-
-    id: str = field(metadata={"json": "id"})
-    old_start: int = field(metadata={"json": "old_start"})
-    old_lines: int = field(metadata={"json": "old_lines"})
-    new_start: int = field(metadata={"json": "new_start"})
-    new_lines: int = field(metadata={"json": "new_lines"})
-    lines: List[str] = field(metadata={"json": "lines"})
-    pending: bool = field(metadata={"json": "pending"})
-    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
-
-    _decoders = {}
-
-    @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "Hunk":
-        """Builds a `Hunk` from its JSON object."""
-        kw = {}
-        for f in cls.__dataclass_fields__.values():
-            key = f.metadata.get("json")
-            if key is not None and key in d:
-                kw[f.name] = _decode(cls._decoders.get(key), d[key])
-            elif key is not None and f.default is not None and f.default_factory is None:
-                kw[f.name] = None
-        return cls(raw=d, **kw)
-
-
-@dataclass
-class Change:
-    """`Change`."""
-
-    path: str = field(metadata={"json": "path"})
-    status: str = field(metadata={"json": "status"})
-    old: Optional[Dict[str, Any]] = field(metadata={"json": "old"})
-    new: Optional[Dict[str, Any]] = field(metadata={"json": "new"})
-    old_path: Optional[str] = field(default=None, metadata={"json": "old_path"})
-    binary: Optional[bool] = field(default=None, metadata={"json": "binary"})
-    insertions: Optional[int] = field(default=None, metadata={"json": "insertions"})
-    deletions: Optional[int] = field(default=None, metadata={"json": "deletions"})
-    hunks: Optional[List[Hunk]] = field(default=None, metadata={"json": "hunks"})
-    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
-
-    _decoders = {'hunks': ('list', 'Hunk')}
-
-    @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "Change":
-        """Builds a `Change` from its JSON object."""
-        kw = {}
-        for f in cls.__dataclass_fields__.values():
-            key = f.metadata.get("json")
-            if key is not None and key in d:
-                kw[f.name] = _decode(cls._decoders.get(key), d[key])
-            elif key is not None and f.default is not None and f.default_factory is None:
-                kw[f.name] = None
-        return cls(raw=d, **kw)
-
-
-@dataclass
-class Diff:
-    """`Diff`."""
-
-    from_: str = field(metadata={"json": "from"})
-    to: str = field(metadata={"json": "to"})
-    files: List[Change] = field(metadata={"json": "files"})
-    totals: Dict[str, Any] = field(metadata={"json": "totals"})
-    overlay: Optional[int] = field(default=None, metadata={"json": "overlay"})
-    ignored: Optional[List[str]] = field(default=None, metadata={"json": "ignored"})
-    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
-
-    _decoders = {'files': ('list', 'Change')}
-
-    @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "Diff":
-        """Builds a `Diff` from its JSON object."""
-        kw = {}
-        for f in cls.__dataclass_fields__.values():
-            key = f.metadata.get("json")
-            if key is not None and key in d:
-                kw[f.name] = _decode(cls._decoders.get(key), d[key])
-            elif key is not None and f.default is not None and f.default_factory is None:
-                kw[f.name] = None
-        return cls(raw=d, **kw)
-
-
-@dataclass
-class Status:
-    """`Status`."""
-
-    base: str = field(metadata={"json": "base"})
-    clean: bool = field(metadata={"json": "clean"})
-    changes: List[Change] = field(metadata={"json": "changes"})
-    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
-
-    _decoders = {'changes': ('list', 'Change')}
-
-    @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "Status":
-        """Builds a `Status` from its JSON object."""
-        kw = {}
-        for f in cls.__dataclass_fields__.values():
-            key = f.metadata.get("json")
-            if key is not None and key in d:
-                kw[f.name] = _decode(cls._decoders.get(key), d[key])
-            elif key is not None and f.default is not None and f.default_factory is None:
-                kw[f.name] = None
-        return cls(raw=d, **kw)
-
-
-@dataclass
-class Outcome:
-    """`Outcome`."""
-
-    path: str = field(metadata={"json": "path"})
-    action: str = field(metadata={"json": "action"})
-    old_path: Optional[str] = field(default=None, metadata={"json": "old_path"})
-    merged: Optional[bool] = field(default=None, metadata={"json": "merged"})
-    conflicts: Optional[int] = field(default=None, metadata={"json": "conflicts"})
-    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
-
-    _decoders = {}
-
-    @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "Outcome":
-        """Builds a `Outcome` from its JSON object."""
-        kw = {}
-        for f in cls.__dataclass_fields__.values():
-            key = f.metadata.get("json")
-            if key is not None and key in d:
-                kw[f.name] = _decode(cls._decoders.get(key), d[key])
-            elif key is not None and f.default is not None and f.default_factory is None:
-                kw[f.name] = None
-        return cls(raw=d, **kw)
-
-
-@dataclass
-class Written:
-    """`Written`."""
-
-    op: Optional[int] = field(metadata={"json": "op"})
-    before: Optional[str] = field(metadata={"json": "before"})
-    after: Optional[str] = field(metadata={"json": "after"})
-    files: List[Any] = field(metadata={"json": "files"})
-    target: Optional[str] = field(default=None, metadata={"json": "target"})
-    written: Optional[int] = field(default=None, metadata={"json": "written"})
-    deleted: Optional[int] = field(default=None, metadata={"json": "deleted"})
-    applied: Optional[bool] = field(default=None, metadata={"json": "applied"})
-    check: Optional[bool] = field(default=None, metadata={"json": "check"})
-    undone: Optional[Dict[str, Any]] = field(default=None, metadata={"json": "undone"})
-    redone: Optional[Dict[str, Any]] = field(default=None, metadata={"json": "redone"})
-    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
-
-    _decoders = {}
-
-    @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "Written":
-        """Builds a `Written` from its JSON object."""
-        kw = {}
-        for f in cls.__dataclass_fields__.values():
-            key = f.metadata.get("json")
-            if key is not None and key in d:
-                kw[f.name] = _decode(cls._decoders.get(key), d[key])
-            elif key is not None and f.default is not None and f.default_factory is None:
-                kw[f.name] = None
-        return cls(raw=d, **kw)
-
-
-@dataclass
-class Overlay:
-    """`Overlay`."""
-
-    id: int = field(metadata={"json": "id"})
-    name: Optional[str] = field(metadata={"json": "name"})
-    workspace: Optional[int] = field(metadata={"json": "workspace"})
-    workspace_path: str = field(metadata={"json": "workspace_path"})
-    backend: str = field(metadata={"json": "backend"})
-    base: str = field(metadata={"json": "base"})
-    state: Optional[str] = field(metadata={"json": "state"})
-    created_ns: int = field(metadata={"json": "created_ns"})
-    pending: Optional[int] = field(metadata={"json": "pending"})
-    running: bool = field(metadata={"json": "running"})
-    path: Optional[str] = field(metadata={"json": "path"})
-    ignored: List[str] = field(metadata={"json": "ignored"})
-    fallback: Optional[str] = field(default=None, metadata={"json": "fallback"})
-    files_copied: Optional[int] = field(default=None, metadata={"json": "files_copied"})
-    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
-
-    _decoders = {}
-
-    @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "Overlay":
-        """Builds a `Overlay` from its JSON object."""
-        kw = {}
-        for f in cls.__dataclass_fields__.values():
-            key = f.metadata.get("json")
-            if key is not None and key in d:
-                kw[f.name] = _decode(cls._decoders.get(key), d[key])
-            elif key is not None and f.default is not None and f.default_factory is None:
-                kw[f.name] = None
-        return cls(raw=d, **kw)
-
-
-@dataclass
 class Accepted:
     """`Accepted`."""
 
-    overlay: int = field(metadata={"json": "overlay"})
-    op: Optional[int] = field(metadata={"json": "op"})
-    files: List[Any] = field(metadata={"json": "files"})
     conflicts: List[Conflict] = field(metadata={"json": "conflicts"})
-    before: Optional[str] = field(default=None, metadata={"json": "before"})
+    files: List[Any] = field(metadata={"json": "files"})
+    op: Optional[int] = field(metadata={"json": "op"})
+    overlay: int = field(metadata={"json": "overlay"})
     after: Optional[str] = field(default=None, metadata={"json": "after"})
+    before: Optional[str] = field(default=None, metadata={"json": "before"})
     ignored: Optional[List[str]] = field(default=None, metadata={"json": "ignored"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
 
@@ -423,116 +50,14 @@ class Accepted:
 
 
 @dataclass
-class Rejected:
-    """`Rejected`."""
-
-    overlay: int = field(metadata={"json": "overlay"})
-    op: Optional[int] = field(metadata={"json": "op"})
-    paths: List[str] = field(metadata={"json": "paths"})
-    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
-
-    _decoders = {}
-
-    @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "Rejected":
-        """Builds a `Rejected` from its JSON object."""
-        kw = {}
-        for f in cls.__dataclass_fields__.values():
-            key = f.metadata.get("json")
-            if key is not None and key in d:
-                kw[f.name] = _decode(cls._decoders.get(key), d[key])
-            elif key is not None and f.default is not None and f.default_factory is None:
-                kw[f.name] = None
-        return cls(raw=d, **kw)
-
-
-@dataclass
-class RunResult:
-    """`RunResult`: schemas/run-result.schema.json (the object rewind run --json prints); with hunks: true each diff file has hunks."""
-
-    version: int = field(metadata={"json": "version"})
-    workspace: str = field(metadata={"json": "workspace"})
-    before: str = field(metadata={"json": "before"})
-    after: str = field(metadata={"json": "after"})
-    diff: RunDiff = field(metadata={"json": "diff"})
-    backend: Optional[str] = field(default=None, metadata={"json": "backend"})
-    cwd: Optional[str] = field(default=None, metadata={"json": "cwd"})
-    command: Optional[List[str]] = field(default=None, metadata={"json": "command"})
-    after_label: Optional[str] = field(default=None, metadata={"json": "after_label"})
-    exit_code: Optional[int] = field(default=None, metadata={"json": "exit_code"})
-    signal: Optional[int] = field(default=None, metadata={"json": "signal"})
-    signal_name: Optional[str] = field(default=None, metadata={"json": "signal_name"})
-    spawn_error: Optional[str] = field(default=None, metadata={"json": "spawn_error"})
-    success: Optional[bool] = field(default=None, metadata={"json": "success"})
-    duration_seconds: Optional[float] = field(default=None, metadata={"json": "duration_seconds"})
-    total_seconds: Optional[float] = field(default=None, metadata={"json": "total_seconds"})
-    patch: Optional[str] = field(default=None, metadata={"json": "patch"})
-    patch_ref: Optional[str] = field(default=None, metadata={"json": "patch_ref"})
-    patch_bytes: Optional[int] = field(default=None, metadata={"json": "patch_bytes"})
-    violations: Optional[List[Dict[str, Any]]] = field(default=None, metadata={"json": "violations"})
-    on_violation: Optional[str] = field(default=None, metadata={"json": "on_violation"})
-    reverted: Optional[List[str]] = field(default=None, metadata={"json": "reverted"})
-    rolled_back: Optional[bool] = field(default=None, metadata={"json": "rolled_back"})
-    skipped: Optional[List[Dict[str, Any]]] = field(default=None, metadata={"json": "skipped"})
-    op: Optional[int] = field(default=None, metadata={"json": "op"})
-    restore_op: Optional[int] = field(default=None, metadata={"json": "restore_op"})
-    retention: Optional[Dict[str, Any]] = field(default=None, metadata={"json": "retention"})
-    overlay: Optional[Dict[str, Any]] = field(default=None, metadata={"json": "overlay"})
-    scratch: Optional[Dict[str, Any]] = field(default=None, metadata={"json": "scratch"})
-    rewind_exit_code: Optional[int] = field(default=None, metadata={"json": "rewind_exit_code"})
-    exit_reason: Optional[str] = field(default=None, metadata={"json": "exit_reason"})
-    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
-
-    _decoders = {'diff': ('one', 'RunDiff')}
-
-    @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "RunResult":
-        """Builds a `RunResult` from its JSON object."""
-        kw = {}
-        for f in cls.__dataclass_fields__.values():
-            key = f.metadata.get("json")
-            if key is not None and key in d:
-                kw[f.name] = _decode(cls._decoders.get(key), d[key])
-            elif key is not None and f.default is not None and f.default_factory is None:
-                kw[f.name] = None
-        return cls(raw=d, **kw)
-
-
-@dataclass
-class RunState:
-    """`RunState`."""
-
-    run: int = field(metadata={"json": "run"})
-    status: str = field(metadata={"json": "status"})
-    workspace: Optional[str] = field(default=None, metadata={"json": "workspace"})
-    result: Optional[RunResult] = field(default=None, metadata={"json": "result"})
-    error: Optional[Error] = field(default=None, metadata={"json": "error"})
-    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
-
-    _decoders = {'result': ('one', 'RunResult'), 'error': ('one', 'Error')}
-
-    @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "RunState":
-        """Builds a `RunState` from its JSON object."""
-        kw = {}
-        for f in cls.__dataclass_fields__.values():
-            key = f.metadata.get("json")
-            if key is not None and key in d:
-                kw[f.name] = _decode(cls._decoders.get(key), d[key])
-            elif key is not None and f.default is not None and f.default_factory is None:
-                kw[f.name] = None
-        return cls(raw=d, **kw)
-
-
-@dataclass
 class Artifact:
     """`Artifact`."""
 
-    key: str = field(metadata={"json": "key"})
-    size: int = field(metadata={"json": "size"})
     created_ns: int = field(metadata={"json": "created_ns"})
     id: str = field(metadata={"json": "id"})
+    key: str = field(metadata={"json": "key"})
     meta: Dict[str, str] = field(metadata={"json": "meta"})
+    size: int = field(metadata={"json": "size"})
     replaced: Optional[bool] = field(default=None, metadata={"json": "replaced"})
     stored_bytes: Optional[int] = field(default=None, metadata={"json": "stored_bytes"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
@@ -553,19 +78,25 @@ class Artifact:
 
 
 @dataclass
-class Health:
-    """`Health`."""
+class Change:
+    """`Change`."""
 
-    ok: bool = field(metadata={"json": "ok"})
-    version: str = field(metadata={"json": "version"})
-    store: str = field(metadata={"json": "store"})
+    new: Optional[Dict[str, Any]] = field(metadata={"json": "new"})
+    old: Optional[Dict[str, Any]] = field(metadata={"json": "old"})
+    path: str = field(metadata={"json": "path"})
+    status: str = field(metadata={"json": "status"})
+    binary: Optional[bool] = field(default=None, metadata={"json": "binary"})
+    deletions: Optional[int] = field(default=None, metadata={"json": "deletions"})
+    hunks: Optional[List[Hunk]] = field(default=None, metadata={"json": "hunks"})
+    insertions: Optional[int] = field(default=None, metadata={"json": "insertions"})
+    old_path: Optional[str] = field(default=None, metadata={"json": "old_path"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
 
-    _decoders = {}
+    _decoders = {'hunks': ('list', 'Hunk')}
 
     @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "Health":
-        """Builds a `Health` from its JSON object."""
+    def from_json(cls, d: Dict[str, Any]) -> "Change":
+        """Builds a `Change` from its JSON object."""
         kw = {}
         for f in cls.__dataclass_fields__.values():
             key = f.metadata.get("json")
@@ -577,19 +108,19 @@ class Health:
 
 
 @dataclass
-class Taken:
-    """`Taken`."""
+class Conflict:
+    """`Conflict`."""
 
-    snapshot: Optional[Snapshot] = field(metadata={"json": "snapshot"})
-    unchanged: bool = field(metadata={"json": "unchanged"})
-    skipped: Optional[int] = field(default=None, metadata={"json": "skipped"})
+    path: str = field(metadata={"json": "path"})
+    regions: int = field(metadata={"json": "regions"})
+    why: str = field(metadata={"json": "why"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
 
-    _decoders = {'snapshot': ('one', 'Snapshot')}
+    _decoders = {}
 
     @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "Taken":
-        """Builds a `Taken` from its JSON object."""
+    def from_json(cls, d: Dict[str, Any]) -> "Conflict":
+        """Builds a `Conflict` from its JSON object."""
         kw = {}
         for f in cls.__dataclass_fields__.values():
             key = f.metadata.get("json")
@@ -626,18 +157,48 @@ class Contract:
 
 
 @dataclass
-class RunStarted:
-    """`RunStarted`."""
+class Diff:
+    """`Diff`."""
 
-    run: int = field(metadata={"json": "run"})
-    status: str = field(metadata={"json": "status"})
+    files: List[Change] = field(metadata={"json": "files"})
+    from_: str = field(metadata={"json": "from"})
+    to: str = field(metadata={"json": "to"})
+    totals: Dict[str, Any] = field(metadata={"json": "totals"})
+    ignored: Optional[List[str]] = field(default=None, metadata={"json": "ignored"})
+    overlay: Optional[int] = field(default=None, metadata={"json": "overlay"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {'files': ('list', 'Change')}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "Diff":
+        """Builds a `Diff` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class Entry:
+    """`Entry`."""
+
+    id: str = field(metadata={"json": "id"})
+    kind: str = field(metadata={"json": "kind"})
+    name: str = field(metadata={"json": "name"})
+    path: str = field(metadata={"json": "path"})
+    size: int = field(metadata={"json": "size"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
 
     _decoders = {}
 
     @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "RunStarted":
-        """Builds a `RunStarted` from its JSON object."""
+    def from_json(cls, d: Dict[str, Any]) -> "Entry":
+        """Builds a `Entry` from its JSON object."""
         kw = {}
         for f in cls.__dataclass_fields__.values():
             key = f.metadata.get("json")
@@ -649,97 +210,18 @@ class RunStarted:
 
 
 @dataclass
-class Split:
-    """`Split`."""
+class Error:
+    """`Error`."""
 
-    overlay: int = field(metadata={"json": "overlay"})
-    path: str = field(metadata={"json": "path"})
-    hunk: str = field(metadata={"json": "hunk"})
-    parts: List[Hunk] = field(metadata={"json": "parts"})
-    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
-
-    _decoders = {'parts': ('list', 'Hunk')}
-
-    @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "Split":
-        """Builds a `Split` from its JSON object."""
-        kw = {}
-        for f in cls.__dataclass_fields__.values():
-            key = f.metadata.get("json")
-            if key is not None and key in d:
-                kw[f.name] = _decode(cls._decoders.get(key), d[key])
-            elif key is not None and f.default is not None and f.default_factory is None:
-                kw[f.name] = None
-        return cls(raw=d, **kw)
-
-
-@dataclass
-class Conflict:
-    """`Conflict`."""
-
-    path: str = field(metadata={"json": "path"})
-    why: str = field(metadata={"json": "why"})
-    regions: int = field(metadata={"json": "regions"})
+    code: str = field(metadata={"json": "code"})
+    error: str = field(metadata={"json": "error"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
 
     _decoders = {}
 
     @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "Conflict":
-        """Builds a `Conflict` from its JSON object."""
-        kw = {}
-        for f in cls.__dataclass_fields__.values():
-            key = f.metadata.get("json")
-            if key is not None and key in d:
-                kw[f.name] = _decode(cls._decoders.get(key), d[key])
-            elif key is not None and f.default is not None and f.default_factory is None:
-                kw[f.name] = None
-        return cls(raw=d, **kw)
-
-
-@dataclass
-class RunDiff:
-    """`RunDiff`."""
-
-    files_changed: int = field(metadata={"json": "files_changed"})
-    insertions: int = field(metadata={"json": "insertions"})
-    deletions: int = field(metadata={"json": "deletions"})
-    files: List[RunFile] = field(metadata={"json": "files"})
-    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
-
-    _decoders = {'files': ('list', 'RunFile')}
-
-    @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "RunDiff":
-        """Builds a `RunDiff` from its JSON object."""
-        kw = {}
-        for f in cls.__dataclass_fields__.values():
-            key = f.metadata.get("json")
-            if key is not None and key in d:
-                kw[f.name] = _decode(cls._decoders.get(key), d[key])
-            elif key is not None and f.default is not None and f.default_factory is None:
-                kw[f.name] = None
-        return cls(raw=d, **kw)
-
-
-@dataclass
-class RunFile:
-    """`RunFile`."""
-
-    path: str = field(metadata={"json": "path"})
-    status: str = field(metadata={"json": "status"})
-    binary: bool = field(metadata={"json": "binary"})
-    insertions: int = field(metadata={"json": "insertions"})
-    deletions: int = field(metadata={"json": "deletions"})
-    old_path: Optional[str] = field(default=None, metadata={"json": "old_path"})
-    hunks: Optional[List[Hunk]] = field(default=None, metadata={"json": "hunks"})
-    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
-
-    _decoders = {'hunks': ('list', 'Hunk')}
-
-    @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "RunFile":
-        """Builds a `RunFile` from its JSON object."""
+    def from_json(cls, d: Dict[str, Any]) -> "Error":
+        """Builds a `Error` from its JSON object."""
         kw = {}
         for f in cls.__dataclass_fields__.values():
             key = f.metadata.get("json")
@@ -755,9 +237,9 @@ class EventChanged:
     """`EventChanged`: paths changed in a watched workspace."""
 
     event: str = field(metadata={"json": "event"})
+    paths: List[str] = field(metadata={"json": "paths"})
     time_ns: int = field(metadata={"json": "time_ns"})
     workspace: str = field(metadata={"json": "workspace"})
-    paths: List[str] = field(metadata={"json": "paths"})
     overlay: Optional[int] = field(default=None, metadata={"json": "overlay"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
 
@@ -777,23 +259,44 @@ class EventChanged:
 
 
 @dataclass
-class EventSnapshot:
-    """`EventSnapshot`: a snapshot was recorded."""
+class EventDaemon:
+    """`EventDaemon`: the watch daemon's file events start (up) or stop (down) reaching this stream."""
 
     event: str = field(metadata={"json": "event"})
+    state: str = field(metadata={"json": "state"})
     time_ns: int = field(metadata={"json": "time_ns"})
-    workspace: str = field(metadata={"json": "workspace"})
-    id: str = field(metadata={"json": "id"})
-    op: int = field(metadata={"json": "op"})
-    kind: str = field(metadata={"json": "kind"})
-    label: Optional[str] = field(default=None, metadata={"json": "label"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
 
     _decoders = {}
 
     @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "EventSnapshot":
-        """Builds a `EventSnapshot` from its JSON object."""
+    def from_json(cls, d: Dict[str, Any]) -> "EventDaemon":
+        """Builds a `EventDaemon` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class EventGap:
+    """`EventGap`: events were missed (the reconnecting client's Last-Event-ID is older than what is kept, or the stream lagged): re-read state."""
+
+    event: str = field(metadata={"json": "event"})
+    time_ns: int = field(metadata={"json": "time_ns"})
+    last_event_id: Optional[int] = field(default=None, metadata={"json": "last_event_id"})
+    missed: Optional[int] = field(default=None, metadata={"json": "missed"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "EventGap":
+        """Builds a `EventGap` from its JSON object."""
         kw = {}
         for f in cls.__dataclass_fields__.values():
             key = f.metadata.get("json")
@@ -809,12 +312,12 @@ class EventOperation:
     """`EventOperation`: an operation was recorded (restore, apply, run, accept...)."""
 
     event: str = field(metadata={"json": "event"})
+    kind: str = field(metadata={"json": "kind"})
+    op: int = field(metadata={"json": "op"})
     time_ns: int = field(metadata={"json": "time_ns"})
     workspace: str = field(metadata={"json": "workspace"})
-    op: int = field(metadata={"json": "op"})
-    kind: str = field(metadata={"json": "kind"})
-    before: Optional[str] = field(default=None, metadata={"json": "before"})
     after: Optional[str] = field(default=None, metadata={"json": "after"})
+    before: Optional[str] = field(default=None, metadata={"json": "before"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
 
     _decoders = {}
@@ -822,31 +325,6 @@ class EventOperation:
     @classmethod
     def from_json(cls, d: Dict[str, Any]) -> "EventOperation":
         """Builds a `EventOperation` from its JSON object."""
-        kw = {}
-        for f in cls.__dataclass_fields__.values():
-            key = f.metadata.get("json")
-            if key is not None and key in d:
-                kw[f.name] = _decode(cls._decoders.get(key), d[key])
-            elif key is not None and f.default is not None and f.default_factory is None:
-                kw[f.name] = None
-        return cls(raw=d, **kw)
-
-
-@dataclass
-class EventWatching:
-    """`EventWatching`: the daemon started watching a workspace."""
-
-    event: str = field(metadata={"json": "event"})
-    time_ns: int = field(metadata={"json": "time_ns"})
-    workspace: str = field(metadata={"json": "workspace"})
-    dirs: int = field(metadata={"json": "dirs"})
-    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
-
-    _decoders = {}
-
-    @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "EventWatching":
-        """Builds a `EventWatching` from its JSON object."""
         kw = {}
         for f in cls.__dataclass_fields__.values():
             key = f.metadata.get("json")
@@ -882,39 +360,14 @@ class EventOverflow:
 
 
 @dataclass
-class EventUnwatched:
-    """`EventUnwatched`: the daemon stopped watching a workspace."""
-
-    event: str = field(metadata={"json": "event"})
-    time_ns: int = field(metadata={"json": "time_ns"})
-    workspace: str = field(metadata={"json": "workspace"})
-    reason: str = field(metadata={"json": "reason"})
-    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
-
-    _decoders = {}
-
-    @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "EventUnwatched":
-        """Builds a `EventUnwatched` from its JSON object."""
-        kw = {}
-        for f in cls.__dataclass_fields__.values():
-            key = f.metadata.get("json")
-            if key is not None and key in d:
-                kw[f.name] = _decode(cls._decoders.get(key), d[key])
-            elif key is not None and f.default is not None and f.default_factory is None:
-                kw[f.name] = None
-        return cls(raw=d, **kw)
-
-
-@dataclass
 class EventRun:
     """`EventRun`: progress of a run this server started (run_event: what rewind run --events prints, and run_finished)."""
 
     event: str = field(metadata={"json": "event"})
-    time_ns: int = field(metadata={"json": "time_ns"})
-    workspace: str = field(metadata={"json": "workspace"})
     run: int = field(metadata={"json": "run"})
     run_event: str = field(metadata={"json": "run_event"})
+    time_ns: int = field(metadata={"json": "time_ns"})
+    workspace: str = field(metadata={"json": "workspace"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
 
     _decoders = {}
@@ -933,19 +386,23 @@ class EventRun:
 
 
 @dataclass
-class EventDaemon:
-    """`EventDaemon`: the watch daemon's file events start (up) or stop (down) reaching this stream."""
+class EventSnapshot:
+    """`EventSnapshot`: a snapshot was recorded."""
 
     event: str = field(metadata={"json": "event"})
+    id: str = field(metadata={"json": "id"})
+    kind: str = field(metadata={"json": "kind"})
+    op: int = field(metadata={"json": "op"})
     time_ns: int = field(metadata={"json": "time_ns"})
-    state: str = field(metadata={"json": "state"})
+    workspace: str = field(metadata={"json": "workspace"})
+    label: Optional[str] = field(default=None, metadata={"json": "label"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
 
     _decoders = {}
 
     @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "EventDaemon":
-        """Builds a `EventDaemon` from its JSON object."""
+    def from_json(cls, d: Dict[str, Any]) -> "EventSnapshot":
+        """Builds a `EventSnapshot` from its JSON object."""
         kw = {}
         for f in cls.__dataclass_fields__.values():
             key = f.metadata.get("json")
@@ -957,20 +414,303 @@ class EventDaemon:
 
 
 @dataclass
-class EventGap:
-    """`EventGap`: events were missed (the reconnecting client's Last-Event-ID is older than what is kept, or the stream lagged): re-read state."""
+class EventUnwatched:
+    """`EventUnwatched`: the daemon stopped watching a workspace."""
 
     event: str = field(metadata={"json": "event"})
+    reason: str = field(metadata={"json": "reason"})
     time_ns: int = field(metadata={"json": "time_ns"})
-    missed: Optional[int] = field(default=None, metadata={"json": "missed"})
-    last_event_id: Optional[int] = field(default=None, metadata={"json": "last_event_id"})
+    workspace: str = field(metadata={"json": "workspace"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
 
     _decoders = {}
 
     @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "EventGap":
-        """Builds a `EventGap` from its JSON object."""
+    def from_json(cls, d: Dict[str, Any]) -> "EventUnwatched":
+        """Builds a `EventUnwatched` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class EventWatching:
+    """`EventWatching`: the daemon started watching a workspace."""
+
+    dirs: int = field(metadata={"json": "dirs"})
+    event: str = field(metadata={"json": "event"})
+    time_ns: int = field(metadata={"json": "time_ns"})
+    workspace: str = field(metadata={"json": "workspace"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "EventWatching":
+        """Builds a `EventWatching` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class Health:
+    """`Health`."""
+
+    ok: bool = field(metadata={"json": "ok"})
+    store: str = field(metadata={"json": "store"})
+    version: str = field(metadata={"json": "version"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "Health":
+        """Builds a `Health` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class Hunk:
+    """`Hunk`: One hunk of a text change, with the id that selects it (restore, revert and an overlay's
+accept and reject take these ids).."""
+
+    id: str = field(metadata={"json": "id"})
+    lines: List[str] = field(metadata={"json": "lines"})
+    new_lines: int = field(metadata={"json": "new_lines"})
+    new_start: int = field(metadata={"json": "new_start"})
+    old_lines: int = field(metadata={"json": "old_lines"})
+    old_start: int = field(metadata={"json": "old_start"})
+    pending: bool = field(metadata={"json": "pending"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "Hunk":
+        """Builds a `Hunk` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class LogEntry:
+    """`LogEntry`: A snapshot as the log lists it: the snapshot, whether it was restored from, and the change to the path the log was asked about.."""
+
+    bytes: int = field(metadata={"json": "bytes"})
+    dirs: int = field(metadata={"json": "dirs"})
+    files: int = field(metadata={"json": "files"})
+    id: str = field(metadata={"json": "id"})
+    message: str = field(metadata={"json": "message"})
+    meta: Dict[str, str] = field(metadata={"json": "meta"})
+    parent: Optional[str] = field(metadata={"json": "parent"})
+    root: str = field(metadata={"json": "root"})
+    short_id: str = field(metadata={"json": "short_id"})
+    symlinks: int = field(metadata={"json": "symlinks"})
+    tags: List[str] = field(metadata={"json": "tags"})
+    time: str = field(metadata={"json": "time"})
+    time_ns: int = field(metadata={"json": "time_ns"})
+    workspace: str = field(metadata={"json": "workspace"})
+    workspace_id: int = field(metadata={"json": "workspace_id"})
+    change: Optional[Dict[str, Any]] = field(default=None, metadata={"json": "change"})
+    restored: Optional[bool] = field(default=None, metadata={"json": "restored"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "LogEntry":
+        """Builds a `LogEntry` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class Op:
+    """`Op`."""
+
+    after: Optional[str] = field(metadata={"json": "after"})
+    before: Optional[str] = field(metadata={"json": "before"})
+    changed_workspace: bool = field(metadata={"json": "changed_workspace"})
+    command: str = field(metadata={"json": "command"})
+    id: int = field(metadata={"json": "id"})
+    kind: str = field(metadata={"json": "kind"})
+    time_ns: int = field(metadata={"json": "time_ns"})
+    undone: bool = field(metadata={"json": "undone"})
+    workspace: int = field(metadata={"json": "workspace"})
+    reverses: Optional[int] = field(default=None, metadata={"json": "reverses"})
+    target: Optional[str] = field(default=None, metadata={"json": "target"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "Op":
+        """Builds a `Op` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class Outcome:
+    """`Outcome`."""
+
+    action: str = field(metadata={"json": "action"})
+    path: str = field(metadata={"json": "path"})
+    conflicts: Optional[int] = field(default=None, metadata={"json": "conflicts"})
+    merged: Optional[bool] = field(default=None, metadata={"json": "merged"})
+    old_path: Optional[str] = field(default=None, metadata={"json": "old_path"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "Outcome":
+        """Builds a `Outcome` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class Overlay:
+    """`Overlay`."""
+
+    backend: str = field(metadata={"json": "backend"})
+    base: str = field(metadata={"json": "base"})
+    created_ns: int = field(metadata={"json": "created_ns"})
+    id: int = field(metadata={"json": "id"})
+    ignored: List[str] = field(metadata={"json": "ignored"})
+    name: Optional[str] = field(metadata={"json": "name"})
+    path: Optional[str] = field(metadata={"json": "path"})
+    pending: Optional[int] = field(metadata={"json": "pending"})
+    running: bool = field(metadata={"json": "running"})
+    state: Optional[str] = field(metadata={"json": "state"})
+    workspace: Optional[int] = field(metadata={"json": "workspace"})
+    workspace_path: str = field(metadata={"json": "workspace_path"})
+    fallback: Optional[str] = field(default=None, metadata={"json": "fallback"})
+    files_copied: Optional[int] = field(default=None, metadata={"json": "files_copied"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "Overlay":
+        """Builds a `Overlay` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class OverlayRunChanges:
+    """`OverlayRunChanges`: One run's pending changes.."""
+
+    after: Optional[str] = field(metadata={"json": "after"})
+    before: Optional[str] = field(metadata={"json": "before"})
+    command: Optional[str] = field(metadata={"json": "command"})
+    files: List[OverlayRunFile] = field(metadata={"json": "files"})
+    finished: Optional[str] = field(metadata={"json": "finished"})
+    run: Optional[int] = field(metadata={"json": "run"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {'files': ('list', 'OverlayRunFile')}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "OverlayRunChanges":
+        """Builds a `OverlayRunChanges` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class OverlayRunFile:
+    """`OverlayRunFile`: One file's part of a run's changes.."""
+
+    hunks: Optional[List[Hunk]] = field(metadata={"json": "hunks"})
+    path: str = field(metadata={"json": "path"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {'hunks': ('list', 'Hunk')}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "OverlayRunFile":
+        """Builds a `OverlayRunFile` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class OverlayRuns:
+    """`OverlayRuns`: An overlay's pending changes grouped by the command run that made them
+(`overlay diff --by-run`): each group's hunk ids are what `--run N` takes.."""
+
+    overlay: int = field(metadata={"json": "overlay"})
+    runs: List[OverlayRunChanges] = field(metadata={"json": "runs"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {'runs': ('list', 'OverlayRunChanges')}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "OverlayRuns":
+        """Builds a `OverlayRuns` from its JSON object."""
         kw = {}
         for f in cls.__dataclass_fields__.values():
             key = f.metadata.get("json")
@@ -1005,45 +745,18 @@ class OverlaySnapshot:
 
 
 @dataclass
-class OverlayRuns:
-    """`OverlayRuns`."""
+class RangeRunChanges:
+    """`RangeRunChanges`: One unit's part of the change.."""
 
-    overlay: int = field(metadata={"json": "overlay"})
-    runs: List[OverlayRunChanges] = field(metadata={"json": "runs"})
-    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
-
-    _decoders = {'runs': ('list', 'OverlayRunChanges')}
-
-    @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "OverlayRuns":
-        """Builds a `OverlayRuns` from its JSON object."""
-        kw = {}
-        for f in cls.__dataclass_fields__.values():
-            key = f.metadata.get("json")
-            if key is not None and key in d:
-                kw[f.name] = _decode(cls._decoders.get(key), d[key])
-            elif key is not None and f.default is not None and f.default_factory is None:
-                kw[f.name] = None
-        return cls(raw=d, **kw)
-
-
-@dataclass
-class OverlayRunChanges:
-    """`OverlayRunChanges`: one run's pending changes; run 0: made outside any run; run null: runs' lines interleaved (take them by hunk id)."""
-
-    run: Optional[int] = field(metadata={"json": "run"})
-    command: Optional[str] = field(metadata={"json": "command"})
-    before: Optional[str] = field(metadata={"json": "before"})
-    after: Optional[str] = field(metadata={"json": "after"})
-    finished: Optional[str] = field(metadata={"json": "finished"})
     files: List[OverlayRunFile] = field(metadata={"json": "files"})
+    run: Optional[int] = field(metadata={"json": "run"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
 
     _decoders = {'files': ('list', 'OverlayRunFile')}
 
     @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "OverlayRunChanges":
-        """Builds a `OverlayRunChanges` from its JSON object."""
+    def from_json(cls, d: Dict[str, Any]) -> "RangeRunChanges":
+        """Builds a `RangeRunChanges` from its JSON object."""
         kw = {}
         for f in cls.__dataclass_fields__.values():
             key = f.metadata.get("json")
@@ -1055,18 +768,226 @@ class OverlayRunChanges:
 
 
 @dataclass
-class OverlayRunFile:
-    """`OverlayRunFile`."""
+class RangeRuns:
+    """`RangeRuns`: A..B's change, grouped by unit: each group's hunk ids are what `revert A B --run N` takes.."""
 
+    a: str = field(metadata={"json": "a"})
+    b: str = field(metadata={"json": "b"})
+    runs: List[RangeRunChanges] = field(metadata={"json": "runs"})
+    units: List[RangeUnit] = field(metadata={"json": "units"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {'runs': ('list', 'RangeRunChanges'), 'units': ('list', 'RangeUnit')}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "RangeRuns":
+        """Builds a `RangeRuns` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class RangeUnit:
+    """`RangeUnit`: One run or tool call between the two snapshots.."""
+
+    after: str = field(metadata={"json": "after"})
+    before: str = field(metadata={"json": "before"})
+    message: str = field(metadata={"json": "message"})
+    meta: Dict[str, str] = field(metadata={"json": "meta"})
+    run: int = field(metadata={"json": "run"})
+    short_id: str = field(metadata={"json": "short_id"})
+    time: str = field(metadata={"json": "time"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "RangeUnit":
+        """Builds a `RangeUnit` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class Rejected:
+    """`Rejected`."""
+
+    op: Optional[int] = field(metadata={"json": "op"})
+    overlay: int = field(metadata={"json": "overlay"})
+    paths: List[str] = field(metadata={"json": "paths"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "Rejected":
+        """Builds a `Rejected` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class RunDiff:
+    """`RunDiff`."""
+
+    deletions: int = field(metadata={"json": "deletions"})
+    files: List[RunFile] = field(metadata={"json": "files"})
+    files_changed: int = field(metadata={"json": "files_changed"})
+    insertions: int = field(metadata={"json": "insertions"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {'files': ('list', 'RunFile')}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "RunDiff":
+        """Builds a `RunDiff` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class RunFile:
+    """`RunFile`."""
+
+    binary: bool = field(metadata={"json": "binary"})
+    deletions: int = field(metadata={"json": "deletions"})
+    insertions: int = field(metadata={"json": "insertions"})
     path: str = field(metadata={"json": "path"})
-    hunks: Optional[List[Hunk]] = field(metadata={"json": "hunks"})
+    status: str = field(metadata={"json": "status"})
+    hunks: Optional[List[Hunk]] = field(default=None, metadata={"json": "hunks"})
+    old_path: Optional[str] = field(default=None, metadata={"json": "old_path"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
 
     _decoders = {'hunks': ('list', 'Hunk')}
 
     @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "OverlayRunFile":
-        """Builds a `OverlayRunFile` from its JSON object."""
+    def from_json(cls, d: Dict[str, Any]) -> "RunFile":
+        """Builds a `RunFile` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class RunResult:
+    """`RunResult`: schemas/run-result.schema.json (the object rewind run --json prints); with hunks: true each diff file has hunks."""
+
+    after: str = field(metadata={"json": "after"})
+    before: str = field(metadata={"json": "before"})
+    diff: RunDiff = field(metadata={"json": "diff"})
+    version: int = field(metadata={"json": "version"})
+    workspace: str = field(metadata={"json": "workspace"})
+    after_label: Optional[str] = field(default=None, metadata={"json": "after_label"})
+    backend: Optional[str] = field(default=None, metadata={"json": "backend"})
+    command: Optional[List[str]] = field(default=None, metadata={"json": "command"})
+    cwd: Optional[str] = field(default=None, metadata={"json": "cwd"})
+    duration_seconds: Optional[float] = field(default=None, metadata={"json": "duration_seconds"})
+    exit_code: Optional[int] = field(default=None, metadata={"json": "exit_code"})
+    exit_reason: Optional[str] = field(default=None, metadata={"json": "exit_reason"})
+    on_violation: Optional[str] = field(default=None, metadata={"json": "on_violation"})
+    op: Optional[int] = field(default=None, metadata={"json": "op"})
+    overlay: Optional[Dict[str, Any]] = field(default=None, metadata={"json": "overlay"})
+    patch: Optional[str] = field(default=None, metadata={"json": "patch"})
+    patch_bytes: Optional[int] = field(default=None, metadata={"json": "patch_bytes"})
+    patch_ref: Optional[str] = field(default=None, metadata={"json": "patch_ref"})
+    restore_op: Optional[int] = field(default=None, metadata={"json": "restore_op"})
+    retention: Optional[Dict[str, Any]] = field(default=None, metadata={"json": "retention"})
+    reverted: Optional[List[str]] = field(default=None, metadata={"json": "reverted"})
+    rewind_exit_code: Optional[int] = field(default=None, metadata={"json": "rewind_exit_code"})
+    rolled_back: Optional[bool] = field(default=None, metadata={"json": "rolled_back"})
+    scratch: Optional[Dict[str, Any]] = field(default=None, metadata={"json": "scratch"})
+    signal: Optional[int] = field(default=None, metadata={"json": "signal"})
+    signal_name: Optional[str] = field(default=None, metadata={"json": "signal_name"})
+    skipped: Optional[List[Dict[str, Any]]] = field(default=None, metadata={"json": "skipped"})
+    spawn_error: Optional[str] = field(default=None, metadata={"json": "spawn_error"})
+    success: Optional[bool] = field(default=None, metadata={"json": "success"})
+    total_seconds: Optional[float] = field(default=None, metadata={"json": "total_seconds"})
+    violations: Optional[List[Dict[str, Any]]] = field(default=None, metadata={"json": "violations"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {'diff': ('one', 'RunDiff')}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "RunResult":
+        """Builds a `RunResult` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class RunStarted:
+    """`RunStarted`."""
+
+    run: int = field(metadata={"json": "run"})
+    status: str = field(metadata={"json": "status"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "RunStarted":
+        """Builds a `RunStarted` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class RunState:
+    """`RunState`."""
+
+    run: int = field(metadata={"json": "run"})
+    status: str = field(metadata={"json": "status"})
+    error: Optional[Error] = field(default=None, metadata={"json": "error"})
+    result: Optional[RunResult] = field(default=None, metadata={"json": "result"})
+    workspace: Optional[str] = field(default=None, metadata={"json": "workspace"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {'error': ('one', 'Error'), 'result': ('one', 'RunResult')}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "RunState":
+        """Builds a `RunState` from its JSON object."""
         kw = {}
         for f in cls.__dataclass_fields__.values():
             key = f.metadata.get("json")
@@ -1079,21 +1000,21 @@ class OverlayRunFile:
 
 @dataclass
 class Session:
-    """`Session`."""
+    """`Session`: One session's summary (`log --by-session --json`'s row).."""
 
-    session: str = field(metadata={"json": "session"})
+    added: int = field(metadata={"json": "added"})
     agent: Optional[str] = field(metadata={"json": "agent"})
+    changes: int = field(metadata={"json": "changes"})
+    files: List[str] = field(metadata={"json": "files"})
     first: str = field(metadata={"json": "first"})
     first_time: str = field(metadata={"json": "first_time"})
     last: str = field(metadata={"json": "last"})
     last_time: str = field(metadata={"json": "last_time"})
-    snapshots: int = field(metadata={"json": "snapshots"})
-    changes: int = field(metadata={"json": "changes"})
-    added: int = field(metadata={"json": "added"})
-    removed: int = field(metadata={"json": "removed"})
-    present_lines: int = field(metadata={"json": "present_lines"})
     present: str = field(metadata={"json": "present"})
-    files: List[str] = field(metadata={"json": "files"})
+    present_lines: int = field(metadata={"json": "present_lines"})
+    removed: int = field(metadata={"json": "removed"})
+    session: str = field(metadata={"json": "session"})
+    snapshots: int = field(metadata={"json": "snapshots"})
     files_bytes: Optional[List[Optional[str]]] = field(default=None, metadata={"json": "files_bytes"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
 
@@ -1113,48 +1034,31 @@ class Session:
 
 
 @dataclass
-class RangeRuns:
-    """`RangeRuns`."""
+class Snapshot:
+    """`Snapshot`: One snapshot (`log --json`'s row, `show --json` without the scan settings).."""
 
-    a: str = field(metadata={"json": "a"})
-    b: str = field(metadata={"json": "b"})
-    units: List[RangeUnit] = field(metadata={"json": "units"})
-    runs: List[RangeRunChanges] = field(metadata={"json": "runs"})
-    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
-
-    _decoders = {'units': ('list', 'RangeUnit'), 'runs': ('list', 'RangeRunChanges')}
-
-    @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "RangeRuns":
-        """Builds a `RangeRuns` from its JSON object."""
-        kw = {}
-        for f in cls.__dataclass_fields__.values():
-            key = f.metadata.get("json")
-            if key is not None and key in d:
-                kw[f.name] = _decode(cls._decoders.get(key), d[key])
-            elif key is not None and f.default is not None and f.default_factory is None:
-                kw[f.name] = None
-        return cls(raw=d, **kw)
-
-
-@dataclass
-class RangeUnit:
-    """`RangeUnit`."""
-
-    run: int = field(metadata={"json": "run"})
-    before: str = field(metadata={"json": "before"})
-    after: str = field(metadata={"json": "after"})
-    short_id: str = field(metadata={"json": "short_id"})
-    time: str = field(metadata={"json": "time"})
+    bytes: int = field(metadata={"json": "bytes"})
+    dirs: int = field(metadata={"json": "dirs"})
+    files: int = field(metadata={"json": "files"})
+    id: str = field(metadata={"json": "id"})
     message: str = field(metadata={"json": "message"})
     meta: Dict[str, str] = field(metadata={"json": "meta"})
+    parent: Optional[str] = field(metadata={"json": "parent"})
+    root: str = field(metadata={"json": "root"})
+    short_id: str = field(metadata={"json": "short_id"})
+    symlinks: int = field(metadata={"json": "symlinks"})
+    tags: List[str] = field(metadata={"json": "tags"})
+    time: str = field(metadata={"json": "time"})
+    time_ns: int = field(metadata={"json": "time_ns"})
+    workspace: str = field(metadata={"json": "workspace"})
+    workspace_id: int = field(metadata={"json": "workspace_id"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
 
     _decoders = {}
 
     @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "RangeUnit":
-        """Builds a `RangeUnit` from its JSON object."""
+    def from_json(cls, d: Dict[str, Any]) -> "Snapshot":
+        """Builds a `Snapshot` from its JSON object."""
         kw = {}
         for f in cls.__dataclass_fields__.values():
             key = f.metadata.get("json")
@@ -1166,18 +1070,188 @@ class RangeUnit:
 
 
 @dataclass
-class RangeRunChanges:
-    """`RangeRunChanges`."""
+class SnapshotShown:
+    """`SnapshotShown`: A snapshot with what it skipped and what changed since its parent.."""
 
-    run: Optional[int] = field(metadata={"json": "run"})
-    files: List[OverlayRunFile] = field(metadata={"json": "files"})
+    bytes: int = field(metadata={"json": "bytes"})
+    dirs: int = field(metadata={"json": "dirs"})
+    files: int = field(metadata={"json": "files"})
+    id: str = field(metadata={"json": "id"})
+    message: str = field(metadata={"json": "message"})
+    meta: Dict[str, str] = field(metadata={"json": "meta"})
+    parent: Optional[str] = field(metadata={"json": "parent"})
+    root: str = field(metadata={"json": "root"})
+    short_id: str = field(metadata={"json": "short_id"})
+    symlinks: int = field(metadata={"json": "symlinks"})
+    tags: List[str] = field(metadata={"json": "tags"})
+    time: str = field(metadata={"json": "time"})
+    time_ns: int = field(metadata={"json": "time_ns"})
+    workspace: str = field(metadata={"json": "workspace"})
+    workspace_id: int = field(metadata={"json": "workspace_id"})
+    changes: Optional[List[Any]] = field(default=None, metadata={"json": "changes"})
+    skipped: Optional[int] = field(default=None, metadata={"json": "skipped"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
 
-    _decoders = {'files': ('list', 'OverlayRunFile')}
+    _decoders = {}
 
     @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "RangeRunChanges":
-        """Builds a `RangeRunChanges` from its JSON object."""
+    def from_json(cls, d: Dict[str, Any]) -> "SnapshotShown":
+        """Builds a `SnapshotShown` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class Split:
+    """`Split`."""
+
+    hunk: str = field(metadata={"json": "hunk"})
+    overlay: int = field(metadata={"json": "overlay"})
+    parts: List[Hunk] = field(metadata={"json": "parts"})
+    path: str = field(metadata={"json": "path"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {'parts': ('list', 'Hunk')}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "Split":
+        """Builds a `Split` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class Status:
+    """`Status`."""
+
+    base: str = field(metadata={"json": "base"})
+    changes: List[Change] = field(metadata={"json": "changes"})
+    clean: bool = field(metadata={"json": "clean"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {'changes': ('list', 'Change')}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "Status":
+        """Builds a `Status` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class Taken:
+    """`Taken`."""
+
+    snapshot: Optional[Snapshot] = field(metadata={"json": "snapshot"})
+    unchanged: bool = field(metadata={"json": "unchanged"})
+    skipped: Optional[int] = field(default=None, metadata={"json": "skipped"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {'snapshot': ('one', 'Snapshot')}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "Taken":
+        """Builds a `Taken` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class Tree:
+    """`Tree`."""
+
+    entries: List[Entry] = field(metadata={"json": "entries"})
+    path: str = field(metadata={"json": "path"})
+    rev: str = field(metadata={"json": "rev"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {'entries': ('list', 'Entry')}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "Tree":
+        """Builds a `Tree` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class Workspace:
+    """`Workspace`."""
+
+    created_ns: int = field(metadata={"json": "created_ns"})
+    head: Optional[str] = field(metadata={"json": "head"})
+    id: int = field(metadata={"json": "id"})
+    path: str = field(metadata={"json": "path"})
+    snapshots: int = field(metadata={"json": "snapshots"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "Workspace":
+        """Builds a `Workspace` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class Written:
+    """`Written`."""
+
+    after: Optional[str] = field(metadata={"json": "after"})
+    before: Optional[str] = field(metadata={"json": "before"})
+    files: List[Any] = field(metadata={"json": "files"})
+    op: Optional[int] = field(metadata={"json": "op"})
+    applied: Optional[bool] = field(default=None, metadata={"json": "applied"})
+    check: Optional[bool] = field(default=None, metadata={"json": "check"})
+    deleted: Optional[int] = field(default=None, metadata={"json": "deleted"})
+    redone: Optional[Dict[str, Any]] = field(default=None, metadata={"json": "redone"})
+    target: Optional[str] = field(default=None, metadata={"json": "target"})
+    undone: Optional[Dict[str, Any]] = field(default=None, metadata={"json": "undone"})
+    written: Optional[int] = field(default=None, metadata={"json": "written"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "Written":
+        """Builds a `Written` from its JSON object."""
         kw = {}
         for f in cls.__dataclass_fields__.values():
             key = f.metadata.get("json")
@@ -1189,47 +1263,49 @@ class RangeRunChanges:
 
 
 _CLASSES = {
-    "Error": Error,
-    "Workspace": Workspace,
-    "Snapshot": Snapshot,
-    "Op": Op,
-    "Entry": Entry,
-    "Tree": Tree,
-    "Hunk": Hunk,
-    "Change": Change,
-    "Diff": Diff,
-    "Status": Status,
-    "Outcome": Outcome,
-    "Written": Written,
-    "Overlay": Overlay,
     "Accepted": Accepted,
-    "Rejected": Rejected,
-    "RunResult": RunResult,
-    "RunState": RunState,
     "Artifact": Artifact,
-    "Health": Health,
-    "Taken": Taken,
-    "Contract": Contract,
-    "RunStarted": RunStarted,
-    "Split": Split,
+    "Change": Change,
     "Conflict": Conflict,
-    "RunDiff": RunDiff,
-    "RunFile": RunFile,
+    "Contract": Contract,
+    "Diff": Diff,
+    "Entry": Entry,
+    "Error": Error,
     "EventChanged": EventChanged,
-    "EventSnapshot": EventSnapshot,
-    "EventOperation": EventOperation,
-    "EventWatching": EventWatching,
-    "EventOverflow": EventOverflow,
-    "EventUnwatched": EventUnwatched,
-    "EventRun": EventRun,
     "EventDaemon": EventDaemon,
     "EventGap": EventGap,
-    "OverlaySnapshot": OverlaySnapshot,
-    "OverlayRuns": OverlayRuns,
+    "EventOperation": EventOperation,
+    "EventOverflow": EventOverflow,
+    "EventRun": EventRun,
+    "EventSnapshot": EventSnapshot,
+    "EventUnwatched": EventUnwatched,
+    "EventWatching": EventWatching,
+    "Health": Health,
+    "Hunk": Hunk,
+    "LogEntry": LogEntry,
+    "Op": Op,
+    "Outcome": Outcome,
+    "Overlay": Overlay,
     "OverlayRunChanges": OverlayRunChanges,
     "OverlayRunFile": OverlayRunFile,
-    "Session": Session,
+    "OverlayRuns": OverlayRuns,
+    "OverlaySnapshot": OverlaySnapshot,
+    "RangeRunChanges": RangeRunChanges,
     "RangeRuns": RangeRuns,
     "RangeUnit": RangeUnit,
-    "RangeRunChanges": RangeRunChanges,
+    "Rejected": Rejected,
+    "RunDiff": RunDiff,
+    "RunFile": RunFile,
+    "RunResult": RunResult,
+    "RunStarted": RunStarted,
+    "RunState": RunState,
+    "Session": Session,
+    "Snapshot": Snapshot,
+    "SnapshotShown": SnapshotShown,
+    "Split": Split,
+    "Status": Status,
+    "Taken": Taken,
+    "Tree": Tree,
+    "Workspace": Workspace,
+    "Written": Written,
 }
