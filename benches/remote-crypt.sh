@@ -6,7 +6,8 @@
 #
 # usage: benches/remote-crypt.sh [-n RUNS] [CORPUS]
 #   CORPUS  the tree (default /work/corpus/linux)
-#   -n      runs per measurement (default 1; medians when more)
+#   -n      rounds (default 1; medians when more): each round runs plain, encrypted and restic
+#           once, in that order, so a slow spell of the shared machine hits every side
 # Every timed command is echoed. The page cache is refilled (the tree or the store read) right
 # before each timed run, and old stores and targets are moved aside, deleted only at the end.
 set -euo pipefail
@@ -41,10 +42,10 @@ med() { # column $2 of file $1, median
 	awk -v c="$2" '{print $c}' "$SCRATCH/$1" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
 }
 
-run_rewind() { # $1 = label, $2... = extra `remote add` flags
-	local label=$1 i snap
+run_rewind() { # one run; $1 = label, $2... = extra `remote add` flags
+	local label=$1 snap
 	shift
-	for i in $(seq "$RUNS"); do
+	{
 		trash "$SCRATCH/store" "$SCRATCH/store2" "$SCRATCH/dest" "$SCRATCH/remote"
 		"$R" --store "$SCRATCH/store" -C "$CORPUS" snapshot -q >/dev/null
 		"$R" --store "$SCRATCH/store" remote add bench "file://$SCRATCH/remote" "$@" >/dev/null
@@ -61,12 +62,11 @@ run_rewind() { # $1 = label, $2... = extra `remote add` flags
 			exit 1
 		fi
 		du -sb "$SCRATCH/remote" | cut -f1 >"$SCRATCH/$label.bytes"
-	done
+	}
 }
 
-run_restic() {
-	local i
-	for i in $(seq "$RUNS"); do
+run_restic() { # one run
+	{
 		trash "$SCRATCH/restic" "$SCRATCH/rdest"
 		restic -r "$SCRATCH/restic" init -q >/dev/null
 		warm "$CORPUS"
@@ -74,17 +74,20 @@ run_restic() {
 		warm "$SCRATCH/restic"
 		timed restic.restore restic -r "$SCRATCH/restic" restore -q latest --target "$SCRATCH/rdest"
 		du -sb "$SCRATCH/restic" | cut -f1 >"$SCRATCH/restic.bytes"
-	done
+	}
 }
 
-# Interleaved, so a slow spell of the shared machine hits both sides.
-run_rewind plain
-run_rewind encrypted --encrypt
+# Interleaved round by round, so a slow spell of the shared machine hits every side.
 have_restic=0
-if command -v restic >/dev/null; then
-	have_restic=1
-	run_restic
-fi
+command -v restic >/dev/null && have_restic=1
+for round in $(seq "$RUNS"); do
+	echo "round $round of $RUNS (load $(cut -d' ' -f1-3 /proc/loadavg))" >&2
+	run_rewind plain
+	run_rewind encrypted --encrypt
+	if [ $have_restic = 1 ]; then
+		run_restic
+	fi
+done
 
 row() { # label measurement
 	printf '%s / %s' "$(med "$1.$2" 1)" "$(med "$1.$2" 2)"

@@ -13,8 +13,13 @@
 //! the snapshot that triggered it stands.
 //!
 //! Eviction is incremental: one snapshot, then two, then four (oldest first), each batch
-//! forgotten in its own transaction and followed by a gc without recompression, so a process
-//! killed between batches leaves a consistent store that has lost only unprotected snapshots.
+//! forgotten and its garbage collected in one transaction ([`crate::gc::collect_forgotten`]:
+//! what the remaining snapshots still reach is marked as far as trees, and only what the
+//! forgotten snapshots did not share with them is read and deleted, and only the segments
+//! that lost bytes are repacked), so a process killed at any point leaves a consistent store
+//! that has lost only unprotected snapshots, and an eviction costs what it evicts rather than
+//! a gc of the whole store. Only when nothing is left to evict and the store is still over
+//! does a full collection run (repacking any segment with a dead byte, and regrouping).
 
 use crate::error::Result;
 use crate::forget::{ForgetOptions, Judged};
@@ -62,9 +67,10 @@ pub struct BudgetStatus {
 /// Bytes of pages in use in the database file.
 pub fn used_bytes(store: &Store) -> Result<u64> {
     let txn = store.begin_write()?;
-    let stats = txn.stats()?;
+    // The allocator's count: `stats()` would also walk every page of every table.
+    let bytes = txn.allocated_bytes()?;
     txn.abort()?;
-    Ok(stats.allocated_pages() * stats.page_size() as u64)
+    Ok(bytes)
 }
 
 fn file_len(store: &Store) -> u64 {
@@ -136,17 +142,27 @@ pub fn enforce(store: &Store, max_bytes: u64, undo_depth: usize) -> Result<Budge
                 break;
             }
             repack_below = 1.0;
+            // The last pass is a full collection, which also regroups small blobs: a group
+            // stays whole while any member lives, so the dead members' bytes come back only
+            // when the group is made again.
+            let opts = crate::gc::GcOptions {
+                recompress_level: Some(crate::gc::RECOMPRESS_LEVEL),
+                repack_below,
+                ..crate::gc::GcOptions::default()
+            };
+            crate::gc::collect(store, &opts, &crate::progress::NoProgress)?;
         } else {
             batch *= 2;
             // Judged before this loop: a snapshot an operation protected meanwhile is refused
             // by forget as a whole batch, and the budget simply stops for now.
-            let done = crate::forget::forget(
+            let done = crate::forget::forget_then(
                 store,
                 &ForgetOptions {
                     snapshots: next.iter().map(|j| j.id).collect(),
                     undo_depth,
                     ..ForgetOptions::default()
                 },
+                |txn, roots| crate::gc::collect_forgotten(txn, roots, repack_below).map(|_| ()),
             );
             match done {
                 Ok(r) => report.evicted.extend(r.forgotten),
@@ -154,15 +170,6 @@ pub fn enforce(store: &Store, max_bytes: u64, undo_depth: usize) -> Result<Budge
                 Err(e) => return Err(e),
             }
         }
-        // The last pass also regroups small blobs: a group stays whole while any member lives,
-        // so the dead members' bytes come back only when the group is made again.
-        let last = repack_below >= 1.0;
-        let opts = crate::gc::GcOptions {
-            recompress_level: last.then_some(crate::gc::RECOMPRESS_LEVEL),
-            repack_below,
-            ..crate::gc::GcOptions::default()
-        };
-        crate::gc::collect(store, &opts, &crate::progress::NoProgress)?;
         report.collections += 1;
         // redb hands back the pages a commit released only at a later commit: without these,
         // the gc's frees would not show and the loop would evict more than it must.

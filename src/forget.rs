@@ -89,6 +89,17 @@ pub struct ForgetReport {
 
 /// Forgets snapshots per `opts`.
 pub fn forget(store: &Store, opts: &ForgetOptions) -> Result<ForgetReport> {
+    forget_then(store, opts, |_, _| Ok(()))
+}
+
+/// [`forget`], then `then` in the same write transaction, before it commits, with the root
+/// trees of the snapshots it removed (not called when it removes none): what the disk budget
+/// collects their garbage with, so the two commit together or not at all.
+pub fn forget_then(
+    store: &Store,
+    opts: &ForgetOptions,
+    then: impl FnOnce(&WriteTransaction, &[Id]) -> Result<()>,
+) -> Result<ForgetReport> {
     let mut rules = opts.policy.clone();
     if let Some(n) = opts.keep_last {
         rules.last = Some(crate::retention::Keep::Count(n));
@@ -258,6 +269,7 @@ pub fn forget(store: &Store, opts: &ForgetOptions) -> Result<ForgetReport> {
         txn.commit()?;
         return Ok(report);
     }
+    let mut roots = Vec::with_capacity(doomed.len());
     {
         let mut log = txn.open_table(WS_LOG)?;
         let mut snapshots = txn.open_table(SNAPSHOTS)?;
@@ -265,11 +277,14 @@ pub fn forget(store: &Store, opts: &ForgetOptions) -> Result<ForgetReport> {
             for key in entries_of.get(&j.id).into_iter().flatten() {
                 log.remove(*key)?;
             }
-            snapshots.remove(j.id.0)?;
+            if let Some(old) = snapshots.remove(j.id.0)? {
+                roots.push(SnapshotRecord::decode(&j.id, old.value())?.root);
+            }
         }
     }
     let forgotten = crate::store::read_counter(&txn, "forgotten_since_gc")?;
     crate::store::write_counter(&txn, "forgotten_since_gc", forgotten + doomed.len() as u64)?;
+    then(&txn, &roots)?;
     let workspace = match (&opts.workspace, doomed.first()) {
         (Some(w), _) => w.clone(),
         (None, Some(j)) if doomed.iter().all(|d| d.workspace == j.workspace) => j.workspace.clone(),

@@ -181,7 +181,7 @@ pub fn collect(store: &Store, opts: &GcOptions, progress: &dyn Progress) -> Resu
             ..Default::default()
         },
     };
-    repack(&txn, opts.repack_below, &mut report)?;
+    repack(&txn, opts.repack_below, &mut report, None)?;
     if opts.dry_run {
         txn.abort()?;
         report.file_bytes_after = report.file_bytes_before;
@@ -198,10 +198,147 @@ pub fn collect(store: &Store, opts: &GcOptions, progress: &dyn Progress) -> Resu
     Ok(report)
 }
 
+/// Collects, in the caller's write transaction (the forget that removed them), what the
+/// snapshots whose root trees are `forgotten` alone reached: the disk budget's collection,
+/// which costs what those snapshots held, not what the store holds.
+///
+/// What the remaining roots reach is marked as [`collect`] marks it (snapshot records,
+/// artifacts, stat caches), but only as far as trees: it reads each live tree once and no blob
+/// or segment. The forgotten snapshots' trees are then walked, skipping every subtree the
+/// mark reached (a shared subtree is one lookup, so the walk touches what those snapshots did
+/// not share), and what that walk finds unmarked is deleted: its trees, its blobs, and the
+/// chunks of its chunked blobs that no live chunked blob lists. Only the segments that lost
+/// bytes are judged for the repack (`repack_below`), and the records are read once for the
+/// spans in them. The stat cache is not repacked, dictionaries are kept and nothing is
+/// regrouped or recompressed: what `gc` does. Garbage that other forgets left (without a gc)
+/// is not looked for either: a full gc finds it.
+///
+/// The gc epoch moves, as with any gc, so a snapshot that deduplicated against a view from
+/// before this commit checks what it reuses.
+pub fn collect_forgotten(
+    txn: &WriteTransaction,
+    forgotten: &[Id],
+    repack_below: f64,
+) -> Result<GcReport> {
+    let t0 = Instant::now();
+    let mut report = GcReport::default();
+    let live = mark_trees(txn, &mut report, None, true)?;
+    let mut dead_trees: Vec<Id> = Vec::new();
+    let mut dead_blobs: FxHashSet<Id> = FxHashSet::default();
+    {
+        let trees = txn.open_table(TREES)?;
+        let mut seen: FxHashSet<Id> = FxHashSet::default();
+        let mut stack: Vec<Id> = forgotten.to_vec();
+        while let Some(id) = stack.pop() {
+            if live.trees.contains(&id) || !seen.insert(id) {
+                continue;
+            }
+            // Gone already (collected with another snapshot that held it).
+            let Some(raw) = trees.get(id.0)? else {
+                continue;
+            };
+            dead_trees.push(id);
+            report.bytes_removed += raw.value().len() as u64;
+            // Nothing live reaches it: it goes, and a full gc finds what it named.
+            let Ok(tree) = Tree::decode(&id, raw.value()) else {
+                continue;
+            };
+            for e in tree.entries {
+                if e.kind == Kind::Dir {
+                    stack.push(e.id);
+                } else {
+                    dead_blobs.insert(e.id);
+                }
+            }
+        }
+    }
+    // What the dead trees name and a live tree (or artifact, or stat cache) names too stays.
+    if !dead_blobs.is_empty() {
+        for id in &live.listed {
+            dead_blobs.remove(id);
+        }
+    }
+    let mut touched: FxHashSet<u64> = FxHashSet::default();
+    let mut touch = |span: &Span| {
+        // The segments a span lies in: a span leaves a segment only when it is full.
+        let end = span.offset as usize + span.len as usize;
+        let last = span.segment + (end.saturating_sub(1) / SEGMENT_SIZE) as u64;
+        touched.extend(span.segment..=last);
+    };
+    let mut dead_chunks: FxHashSet<Id> = FxHashSet::default();
+    {
+        let mut blobs = txn.open_table(BLOBS)?;
+        let (chunk_table, segments) = (txn.open_table(CHUNKS)?, txn.open_table(SEGMENTS)?);
+        for id in &dead_blobs {
+            let Some(v) = blobs.remove(id.0)? else {
+                continue;
+            };
+            report.blobs_removed += 1;
+            match blob::decode_blob(id, v.value()) {
+                Ok(BlobRecord::Whole { span, .. }) => {
+                    report.bytes_removed += u64::from(span.len);
+                    touch(&span);
+                }
+                // Its group's frame goes when no member is left (the repack sees to it).
+                Ok(BlobRecord::Grouped { span, .. }) => touch(&span),
+                Ok(BlobRecord::Chunked { chunks, .. }) => {
+                    dead_chunks.extend(chunks.iter().map(|c| c.id));
+                }
+                Ok(BlobRecord::Paged { pages, .. }) => {
+                    dead_chunks.extend(pages.iter().map(|c| c.id));
+                    if let Ok(chunks) = blob::read_pages(id, &pages, &chunk_table, &segments) {
+                        dead_chunks.extend(chunks.iter().map(|c| c.id));
+                    }
+                }
+                // Unreadable and unreachable: its bytes wait for a full gc's repack.
+                Err(_) => {}
+            }
+        }
+    }
+    if !dead_chunks.is_empty() {
+        // Chunks are shared between versions of a large file: only those no live chunked
+        // blob lists go. (Large files are few; this reads the live blobs' records.)
+        let mut live = live;
+        mark_chunks(txn, &mut live)?;
+        let mut chunks = txn.open_table(CHUNKS)?;
+        for id in dead_chunks.iter().filter(|c| !live.chunks.contains(*c)) {
+            let Some(v) = chunks.remove(id.0)? else {
+                continue;
+            };
+            report.chunks_removed += 1;
+            if let Ok(rec) = blob::decode_chunk(id, v.value()) {
+                report.bytes_removed += u64::from(rec.span.len);
+                touch(&rec.span);
+            }
+        }
+    }
+    {
+        let mut trees = txn.open_table(TREES)?;
+        for id in &dead_trees {
+            trees.remove(id.0)?;
+        }
+        report.trees_removed = dead_trees.len() as u64;
+    }
+    if !touched.is_empty() {
+        repack(txn, repack_below, &mut report, Some(&touched))?;
+    }
+    write_counter(txn, "gc_epoch", epoch_in(txn)? + 1)?;
+    let pending = crate::store::read_counter(txn, "forgotten_since_gc")?;
+    write_counter(
+        txn,
+        "forgotten_since_gc",
+        pending.saturating_sub(forgotten.len() as u64),
+    )?;
+    report.seconds = t0.elapsed().as_secs_f64();
+    Ok(report)
+}
+
 /// What the roots reach.
 struct Live {
     trees: FxHashSet<Id>,
     blobs: FxHashSet<Id>,
+    /// Blob ids as a list, when the mark was asked for one (see [`mark_trees`]).
+    listed: Vec<Id>,
     chunks: FxHashSet<Id>,
 }
 
@@ -216,28 +353,61 @@ fn damaged(kind: &'static str, id: &Id, referrer: &str, why: impl std::fmt::Disp
 }
 
 fn mark(txn: &WriteTransaction, report: &mut GcReport, progress: &dyn Progress) -> Result<Live> {
+    let mut live = mark_trees(txn, report, Some(progress), false)?;
+    mark_chunks(txn, &mut live)?;
+    progress.finish();
+    Ok(live)
+}
+
+/// The trees the roots reach, and the blob ids they name (chunks not yet: see
+/// [`mark_chunks`]): in `live.blobs`, or with `listed` in `live.listed` (a list, repeats and
+/// all, for a caller that only checks a few ids against it: cheaper than a set). Progress,
+/// when given, in tree bytes read (sizing it walks the trees table's pages).
+fn mark_trees(
+    txn: &WriteTransaction,
+    report: &mut GcReport,
+    progress: Option<&dyn Progress>,
+    listed: bool,
+) -> Result<Live> {
+    let trees = txn.open_table(TREES)?;
+    // Sized from the tables (their lengths are in their headers): most of what is stored is
+    // live, and growing the sets rehashes them.
+    let blob_count = txn.open_table(BLOBS)?.len()? as usize;
     let mut live = Live {
-        trees: FxHashSet::default(),
+        trees: FxHashSet::with_capacity_and_hasher(trees.len()? as usize, Default::default()),
         blobs: FxHashSet::default(),
+        listed: Vec::new(),
         chunks: FxHashSet::default(),
     };
-    let trees = txn.open_table(TREES)?;
+    if listed {
+        live.listed.reserve(blob_count);
+    } else {
+        live.blobs.reserve(blob_count);
+    }
+    let keep_blob = |live: &mut Live, id: Id| {
+        if listed {
+            live.listed.push(id);
+        } else {
+            live.blobs.insert(id);
+        }
+    };
+    let cache: std::rc::Rc<str> = "a stat cache".into();
     // Roots: snapshot records, and the stat caches' trees (which a snapshot may reuse whole).
     // The stack is depth-first: the snapshots' roots go on top, so everything a snapshot needs
     // is visited (and a missing tree found) before a stat cache visits it as optional.
-    let mut stack: Vec<(Id, String, bool)> = Vec::new();
+    let mut stack: Vec<(Id, std::rc::Rc<str>, bool)> = Vec::new();
     for item in txn.open_table(STAT_CACHE)?.iter()? {
         let (_, v) = item?;
         // A damaged cache value is never used by a snapshot, so it keeps nothing.
         let Some(dir) = DirView::parse(v.value()) else {
             continue;
         };
-        stack.push((dir.tree(), "a stat cache".into(), false));
+        stack.push((dir.tree(), cache.clone(), false));
         for (kind, id) in dir.ids() {
             if kind == Kind::Dir {
-                stack.push((id, "a stat cache".into(), false));
+                stack.push((id, cache.clone(), false));
             } else {
-                live.blobs.insert(id);
+                keep_blob(&mut live, id);
             }
         }
     }
@@ -247,10 +417,12 @@ fn mark(txn: &WriteTransaction, report: &mut GcReport, progress: &dyn Progress) 
         let rec = SnapshotRecord::decode(&id, v.value())
             .map_err(|e| damaged("snapshot", &id, "the snapshots table", e))?;
         report.snapshots += 1;
-        stack.push((rec.root, format!("snapshot {}", id.short()), true));
+        stack.push((rec.root, format!("snapshot {}", id.short()).into(), true));
     }
     // Progress in tree bytes read: the mark's cost is reading trees.
-    progress.start("gc: mark", trees.stats()?.stored_bytes(), 0);
+    if let Some(p) = progress {
+        p.start("gc: mark", trees.stats()?.stored_bytes(), 0);
+    }
     while let Some((id, referrer, required)) = stack.pop() {
         if !live.trees.insert(id) {
             continue;
@@ -265,12 +437,14 @@ fn mark(txn: &WriteTransaction, report: &mut GcReport, progress: &dyn Progress) 
         };
         let tree =
             Tree::decode(&id, raw.value()).map_err(|e| damaged("tree", &id, &referrer, e))?;
-        progress.advance(raw.value().len() as u64, 0);
+        if let Some(p) = progress {
+            p.advance(raw.value().len() as u64, 0);
+        }
         for e in tree.entries {
             if e.kind == Kind::Dir {
                 stack.push((e.id, referrer.clone(), required));
             } else {
-                live.blobs.insert(e.id);
+                keep_blob(&mut live, e.id);
             }
         }
     }
@@ -278,15 +452,21 @@ fn mark(txn: &WriteTransaction, report: &mut GcReport, progress: &dyn Progress) 
         for item in artifacts.iter()? {
             let (k, v) = item?;
             let rec = crate::store::artifact::ArtifactRecord::decode(k.value(), v.value())?;
-            live.blobs.insert(rec.blob);
+            keep_blob(&mut live, rec.blob);
         }
     }
+    Ok(live)
+}
+
+/// Adds the chunks of the live chunked blobs to `live`, and drops from it the blob ids that
+/// are not stored (stat-cache ids; a missing blob a snapshot needs is found by verify).
+fn mark_chunks(txn: &WriteTransaction, live: &mut Live) -> Result<()> {
     // Chunks of the live chunked blobs. A live blob that is missing is a damaged store (or a
     // stat-cache id: those are re-hashed when missing, so they keep nothing).
     let blobs = txn.open_table(BLOBS)?;
     let (chunk_table, segments) = (txn.open_table(CHUNKS)?, txn.open_table(SEGMENTS)?);
     let mut missing = Vec::new();
-    for id in &live.blobs {
+    for id in live.blobs.iter().chain(&live.listed) {
         match blobs.get(id.0)? {
             Some(v) => match blob::decode_blob(id, v.value())
                 .map_err(|e| damaged("blob", id, "a live tree or artifact", e))?
@@ -309,8 +489,7 @@ fn mark(txn: &WriteTransaction, report: &mut GcReport, progress: &dyn Progress) 
     for id in missing {
         live.blobs.remove(&id);
     }
-    progress.finish();
-    Ok(live)
+    Ok(())
 }
 
 /// Deletes what the mark did not reach; returns the groups that lost members.
@@ -420,14 +599,41 @@ fn split(span: &Span, lens: &FxHashMap<u64, usize>) -> Vec<(u64, usize)> {
 
 /// Deletes segments with no live bytes and rewrites the live objects of sparse ones at the end
 /// of the log. Segments are never appended to once written, so rewriting is safe.
-fn repack(txn: &WriteTransaction, below: f64, report: &mut GcReport) -> Result<()> {
+///
+/// With `only`, just those segments are judged (and read): the records are still all read,
+/// for the spans that lie in them, but the log's other segments are not, and the log bytes
+/// reported are those of the segments judged and of the ones written. A span whose segment's
+/// length is not read is still split right: the writer moves to the next segment only from a
+/// full one, so a span goes past a segment only when that segment is `SEGMENT_SIZE` long.
+fn repack(
+    txn: &WriteTransaction,
+    below: f64,
+    report: &mut GcReport,
+    only: Option<&FxHashSet<u64>>,
+) -> Result<()> {
     let mut segments = txn.open_table(SEGMENTS)?;
     let mut lens: FxHashMap<u64, usize> = FxHashMap::default();
-    for item in segments.iter()? {
-        let (k, v) = item?;
-        lens.insert(k.value(), v.value().len());
+    match only {
+        None => {
+            for item in segments.iter()? {
+                let (k, v) = item?;
+                lens.insert(k.value(), v.value().len());
+            }
+        }
+        Some(only) => {
+            for seg in only {
+                if let Some(v) = segments.get(*seg)? {
+                    lens.insert(*seg, v.value().len());
+                }
+            }
+        }
     }
     report.log_bytes_before = lens.values().map(|&l| l as u64).sum();
+    // Whether a span lies (partly) in a segment being judged.
+    let judged = |span: &Span| match only {
+        None => true,
+        Some(only) => split(span, &lens).iter().any(|(seg, _)| only.contains(seg)),
+    };
 
     let mut objects: Vec<(Id, Located)> = Vec::new();
     let mut groups: FxHashMap<GroupKey, usize> = FxHashMap::default();
@@ -435,6 +641,8 @@ fn repack(txn: &WriteTransaction, below: f64, report: &mut GcReport) -> Result<(
         let (k, v) = item?;
         let id = Id(k.value());
         match blob::decode_blob(&id, v.value())? {
+            BlobRecord::Whole { span, .. } | BlobRecord::Grouped { span, .. } if !judged(&span) => {
+            }
             BlobRecord::Whole {
                 size,
                 zstd,
@@ -476,6 +684,9 @@ fn repack(txn: &WriteTransaction, below: f64, report: &mut GcReport) -> Result<(
         let (k, v) = item?;
         let id = Id(k.value());
         let rec = blob::decode_chunk(&id, v.value())?;
+        if !judged(&rec.span) {
+            continue;
+        }
         objects.push((
             id,
             Located::Chunk {
@@ -561,9 +772,19 @@ fn repack(txn: &WriteTransaction, below: f64, report: &mut GcReport) -> Result<(
         segments.remove(*seg)?;
     }
     report.segments_removed = dead.len() as u64;
-    report.log_bytes_after = segments
-        .iter()?
-        .map(|item| item.map(|(_, v)| v.value().len() as u64))
-        .sum::<std::result::Result<u64, _>>()?;
+    report.log_bytes_after = match only {
+        None => segments
+            .iter()?
+            .map(|item| item.map(|(_, v)| v.value().len() as u64))
+            .sum::<std::result::Result<u64, _>>()?,
+        Some(_) => {
+            let removed: u64 = dead
+                .iter()
+                .filter_map(|s| lens.get(s))
+                .map(|&l| l as u64)
+                .sum();
+            report.log_bytes_before - removed + report.bytes_moved
+        }
+    };
     Ok(())
 }

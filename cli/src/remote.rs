@@ -12,6 +12,7 @@ use rewind::error::Error;
 use rewind::id::Id;
 use rewind::remote::{self, Remote, Secret, config};
 use rewind::store::Store;
+use zeroize::{Zeroize, Zeroizing};
 
 /// `remote`.
 #[derive(Args, Debug)]
@@ -234,8 +235,9 @@ fn secret(
     env: &str,
 ) -> Result<Secret, Error> {
     if let Some(path) = key_file {
-        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        let mut bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
         if bytes.len() < 32 {
+            bytes.zeroize();
             return Err(Error::Invalid(format!(
                 "key file {}: {} bytes; a key file holds 32 or more random bytes (e.g. `head -c 32 /dev/urandom`)",
                 path.display(),
@@ -244,14 +246,19 @@ fn secret(
         }
         return Ok(Secret::KeyFile(bytes));
     }
+    // The buffers a password passes through are wiped (Secret wipes its own copy).
     let from_file = |path: &Path| -> Result<String, Error> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = Zeroizing::new(std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?);
         Ok(text.lines().next().unwrap_or_default().to_string())
     };
     let password = if let Some(path) = password_file {
         from_file(path)?
     } else if let Some(pw) = std::env::var_os(env) {
-        pw.to_string_lossy().into_owned()
+        // (The environment itself keeps its copy: the process cannot wipe that.)
+        let mut raw = std::os::unix::ffi::OsStringExt::into_vec(pw);
+        let text = String::from_utf8_lossy(&raw).into_owned();
+        raw.zeroize();
+        text
     } else if let Some(path) = std::env::var_os(PASSWORD_FILE_ENV).filter(|_| env == PASSWORD_ENV) {
         from_file(Path::new(&path))?
     } else if std::io::stdin().is_terminal() {
@@ -269,10 +276,12 @@ fn secret(
             encrypted: true,
         });
     };
-    if password.is_empty() {
+    // Moved into the Secret, which wipes it when dropped.
+    let secret = Secret::Password(password);
+    if matches!(&secret, Secret::Password(p) if p.is_empty()) {
         return Err(Error::Invalid(format!("remote {name}: an empty password")));
     }
-    Ok(Secret::Password(password))
+    Ok(secret)
 }
 
 /// `rewind remote ...`.
@@ -444,12 +453,27 @@ fn read_password(prompt: &str) -> std::io::Result<String> {
     (&tty).write_all(prompt.as_bytes())?;
     // SAFETY: as above.
     unsafe { libc::tcsetattr(fd, libc::TCSANOW, &quiet) };
-    let mut line = String::new();
-    let read = std::io::BufRead::read_line(&mut std::io::BufReader::new(&tty), &mut line);
+    // A byte at a time into a buffer that is wiped, rather than through a BufReader whose
+    // buffer would keep the password until it is freed.
+    let mut line = Zeroizing::new(Vec::with_capacity(256));
+    let mut byte = [0u8; 1];
+    let read = loop {
+        match std::io::Read::read(&mut &tty, &mut byte) {
+            Ok(0) => break Ok(()),
+            Ok(_) if byte[0] == b'\n' => break Ok(()),
+            Ok(_) => line.push(byte[0]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => break Err(e),
+        }
+    };
+    byte.zeroize();
     // SAFETY: as above; the saved settings are put back whatever the read did.
     unsafe { libc::tcsetattr(fd, libc::TCSANOW, &old) };
     read?;
-    Ok(line.trim_end_matches(['\n', '\r']).to_string())
+    let text = std::str::from_utf8(&line).map_err(|_| {
+        std::io::Error::new(std::io::ErrorKind::InvalidData, "the password is not UTF-8")
+    })?;
+    Ok(text.trim_end_matches('\r').to_string())
 }
 
 /// A key file's path made absolute, so the remote opens from any directory.

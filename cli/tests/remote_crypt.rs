@@ -550,3 +550,145 @@ fn plain_and_encrypted_do_not_mix() {
     let marker = std::fs::read_to_string(enc.dir.as_ref().unwrap().join("rewind-remote")).unwrap();
     assert!(marker.contains("\"format\": 2"), "{marker}");
 }
+
+/// `bytes` with one byte in the middle flipped.
+fn flipped(mut bytes: Vec<u8>) -> Vec<u8> {
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0x20;
+    bytes
+}
+
+/// A tag or a lock that fails authentication (a flipped byte, or another valid object's bytes
+/// under its name) stops every command that reads it, naming it: nothing skips it and goes on
+/// (a skipped tag would pull or restore without it; a skipped lock would let a push run beside
+/// a gc it cannot see). A push or gc refused that way takes its own lock away again.
+#[test]
+fn a_forged_tag_or_lock_stops_the_command_s3() {
+    let Some(r) = Remote::s3("crypt-forged-refs") else {
+        return;
+    };
+    let e = Env::new();
+    secrets(&e);
+    e.ok(&["tag", "second", "@"]);
+    ok(
+        &r,
+        &e.store,
+        &e.ws,
+        Some(PW),
+        &["remote", "add", "origin", &r.url, "--encrypt"],
+    );
+    ok(&r, &e.store, &e.ws, Some(PW), &["push", "--all", "-q"]);
+    let raw = r.open();
+    let refs = raw.list("refs").unwrap();
+    assert_eq!(refs.len(), 2, "both tags pushed: {refs:?}");
+    let (a, b) = (format!("refs/{}", refs[0].0), format!("refs/{}", refs[1].0));
+    let (a_bytes, b_bytes) = (raw.get(&a).unwrap().unwrap(), raw.get(&b).unwrap().unwrap());
+    let packs = raw.list("packs").unwrap();
+    let b_store = e.tmp.path().join("storeB");
+    let b_ws = e.tmp.path().join("b");
+    std::fs::create_dir(&b_ws).unwrap();
+    let dest = e.tmp.path().join("dest");
+    std::fs::create_dir(&dest).unwrap();
+    let names_a_tag = |err: &str| {
+        err.contains("fails authentication")
+            && (err.contains(&format!("refs/{SECRET_TAG}")) || err.contains("refs/second"))
+    };
+
+    for (what, a_new, b_new) in [
+        (
+            "flipped",
+            flipped(a_bytes.clone()),
+            flipped(b_bytes.clone()),
+        ),
+        ("swapped", b_bytes.clone(), a_bytes.clone()),
+    ] {
+        raw.put(&a, a_new).unwrap();
+        raw.put(&b, b_new).unwrap();
+        let err = refused(&r, &b_store, &b_ws, Some(PW), &["pull", &r.url]);
+        assert!(names_a_tag(&err), "{what} tag, pull: {err}");
+        store_is_empty(&b_store);
+        for tag in [SECRET_TAG, "second"] {
+            let err = refused(
+                &r,
+                &b_store,
+                &dest,
+                Some(PW),
+                &["restore", "--remote", &r.url, tag],
+            );
+            assert!(names_a_tag(&err), "{what} tag, restore {tag}: {err}");
+            assert_eq!(std::fs::read_dir(&dest).unwrap().count(), 0);
+        }
+        // A push compares the remote's tags with its own before moving any.
+        let err = refused(&r, &e.store, &e.ws, Some(PW), &["push", "--all", "-q"]);
+        assert!(names_a_tag(&err), "{what} tag, push: {err}");
+        let out = run(
+            &r,
+            &e.store,
+            &e.ws,
+            Some(PW),
+            &["verify", "--remote", "origin"],
+        );
+        let text = String::from_utf8_lossy(&out.stderr) + String::from_utf8_lossy(&out.stdout);
+        assert!(
+            !out.status.success() && names_a_tag(&text),
+            "{what} tag, verify --remote: {text}"
+        );
+        // (gc --remote reads no tag: it keeps what the snapshot records reach, and a tag keeps
+        // nothing by itself.)
+    }
+    raw.put(&a, a_bytes.clone()).unwrap();
+    raw.put(&b, b_bytes.clone()).unwrap();
+
+    // A lock written with the key (a dead holder: as it is, it stands in nobody's way).
+    let mut keyed = r.open();
+    keyed
+        .unlock(&rewind::remote::Secret::Password(PW.into()))
+        .unwrap();
+    let info = serde_json::json!({"kind": "push", "host": "elsewhere", "pid": 1, "time_ns": 0});
+    keyed
+        .put("locks/push-0123456789abcdef", info.to_string().into_bytes())
+        .unwrap();
+    ok(&r, &e.store, &e.ws, Some(PW), &["push", "--all", "-q"]);
+    let locks = raw.list("locks").unwrap();
+    assert_eq!(locks.len(), 1, "{locks:?}");
+    let lock = format!("locks/{}", locks[0].0);
+    let lock_bytes = raw.get(&lock).unwrap().unwrap();
+    for (what, forged) in [
+        ("flipped", flipped(lock_bytes.clone())),
+        ("a tag's bytes", a_bytes.clone()),
+    ] {
+        raw.put(&lock, forged).unwrap();
+        for args in [
+            &["push", "--all", "-q"][..],
+            &["gc", "--remote", "origin"][..],
+        ] {
+            let err = refused(&r, &e.store, &e.ws, Some(PW), args);
+            assert!(
+                err.contains("fails authentication") && err.contains("locks/push-0123456789abcdef"),
+                "{what} lock, {args:?}: {err}"
+            );
+        }
+        assert_eq!(
+            raw.list("packs").unwrap(),
+            packs,
+            "{what}: gc deleted nothing"
+        );
+        assert_eq!(
+            raw.list("locks").unwrap().len(),
+            1,
+            "{what}: the refused command took its own lock away"
+        );
+    }
+    raw.put(&lock, lock_bytes).unwrap();
+    ok(
+        &r,
+        &e.store,
+        &e.ws,
+        Some(PW),
+        &["gc", "--remote", "origin", "-q"],
+    );
+    assert!(
+        raw.list("locks").unwrap().is_empty(),
+        "gc removed the dead lock"
+    );
+}

@@ -14,11 +14,16 @@
 //!   directory and name under the naming key), so the same object gets the same name on every
 //!   machine that shares the key, listings still decode to the logical names, and the server
 //!   sees neither ids nor tag, artifact or workspace names.
+//!
+//! Key material is wiped when dropped: the master key and the naming IV in [`Crypt`], the
+//! keys derived from them and from a secret on their way, and the password or key file in a
+//! [`Secret`] (the ciphers wipe their own copies of the key, as RustCrypto's do).
 
 use chacha20poly1305::aead::rand_core::RngCore;
 use chacha20poly1305::aead::{Aead, AeadCore, KeyInit, OsRng, Payload};
 use chacha20poly1305::{XChaCha20Poly1305, XNonce};
 use serde::{Deserialize, Serialize};
+use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
 use crate::error::{Error, Result};
 
@@ -40,6 +45,17 @@ pub enum Secret {
     /// key object's salt.
     KeyFile(Vec<u8>),
 }
+
+impl Drop for Secret {
+    fn drop(&mut self) {
+        match self {
+            Secret::Password(pw) => pw.zeroize(),
+            Secret::KeyFile(bytes) => bytes.zeroize(),
+        }
+    }
+}
+
+impl ZeroizeOnDrop for Secret {}
 
 impl Secret {
     fn kdf(&self) -> &'static str {
@@ -85,6 +101,16 @@ pub struct Crypt {
     key_id: String,
 }
 
+impl Drop for Crypt {
+    fn drop(&mut self) {
+        self.master.zeroize();
+        self.name_iv.zeroize();
+    }
+}
+
+// The ciphers wipe their keys themselves.
+impl ZeroizeOnDrop for Crypt {}
+
 impl std::fmt::Debug for Crypt {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Crypt")
@@ -123,15 +149,17 @@ pub(super) fn unhex(s: &str) -> Option<Vec<u8>> {
 pub struct Refused;
 
 impl Crypt {
-    fn from_master(master: [u8; MASTER], key_id: String) -> Crypt {
-        let data = blake3::derive_key("rewind remote 2026 data", &master[..32]);
-        let names = blake3::derive_key("rewind remote 2026 names", &master[32..]);
-        let name_iv = blake3::derive_key("rewind remote 2026 name nonces", &master[32..]);
+    fn from_master(master: &[u8; MASTER], key_id: String) -> Crypt {
+        let data = Zeroizing::new(blake3::derive_key("rewind remote 2026 data", &master[..32]));
+        let names = Zeroizing::new(blake3::derive_key(
+            "rewind remote 2026 names",
+            &master[32..],
+        ));
         Crypt {
-            data: XChaCha20Poly1305::new(&data.into()),
-            names: XChaCha20Poly1305::new(&names.into()),
-            name_iv,
-            master,
+            data: XChaCha20Poly1305::new((&*data).into()),
+            names: XChaCha20Poly1305::new((&*names).into()),
+            name_iv: blake3::derive_key("rewind remote 2026 name nonces", &master[32..]),
+            master: *master,
             key_id,
         }
     }
@@ -140,7 +168,7 @@ impl Crypt {
     /// bytes, to be written to `keys/<id>`).
     pub fn create(secret: &Secret) -> Result<(Crypt, String, Vec<u8>)> {
         let id = hex(&random::<16>());
-        let crypt = Crypt::from_master(random::<MASTER>(), id.clone());
+        let crypt = Crypt::from_master(&Zeroizing::new(random::<MASTER>()), id.clone());
         let bytes = crypt.wrap(&id, secret)?;
         Ok((crypt, id, bytes))
     }
@@ -163,7 +191,7 @@ impl Crypt {
             sealed: String::new(),
         };
         let wrapping = derive(secret, &obj, &salt)?;
-        let sealed = seal_with(&wrapping, &key_ad(id), &self.master);
+        let sealed = seal_with(&wrapping, &key_ad(id), &self.master[..]);
         let obj = KeyObject {
             sealed: hex(&sealed),
             ..obj
@@ -190,7 +218,8 @@ impl Crypt {
         let Ok(master) = open_with(&wrapping, &key_ad(id), &sealed) else {
             return Ok(None);
         };
-        let Ok(master) = <[u8; MASTER]>::try_from(master.as_slice()) else {
+        let master = Zeroizing::new(master);
+        let Ok(master) = <&[u8; MASTER]>::try_from(master.as_slice()) else {
             return Ok(None);
         };
         Ok(Some(Crypt::from_master(master, id.to_string())))
@@ -297,22 +326,22 @@ fn key_ad(id: &str) -> Vec<u8> {
 }
 
 /// The key that wraps the master key in `obj`.
-fn derive(secret: &Secret, obj: &KeyObject, salt: &[u8]) -> Result<[u8; 32]> {
+fn derive(secret: &Secret, obj: &KeyObject, salt: &[u8]) -> Result<Zeroizing<[u8; 32]>> {
     match secret {
         Secret::Password(pw) => {
             let params = argon2::Params::new(obj.m_cost, obj.t_cost, obj.p_cost, Some(32))
                 .map_err(|e| Error::Invalid(format!("remote key: argon2 parameters: {e}")))?;
             let a =
                 argon2::Argon2::new(argon2::Algorithm::Argon2id, argon2::Version::V0x13, params);
-            let mut out = [0u8; 32];
-            a.hash_password_into(pw.as_bytes(), salt, &mut out)
+            let mut out = Zeroizing::new([0u8; 32]);
+            a.hash_password_into(pw.as_bytes(), salt, &mut *out)
                 .map_err(|e| Error::Invalid(format!("remote key: argon2: {e}")))?;
             Ok(out)
         }
         Secret::KeyFile(bytes) => {
             let mut h = blake3::Hasher::new_derive_key("rewind remote 2026 key file");
             h.update(salt).update(bytes);
-            Ok(*h.finalize().as_bytes())
+            Ok(Zeroizing::new(*h.finalize().as_bytes()))
         }
     }
 }
@@ -407,6 +436,35 @@ mod tests {
             assert_eq!(other.decode_name("refs", &n), None);
             assert_ne!(other.encode_name("refs", name), n);
         }
+    }
+
+    /// The types holding key material wipe it when dropped (checked at compile time), and a
+    /// dropped `Crypt` leaves zeros where its master key and naming IV were.
+    #[test]
+    fn key_material_is_wiped_on_drop() {
+        fn wiped_on_drop<T: ZeroizeOnDrop>() {}
+        wiped_on_drop::<Crypt>();
+        wiped_on_drop::<Secret>();
+        wiped_on_drop::<XChaCha20Poly1305>();
+
+        let (c, ..) = Crypt::create(&Secret::KeyFile(vec![7; 32])).unwrap();
+        let mut slot = std::mem::MaybeUninit::new(c);
+        let at = slot.as_ptr();
+        // SAFETY: `slot` holds an initialised Crypt; the fields are plain byte arrays inside
+        // it, readable before and after the drop (the slot's memory stays ours).
+        let before = unsafe { (std::ptr::addr_of!((*at).master).read(), (*at).name_iv) };
+        assert_ne!(before.0, [0; MASTER]);
+        assert_ne!(before.1, [0; 32]);
+        // SAFETY: initialised above and dropped once; only its inline bytes are read after.
+        unsafe { slot.assume_init_drop() };
+        let after = unsafe {
+            (
+                std::ptr::addr_of!((*at).master).read(),
+                std::ptr::addr_of!((*at).name_iv).read(),
+            )
+        };
+        assert_eq!(after.0, [0; MASTER], "master key left in memory");
+        assert_eq!(after.1, [0; 32], "naming IV left in memory");
     }
 
     #[test]

@@ -184,7 +184,16 @@ impl<'r> Lock<'r> {
             let (key, info) = write(remote, kind)?;
             let mut stale = Vec::new();
             let mut blocker = None;
-            for (k, i) in others(remote, &key)? {
+            // A lock that cannot be read (or fails authentication) stops the command, which
+            // takes its own lock away first rather than leave it for others to wait on.
+            let seen = match others(remote, &key) {
+                Ok(seen) => seen,
+                Err(e) => {
+                    let _ = remote.delete(&key);
+                    return Err(e);
+                }
+            };
+            for (k, i) in seen {
                 match judge(i.as_ref()) {
                     Seen::Ignore => {}
                     Seen::Stale => stale.push(k),

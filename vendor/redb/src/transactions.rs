@@ -2638,6 +2638,13 @@ impl WriteTransaction {
             .map_or(0, |entry| entry.key().pagination_id + 1))
     }
 
+    /// The bytes of the pages allocated in the file: [`DatabaseStats::allocated_pages`] times
+    /// the page size, without the walk of every table's pages that [`WriteTransaction::stats`]
+    /// does for the rest.
+    pub fn allocated_bytes(&self) -> Result<u64> {
+        Ok(self.mem.count_allocated_pages()? * self.mem.get_page_size() as u64)
+    }
+
     /// Retrieves information about storage usage in the database
     ///
     /// Tables currently open in this transaction are reported as of the start of the
