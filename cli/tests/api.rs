@@ -1034,3 +1034,50 @@ fn the_cli_and_the_api_print_a_snapshot_alike() {
         strip(cli, &["restored"])
     );
 }
+
+/// A name that is not UTF-8 can be named over HTTP too: `path_bytes` (base64 of the exact
+/// bytes, as the output gives them) in queries and `paths_bytes` in bodies.
+#[test]
+fn the_api_names_a_path_that_is_not_utf8() {
+    use base64::Engine;
+    use std::os::unix::ffi::OsStrExt;
+    let env = setup();
+    let name: &[u8] = b"caf\xe9.txt";
+    crate::common::write_file(&env.ws, name, b"one\n");
+    env.write("other.txt", b"x\n");
+    env.ok(&["snapshot", "-q", "-m", "with it"]);
+    crate::common::write_file(&env.ws, name, b"two\n");
+    env.write("other.txt", b"y\n");
+    let b64 = base64::engine::general_purpose::STANDARD.encode(name);
+    let srv = Server::start(&env);
+    let ws = ws_id(&srv);
+    let q: String = form_urlencoded_b64(&b64);
+    let d = srv.get(&format!("/v1/workspaces/{ws}/diff?path_bytes={q}"));
+    let files = d["files"].as_array().expect("files");
+    assert_eq!(files.len(), 1, "{d}");
+    assert_eq!(files[0]["path_bytes"], b64.as_str(), "{d}");
+    srv.post(
+        &format!("/v1/workspaces/{ws}/restore"),
+        json!({"rev": "@", "paths_bytes": [b64]}),
+    );
+    let full = env.ws.join(std::ffi::OsStr::from_bytes(name));
+    assert_eq!(std::fs::read(full).unwrap(), b"one\n");
+    assert_eq!(
+        std::fs::read(env.path("other.txt")).unwrap(),
+        b"y\n",
+        "only that path"
+    );
+    let (status, v) = srv.call(
+        "POST",
+        &format!("/v1/workspaces/{ws}/restore"),
+        Some(json!({"rev": "@", "paths_bytes": ["Li4vZXRj"]})),
+    );
+    assert_eq!(status, 400, "../etc is refused: {v}");
+}
+
+/// Base64's `+`, `/` and `=` escaped for a query.
+fn form_urlencoded_b64(b64: &str) -> String {
+    b64.replace('+', "%2B")
+        .replace('/', "%2F")
+        .replace('=', "%3D")
+}

@@ -42,6 +42,48 @@ pub fn rel_paths(ps: &[String]) -> ApiResult<Vec<RelPath>> {
     ps.iter().map(|p| rel_path(p)).collect()
 }
 
+/// A path given by its exact bytes in base64 (`path_bytes`, `paths_bytes`): the form the JSON
+/// output gives a name that is not UTF-8 in, so a client can name every path the CLI can. The
+/// same checks as [`rel_path`].
+pub fn rel_path_bytes(b64: &str) -> ApiResult<RelPath> {
+    use base64::Engine;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(b64)
+        .map_err(|e| ApiError::bad_request(format!("path_bytes {b64}: not base64 ({e})")))?;
+    let shown = String::from_utf8_lossy(&bytes).into_owned();
+    if bytes.contains(&b'\\') || bytes.contains(&0) {
+        return Err(ApiError::path_outside(format!(
+            "{}: NUL or backslash in a path",
+            shown.escape_default()
+        )));
+    }
+    if bytes.starts_with(b"/") {
+        return Err(ApiError::path_outside(format!(
+            "{shown}: an absolute path (paths are relative to the workspace)"
+        )));
+    }
+    let trimmed = bytes.strip_suffix(b"/").unwrap_or(&bytes);
+    if trimmed.is_empty()
+        || trimmed
+            .split(|&b| b == b'/')
+            .any(|c| c.is_empty() || c == b"." || c == b"..")
+    {
+        return Err(ApiError::path_outside(format!(
+            "{shown}: `.`, `..` and empty components are refused"
+        )));
+    }
+    RelPath::new(trimmed.to_vec()).map_err(|e| ApiError::path_outside(format!("{shown}: {e}")))
+}
+
+/// The paths a request names: `text` (UTF-8 names) and `b64` (exact bytes, base64) together.
+pub fn named_paths(text: &[String], b64: &[String]) -> ApiResult<Vec<RelPath>> {
+    let mut out = rel_paths(text)?;
+    for p in b64 {
+        out.push(rel_path_bytes(p)?);
+    }
+    Ok(out)
+}
+
 /// The live file at `rel` in `root`, which must be a regular file reached through real
 /// directories only (not a symlink itself either). The caller opens it with `O_NOFOLLOW`.
 pub fn live_file(root: &Path, rel: &[u8]) -> ApiResult<PathBuf> {

@@ -20,7 +20,10 @@ pub async fn status(
     Path(ws): Path<u64>,
     RawQuery(q): RawQuery,
 ) -> ApiResult<Json<Value>> {
-    let paths = paths::rel_paths(&query_all(q.as_deref(), "path"))?;
+    let paths = paths::named_paths(
+        &query_all(q.as_deref(), "path"),
+        &query_all(q.as_deref(), "path_bytes"),
+    )?;
     blocking(&st, move |st| {
         let store = st.store();
         let w = workspace(store, ws)?;
@@ -110,7 +113,7 @@ pub async fn diff(
     let one = |k: &str| query_all(q, k).pop();
     let from = one("from").unwrap_or_else(|| "@".into());
     let to = one("to").unwrap_or_else(|| "live".into());
-    let paths = paths::rel_paths(&query_all(q, "path"))?;
+    let paths = paths::named_paths(&query_all(q, "path"), &query_all(q, "path_bytes"))?;
     let hunks = match one("hunks").as_deref() {
         None | Some("true") | Some("1") => true,
         Some("false") | Some("0") => false,

@@ -100,6 +100,7 @@ fn revert_json(r: &rewind::revert::RevertReport) -> Value {
 pub struct RestoreBody {
     rev: Option<String>,
     paths: Vec<String>,
+    paths_bytes: Vec<String>,
     hunks: Vec<String>,
 }
 
@@ -112,7 +113,7 @@ pub async fn restore(
     b: Bytes,
 ) -> ApiResult<Json<Value>> {
     let b: RestoreBody = body(&b)?;
-    let paths = paths::rel_paths(&b.paths)?;
+    let paths = paths::named_paths(&b.paths, &b.paths_bytes)?;
     blocking(&st, move |st| {
         let store = &st.store_for(&caller, caller.command(&[]))?;
         let w = workspace(store, ws)?;
@@ -154,6 +155,7 @@ pub struct RevertBody {
     from: Option<String>,
     to: Option<String>,
     paths: Vec<String>,
+    paths_bytes: Vec<String>,
     hunks: Vec<String>,
     run: Option<u32>,
     markers: bool,
@@ -170,7 +172,7 @@ pub async fn revert(
     b: Bytes,
 ) -> ApiResult<Json<Value>> {
     let b: RevertBody = body(&b)?;
-    let paths = paths::rel_paths(&b.paths)?;
+    let paths = paths::named_paths(&b.paths, &b.paths_bytes)?;
     blocking(&st, move |st| {
         let store = &st.store_for(&caller, caller.command(&[]))?;
         let w = workspace(store, ws)?;

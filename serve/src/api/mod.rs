@@ -227,6 +227,13 @@ pub(crate) fn change_json(c: &rewind::FileChange) -> Value {
     });
     if let Some(p) = &c.old_path {
         o["old_path"] = json!(text(p));
+        if let Some(b) = rewind::fs::path_bytes(p) {
+            o["old_path_bytes"] = json!(b);
+        }
+    }
+    // The exact bytes beside a lossy name, as the CLI's output has them.
+    if let Some(b) = rewind::fs::path_bytes(&c.path) {
+        o["path_bytes"] = json!(b);
     }
     o
 }

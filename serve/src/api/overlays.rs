@@ -189,6 +189,7 @@ pub async fn runs(
 #[serde(default, deny_unknown_fields)]
 pub struct PickBody {
     paths: Vec<String>,
+    paths_bytes: Vec<String>,
     hunks: Vec<String>,
     policy: Option<String>,
     include_ignored: bool,
@@ -204,12 +205,12 @@ pub async fn accept(
 ) -> ApiResult<Json<Value>> {
     use rewind::carry::ConflictPolicy as P;
     let b: PickBody = body(&b)?;
-    if b.run.is_some() && !(b.paths.is_empty() && b.hunks.is_empty()) {
+    if b.run.is_some() && !(b.paths.is_empty() && b.paths_bytes.is_empty() && b.hunks.is_empty()) {
         return Err(ApiError::bad_request(
             "`run` takes the place of `paths` and `hunks`: give one or the other",
         ));
     }
-    let paths = paths::rel_paths(&b.paths)?;
+    let paths = paths::named_paths(&b.paths, &b.paths_bytes)?;
     let policy = match b.policy.as_deref() {
         // As the CLI's accept: a conflicting path is listed in `conflicts` (path, regions,
         // why) and stays pending while the rest is accepted.
@@ -256,7 +257,7 @@ pub async fn reject(
     b: Bytes,
 ) -> ApiResult<Json<Value>> {
     let b: PickBody = body(&b)?;
-    if b.run.is_some() && !(b.paths.is_empty() && b.hunks.is_empty()) {
+    if b.run.is_some() && !(b.paths.is_empty() && b.paths_bytes.is_empty() && b.hunks.is_empty()) {
         return Err(ApiError::bad_request(
             "`run` takes the place of `paths` and `hunks`: give one or the other",
         ));
@@ -266,7 +267,7 @@ pub async fn reject(
             "reject takes only paths, hunks and run",
         ));
     }
-    let paths = paths::rel_paths(&b.paths)?;
+    let paths = paths::named_paths(&b.paths, &b.paths_bytes)?;
     blocking(&st, move |st| {
         let store = &st.store_for(&caller, caller.command(&[]))?;
         let mut r = ov::find(store, &key)?;

@@ -111,10 +111,7 @@ pub async fn snapshots(
 ) -> ApiResult<Json<Value>> {
     let q = q.as_deref();
     let meta = super::query_meta(q)?;
-    let path = match query_all(q, "path").last() {
-        Some(p) => Some(paths::rel_path(p)?),
-        None => None,
-    };
+    let path = paths::named_paths(&query_all(q, "path"), &query_all(q, "path_bytes"))?.pop();
     let query = LogQuery {
         limit: num(q, "limit")?.unwrap_or(50),
         path,

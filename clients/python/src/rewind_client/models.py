@@ -90,6 +90,8 @@ class Change:
     hunks: Optional[List[Hunk]] = field(default=None, metadata={"json": "hunks"})
     insertions: Optional[int] = field(default=None, metadata={"json": "insertions"})
     old_path: Optional[str] = field(default=None, metadata={"json": "old_path"})
+    old_path_bytes: Optional[str] = field(default=None, metadata={"json": "old_path_bytes"})
+    path_bytes: Optional[str] = field(default=None, metadata={"json": "path_bytes"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
 
     _decoders = {'hunks': ('list', 'Hunk')}
