@@ -486,6 +486,16 @@ pub enum Error {
         paths: Vec<String>,
     },
 
+    /// A zip archive names its entries in UTF-8: these paths (or their symlink targets) are not.
+    #[error(
+        "a zip archive cannot hold names that are not UTF-8: {}",
+        paths.join(", ")
+    )]
+    ZipNames {
+        /// The paths, lossily decoded for display.
+        paths: Vec<String>,
+    },
+
     /// The kernel refused to make an overlayfs whiteout (unprivileged whiteouts need Linux 5.8).
     #[error(
         "cannot hide a path the workspace added since the overlay's base ({}: {why}); the \
@@ -823,6 +833,7 @@ impl Error {
             | Error::ForgetIdsAndPolicy
             | Error::RevisionOutOfRange { .. }
             | Error::UnmatchedPaths { .. }
+            | Error::ZipNames { .. }
             | Error::StoreInsideWorkspace { .. }
             | Error::InvalidArtifactKey(..)
             | Error::RemoteKeyNeeded { .. }
