@@ -416,6 +416,16 @@ pub enum Error {
         among: HunkSet,
     },
 
+    /// A hunk the user edited that does not apply to the hunk it edits (or no longer does: its
+    /// file changed since).
+    #[error("the edited hunk {hunk} does not apply: {why}")]
+    BadHunkEdit {
+        /// The id of the hunk edited.
+        hunk: String,
+        /// What is wrong with the edit.
+        why: String,
+    },
+
     /// An ignore glob (of a scan, or of the ignored paths copied into an overlay) is malformed.
     #[error("bad {} {}: {why}", list.noun(), glob.as_ref().map(|g| format!("glob '{g}'")).unwrap_or_else(|| "globs".into()))]
     BadGlob {
@@ -817,6 +827,7 @@ impl Error {
             Error::UnknownHunk { .. }
             | Error::UnknownRun { .. }
             | Error::NoSuchHunk { .. }
+            | Error::BadHunkEdit { .. }
             | Error::NotAStore { .. }
             | Error::NotADirectory(_)
             | Error::DangerousWorkspace(_)

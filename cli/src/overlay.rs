@@ -378,9 +378,10 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
                 ConflictPolicy::Skip
             };
             let mut paths = ctx.workspace_paths(Some(&root), &paths)?;
+            let mut edited = Vec::new();
             if interactive {
                 match super::hunk_prompt::choose(ctx, &store, &mut rec, &paths)? {
-                    Some((h, p)) => (hunks, paths) = (h, p),
+                    Some(c) => (hunks, edited, paths) = (c.ids, c.edited, c.whole),
                     None => return Ok(0),
                 }
             }
@@ -392,6 +393,7 @@ pub fn overlay(ctx: &Ctx, a: OverlayArgs) -> CliResult {
                     policy,
                     include_ignored,
                     hunks,
+                    edited,
                     run,
                 },
             )?;
