@@ -539,6 +539,56 @@ mod export_find {
         assert!(!none.exists());
     }
 
+    /// A large file is streamed into either archive, not held whole: the export's peak
+    /// resident memory (its own, from wait4) stays well below the file's size.
+    #[test]
+    fn export_streams_a_large_file_in_bounded_memory() {
+        const PEAK: &str = r#"
+import os, subprocess, sys
+p = subprocess.Popen(sys.argv[1:], stdout=subprocess.PIPE)
+n = 0
+while True:
+    b = p.stdout.read(1 << 16)
+    if not b:
+        break
+    n += len(b)
+_, status, ru = os.wait4(p.pid, 0)
+print(n, ru.ru_maxrss, os.waitstatus_to_exitcode(status))
+"#;
+        let env = Env::new();
+        let size = 96 << 20;
+        env.write("big.bin", &crate::common::noise(3, size));
+        env.ok(&["init"]);
+        env.ok(&["snapshot", "-q"]);
+        for format in ["zip", "tar"] {
+            let out = std::process::Command::new("python3")
+                .arg("-c")
+                .arg(PEAK)
+                .arg(env!("CARGO_BIN_EXE_rewind"))
+                .arg("--store")
+                .arg(&env.store)
+                .arg("-C")
+                .arg(&env.ws)
+                .args(["export", "@", "-q", "--format", format])
+                .output()
+                .expect("python3");
+            let text = String::from_utf8_lossy(&out.stdout);
+            let v: Vec<u64> = text
+                .split_whitespace()
+                .map(|x| x.parse().unwrap())
+                .collect();
+            assert_eq!(
+                v[2],
+                0,
+                "{format}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert!(v[0] > size as u64, "{format}: {} bytes", v[0]);
+            // KiB. The whole file alone would be 96 MiB.
+            assert!(v[1] < 64 << 10, "{format}: peak {} KiB", v[1]);
+        }
+    }
+
     /// A name that is not UTF-8: zip cannot name it, so a zip export refuses (naming it,
     /// writing nothing) and says tar keeps it; tar does.
     #[test]
