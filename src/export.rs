@@ -48,7 +48,7 @@ impl Format {
     }
 }
 
-/// Writes snapshot `snapshot` as an archive of `format` to `out`: see [`tar`] and [`zip`].
+/// Writes snapshot `snapshot` as an archive of `format` to `out`: see [`tar()`] and [`zip()`].
 pub fn archive(
     reader: &Reader,
     snapshot: &Id,
