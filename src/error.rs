@@ -442,6 +442,16 @@ pub enum Error {
         among: HunkSet,
     },
 
+    /// A hunk the user edited that does not apply to the hunk it edits (or no longer does: its
+    /// file changed since).
+    #[error("the edited hunk {hunk} does not apply: {why}")]
+    BadHunkEdit {
+        /// The id of the hunk edited.
+        hunk: String,
+        /// What is wrong with the edit.
+        why: String,
+    },
+
     /// An ignore glob (of a scan, or of the ignored paths copied into an overlay) is malformed.
     #[error("bad {} {}: {why}", list.noun(), glob.as_ref().map(|g| format!("glob '{g}'")).unwrap_or_else(|| "globs".into()))]
     BadGlob {
@@ -621,6 +631,16 @@ pub enum Error {
     )]
     UnmatchedPaths {
         /// The paths, for display.
+        paths: Vec<String>,
+    },
+
+    /// A zip archive names its entries in UTF-8: these paths (or their symlink targets) are not.
+    #[error(
+        "a zip archive cannot hold names that are not UTF-8: {}",
+        paths.join(", ")
+    )]
+    ZipNames {
+        /// The paths, lossily decoded for display.
         paths: Vec<String>,
     },
 
@@ -952,6 +972,7 @@ impl Error {
             | Error::UnknownRangeRun { .. }
             | Error::NotALogRange { .. }
             | Error::NoSuchHunk { .. }
+            | Error::BadHunkEdit { .. }
             | Error::NotAStore { .. }
             | Error::NotADirectory(_)
             | Error::DangerousWorkspace(_)
@@ -979,6 +1000,7 @@ impl Error {
             | Error::ForgetIdsAndPolicy
             | Error::RevisionOutOfRange { .. }
             | Error::UnmatchedPaths { .. }
+            | Error::ZipNames { .. }
             | Error::StoreInsideWorkspace { .. }
             | Error::InvalidArtifactKey(..)
             | Error::RemoteKeyNeeded { .. }

@@ -19,6 +19,10 @@ use crate::patch::{MergeLabels, MergeOutcome, merge3};
 use crate::store::Reader;
 use crate::store::tree::Kind;
 
+mod edit;
+pub use edit::EditedHunk;
+pub(crate) use edit::resolve as resolve_edits;
+
 /// One hunk of a file's change.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ReviewHunk {
@@ -399,6 +403,17 @@ pub fn select(
     hunks: &[ReviewHunk],
     take: &dyn Fn(&str) -> bool,
 ) -> Vec<u8> {
+    select_edited(old, new, hunks, take, &rustc_hash::FxHashMap::default())
+}
+
+/// [`select`], with the hunks that `edits` edited ([`edit::resolve`]) taken as edited.
+pub(crate) fn select_edited(
+    old: &[u8],
+    new: &[u8],
+    hunks: &[ReviewHunk],
+    take: &dyn Fn(&str) -> bool,
+    edits: &rustc_hash::FxHashMap<String, edit::Replacement>,
+) -> Vec<u8> {
     let old_l: Vec<&[u8]> = old.split_inclusive(|&b| b == b'\n').collect();
     let new_l: Vec<&[u8]> = new.split_inclusive(|&b| b == b'\n').collect();
     let mut out = Vec::with_capacity(old.len().max(new.len()));
@@ -407,13 +422,24 @@ pub fn select(
         for l in &old_l[at..h.old_range.0] {
             out.extend_from_slice(l);
         }
-        let side = if take(&h.id) {
-            &new_l[h.new_range.0..h.new_range.1]
+        if let Some(r) = edits.get(&h.id) {
+            // Checked by `resolve` to lie within the hunk's own lines.
+            for l in &old_l[h.old_range.0..r.from] {
+                out.extend_from_slice(l);
+            }
+            out.extend_from_slice(&r.bytes);
+            for l in &old_l[r.to..h.old_range.1] {
+                out.extend_from_slice(l);
+            }
         } else {
-            &old_l[h.old_range.0..h.old_range.1]
-        };
-        for l in side {
-            out.extend_from_slice(l);
+            let side = if take(&h.id) {
+                &new_l[h.new_range.0..h.new_range.1]
+            } else {
+                &old_l[h.old_range.0..h.old_range.1]
+            };
+            for l in side {
+                out.extend_from_slice(l);
+            }
         }
         at = h.old_range.1;
     }
@@ -676,15 +702,17 @@ pub fn restore_review(
 }
 
 /// Restores single hunks from snapshot `rev` into the workspace (ids from
-/// [`restore_review`]), as one undoable operation.
+/// [`restore_review`]), and `edits` of such hunks as edited, as one undoable operation.
+/// Nothing is written when a hunk or an edit no longer applies to the file on disk.
 pub fn restore_hunks(
     store: &crate::store::Store,
     root: &Path,
     rev: crate::id::Id,
     ids: &[String],
+    edits: &[EditedHunk],
 ) -> Result<RevertReport> {
     let root = crate::workspace::resolve(root)?;
-    let wanted = |id: &str| ids.iter().any(|x| x == id);
+    let wanted = |id: &str| ids.iter().any(|x| x == id) || edits.iter().any(|e| e.id == id);
     let review: Vec<_> = restore_review(store, &root, rev, &[])?
         .into_iter()
         .map(|(p, hs)| {
@@ -697,11 +725,16 @@ pub fn restore_hunks(
         review.iter().flat_map(|(_, h)| h.iter()),
         crate::error::HunkSet::LiveAgainst,
     )?;
+    edit::check_edits(
+        edits,
+        review.iter().flat_map(|(_, h)| h.iter()),
+        crate::error::HunkSet::LiveAgainst,
+    )?;
     let reader = store.reader()?;
     let rev_root = reader.snapshot(&rev)?.root;
     let mut files = Vec::new();
     for (path, hs) in &review {
-        if !hs.iter().any(|h| ids.contains(&h.id)) {
+        if !hs.iter().any(|h| wanted(&h.id)) {
             continue;
         }
         let Some((_, old)) = crate::apply::read_current(&root, path)? else {
@@ -711,11 +744,14 @@ pub fn restore_hunks(
             continue;
         };
         let new = reader.read_blob(&e.id)?;
-        let target = select(&old, &new, hs, &|id| ids.iter().any(|x| x == id));
+        let edited = edit::resolve(hs, edits)?;
+        let target = select_edited(&old, &new, hs, &|id| ids.iter().any(|x| x == id), &edited);
         files.push((path.clone(), old, target));
     }
     let mut parts: Vec<&[u8]> = vec![b"restore-hunks", &rev.0];
     parts.extend(ids.iter().map(|s| s.as_bytes()));
+    let keys: Vec<Vec<u8>> = edits.iter().map(EditedHunk::key).collect();
+    parts.extend(keys.iter().map(Vec::as_slice));
     let key = crate::apply::request_key(&parts);
     write_selection(store, &root, "restore", key, files, false, false)?.or_conflict()
 }

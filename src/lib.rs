@@ -111,6 +111,7 @@
 //!     policy: rewind::carry::ConflictPolicy::Fail,
 //!     include_ignored: false,
 //!     hunks: Vec::new(),
+//!     edited: Vec::new(),
 //!     run: None,
 //! };
 //! rewind::overlay::accept(&store, &mut rec, &all)?;

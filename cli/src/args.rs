@@ -77,7 +77,7 @@ pub enum Command {
     Ls(LsArgs),
     /// Print a file of a snapshot (raw bytes)
     Cat(CatArgs),
-    /// Write a snapshot (or some of its paths) as a tar archive: rewind export @ > tree.tar
+    /// Write a snapshot (or some of its paths) as a tar or zip archive: rewind export @ > tree.tar
     Export(super::export::ExportArgs),
     /// Which snapshots hold paths matching a glob, and when each changed
     Find(super::export::FindArgs),

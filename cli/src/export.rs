@@ -10,6 +10,7 @@ use serde_json::json;
 use super::output::{self, format_time, human_bytes, paint};
 use super::{CliResult, Ctx};
 use rewind::Error;
+use rewind::export::Format;
 use rewind::find::FindQuery;
 
 /// `rewind export`.
@@ -20,9 +21,21 @@ pub struct ExportArgs {
     /// Write the archive to FILE instead of standard output
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// The archive's format [default: zip for -o FILE.zip, else tar]
+    #[arg(long, value_enum)]
+    pub format: Option<ArchiveFormat>,
     /// Only these paths (and what lies below them)
     #[arg(last = true, value_name = "PATH")]
     pub paths: Vec<OsString>,
+}
+
+/// An archive format, as `--format` names it.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArchiveFormat {
+    /// POSIX tar (names kept as bytes)
+    Tar,
+    /// Zip, deflated (names must be UTF-8)
+    Zip,
 }
 
 /// `rewind find`.
@@ -36,13 +49,20 @@ pub struct FindArgs {
     pub dirs: bool,
 }
 
-/// `rewind export REV [-o FILE] [-- PATH...]`: a tar archive, streamed.
+/// `rewind export REV [-o FILE] [--format tar|zip] [-- PATH...]`: an archive, streamed.
 pub fn export(ctx: &Ctx, a: ExportArgs) -> CliResult {
+    let is_zip = |f: &PathBuf| f.extension().is_some_and(|e| e.eq_ignore_ascii_case("zip"));
+    let format = match a.format {
+        Some(ArchiveFormat::Zip) => Format::Zip,
+        Some(ArchiveFormat::Tar) => Format::Tar,
+        None if a.output.as_ref().is_some_and(is_zip) => Format::Zip,
+        None => Format::Tar,
+    };
     if a.output.is_none() && std::io::stdout().is_terminal() {
-        return Err(Error::Invalid(
-            "refusing to write a tar archive to the terminal: redirect it (> tree.tar) or pass -o FILE"
-                .into(),
-        )
+        return Err(Error::Invalid(format!(
+            "refusing to write a {0} archive to the terminal: redirect it (> tree.{0}) or pass -o FILE",
+            format.name()
+        ))
         .into());
     }
     let store = ctx.open_store(false)?;
@@ -64,7 +84,7 @@ pub fn export(ctx: &Ctx, a: ExportArgs) -> CliResult {
                 .tempfile_in(&dir)
                 .map_err(|e| Error::io(&dir, e))?;
             let mut w = std::io::BufWriter::new(tmp.as_file_mut());
-            let r = rewind::export::tar(&reader, &id, &paths, &mut w, &bar)?;
+            let r = rewind::export::archive(&reader, &id, &paths, format, &mut w, &bar)?;
             w.flush().map_err(|e| Error::io(file, e))?;
             drop(w);
             tmp.persist(file).map_err(|e| Error::io(file, e.error))?;
@@ -72,13 +92,13 @@ pub fn export(ctx: &Ctx, a: ExportArgs) -> CliResult {
         }
         None => {
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-            rewind::export::tar(&reader, &id, &paths, &mut out, &bar)?
+            rewind::export::archive(&reader, &id, &paths, format, &mut out, &bar)?
         }
     };
     if ctx.json && a.output.is_some() {
         output::print_json(&json!({
             "snapshot": id.hex(),
-            "format": "tar",
+            "format": format.name(),
             "files": report.files,
             "symlinks": report.symlinks,
             "dirs": report.dirs,

@@ -163,6 +163,10 @@ pub fn hints(e: &Error) -> Vec<String> {
             among: HunkSet::Between { .. },
             ..
         } => one("see `rewind diff A B --json --hunks`"),
+        Error::ZipNames { .. } => one(
+            "export them as tar (`--format tar`, the default), which keeps names as bytes, or leave \
+             them out with `-- PATH...`",
+        ),
         Error::RemoteObjectMissing { remote, .. } | Error::RemoteDamaged { remote, .. } => {
             vec![format!("see `rewind verify --remote {remote}`")]
         }

@@ -444,9 +444,10 @@ fn accept(ctx: &Ctx, a: OverlayAcceptArgs) -> CliResult {
         ConflictPolicy::Skip
     };
     let mut paths = ctx.workspace_paths(Some(&root), &paths)?;
+    let mut edited = Vec::new();
     if interactive {
         match super::hunk_prompt::choose(ctx, &store, &mut rec, &paths)? {
-            Some((h, p)) => (hunks, paths) = (h, p),
+            Some(c) => (hunks, edited, paths) = (c.ids, c.edited, c.whole),
             None => return Ok(0),
         }
     }
@@ -458,6 +459,7 @@ fn accept(ctx: &Ctx, a: OverlayAcceptArgs) -> CliResult {
             policy,
             include_ignored,
             hunks,
+            edited,
             run,
         },
     )?;

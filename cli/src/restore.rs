@@ -169,10 +169,10 @@ fn restore_hunks(
             hunks: Some(h.iter().collect()),
         })
         .collect();
-    let Some((ids, _)) = super::hunk_prompt::walk(ctx, &items, "Restore")? else {
+    let Some(chosen) = super::hunk_prompt::walk(ctx, &items, "Restore")? else {
         return Ok(0);
     };
-    let r = rewind::hunks::restore_hunks(store, root, target, &ids)?;
+    let r = rewind::hunks::restore_hunks(store, root, target, &chosen.ids, &chosen.edited)?;
     if ctx.json {
         let mut o = json!({
             "before": r.before.map(|i| i.hex()),

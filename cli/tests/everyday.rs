@@ -441,6 +441,194 @@ mod export_find {
         assert!(!none.exists());
     }
 
+    /// Unpacks zip archive `zip` with Info-ZIP's unzip (which restores Unix modes and
+    /// symlinks) into a fresh directory, and lists what it made.
+    fn unzip(env: &Env, zip: &std::path::Path, name: &str) -> crate::common::Listing {
+        let into = env.tmp.path().join(name);
+        std::fs::create_dir(&into).unwrap();
+        let out = std::process::Command::new("unzip")
+            .arg("-q")
+            .arg(zip)
+            .arg("-d")
+            .arg(&into)
+            .output()
+            .expect("unzip (apt-get install unzip)");
+        assert!(
+            out.status.success(),
+            "unzip: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        list_disk(&into)
+    }
+
+    /// `export @ --format zip > tree.zip` is a zip written to a pipe that unzip unpacks to the
+    /// snapshot's files, exec bits and symlinks; `-o FILE.zip` picks zip by itself; `-- PATH`
+    /// exports only that part; a bad revision or a name zip cannot hold fails with nothing
+    /// written.
+    #[test]
+    fn export_streams_a_zip_that_unzips_to_the_snapshot() {
+        let env = Env::new();
+        env.write("src/main.rs", b"fn main() {}\n");
+        env.write("run.sh", b"#!/bin/sh\necho hi\n");
+        set_exec(&env.path("run.sh"), true);
+        env.write("deep/er/data.bin", &crate::common::noise(7, 3_000_000));
+        env.write("empty", b"");
+        env.write("caf\u{e9}/na\u{ef}ve.txt", "d\u{e9}j\u{e0} vu\n".as_bytes());
+        make_symlink(&env.ws, b"latest", b"src/main.rs");
+        make_symlink(&env.ws, b"deep/up", b"../run.sh");
+        env.ok(&["init"]);
+        let id = env.ok(&["snapshot", "-q"]).trim().to_string();
+        let expected = list_disk(&env.ws);
+        env.write("src/main.rs", b"changed\n");
+        // To a pipe (stdout is one here): the stream needs no seeking.
+        let out = env
+            .cmd()
+            .args(["export", &id, "--format", "zip"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(&out.stdout[..4], b"PK\x03\x04", "a zip, not a tar");
+        let zip = env.tmp.path().join("tree.zip");
+        std::fs::write(&zip, &out.stdout).unwrap();
+        assert_eq!(unzip(&env, &zip, "all"), expected);
+
+        // -o FILE.zip: zip without --format; --json reports it.
+        let part = env.tmp.path().join("part.zip");
+        let report = env.ok(&[
+            "--json",
+            "export",
+            &id,
+            "-o",
+            part.to_str().unwrap(),
+            "--",
+            "src",
+            "deep/up",
+        ]);
+        let report: Value = serde_json::from_str(&report).unwrap();
+        assert_eq!(report["format"], "zip", "{report}");
+        assert_eq!(
+            (report["files"].as_u64(), report["symlinks"].as_u64()),
+            (Some(1), Some(1))
+        );
+        let got = unzip(&env, &part, "part");
+        let names: Vec<String> = got
+            .keys()
+            .map(|k| String::from_utf8_lossy(k).into())
+            .collect();
+        assert_eq!(names, ["deep", "deep/up", "src", "src/main.rs"]);
+        assert_eq!(got[&b"deep/up"[..]], expected[&b"deep/up"[..]]);
+        assert_eq!(got[&b"src/main.rs"[..]].1, b"fn main() {}\n");
+
+        // A bad revision: an error, and nothing on stdout nor on disk.
+        let out = env
+            .cmd()
+            .args(["export", "no-such-rev", "--format", "zip"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        assert!(out.stdout.is_empty(), "{} bytes written", out.stdout.len());
+        assert!(String::from_utf8_lossy(&out.stderr).contains("no-such-rev"));
+        let none = env.tmp.path().join("none.zip");
+        let (code, err) = env.fails(&["export", "no-such-rev", "-o", none.to_str().unwrap()]);
+        assert_eq!(code, 2, "{err}");
+        assert!(!none.exists());
+    }
+
+    /// A large file is streamed into either archive, not held whole: the export's peak
+    /// resident memory (its own, from wait4) stays well below the file's size.
+    #[test]
+    fn export_streams_a_large_file_in_bounded_memory() {
+        const PEAK: &str = r#"
+import os, subprocess, sys
+p = subprocess.Popen(sys.argv[1:], stdout=subprocess.PIPE)
+n = 0
+while True:
+    b = p.stdout.read(1 << 16)
+    if not b:
+        break
+    n += len(b)
+_, status, ru = os.wait4(p.pid, 0)
+print(n, ru.ru_maxrss, os.waitstatus_to_exitcode(status))
+"#;
+        let env = Env::new();
+        let size = 96 << 20;
+        env.write("big.bin", &crate::common::noise(3, size));
+        env.ok(&["init"]);
+        env.ok(&["snapshot", "-q"]);
+        for format in ["zip", "tar"] {
+            let out = std::process::Command::new("python3")
+                .arg("-c")
+                .arg(PEAK)
+                .arg(env!("CARGO_BIN_EXE_rewind"))
+                .arg("--store")
+                .arg(&env.store)
+                .arg("-C")
+                .arg(&env.ws)
+                .args(["export", "@", "-q", "--format", format])
+                .output()
+                .expect("python3");
+            let text = String::from_utf8_lossy(&out.stdout);
+            let v: Vec<u64> = text
+                .split_whitespace()
+                .map(|x| x.parse().unwrap())
+                .collect();
+            assert_eq!(
+                v[2],
+                0,
+                "{format}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert!(v[0] > size as u64, "{format}: {} bytes", v[0]);
+            // KiB. The whole file alone would be 96 MiB.
+            assert!(v[1] < 64 << 10, "{format}: peak {} KiB", v[1]);
+        }
+    }
+
+    /// A name that is not UTF-8: zip cannot name it, so a zip export refuses (naming it,
+    /// writing nothing) and says tar keeps it; tar does.
+    #[test]
+    fn zip_export_refuses_names_that_are_not_utf8_and_tar_keeps_them() {
+        let env = Env::new();
+        env.write("ok.txt", b"fine\n");
+        crate::common::write_file(&env.ws, b"bad-\xff.txt", b"latin1\n");
+        env.ok(&["init"]);
+        let id = env.ok(&["snapshot", "-q"]).trim().to_string();
+        let out = env
+            .cmd()
+            .args(["export", &id, "--format", "zip"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(out.stdout.is_empty(), "nothing written");
+        assert!(
+            err.contains("bad-\u{fffd}.txt") && err.contains("UTF-8"),
+            "{err}"
+        );
+        assert!(err.contains("tar"), "the hint names tar: {err}");
+        // The rest exports fine.
+        env.ok(&[
+            "export",
+            &id,
+            "-o",
+            env.tmp.path().join("ok.zip").to_str().unwrap(),
+            "--",
+            "ok.txt",
+        ]);
+        let tar = env.tmp.path().join("all.tar");
+        env.ok(&["export", &id, "-o", tar.to_str().unwrap()]);
+        let bytes = std::fs::read(&tar).unwrap();
+        assert!(
+            bytes.windows(9).any(|w| w == b"bad-\xff.txt"),
+            "the name as bytes"
+        );
+    }
+
     /// `find GLOB` lists each matching path with the snapshots that held each version.
     #[test]
     fn find_tells_which_snapshots_hold_a_path_and_when_it_changed() {

@@ -26,6 +26,7 @@ mod groups;
 mod guards;
 mod history;
 mod hooks;
+mod hunk_edit;
 mod ignore_rules;
 mod ingest;
 mod interrupt;

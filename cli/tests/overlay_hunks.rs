@@ -25,12 +25,12 @@ fn file_of<'a>(d: &'a Value, path: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("{path} not in {d}"))
 }
 
-fn base_text() -> String {
+pub(crate) fn base_text() -> String {
     (1..=40).map(|i| format!("line {i}\n")).collect()
 }
 
 /// Three hunks in big.txt (far apart), one whole new file.
-const EDIT: &str = "sed -i -e 's/^line 3$/THREE/' -e 's/^line 20$/TWENTY\\nextra/' -e '/^line 38$/d' big.txt; echo new > new.txt";
+pub(crate) const EDIT: &str = "sed -i -e 's/^line 3$/THREE/' -e 's/^line 20$/TWENTY\\nextra/' -e '/^line 38$/d' big.txt; echo new > new.txt";
 
 fn setup(backend: &str) -> (Env, String) {
     setup_with(backend, EDIT)
@@ -40,7 +40,7 @@ fn setup(backend: &str) -> (Env, String) {
 const SPLIT_EDIT: &str =
     "sed -i -e 's/^line 10$/TEN/' -e 's/^line 12$/TWELVE/' -e 's/^line 30$/THIRTY/' big.txt";
 
-fn setup_with(backend: &str, edit: &str) -> (Env, String) {
+pub(crate) fn setup_with(backend: &str, edit: &str) -> (Env, String) {
     let env = Env::new();
     env.write("big.txt", base_text().as_bytes());
     env.ok(&["snapshot", "-q"]);
@@ -74,7 +74,7 @@ fn hunk_ids(env: &Env, id: &str) -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
-fn big_hunks(env: &Env, id: &str) -> Vec<String> {
+pub(crate) fn big_hunks(env: &Env, id: &str) -> Vec<String> {
     hunk_ids(env, id)
         .into_iter()
         .find(|(p, _)| p == "big.txt")
@@ -200,6 +200,15 @@ fn rejecting_every_hunk_equals_rejecting_the_file() {
 /// Drives `argv` on a real pseudo-terminal (python3's pty module), answering each `]? `
 /// prompt with the next of `answers`; returns (exit code, everything the terminal showed).
 fn on_terminal(argv: &[&std::ffi::OsStr], answers: &[&str]) -> (i32, String) {
+    on_terminal_with(argv, answers, &[])
+}
+
+/// [`on_terminal`] with environment variables `vars` set.
+fn on_terminal_with(
+    argv: &[&std::ffi::OsStr],
+    answers: &[&str],
+    vars: &[(&str, &std::ffi::OsStr)],
+) -> (i32, String) {
     const DRIVER: &str = r#"
 import os, pty, select, sys
 answers = sys.argv[1].split(",") if sys.argv[1] else []
@@ -233,6 +242,7 @@ sys.exit(os.waitstatus_to_exitcode(status))
         .arg(answers.join(","))
         .args(argv)
         .env("NO_COLOR", "1")
+        .envs(vars.iter().copied())
         .output()
         .expect("python3");
     (
@@ -294,6 +304,23 @@ fn on_terminal_args(env: &Env, args: &[&str], answers: &[&str]) -> (i32, String)
     let argv = argv_of(env, args);
     let argv: Vec<&std::ffi::OsStr> = argv.iter().map(|a| a.as_os_str()).collect();
     on_terminal(&argv, answers)
+}
+
+/// `rewind ARGS...` in `env` on a pseudo-terminal, with `$EDITOR` set to `editor` (and
+/// `$VISUAL` unset).
+pub(crate) fn on_terminal_editing(
+    env: &Env,
+    args: &[&str],
+    answers: &[&str],
+    editor: &std::path::Path,
+) -> (i32, String) {
+    let argv = argv_of(env, args);
+    let argv: Vec<&std::ffi::OsStr> = argv.iter().map(|a| a.as_os_str()).collect();
+    on_terminal_with(
+        &argv,
+        answers,
+        &[("EDITOR", editor.as_os_str()), ("VISUAL", "".as_ref())],
+    )
 }
 
 /// The pending hunk of big.txt whose lines contain `line`.

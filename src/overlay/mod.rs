@@ -880,6 +880,9 @@ pub struct AcceptOptions {
     /// Only these hunks (ids from [`review_hunks`]); empty for whole files. The rest of
     /// their files stays pending. With hunks, `paths` are files taken whole besides.
     pub hunks: Vec<String>,
+    /// Hunks the user edited (ids from [`review_hunks`]), taken as edited, like `hunks`; an
+    /// edited hunk counts as accepted (the user took their version of it).
+    pub edited: Vec<hunks::EditedHunk>,
     /// Only what this run made (see [`by_run`]), instead of `paths` and `hunks`: its hunks
     /// (cut from other runs' where they share one) and its changes without line hunks.
     pub run: Option<u32>,
@@ -948,10 +951,17 @@ pub fn accept(
     let ignored: Vec<Vec<u8>> = od.ignored.iter().filter(|p| wanted(p)).cloned().collect();
     // With hunks, `paths` name files taken whole besides them (what `accept -p` sends for
     // changes without line hunks).
-    let (take, partial) = if opts.hunks.is_empty() {
+    let (take, partial) = if opts.hunks.is_empty() && opts.edited.is_empty() {
         (take, PartialAccept::default())
     } else {
-        let (mut whole, part) = plan_hunks(store, rec, &root, &od.diff, &opts.hunks, opts.policy)?;
+        let (mut whole, part) = plan_hunks(
+            store,
+            rec,
+            &root,
+            &od.diff,
+            (&opts.hunks, &opts.edited),
+            opts.policy,
+        )?;
         if !opts.paths.is_empty() {
             let had: rustc_hash::FxHashSet<Vec<u8>> = whole.iter().cloned().collect();
             whole.extend(take.into_iter().filter(|p| !had.contains(p)));
@@ -1083,6 +1093,7 @@ fn carry_onto(
         parts.push(&id_bytes);
         parts.extend(take.iter().map(Vec::as_slice));
         parts.extend(partial.hunks.iter().map(|(_, h)| h.as_bytes()));
+        parts.extend(partial.edit_keys.iter().map(Vec::as_slice));
         let key = request_key(&parts);
         let done = write_with_op(store, root, "accept", key, &work, false)?;
         report.before = done.before;
@@ -1125,34 +1136,39 @@ struct PartialAccept {
     conflicts: Vec<Conflict>,
     /// (path, hunk id) accepted.
     hunks: Vec<(Vec<u8>, String)>,
+    /// The edited hunks among them, as bytes: two edits of a hunk are two requests.
+    edit_keys: Vec<Vec<u8>>,
 }
 
-/// Splits a hunk selection: files whose every pending hunk is selected are accepted whole
-/// (returned as paths); the others get the base plus their accepted and selected hunks,
-/// merged three ways onto the workspace's file.
+/// Splits a hunk selection (ids, and hunks the user edited): files whose every pending hunk
+/// is selected unedited are accepted whole (returned as paths); the others get the base plus
+/// their accepted, selected and edited hunks, merged three ways onto the workspace's file.
 fn plan_hunks(
     store: &Store,
     rec: &OverlayRecord,
     root: &Path,
     d: &Diff,
-    ids: &[String],
+    (ids, edits): (&[String], &[hunks::EditedHunk]),
     policy: ConflictPolicy,
 ) -> Result<(Vec<Vec<u8>>, PartialAccept)> {
     let undone = undone_ops(store, rec)?;
-    let mut unknown: rustc_hash::FxHashSet<&str> = ids.iter().map(String::as_str).collect();
+    let mut unknown: rustc_hash::FxHashSet<&str> = ids
+        .iter()
+        .map(String::as_str)
+        .chain(edits.iter().map(|e| e.id.as_str()))
+        .collect();
+    let edited = |id: &str| edits.iter().any(|e| e.id == id);
     let mut whole = Vec::new();
     let mut part = PartialAccept::default();
     let reader = store.reader()?;
     for c in &d.changes {
-        let wanted = |id: &str| ids.iter().any(|x| x == id);
+        let wanted = |id: &str| ids.iter().any(|x| x == id) || edited(id);
         let Some(hs) = review_with(&reader, rec, c, &undone, &wanted, false)? else {
             continue;
         };
         let hs: &Vec<hunks::ReviewHunk> = &hs.into_iter().map(|(h, _)| h).collect();
-        let chosen: Vec<&hunks::ReviewHunk> = hs
-            .iter()
-            .filter(|h| h.pending && ids.contains(&h.id))
-            .collect();
+        let chosen: Vec<&hunks::ReviewHunk> =
+            hs.iter().filter(|h| h.pending && wanted(&h.id)).collect();
         if chosen.is_empty() {
             continue;
         }
@@ -1161,7 +1177,7 @@ fn plan_hunks(
         }
         // Whole only while no hunk of it was accepted alone: a carry from the base would
         // take those again, against a workspace that has them (a conflict where they touch).
-        if chosen.len() == hs.len() {
+        if chosen.len() == hs.len() && !chosen.iter().any(|h| edited(&h.id)) {
             whole.push(c.path.clone());
             continue;
         }
@@ -1180,9 +1196,18 @@ fn plan_hunks(
             continue;
         }
         let settled = |id: &str| hs.iter().any(|h| h.id == id && !h.pending);
-        let target = hunks::select(&old, &new, hs, &|id| {
-            ids.iter().any(|x| x == id) || settled(id)
-        });
+        let mine: Vec<hunks::EditedHunk> = edits
+            .iter()
+            .filter(|e| chosen.iter().any(|h| h.id == e.id))
+            .cloned()
+            .collect();
+        let target = hunks::select_edited(
+            &old,
+            &new,
+            hs,
+            &|id| ids.iter().any(|x| x == id) || settled(id),
+            &hunks::resolve_edits(hs, &mine)?,
+        );
         // The workspace is assumed to hold the hunks accepted already: merging against that
         // (not the base) keeps a hunk right next to an accepted one from conflicting with it.
         let assumed = hunks::select(&old, &new, hs, &settled);
@@ -1203,6 +1228,8 @@ fn plan_hunks(
         }
         part.hunks
             .extend(chosen.iter().map(|h| (c.path.clone(), h.id.clone())));
+        part.edit_keys
+            .extend(mine.iter().map(hunks::EditedHunk::key));
     }
     if let Some(id) = unknown.into_iter().next() {
         return Err(Error::UnknownHunk {

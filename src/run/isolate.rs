@@ -219,6 +219,7 @@ pub fn run_isolated(
                 policy: ConflictPolicy::Skip,
                 include_ignored: false,
                 hunks: Vec::new(),
+                edited: Vec::new(),
                 run: None,
             },
         )?;

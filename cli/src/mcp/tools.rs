@@ -438,7 +438,7 @@ fn restore(st: &State, p: RestoreParams) -> Result<wire::Restore> {
                 "a restore by hunk takes neither paths nor dry_run (the hunks are the preview: `changes` with format patch)".into(),
             ));
         }
-        let r = rewind::hunks::restore_hunks(&st.store, &st.root, target, &p.hunks)?;
+        let r = rewind::hunks::restore_hunks(&st.store, &st.root, target, &p.hunks, &[])?;
         return Ok(wire::Restore::from_hunks(
             st.root.display().to_string(),
             target.hex(),
@@ -605,6 +605,7 @@ fn overlay_accept(st: &State, p: OverlayAcceptParams) -> Result<wire::OverlayAcc
         },
         include_ignored: p.include_ignored,
         hunks: p.hunks,
+        edited: Vec::new(),
         run: p.run,
     };
     let r = ov::accept(&st.store, &mut rec, &opts)?;

@@ -120,7 +120,7 @@ pub async fn restore(
         let root = root_of(&w);
         let target = snapshot_id(store, &root, b.rev.as_deref().unwrap_or("@"))?;
         if !b.hunks.is_empty() {
-            let r = rewind::hunks::restore_hunks(store, &root, target, &b.hunks)?;
+            let r = rewind::hunks::restore_hunks(store, &root, target, &b.hunks, &[])?;
             return Ok(Json(revert_json(&r)));
         }
         let opts = rewind::RestoreOptions {

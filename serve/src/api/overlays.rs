@@ -233,6 +233,7 @@ pub async fn accept(
             policy,
             include_ignored: b.include_ignored,
             hunks: b.hunks,
+            edited: Vec::new(),
             run: b.run,
         };
         let rep = ov::accept(store, &mut r, &opts)?;
