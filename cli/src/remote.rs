@@ -26,7 +26,7 @@ pub struct RemoteArgs {
 pub enum RemoteCommand {
     /// Add a remote: s3://BUCKET[/PREFIX], gs://BUCKET[/PREFIX], az://CONTAINER[/PREFIX]
     /// (credentials, region and endpoint from the AWS_*, GOOGLE_*, AZURE_* environment; see
-    /// README) or file:///PATH
+    /// GUIDE.md, "Remotes") or file:///PATH
     Add {
         /// Its name
         name: String,
