@@ -82,7 +82,7 @@ fn a_writer_waiting_for_the_store_says_who_it_waits_for_once_and_honours_the_tim
     holder.stdin.take().unwrap().write_all(b"held\n").unwrap();
     holder.wait().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(out.status.code(), Some(75), "busy: {err}");
     assert_eq!(
         err.matches("rewind: waiting for another rewind process")
             .count(),
