@@ -35,7 +35,7 @@ pub fn reject(
     reject_selected(store, rec, paths, hunks, None)
 }
 
-/// Takes out of the overlay the pending changes run `n` made (see [`by_run`]), leaving the
+/// Takes out of the overlay the pending changes run `n` made (see [`by_run`](super::by_run)), leaving the
 /// other runs' lines, also where they share a hunk. Fails when the overlay has no run `n`.
 pub fn reject_run(store: &Store, rec: &mut OverlayRecord, n: u32) -> Result<RejectReport> {
     reject_selected(store, rec, &[], &[], Some(n))

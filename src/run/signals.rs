@@ -1,4 +1,4 @@
-//! Signal handling for the duration of a run (see the module docs of [`crate::run`]).
+//! Signal handling for the duration of a run (see the module docs of [`crate::run`](mod@crate::run)).
 
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering};
 
