@@ -166,7 +166,7 @@ pub fn enforce(store: &Store, max_bytes: u64, undo_depth: usize) -> Result<Budge
             );
             match done {
                 Ok(r) => report.evicted.extend(r.forgotten),
-                Err(crate::Error::Invalid(_)) => break,
+                Err(crate::Error::ForgetRefused(_)) => break,
                 Err(e) => return Err(e),
             }
         }

@@ -225,7 +225,9 @@ pub enum Error {
         why: String,
     },
 
-    /// A user-supplied value is malformed (a tag name, a size, a KEY=VALUE pair ...).
+    /// A value a front end parsed is malformed (a flag's size, a KEY=VALUE pair, a request
+    /// field...). The library itself returns the variants that name what was wrong; this one
+    /// is for the CLI's and the server's own input checks.
     #[error("{0}")]
     Invalid(String),
 
@@ -558,6 +560,57 @@ pub enum Error {
         /// The workspace the run is in.
         workspace: PathBuf,
     },
+
+    /// Snapshots named to be forgotten are protected (tagged, within the undo depth, an
+    /// overlay's base...); nothing was forgotten.
+    #[error("cannot forget {}: nothing was forgotten", .0.join(", "))]
+    ForgetRefused(Vec<String>),
+
+    /// An overlay name that could be taken for an id, or that is not a plain word.
+    #[error(
+        "invalid overlay name '{0}': use 1-64 letters, digits, '-', '_' or '.', not only digits"
+    )]
+    BadOverlayName(String),
+
+    /// A remote name that is not a plain word.
+    #[error(
+        "invalid remote name '{0}': use 1-64 letters, digits, '-', '_' or '.', not starting with '-'"
+    )]
+    BadRemoteName(String),
+
+    /// A remote URL of a scheme rewind cannot open.
+    #[error("unsupported remote URL '{url}': {forms}")]
+    BadRemoteUrl {
+        /// The URL as given.
+        url: String,
+        /// The forms rewind takes.
+        forms: &'static str,
+    },
+
+    /// A workspace whose path is not UTF-8 cannot be mapped to a remote's (the mapping is kept
+    /// in TOML).
+    #[error("{}: a workspace mapped to a remote's needs a UTF-8 path", .0.display())]
+    NonUtf8Workspace(PathBuf),
+
+    /// A restore from a remote goes into an empty directory only.
+    #[error(
+        "{} is not empty: a restore from a remote straight into it needs an empty directory",
+        .0.display()
+    )]
+    RestoreTargetNotEmpty(PathBuf),
+
+    /// Something appeared at a path a restore from a remote was about to move into place.
+    #[error("{} appeared while restoring into {}: left alone, the restore is not in place", path.display(), into.display())]
+    AppearedWhileRestoring {
+        /// The path.
+        path: PathBuf,
+        /// The restore's target directory.
+        into: PathBuf,
+    },
+
+    /// A remote's key object names key-derivation parameters that do not work.
+    #[error("remote key: {0}")]
+    KeyDerivation(String),
 
     /// A metadata selector with no pair would select every snapshot.
     #[error("a metadata selector needs at least one KEY=VALUE pair")]
@@ -994,6 +1047,10 @@ impl Error {
             | Error::LineRange { .. }
             | Error::OverlayOfOtherWorkspace { .. }
             | Error::EmptySelector
+            | Error::BadOverlayName(_)
+            | Error::BadRemoteName(_)
+            | Error::BadRemoteUrl { .. }
+            | Error::NonUtf8Workspace(_)
             | Error::LiveNeedsWorkspace
             | Error::NeedsWorkspace(_)
             | Error::NothingToForget
@@ -1022,6 +1079,9 @@ impl Error {
             | Error::NothingToUndo { .. }
             | Error::NotADirectoryOnTheWay(_)
             | Error::TagRaced(_)
+            | Error::ForgetRefused(_)
+            | Error::RestoreTargetNotEmpty(_)
+            | Error::AppearedWhileRestoring { .. }
             | Error::ArtifactExists(_)
             | Error::InterruptedWrite { .. } => K::Conflict,
             Error::LockTimeout(..)
@@ -1036,7 +1096,8 @@ impl Error {
             | Error::GcDamaged { .. }
             | Error::RemoteObjectMissing { .. }
             | Error::RemoteForged { .. }
-            | Error::RemoteDamaged { .. } => K::Damaged,
+            | Error::RemoteDamaged { .. }
+            | Error::KeyDerivation(_) => K::Damaged,
             Error::Db(e) => match e {
                 redb::Error::Corrupted(_) => K::Damaged,
                 redb::Error::Io(_) | redb::Error::DatabaseAlreadyOpen => K::Environment,

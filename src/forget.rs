@@ -174,10 +174,7 @@ pub fn forget_then(
                 }
             }
             if !refused.is_empty() {
-                return Err(Error::Invalid(format!(
-                    "cannot forget {}: nothing was forgotten",
-                    refused.join(", ")
-                )));
+                return Err(Error::ForgetRefused(refused));
             }
         } else {
             let now = opts.now_ns.unwrap_or_else(crate::fs::now_ns);

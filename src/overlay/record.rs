@@ -206,9 +206,7 @@ pub(super) fn validate_name(name: &str) -> Result<()> {
     if ok {
         Ok(())
     } else {
-        Err(Error::Invalid(format!(
-            "invalid overlay name '{name}': use 1-64 letters, digits, '-', '_' or '.', not only digits"
-        )))
+        Err(Error::BadOverlayName(name.to_string()))
     }
 }
 

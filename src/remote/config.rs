@@ -81,9 +81,7 @@ pub fn validate_name(name: &str) -> Result<()> {
     if ok {
         Ok(())
     } else {
-        Err(Error::Invalid(format!(
-            "invalid remote name '{name}': use 1-64 letters, digits, '-', '_' or '.', not starting with '-'"
-        )))
+        Err(Error::BadRemoteName(name.to_string()))
     }
 }
 
@@ -97,10 +95,10 @@ pub fn validate_url(url: &str) -> Result<()> {
     if ok {
         Ok(())
     } else {
-        Err(Error::Invalid(format!(
-            "unsupported remote URL '{url}': {}",
-            super::URL_FORMS
-        )))
+        Err(Error::BadRemoteUrl {
+            url: url.to_string(),
+            forms: super::URL_FORMS,
+        })
     }
 }
 
@@ -158,12 +156,9 @@ pub fn remove(store_dir: &Path, name: &str) -> Result<bool> {
 /// workspace `local`: pulls from remote `name` append that workspace's log to `local`'s.
 pub fn map_workspace(store_dir: &Path, name: &str, remote_path: &str, local: &Path) -> Result<()> {
     let mut file = load(store_dir)?;
-    let local = local.to_str().ok_or_else(|| {
-        Error::Invalid(format!(
-            "{}: a workspace mapped to a remote's needs a UTF-8 path",
-            local.display()
-        ))
-    })?;
+    let local = local
+        .to_str()
+        .ok_or_else(|| Error::NonUtf8Workspace(local.to_path_buf()))?;
     let cfg = file.remote.get_mut(name).ok_or_else(|| no_remote(name))?;
     cfg.workspaces
         .insert(remote_path.to_string(), local.to_string());

@@ -330,12 +330,12 @@ fn derive(secret: &Secret, obj: &KeyObject, salt: &[u8]) -> Result<Zeroizing<[u8
     match secret {
         Secret::Password(pw) => {
             let params = argon2::Params::new(obj.m_cost, obj.t_cost, obj.p_cost, Some(32))
-                .map_err(|e| Error::Invalid(format!("remote key: argon2 parameters: {e}")))?;
+                .map_err(|e| Error::KeyDerivation(format!("argon2 parameters: {e}")))?;
             let a =
                 argon2::Argon2::new(argon2::Algorithm::Argon2id, argon2::Version::V0x13, params);
             let mut out = Zeroizing::new([0u8; 32]);
             a.hash_password_into(pw.as_bytes(), salt, &mut *out)
-                .map_err(|e| Error::Invalid(format!("remote key: argon2: {e}")))?;
+                .map_err(|e| Error::KeyDerivation(format!("argon2: {e}")))?;
             Ok(out)
         }
         Secret::KeyFile(bytes) => {

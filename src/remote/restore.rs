@@ -85,10 +85,7 @@ pub fn restore_empty(
     let down0 = remote.bytes().1;
     let root = crate::workspace::for_store(store, root, false)?;
     if !is_empty_dir(&root)? {
-        return Err(Error::Invalid(format!(
-            "{} is not empty: a restore from a remote straight into it needs an empty directory",
-            root.display()
-        )));
+        return Err(Error::RestoreTargetNotEmpty(root.to_path_buf()));
     }
     remote.check_format(false)?;
     let epoch = store.reader()?.gc_epoch()?;
@@ -343,11 +340,10 @@ fn move_into(stage: &Beneath, to: &Path) -> Result<()> {
         let name = name.as_bytes();
         stage.move_to(name, &target, name).map_err(|e| match e {
             Error::Io { source, .. } if source.kind() == std::io::ErrorKind::AlreadyExists => {
-                Error::Invalid(format!(
-                    "{} appeared while restoring into {}: left alone, the restore is not in place",
-                    to.join(std::ffi::OsStr::from_bytes(name)).display(),
-                    to.display()
-                ))
+                Error::AppearedWhileRestoring {
+                    path: to.join(std::ffi::OsStr::from_bytes(name)),
+                    into: to.to_path_buf(),
+                }
             }
             other => other,
         })?;
