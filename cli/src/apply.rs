@@ -125,14 +125,7 @@ pub fn revert(ctx: &Ctx, a: RevertArgs) -> CliResult {
         rewind::revert::revert_hunks_report(&store, &root, ida, idb, &a.hunks, markers, a.dry_run)?
     };
     if ctx.json {
-        output::print_json(&json!({
-            "dry_run": a.dry_run,
-            "files": files_json(&r.files),
-            "conflicts": conflicts_json(&r.conflicts),
-            "before": r.before.map(|i| i.hex()),
-            "after": r.after.map(|i| i.hex()),
-            "op": r.op,
-        }))?;
+        output::print_json(&rewind::wire::Revert::new(&r, a.dry_run))?;
     } else if !ctx.quiet {
         // A conflicting path is listed once, with its reason.
         let files: Vec<_> = r
@@ -178,18 +171,6 @@ pub fn revert(ctx: &Ctx, a: RevertArgs) -> CliResult {
     }
     let conflicts = r.conflicts.len() + r.files.iter().map(|f| f.conflicts).sum::<usize>();
     Ok(if conflicts > 0 { 1 } else { 0 })
-}
-
-/// Conflicts as JSON: path (with `path_bytes` when not UTF-8), why, conflicting regions.
-fn conflicts_json(conflicts: &[rewind::carry::Conflict]) -> Vec<Value> {
-    conflicts
-        .iter()
-        .map(|c| {
-            let mut o = json!({"why": super::hints::conflict_why(c), "regions": c.regions});
-            output::put_path(&mut o, "path", Some(&c.path));
-            o
-        })
-        .collect()
 }
 
 fn print_files(files: &[rewind::apply::FileOutcome]) {

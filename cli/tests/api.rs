@@ -1081,3 +1081,24 @@ fn form_urlencoded_b64(b64: &str) -> String {
         .replace('/', "%2F")
         .replace('=', "%3D")
 }
+
+/// A revert is one object too: `revert --json` and the API's revert answer the same
+/// `wire::Revert` (here a dry run, which both can make of the same state).
+#[test]
+fn the_cli_and_the_api_report_a_revert_alike() {
+    let env = setup();
+    env.write("a.txt", b"ONE\ntwo\n");
+    env.ok(&["snapshot", "-q", "-m", "edit"]);
+    let cli: Value =
+        serde_json::from_str(&env.ok(&["--json", "revert", "@~1", "@", "--dry-run"])).unwrap();
+    let srv = Server::start(&env);
+    let ws = ws_id(&srv);
+    let api = srv.post(
+        &format!("/v1/workspaces/{ws}/revert"),
+        json!({"from": "@~1", "to": "@", "check": true}),
+    );
+    assert_eq!(api, cli);
+    assert_eq!(api["dry_run"], true);
+    assert_eq!(api["files"][0]["path"], "a.txt", "{api}");
+    assert_eq!(api["conflicts"], json!([]));
+}

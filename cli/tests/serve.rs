@@ -1986,6 +1986,7 @@ fn openapi_wire_components_are_generated_from_the_types() {
     g.subschema_for::<rewind::wire::Session>();
     g.subschema_for::<rewind::wire::RangeRuns>();
     g.subschema_for::<rewind::wire::OverlayRuns>();
+    g.subschema_for::<rewind::wire::Revert>();
     let generated = g.take_definitions(true);
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../serve/openapi.json");
     let mut doc = openapi();

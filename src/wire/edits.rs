@@ -51,6 +51,15 @@ impl From<&FileChange> for PlanEntry {
 pub struct EditedFile {
     /// The path.
     pub path: String,
+    /// The path's exact bytes (base64), only when it is not UTF-8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path_bytes: Option<String>,
+    /// The path it had before, for a rename.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub old_path: Option<String>,
+    /// The old path's exact bytes (base64), only when it is not UTF-8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub old_path_bytes: Option<String>,
     /// modify, create, delete, rename, copy or mode.
     pub action: String,
     /// Whether a three-way merge was needed.
@@ -63,6 +72,9 @@ impl From<&FileOutcome> for EditedFile {
     fn from(f: &FileOutcome) -> Self {
         EditedFile {
             path: path_text(&f.path),
+            path_bytes: path_bytes(&f.path),
+            old_path: f.old_path.as_deref().map(path_text),
+            old_path_bytes: f.old_path.as_deref().and_then(path_bytes),
             action: f.action.to_string(),
             merged: f.merged,
             conflicts: f.conflicts,
@@ -221,11 +233,7 @@ impl Revert {
             conflicts: r
                 .conflicts
                 .iter()
-                .map(|c| super::OverlayConflict {
-                    path: path_text(&c.path),
-                    why: c.why.clone(),
-                    regions: c.regions,
-                })
+                .map(super::OverlayConflict::from)
                 .collect(),
             before: r.before.map(|i| i.hex()),
             after: r.after.map(|i| i.hex()),

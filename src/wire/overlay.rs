@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Changes, EditedFile, Hunk, path_text, time_text};
+use super::{Changes, EditedFile, Hunk, path_bytes, path_text, time_text};
 use crate::overlay::{AcceptReport, OverlayRecord, RejectReport, RunChanges};
 use crate::store::Store;
 
@@ -73,10 +73,24 @@ pub struct OverlayDiff {
 pub struct OverlayConflict {
     /// The path.
     pub path: String,
+    /// The path's exact bytes (base64), only when it is not UTF-8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path_bytes: Option<String>,
     /// Why it conflicts.
     pub why: String,
     /// Conflicting regions.
     pub regions: usize,
+}
+
+impl From<&crate::carry::Conflict> for OverlayConflict {
+    fn from(c: &crate::carry::Conflict) -> Self {
+        OverlayConflict {
+            path: path_text(&c.path),
+            path_bytes: path_bytes(&c.path),
+            why: c.why.clone(),
+            regions: c.regions,
+        }
+    }
 }
 
 /// What accepting (some of) an overlay's changes did to the workspace.
@@ -110,15 +124,7 @@ impl OverlayAccept {
                 .filter(|f| f.action != "conflict")
                 .map(EditedFile::from)
                 .collect(),
-            conflicts: r
-                .conflicts
-                .iter()
-                .map(|c| OverlayConflict {
-                    path: path_text(&c.path),
-                    why: c.why.clone(),
-                    regions: c.regions,
-                })
-                .collect(),
+            conflicts: r.conflicts.iter().map(OverlayConflict::from).collect(),
             ignored: r.ignored.iter().map(|p| path_text(p)).collect(),
             before: r.before.map(|i| i.hex()),
             after: r.after.map(|i| i.hex()),

@@ -38,7 +38,7 @@ def test_snapshots_files_and_diffs_are_typed(client, ws):
     assert "+TWO" in client.diff(w.id, "@~1", "@", format="patch")
     assert client.status(w.id).clean
     written = client.revert(w.id, "@~1", "@", hunks=[hunk.id])
-    assert isinstance(written, models.Written)
+    assert isinstance(written, models.Revert) and written.files[0].path == "a.txt"
     assert "TWO" not in (ws.dir / "a.txt").read_text()
     client.undo(w.id)
     assert "TWO" in (ws.dir / "a.txt").read_text()

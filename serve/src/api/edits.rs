@@ -170,7 +170,7 @@ pub async fn revert(
     Path(ws): Path<u64>,
     caller: Caller,
     b: Bytes,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<rewind::wire::Revert>> {
     let b: RevertBody = body(&b)?;
     let paths = paths::named_paths(&b.paths, &b.paths_bytes)?;
     blocking(&st, move |st| {
@@ -187,7 +187,7 @@ pub async fn revert(
         } else {
             rewind::revert::revert_hunks(store, &root, a, z, &b.hunks, b.markers, b.check)?
         };
-        Ok(Json(revert_json(&r)))
+        Ok(Json(rewind::wire::Revert::new(&r, b.check)))
     })
     .await
 }

@@ -216,7 +216,7 @@ class _Api:
         body = _drop_none({"from": from_, "to": to, **options})
         body.update({"paths": list(paths), "hunks": list(hunks)})
         return self._do(_Req("POST", f"/v1/workspaces/{ws}/revert", json=body,
-                             decode=_json_of(m.Written)))
+                             decode=_json_of(m.Revert)))
 
     def apply(self, ws: int, patch: Any, check: bool = False):
         """`POST /v1/workspaces/{ws}/apply`: a unified or git patch (text or bytes)."""

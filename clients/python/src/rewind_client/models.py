@@ -186,6 +186,34 @@ class Diff:
 
 
 @dataclass
+class EditedFile:
+    """`EditedFile`: A file an edit by hunk changed (`apply`/`revert --json`'s file row).."""
+
+    action: str = field(metadata={"json": "action"})
+    conflicts: int = field(metadata={"json": "conflicts"})
+    merged: bool = field(metadata={"json": "merged"})
+    path: str = field(metadata={"json": "path"})
+    old_path: Optional[str] = field(default=None, metadata={"json": "old_path"})
+    old_path_bytes: Optional[str] = field(default=None, metadata={"json": "old_path_bytes"})
+    path_bytes: Optional[str] = field(default=None, metadata={"json": "path_bytes"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "EditedFile":
+        """Builds a `EditedFile` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
 class Entry:
     """`Entry`."""
 
@@ -650,6 +678,31 @@ class Overlay:
 
 
 @dataclass
+class OverlayConflict:
+    """`OverlayConflict`: A conflict an accept left pending.."""
+
+    path: str = field(metadata={"json": "path"})
+    regions: int = field(metadata={"json": "regions"})
+    why: str = field(metadata={"json": "why"})
+    path_bytes: Optional[str] = field(default=None, metadata={"json": "path_bytes"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "OverlayConflict":
+        """Builds a `OverlayConflict` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
 class OverlayRunChanges:
     """`OverlayRunChanges`: One run's pending changes.."""
 
@@ -836,6 +889,34 @@ class Rejected:
     @classmethod
     def from_json(cls, d: Dict[str, Any]) -> "Rejected":
         """Builds a `Rejected` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class Revert:
+    """`Revert`: What a revert did, or with `dry_run` would do (`revert --json`; the `revert` tool): the
+files written, and the conflicts that stopped it (then nothing was written).."""
+
+    after: Optional[str] = field(metadata={"json": "after"})
+    before: Optional[str] = field(metadata={"json": "before"})
+    conflicts: List[OverlayConflict] = field(metadata={"json": "conflicts"})
+    dry_run: bool = field(metadata={"json": "dry_run"})
+    files: List[EditedFile] = field(metadata={"json": "files"})
+    op: Optional[int] = field(metadata={"json": "op"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {'conflicts': ('list', 'OverlayConflict'), 'files': ('list', 'EditedFile')}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "Revert":
+        """Builds a `Revert` from its JSON object."""
         kw = {}
         for f in cls.__dataclass_fields__.values():
             key = f.metadata.get("json")
@@ -1271,6 +1352,7 @@ _CLASSES = {
     "Conflict": Conflict,
     "Contract": Contract,
     "Diff": Diff,
+    "EditedFile": EditedFile,
     "Entry": Entry,
     "Error": Error,
     "EventChanged": EventChanged,
@@ -1288,6 +1370,7 @@ _CLASSES = {
     "Op": Op,
     "Outcome": Outcome,
     "Overlay": Overlay,
+    "OverlayConflict": OverlayConflict,
     "OverlayRunChanges": OverlayRunChanges,
     "OverlayRunFile": OverlayRunFile,
     "OverlayRuns": OverlayRuns,
@@ -1296,6 +1379,7 @@ _CLASSES = {
     "RangeRuns": RangeRuns,
     "RangeUnit": RangeUnit,
     "Rejected": Rejected,
+    "Revert": Revert,
     "RunDiff": RunDiff,
     "RunFile": RunFile,
     "RunResult": RunResult,
