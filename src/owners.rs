@@ -189,3 +189,47 @@ pub fn refine(
             .collect(),
     }
 }
+
+/// Changes gathered by owner, for a review by run: [`ByOwner::add`] each hunk (or whole change)
+/// with its owner, then [`ByOwner::groups`].
+#[derive(Default)]
+pub(crate) struct ByOwner {
+    groups: Vec<(Option<u32>, Vec<RunFile>)>,
+}
+
+impl ByOwner {
+    /// Adds a hunk of `path` (or, with `h` None, the change of `path` taken whole) to
+    /// `owner`'s group; hunks of one file added one after the other stay together.
+    pub(crate) fn add(&mut self, owner: Option<u32>, path: &[u8], h: Option<ReviewHunk>) {
+        let at = match self.groups.iter().position(|(o, _)| *o == owner) {
+            Some(i) => i,
+            None => {
+                self.groups.push((owner, Vec::new()));
+                self.groups.len() - 1
+            }
+        };
+        let files = &mut self.groups[at].1;
+        match (files.last_mut(), h) {
+            (Some(f), Some(h)) if f.path == path => {
+                if let Some(hs) = f.hunks.as_mut() {
+                    hs.push(h);
+                }
+            }
+            (_, h) => files.push(RunFile {
+                path: path.to_vec(),
+                hunks: h.map(|h| vec![h]),
+            }),
+        }
+    }
+
+    /// The groups: owners in order, then the changes of no owner (0), then the parts where
+    /// owners' lines interleave (None).
+    pub(crate) fn groups(mut self) -> Vec<(Option<u32>, Vec<RunFile>)> {
+        self.groups.sort_by_key(|(o, _)| match o {
+            Some(0) => (1, 0),
+            Some(n) => (0, *n),
+            None => (2, 0),
+        });
+        self.groups
+    }
+}

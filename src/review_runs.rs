@@ -167,47 +167,26 @@ fn parts(store: &Store, ws: u64, a: Id, b: Id) -> Result<(Vec<Unit>, Parts)> {
 /// or tool call that made each line.
 pub fn by_run(store: &Store, ws: u64, a: Id, b: Id) -> Result<ByRun> {
     let (units, parts) = parts(store, ws, a, b)?;
-    let mut groups: Vec<UnitChanges> = Vec::new();
-    let mut add = |run: Option<u32>, path: &[u8], h: Option<ReviewHunk>| {
-        let at = match groups.iter().position(|g| g.run == run) {
-            Some(i) => i,
-            None => {
-                groups.push(UnitChanges {
-                    run,
-                    unit: run.and_then(|n| units.iter().find(|u| u.n == n).cloned()),
-                    files: Vec::new(),
-                });
-                groups.len() - 1
-            }
-        };
-        let files = &mut groups[at].files;
-        match (files.last_mut(), h) {
-            (Some(f), Some(h)) if f.path == path => {
-                if let Some(hs) = f.hunks.as_mut() {
-                    hs.push(h);
-                }
-            }
-            (_, h) => files.push(RunFile {
-                path: path.to_vec(),
-                hunks: h.map(|h| vec![h]),
-            }),
-        }
-    };
+    let mut by = owners::ByOwner::default();
     for (c, p) in parts {
         match p {
             Part::Lines { hunks, .. } => {
                 for (h, run) in hunks {
-                    add(run, &c.path, Some(h));
+                    by.add(run, &c.path, Some(h));
                 }
             }
-            Part::Whole(n) => add(Some(n), &c.path, None),
+            Part::Whole(n) => by.add(Some(n), &c.path, None),
         }
     }
-    groups.sort_by_key(|g| match g.run {
-        Some(0) => (1, 0),
-        Some(n) => (0, n),
-        None => (2, 0),
-    });
+    let groups = by
+        .groups()
+        .into_iter()
+        .map(|(run, files)| UnitChanges {
+            run,
+            unit: run.and_then(|n| units.iter().find(|u| u.n == n).cloned()),
+            files,
+        })
+        .collect();
     Ok(ByRun { units, groups })
 }
 

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::common::{Env, json, snap};
+use crate::common::{Env, json, snap, tool_snap};
 
 /// The `after` snapshot of each run, oldest first, with its message.
 fn run_afters(env: &Env) -> Vec<(String, String)> {
@@ -232,23 +232,6 @@ fn bad_input_is_refused_clearly() {
     assert!(err.contains("directory"), "{err}");
     let (_, err) = env.fails(&["blame", "f.txt", "zzzz"]);
     assert!(err.contains("zzzz"), "{err}");
-}
-
-/// A snapshot an agent hook of `session` would record after a tool call.
-fn tool_snap(env: &Env, session: &str) -> String {
-    let s = format!("session={session}");
-    env.ok(&[
-        "snapshot",
-        "-q",
-        "--meta",
-        &s,
-        "--meta",
-        "label=tool",
-        "--meta",
-        "tool=Edit",
-    ])
-    .trim()
-    .to_string()
 }
 
 fn ten() -> String {

@@ -458,6 +458,24 @@ pub fn verify_full(env: &Env) {
     assert_eq!(v["ok"], true, "{v}");
 }
 
+/// A snapshot an agent hook of `session` would record after an Edit tool call (label `tool`):
+/// its id.
+pub fn tool_snap(env: &Env, session: &str) -> String {
+    let s = format!("session={session}");
+    env.ok(&[
+        "snapshot",
+        "-q",
+        "--meta",
+        &s,
+        "--meta",
+        "label=tool",
+        "--meta",
+        "tool=Edit",
+    ])
+    .trim()
+    .to_string()
+}
+
 /// `rewind snapshot -q -m MSG` in `env`: the new snapshot's id.
 pub fn snap(env: &Env, msg: &str) -> String {
     env.ok(&["snapshot", "-q", "-m", msg]).trim().to_string()

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::common::{Env, json, snap};
+use crate::common::{Env, json, snap, tool_snap};
 
 fn read(env: &Env, rel: &str) -> String {
     String::from_utf8_lossy(&std::fs::read(env.path(rel)).expect("read")).into_owned()
@@ -167,28 +167,13 @@ fn tool_calls_are_units_and_a_conflict_writes_nothing() {
     env.write("f.txt", lines(&[]).as_bytes());
     env.ok(&["init"]);
     let a = snap(&env, "base");
-    let tool = |session: &str| {
-        let s = format!("session={session}");
-        env.ok(&[
-            "snapshot",
-            "-q",
-            "--meta",
-            &s,
-            "--meta",
-            "label=tool",
-            "--meta",
-            "tool=Edit",
-        ])
-        .trim()
-        .to_string()
-    };
     env.write("f.txt", lines(&[(5, "agent one")]).as_bytes());
-    tool("s1");
+    tool_snap(&env, "s1");
     env.write(
         "f.txt",
         lines(&[(5, "agent one"), (8, "agent two")]).as_bytes(),
     );
-    let b = tool("s2");
+    let b = tool_snap(&env, "s2");
     let v = json(&env, &["diff", &a, &b, "--by-run"]);
     assert_eq!(v["units"][1]["meta"]["session"], "s2", "{v}");
     let g = groups(&v);

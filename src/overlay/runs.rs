@@ -15,7 +15,6 @@ use super::{OverlayRecord, review_with};
 use crate::compare::Diff;
 use crate::diff::tree::FileChange;
 use crate::error::{Error, Result};
-use crate::hunks::ReviewHunk;
 use crate::id::Id;
 use crate::owners::{self, Owners};
 use crate::store::{Reader, Store};
@@ -88,48 +87,26 @@ fn entry_owner(reader: &Reader, rec: &OverlayRecord, c: &FileChange) -> u32 {
 pub fn by_run(store: &Store, rec: &OverlayRecord, d: &Diff) -> Result<Vec<RunChanges>> {
     let undone = super::undone_ops(store, rec)?;
     let reader = store.reader()?;
-    let mut groups: Vec<RunChanges> = Vec::new();
-    let mut add = |run: Option<u32>, path: &[u8], h: Option<ReviewHunk>| {
-        let at = match groups.iter().position(|g| g.run == run) {
-            Some(i) => i,
-            None => {
-                groups.push(RunChanges {
-                    run,
-                    record: run.and_then(|n| rec.runs.iter().find(|r| r.n == n).cloned()),
-                    files: Vec::new(),
-                });
-                groups.len() - 1
-            }
-        };
-        let files = &mut groups[at].files;
-        match (files.last_mut(), h) {
-            (Some(f), Some(h)) if f.path == path => {
-                if let Some(hs) = f.hunks.as_mut() {
-                    hs.push(h);
-                }
-            }
-            (_, h) => files.push(RunFile {
-                path: path.to_vec(),
-                hunks: h.map(|h| vec![h]),
-            }),
-        }
-    };
+    let mut by = owners::ByOwner::default();
     for c in &d.changes {
         match review_with(&reader, rec, c, &undone, &|_| false, true)? {
             Some(hs) => {
                 for (h, run) in hs.into_iter().filter(|(h, _)| h.pending) {
-                    add(run.or(rec.runs.is_empty().then_some(0)), &c.path, Some(h));
+                    by.add(run.or(rec.runs.is_empty().then_some(0)), &c.path, Some(h));
                 }
             }
-            None => add(Some(entry_owner(&reader, rec, c)), &c.path, None),
+            None => by.add(Some(entry_owner(&reader, rec, c)), &c.path, None),
         }
     }
-    groups.sort_by_key(|g| match g.run {
-        Some(0) => (1, 0),
-        Some(n) => (0, n),
-        None => (2, 0),
-    });
-    Ok(groups)
+    Ok(by
+        .groups()
+        .into_iter()
+        .map(|(run, files)| RunChanges {
+            run,
+            record: run.and_then(|n| rec.runs.iter().find(|r| r.n == n).cloned()),
+            files,
+        })
+        .collect())
 }
 
 /// What `--run n` takes of the pending changes `d`: hunk ids, and paths of changes without
