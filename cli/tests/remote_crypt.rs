@@ -692,3 +692,111 @@ fn a_forged_tag_or_lock_stops_the_command_s3() {
         "gc removed the dead lock"
     );
 }
+
+/// A remote sealed with XChaCha20-Poly1305 by an earlier rewind (fixtures/remote-xchacha.md)
+/// still restores, takes a push in its own suite (its marker unchanged) and restores that; a
+/// new remote seals with AES-256-GCM; a marker naming a cipher this build does not know is
+/// refused by name.
+#[test]
+fn remotes_keep_their_suite() {
+    const FIXTURE_PW: &str = "fixture-password";
+    const FIXTURE_SNAP: &str = "ee2fc48444af98a48634a04e356e69ce3b8ef4dec4696a31e379a0ca1ebf94f2";
+    let e = Env::new();
+    let r = Remote::file(e.tmp.path());
+    let dir = r.dir.clone().unwrap();
+    let fixture = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../fixtures/remote-xchacha"
+    ));
+    let cp = Command::new("cp")
+        .arg("-r")
+        .arg(fixture)
+        .arg(&dir)
+        .status()
+        .unwrap();
+    assert!(cp.success());
+    let marker = || std::fs::read_to_string(dir.join("rewind-remote")).unwrap();
+    assert!(marker().contains("\"xchacha20poly1305\""), "{}", marker());
+
+    let dest = e.tmp.path().join("dest");
+    std::fs::create_dir(&dest).unwrap();
+    let store2 = e.tmp.path().join("store2");
+    ok(
+        &r,
+        &store2,
+        &dest,
+        Some(FIXTURE_PW),
+        &["restore", "-q", "--remote", &r.url, FIXTURE_SNAP],
+    );
+    assert_eq!(
+        std::fs::read(dest.join("a.txt")).unwrap(),
+        b"hello from an old remote\n"
+    );
+    assert_eq!(
+        std::fs::read(dest.join("dir/b.txt")).unwrap(),
+        b"second file\n"
+    );
+    assert_eq!(
+        blake3::hash(&std::fs::read(dest.join("big.txt")).unwrap())
+            .to_hex()
+            .as_str(),
+        "ebe8e1aec1d777c9fb7fab136f41123c6755c51d083e11f9ed4a2bab608eddb9"
+    );
+
+    // A push from this machine is sealed as the remote's other objects are.
+    secrets(&e);
+    ok(
+        &r,
+        &e.store,
+        &e.ws,
+        Some(FIXTURE_PW),
+        &["remote", "add", "old", &r.url, "--encrypt"],
+    );
+    ok(
+        &r,
+        &e.store,
+        &e.ws,
+        Some(FIXTURE_PW),
+        &["push", "old", "-q"],
+    );
+    assert!(marker().contains("\"xchacha20poly1305\""), "{}", marker());
+    let snap = json(&r, &e.store, &e.ws, None, &["log", "-n", "1"])[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let dest2 = e.tmp.path().join("dest2");
+    std::fs::create_dir(&dest2).unwrap();
+    ok(
+        &r,
+        &e.tmp.path().join("store3"),
+        &dest2,
+        Some(FIXTURE_PW),
+        &["restore", "-q", "--remote", &r.url, &snap],
+    );
+    assert_eq!(
+        std::fs::read(dest2.join(std::str::from_utf8(SECRET_NAME).unwrap())).unwrap(),
+        secret_content()
+    );
+    // Another password opens nothing, as with any encrypted remote.
+    let err = refused(&r, &e.store, &e.ws, Some(PW), &["pull", "old"]);
+    assert!(err.contains("key"), "{err}");
+
+    // A new remote names AES-256-GCM.
+    let fresh = Remote::file(&e.tmp.path().join("fresh"));
+    ok(
+        &fresh,
+        &e.store,
+        &e.ws,
+        Some(PW),
+        &["remote", "add", "new", &fresh.url, "--encrypt"],
+    );
+    let path = fresh.dir.as_ref().unwrap().join("rewind-remote");
+    let m = std::fs::read_to_string(&path).unwrap();
+    assert!(m.contains("\"aes256gcm-blake3-subkeys\""), "{m}");
+
+    // An unknown suite is named, not guessed at.
+    std::fs::write(&path, m.replace("aes256gcm-blake3-subkeys", "rot13")).unwrap();
+    let err = refused(&fresh, &e.store, &e.ws, Some(PW), &["push", "new"]);
+    assert!(err.contains("'rot13'"), "{err}");
+    assert!(err.contains("does not know"), "{err}");
+}

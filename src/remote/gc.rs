@@ -364,8 +364,7 @@ pub fn gc(
         } else if (i.pack_len - live_bytes) * 5 >= i.pack_len {
             let mut b = remote.pack_builder();
             remote.fetch(&pack, &live, &mut |e, stored, _| {
-                b.add(e.kind, e.id, e.zstd, e.size, stored);
-                Ok(())
+                b.add(e.kind, e.id, e.zstd, e.size, stored)
             })?;
             let (bytes, new_index) = b.take();
             let name = new_index.pack.hex();

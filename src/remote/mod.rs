@@ -97,9 +97,6 @@ pub struct Marker {
     pub encryption: Option<String>,
 }
 
-/// The marker's name for the cipher of an encrypted remote.
-const CIPHER: &str = "xchacha20poly1305";
-
 /// Whether `key`'s name is stored as it is on an encrypted remote: the marker and the key
 /// objects, which are what opens the rest.
 fn clear_name(key: &str) -> bool {
@@ -236,10 +233,10 @@ impl Remote {
         }
     }
 
-    fn seal(&self, key: &str, bytes: Vec<u8>) -> Vec<u8> {
+    fn seal(&self, key: &str, bytes: Vec<u8>) -> Result<Vec<u8>> {
         match &self.crypt {
             Some(c) if sealed_whole(key) => c.seal_object(key, &bytes),
-            _ => bytes,
+            _ => Ok(bytes),
         }
     }
 
@@ -290,8 +287,31 @@ impl Remote {
     /// Whether the remote's marker says it is encrypted (false when there is no marker or it
     /// cannot be read: the operation that follows reports that).
     pub fn marker_encrypted(&self) -> bool {
-        matches!(self.get(MARKER), Ok(Some(m))
-            if serde_json::from_slice::<Marker>(&m).is_ok_and(|m| m.format == FORMAT_ENCRYPTED))
+        self.encrypted_marker().is_some()
+    }
+
+    /// The marker of an encrypted remote (None when there is no marker, it cannot be read or
+    /// the remote is not encrypted).
+    fn encrypted_marker(&self) -> Option<Marker> {
+        let m = self.get(MARKER).ok()??;
+        serde_json::from_slice::<Marker>(&m)
+            .ok()
+            .filter(|m| m.format == FORMAT_ENCRYPTED)
+    }
+
+    /// The suite an encrypted remote's marker names (remotes made before the marker named one
+    /// seal with XChaCha20-Poly1305); a name this build does not know is refused.
+    fn suite(&self) -> Result<crypt::Suite> {
+        let Some(name) = self.encrypted_marker().and_then(|m| m.encryption) else {
+            return Ok(crypt::Suite::XChaCha20);
+        };
+        crypt::Suite::from_name(&name).ok_or_else(|| Error::Remote {
+            remote: self.name.clone(),
+            why: format!(
+                "sealed with '{name}', a cipher this rewind does not know (a newer rewind made \
+                 the remote)"
+            ),
+        })
     }
 
     /// The key objects on the remote, by id.
@@ -323,8 +343,9 @@ impl Remote {
                 why: "encrypted, but its key objects (keys/) are gone".into(),
             });
         }
+        let suite = self.suite()?;
         for (id, bytes) in &keys {
-            if let Some(c) = Crypt::unwrap(id, bytes, secret)? {
+            if let Some(c) = Crypt::unwrap(id, bytes, secret, suite)? {
                 self.crypt = Some(Arc::new(c));
                 return Ok(());
             }
@@ -355,12 +376,12 @@ impl Remote {
             self.unlock(secret)?;
             return Ok(false);
         }
-        let (c, id, key) = Crypt::create(secret)?;
+        let (c, id, key) = Crypt::create(secret, crypt::Suite::NEW)?;
         self.put(&format!("{}/{id}", crypt::KEYS_DIR), key)?;
         let m = Marker {
             format: FORMAT_ENCRYPTED,
             created_ns: crate::fs::now_ns(),
-            encryption: Some(CIPHER.into()),
+            encryption: Some(crypt::Suite::NEW.name().into()),
         };
         let bytes = serde_json::to_vec_pretty(&m).unwrap_or_default();
         if !self.put_if_absent(MARKER, bytes)? {
@@ -384,7 +405,7 @@ impl Remote {
                 encrypted: false,
             });
         };
-        let (_, id, _) = Crypt::create(&Secret::KeyFile(Vec::new()))?;
+        let (_, id, _) = Crypt::create(&Secret::KeyFile(Vec::new()), c.suite())?;
         let bytes = c.wrap(&id, secret)?;
         self.put(&format!("{}/{id}", crypt::KEYS_DIR), bytes)?;
         // Written before the old one goes, so a failure in between leaves both working.
@@ -463,7 +484,7 @@ impl Remote {
 
     /// Writes `key`, replacing what is there.
     pub fn put(&self, key: &str, bytes: Vec<u8>) -> Result<()> {
-        let bytes = self.seal(key, bytes);
+        let bytes = self.seal(key, bytes)?;
         self.count(bytes.len() as u64, 0);
         self.rt
             .block_on(self.store.put(&self.obj_path(key), PutPayload::from(bytes)))
@@ -473,7 +494,7 @@ impl Remote {
 
     /// Writes `key` only if it does not exist (a conditional put); false when it existed.
     pub fn put_if_absent(&self, key: &str, bytes: Vec<u8>) -> Result<bool> {
-        let bytes = self.seal(key, bytes);
+        let bytes = self.seal(key, bytes)?;
         self.count(bytes.len() as u64, 0);
         let opts = PutOptions {
             mode: PutMode::Create,
@@ -525,7 +546,7 @@ impl Remote {
         bytes: Vec<u8>,
         version: UpdateVersion,
     ) -> Result<bool> {
-        let bytes = self.seal(key, bytes);
+        let bytes = self.seal(key, bytes)?;
         self.count(bytes.len() as u64, 0);
         let path = self.obj_path(key);
         if let Some(root) = &self.local_root {
@@ -906,7 +927,7 @@ impl Remote {
         let store = Arc::clone(&self.store);
         let pack_path = self.obj_path(&format!("packs/{name}"));
         let index_path = self.obj_path(&format!("index/{name}"));
-        let index_bytes = self.seal(&format!("index/{name}"), index.encode()?);
+        let index_bytes = self.seal(&format!("index/{name}"), index.encode()?)?;
         self.count(bytes.len() as u64, 0);
         self.count(index_bytes.len() as u64, 0);
         let handle = self.rt.spawn(async move {

@@ -166,11 +166,18 @@ impl PackBuilder {
     }
 
     /// Appends an object's stored bytes.
-    pub fn add(&mut self, kind: ObjKind, id: Id, zstd: bool, size: u64, stored: &[u8]) {
+    pub fn add(
+        &mut self,
+        kind: ObjKind,
+        id: Id,
+        zstd: bool,
+        size: u64,
+        stored: &[u8],
+    ) -> Result<()> {
         let sealed;
         let stored = match &self.crypt {
             Some(c) => {
-                sealed = c.seal_entry(&seal_ad(kind, &id, zstd, size), stored);
+                sealed = c.seal_entry(&seal_ad(kind, &id, zstd, size), stored)?;
                 sealed.as_slice()
             }
             None => stored,
@@ -184,6 +191,7 @@ impl PackBuilder {
             len: stored.len() as u32,
         });
         self.bytes.extend_from_slice(stored);
+        Ok(())
     }
 
     /// Bytes gathered so far.
@@ -249,7 +257,7 @@ mod tests {
     fn index_round_trips_and_rejects_damage() {
         let mut b = PackBuilder::default();
         let data = b"hello world";
-        b.add(ObjKind::Blob, Id::of(data), false, 11, data);
+        b.add(ObjKind::Blob, Id::of(data), false, 11, data).unwrap();
         let (bytes, index) = b.take();
         let enc = index.encode().unwrap();
         assert_eq!(Index::decode(&index.pack, &enc).unwrap(), index);

@@ -276,7 +276,7 @@ pub fn push(
                 }
                 (None, None) => Vec::new(),
             };
-            pack.add(item.kind, item.id, zstd, item.size, &stored);
+            pack.add(item.kind, item.id, zstd, item.size, &stored)?;
             progress.advance(stored.len() as u64, 1);
             report.objects += 1;
             if pack.len() >= PACK_TARGET {
