@@ -120,18 +120,23 @@ pub enum Command {
     /// Isolated workspaces: run commands in an overlay, then accept or reject their changes
     Overlay(super::overlay::OverlayArgs),
     /// Remotes on object storage (S3 or a directory): add, ls, rm
+    #[cfg(feature = "remote")]
     Remote(super::remote::RemoteArgs),
     /// Send snapshots (and tags, artifacts) to a remote: only what it lacks
+    #[cfg(feature = "remote")]
     Push(super::remote::PushArgs),
     /// Bring snapshots (and tags, artifacts) from a remote: only what the store lacks
+    #[cfg(feature = "remote")]
     Pull(super::remote::PullArgs),
     /// The store's watch daemon: start, stop, status, run in the foreground
+    #[cfg(feature = "daemon")]
     Daemon(super::daemon::DaemonArgs),
     /// Serve the store over HTTP: a JSON API, server-sent events and a review page
     Serve(super::serve::ServeArgs),
     /// Serve the workspace to an AI agent: a Model Context Protocol server on stdio
     Mcp(super::mcp::McpArgs),
     /// Have the daemon watch a workspace (faster walks, automatic snapshots) or stop
+    #[cfg(feature = "daemon")]
     Watch(super::daemon::WatchArgs),
     /// What happens in the workspace (changes, snapshots, operations) as the daemon sees it
     Events(super::events::EventsArgs),

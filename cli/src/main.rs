@@ -29,6 +29,7 @@ fn quiet_store_panics() {
 
 mod apply;
 mod args;
+#[cfg(feature = "daemon")]
 mod daemon;
 mod diff;
 mod events;
@@ -43,6 +44,10 @@ mod mcp;
 mod output;
 mod overlay;
 mod progress;
+#[cfg(feature = "remote")]
+mod remote;
+#[cfg(not(feature = "remote"))]
+#[path = "remote_off.rs"]
 mod remote;
 mod restore;
 mod run;
@@ -479,12 +484,17 @@ fn dispatch(ctx: &Ctx, command: Command) -> CliResult {
         Command::Artifact(a) => run::artifact(ctx, a),
         Command::Scratch(a) => run::scratch(ctx, a),
         Command::Overlay(a) => overlay::overlay(ctx, a),
+        #[cfg(feature = "remote")]
         Command::Remote(a) => remote::remote(ctx, a),
+        #[cfg(feature = "remote")]
         Command::Push(a) => remote::push(ctx, a),
+        #[cfg(feature = "remote")]
         Command::Pull(a) => remote::pull(ctx, a),
+        #[cfg(feature = "daemon")]
         Command::Daemon(a) => daemon::daemon(ctx, a),
         Command::Serve(a) => serve::serve(ctx, a),
         Command::Mcp(a) => mcp::mcp(ctx, a),
+        #[cfg(feature = "daemon")]
         Command::Watch(a) => daemon::watch(ctx, a),
         Command::Events(a) => events::events(ctx, a),
         Command::Hook(a) => hook::hook(ctx, a),

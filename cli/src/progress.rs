@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
 use rewind::progress::Progress;
+#[cfg(feature = "remote")]
 use rewind::remote::TransferProgress;
 
 use super::Ctx;
@@ -254,6 +255,7 @@ impl Progress for Bar {
     }
 }
 
+#[cfg(feature = "remote")]
 impl TransferProgress for Bar {
     fn start(&self, phase: &str, bytes: u64, objects: u64) {
         self.begin(phase, bytes, objects);

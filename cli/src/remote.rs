@@ -14,6 +14,8 @@ use rewind::remote::{self, Remote, Secret, config};
 use rewind::store::Store;
 use zeroize::{Zeroize, Zeroizing};
 
+pub use rewind::remote::restore::is_empty_dir;
+
 /// `remote`.
 #[derive(Args, Debug)]
 pub struct RemoteArgs {

@@ -97,7 +97,7 @@ pub fn restore(ctx: &Ctx, a: RestoreArgs) -> CliResult {
         && a.paths.is_empty()
         && !a.interactive
         && !a.dry_run
-        && rewind::remote::restore::is_empty_dir(&root)?
+        && super::remote::is_empty_dir(&root)?
     {
         return super::remote::restore_empty(
             ctx,
