@@ -78,7 +78,7 @@ fn make(
     }
     let old_len = raw.iter().filter(|(m, _)| *m != b'+').count();
     let new_len = raw.iter().filter(|(m, _)| *m != b'-').count();
-    let start = |s: usize, len: usize| if len == 0 { s } else { s + 1 };
+    let start = crate::patch::line_number;
     ReviewHunk {
         id: key.finalize().to_hex()[..12].to_string(),
         old_start: start(old_at, old_len),

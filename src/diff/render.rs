@@ -373,14 +373,9 @@ fn body(
     }
 }
 
-/// `@@ -a,b +c,d @@`: the `,1` is omitted and an empty range names the line
-/// before it (`-0,0` for an empty side), as in git's `xdl_emit_hunk_hdr`.
-fn range(start: usize, len: usize) -> String {
-    match len {
-        0 => format!("{start},0"),
-        1 => format!("{}", start + 1),
-        _ => format!("{},{len}", start + 1),
-    }
+/// One side of `@@ -a,b +c,d @@` for a side starting at 0-based line `index`.
+fn range(index: usize, len: usize) -> String {
+    crate::patch::header_range(crate::patch::line_number(index, len), len)
 }
 
 fn hunk_header(out: &mut Vec<u8>, pal: &Palette, h: &text::Hunk, func: &[u8]) {

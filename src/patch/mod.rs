@@ -36,7 +36,10 @@ pub use apply::{Applied, ApplyError, ApplyOptions, FailureReason, HunkReport, ap
 pub use binary::{BinaryHunk, BinaryKind};
 pub use merge::{ConflictRegion, MergeLabels, MergeOutcome, merge3};
 pub use parse::ParseError;
-pub use types::{FilePatch, Hunk, HunkLine, LineKind, PatchFormat, PatchSet, strip_components};
+pub use types::{
+    FilePatch, Hunk, HunkLine, LineKind, PatchFormat, PatchSet, header_range, line_number,
+    strip_components,
+};
 
 #[cfg(test)]
 mod tests;

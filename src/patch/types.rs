@@ -133,20 +133,30 @@ pub struct Hunk {
     pub lines: Vec<HunkLine>,
 }
 
+/// git's number for the first line of a hunk side that starts at 0-based line `index` and
+/// covers `len` lines: 1-based, or for an empty side the line before it (0 at the file's
+/// start), as in git's `xdl_emit_hunk_hdr`.
+pub fn line_number(index: usize, len: usize) -> usize {
+    if len == 0 { index } else { index + 1 }
+}
+
+/// One side of a hunk header, `start[,len]` in git's numbers: the `,1` is omitted, an empty
+/// side keeps its `,0`.
+pub fn header_range(start: usize, len: usize) -> String {
+    if len == 1 {
+        start.to_string()
+    } else {
+        format!("{start},{len}")
+    }
+}
+
 impl Hunk {
     /// The header as git writes it, used in error messages.
     pub fn header(&self) -> String {
-        fn range(start: usize, len: usize) -> String {
-            if len == 1 {
-                start.to_string()
-            } else {
-                format!("{start},{len}")
-            }
-        }
         format!(
             "@@ -{} +{} @@",
-            range(self.old_start, self.old_len),
-            range(self.new_start, self.new_len)
+            header_range(self.old_start, self.old_len),
+            header_range(self.new_start, self.new_len)
         )
     }
 
