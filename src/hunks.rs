@@ -13,7 +13,7 @@ use serde::Serialize;
 use crate::apply::{FileOutcome, Planned};
 use crate::carry::{Conflict, ConflictPolicy};
 use crate::diff::FileChange;
-use crate::diff::text::{DiffOptions, LineTag, line_diff};
+use crate::diff::text::{DiffOptions, LineKind, line_diff};
 use crate::error::Result;
 use crate::patch::{MergeLabels, MergeOutcome, merge3};
 use crate::store::Reader;
@@ -110,17 +110,18 @@ pub fn file_hunks(path: &[u8], old: &[u8], new: &[u8]) -> Vec<ReviewHunk> {
                 .lines
                 .iter()
                 .map(|&(tag, i)| match tag {
-                    LineTag::Context => (b' ', d.old_lines[i].to_vec()),
-                    LineTag::Delete => (b'-', d.old_lines[i].to_vec()),
-                    LineTag::Insert => (b'+', d.new_lines[i].to_vec()),
+                    LineKind::Context => (b' ', d.old_lines[i].to_vec()),
+                    LineKind::Removed => (b'-', d.old_lines[i].to_vec()),
+                    LineKind::Added => (b'+', d.new_lines[i].to_vec()),
                 })
                 .collect();
+            let (old, new) = (h.old_range(), h.new_range());
             make(
                 path,
-                (h.old_start, h.new_start),
+                (old.start, new.start),
                 raw,
-                (h.old_start, h.old_start + h.old_len),
-                (h.new_start, h.new_start + h.new_len),
+                (old.start, old.end),
+                (new.start, new.end),
             )
         })
         .collect()

@@ -7,7 +7,7 @@
 use std::io::{self, BufRead, Write};
 
 use super::quote::push_quoted;
-use super::text::{self, BINARY_PEEK_LEN, DiffOptions, LineDiff, LineTag};
+use super::text::{self, BINARY_PEEK_LEN, DiffOptions, LineDiff, LineKind};
 use super::types::{Change, EntryKind, Side};
 use crate::patch::binary::{self, GitBlobHasher, NULL_GIT_ID, git_blob_id};
 
@@ -379,11 +379,7 @@ fn range(index: usize, len: usize) -> String {
 }
 
 fn hunk_header(out: &mut Vec<u8>, pal: &Palette, h: &text::Hunk, func: &[u8]) {
-    let head = format!(
-        "@@ -{} +{} @@",
-        range(h.old_start, h.old_len),
-        range(h.new_start, h.new_len)
-    );
+    let head = h.header();
     out.extend_from_slice(pal.frag.as_bytes());
     out.extend_from_slice(head.as_bytes());
     out.extend_from_slice(pal.reset.as_bytes());
@@ -399,11 +395,11 @@ fn hunk_header(out: &mut Vec<u8>, pal: &Palette, h: &text::Hunk, func: &[u8]) {
 }
 
 /// One `-`/`+`/` ` line, with git's colouring and the "No newline" marker.
-fn body_line(out: &mut Vec<u8>, pal: &Palette, tag: LineTag, line: &[u8]) {
+fn body_line(out: &mut Vec<u8>, pal: &Palette, tag: LineKind, line: &[u8]) {
     let sign = match tag {
-        LineTag::Context => b' ',
-        LineTag::Delete => b'-',
-        LineTag::Insert => b'+',
+        LineKind::Context => b' ',
+        LineKind::Removed => b'-',
+        LineKind::Added => b'+',
     };
     let (body, has_nl) = match line.strip_suffix(b"\n") {
         Some(b) => (b, true),
@@ -412,7 +408,7 @@ fn body_line(out: &mut Vec<u8>, pal: &Palette, tag: LineTag, line: &[u8]) {
     if pal.reset.is_empty() {
         out.push(sign);
         out.extend_from_slice(line);
-    } else if tag == LineTag::Insert {
+    } else if tag == LineKind::Added {
         // git colours the sign and the text separately for added lines and
         // highlights trailing whitespace (core.whitespace blank-at-eol).
         let keep = body.len()
@@ -441,7 +437,7 @@ fn body_line(out: &mut Vec<u8>, pal: &Palette, tag: LineTag, line: &[u8]) {
             Some(t) => (t, &b"\r"[..]),
             None => (body, &b""[..]),
         };
-        if tag == LineTag::Delete {
+        if tag == LineKind::Removed {
             out.extend_from_slice(pal.old.as_bytes());
         }
         out.push(sign);
@@ -470,12 +466,12 @@ fn no_newline_marker(out: &mut Vec<u8>, pal: &Palette) {
 
 fn write_hunks(out: &mut Vec<u8>, pal: &Palette, d: &LineDiff) {
     for h in &d.hunks {
-        let func = text::function_context(&d.old_lines, h.old_start);
+        let func = text::function_context(&d.old_lines, h.old_range().start);
         hunk_header(out, pal, h, func);
         for &(tag, i) in &h.lines {
             let line = match tag {
-                LineTag::Context | LineTag::Delete => d.old_lines.get(i),
-                LineTag::Insert => d.new_lines.get(i),
+                LineKind::Context | LineKind::Removed => d.old_lines.get(i),
+                LineKind::Added => d.new_lines.get(i),
             };
             body_line(out, pal, tag, line.copied().unwrap_or_default());
         }
@@ -634,9 +630,9 @@ fn copy_lines(
 ) -> io::Result<()> {
     let mismatch = || io::Error::new(io::ErrorKind::InvalidData, "content changed between reads");
     let tag = if sign == b'+' {
-        LineTag::Insert
+        LineKind::Added
     } else {
-        LineTag::Delete
+        LineKind::Removed
     };
     let (mut total, mut lines) = (0u64, 0u64);
     if !pal.reset.is_empty() {

@@ -7,6 +7,8 @@
 
 use std::time::{Duration, Instant};
 
+pub use crate::patch::LineKind;
+use crate::patch::line_number;
 use crate::patch::linediff::{Edit, changed_lines, edits_from_flags};
 
 /// How many leading bytes git inspects for a NUL to call content binary.
@@ -44,31 +46,9 @@ impl Default for DiffOptions {
     }
 }
 
-/// The role of one line inside a hunk.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LineTag {
-    /// Unchanged; the index refers to the old lines.
-    Context,
-    /// Removed; the index refers to the old lines.
-    Delete,
-    /// Added; the index refers to the new lines.
-    Insert,
-}
-
-/// One `@@` block. Starts are 0-based line indices.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Hunk {
-    /// First old line covered (0-based).
-    pub old_start: usize,
-    /// Number of old lines covered (context + deleted).
-    pub old_len: usize,
-    /// First new line covered (0-based).
-    pub new_start: usize,
-    /// Number of new lines covered (context + inserted).
-    pub new_len: usize,
-    /// The lines in output order, each indexing old or new lines per tag.
-    pub lines: Vec<(LineTag, usize)>,
-}
+/// A hunk the line diff computed: each line is its kind and its index into the old lines
+/// (context, removed) or the new lines (added).
+pub type Hunk = crate::patch::Hunk<(LineKind, usize)>;
 
 /// Result of [`line_diff`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -132,17 +112,18 @@ fn build_hunks(edits: &[Edit], n1: usize, n2: usize, ctx: usize) -> Vec<Hunk> {
         let mut lines = Vec::new();
         let mut p1 = s1;
         for edit in &edits[a..=e] {
-            lines.extend((p1..edit.base.start).map(|i| (LineTag::Context, i)));
-            lines.extend(edit.base.clone().map(|i| (LineTag::Delete, i)));
-            lines.extend(edit.side.clone().map(|i| (LineTag::Insert, i)));
+            lines.extend((p1..edit.base.start).map(|i| (LineKind::Context, i)));
+            lines.extend(edit.base.clone().map(|i| (LineKind::Removed, i)));
+            lines.extend(edit.side.clone().map(|i| (LineKind::Added, i)));
             p1 = edit.base.end;
         }
-        lines.extend((p1..e1).map(|i| (LineTag::Context, i)));
+        lines.extend((p1..e1).map(|i| (LineKind::Context, i)));
         hunks.push(Hunk {
-            old_start: s1,
+            old_start: line_number(s1, e1 - s1),
             old_len: e1 - s1,
-            new_start: s2,
+            new_start: line_number(s2, e2 - s2),
             new_len: e2 - s2,
+            section: Vec::new(),
             lines,
         });
         a = e + 1;

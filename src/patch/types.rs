@@ -116,21 +116,25 @@ pub fn strip_components(path: &[u8], n: usize) -> Option<&[u8]> {
     if rest.is_empty() { None } else { Some(rest) }
 }
 
-/// One `@@ -a,b +c,d @@` hunk.
+/// One `@@ -a,b +c,d @@` hunk, in git's numbers (see [`line_number`]): parsed from a patch,
+/// its lines are [`HunkLine`]s that own their bytes; computed by the line diff
+/// (`crate::diff::text`), they are each line's kind and index into the two texts' lines, so
+/// rendering copies nothing.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Hunk {
-    /// First old line (1-based; 0 when `old_len` is 0 at file start).
+pub struct Hunk<L = HunkLine> {
+    /// First old line (1-based; for an empty old side the line before it, 0 at file start).
     pub old_start: usize,
     /// Number of old lines (context + removed).
     pub old_len: usize,
-    /// First new line (1-based; 0 when `new_len` is 0 at file start).
+    /// First new line (1-based; for an empty new side the line before it, 0 at file start).
     pub new_start: usize,
     /// Number of new lines (context + added).
     pub new_len: usize,
-    /// Text after the closing `@@` (function context), without line ending.
+    /// Text after the closing `@@` (function context), without line ending; empty in a
+    /// computed hunk (the renderer finds it in the old lines).
     pub section: Vec<u8>,
     /// Body lines in patch order.
-    pub lines: Vec<HunkLine>,
+    pub lines: Vec<L>,
 }
 
 /// git's number for the first line of a hunk side that starts at 0-based line `index` and
@@ -150,7 +154,17 @@ pub fn header_range(start: usize, len: usize) -> String {
     }
 }
 
-impl Hunk {
+/// The 0-based index of the first line of a side numbered `start` (git's number) with `len`
+/// lines: the inverse of [`line_number`].
+fn line_index(start: usize, len: usize) -> usize {
+    if len == 0 {
+        start
+    } else {
+        start.saturating_sub(1)
+    }
+}
+
+impl<L> Hunk<L> {
     /// The header as git writes it, used in error messages.
     pub fn header(&self) -> String {
         format!(
@@ -160,6 +174,20 @@ impl Hunk {
         )
     }
 
+    /// The old lines it covers, as 0-based indices.
+    pub fn old_range(&self) -> std::ops::Range<usize> {
+        let at = line_index(self.old_start, self.old_len);
+        at..at + self.old_len
+    }
+
+    /// The new lines it covers, as 0-based indices.
+    pub fn new_range(&self) -> std::ops::Range<usize> {
+        let at = line_index(self.new_start, self.new_len);
+        at..at + self.new_len
+    }
+}
+
+impl Hunk {
     /// Lines the hunk expects in the old file (context and removed).
     pub fn old_lines(&self) -> impl Iterator<Item = &[u8]> {
         self.lines
