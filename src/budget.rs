@@ -128,51 +128,61 @@ pub fn enforce(store: &Store, max_bytes: u64, undo_depth: usize) -> Result<Budge
         return fits(store, report);
     }
     let (_, evictable) = judge(store, undo_depth)?;
-    let mut queue = evictable.into_iter();
-    let mut batch = 1;
     // Segments keep what is dead in them until they are sparse enough to repack: gc's 0.5
     // would leave a budgeted store up to twice its live data. The budget repacks a segment
-    // once a tenth of it is dead, and once nothing is left to evict, any dead byte at all
-    // (regrouping too).
-    let mut repack_below = BUDGET_REPACK_BELOW;
-    while report.used_after > max_bytes {
-        let next: Vec<Judged> = queue.by_ref().take(batch).collect();
-        if next.is_empty() {
-            if repack_below >= 1.0 {
-                break;
-            }
-            repack_below = 1.0;
-            // The last pass is a full collection, which also regroups small blobs: a group
-            // stays whole while any member lives, so the dead members' bytes come back only
-            // when the group is made again.
-            let opts = crate::gc::GcOptions {
-                recompress_level: Some(crate::gc::RECOMPRESS_LEVEL),
-                repack_below,
-                ..crate::gc::GcOptions::default()
-            };
-            crate::gc::collect(store, &opts, &crate::progress::NoProgress)?;
-        } else {
-            batch *= 2;
-            // Judged before this loop: a snapshot an operation protected meanwhile is refused
-            // by forget as a whole batch, and the budget simply stops for now.
-            let done = crate::forget::forget_then(
-                store,
-                &ForgetOptions {
-                    snapshots: next.iter().map(|j| j.id).collect(),
-                    undo_depth,
-                    ..ForgetOptions::default()
-                },
-                |txn, roots| crate::gc::collect_forgotten(txn, roots, repack_below).map(|_| ()),
-            );
-            match done {
-                Ok(r) => report.evicted.extend(r.forgotten),
-                Err(crate::Error::ForgetRefused(_)) => break,
-                Err(e) => return Err(e),
-            }
+    // once a tenth of it is dead.
+    if !evictable.is_empty() {
+        let total = evictable.len();
+        let over = report.used_before - max_bytes;
+        let (mut seen, mut freed) = (0usize, 0u64);
+        let mut touched = rustc_hash::FxHashSet::default();
+        // One transaction: each snapshot (oldest first) is forgotten and what it alone held
+        // deleted (the reference counts say what), until the bytes freed cover the excess.
+        // Judged before this call: a snapshot an operation protected meanwhile is refused by
+        // forget as a whole, and the budget simply stops for now.
+        let done = crate::forget::forget_then(
+            store,
+            &ForgetOptions {
+                snapshots: evictable.iter().map(|j| j.id).collect(),
+                undo_depth,
+                ..ForgetOptions::default()
+            },
+            |txn, _| {
+                seen += 1;
+                let drained = crate::gc::drain(txn)?;
+                freed += drained.bytes;
+                touched.extend(drained.touched);
+                if freed < over && seen < total {
+                    return Ok(true);
+                }
+                let mut gc = crate::gc::GcReport::default();
+                crate::gc::finish_unreferenced(txn, BUDGET_REPACK_BELOW, seen, &touched, &mut gc)?;
+                freed += gc.log_bytes_before.saturating_sub(gc.log_bytes_after);
+                Ok(false)
+            },
+        );
+        match done {
+            Ok(r) => report.evicted.extend(r.forgotten),
+            Err(crate::Error::ForgetRefused(_)) => {}
+            Err(e) => return Err(e),
         }
         report.collections += 1;
-        // redb hands back the pages a commit released only at a later commit: without these,
-        // the gc's frees would not show and the loop would evict more than it must.
+        // What the pages in use will be once redb hands back the pages this commit released
+        // (it does so only at a later commit: measuring now would count them, and waiting
+        // for two more commits cost more than the eviction).
+        report.used_after = report.used_before.saturating_sub(freed);
+    }
+    if report.used_after > max_bytes && seen_all(&report, store, undo_depth)? {
+        // Nothing left to evict and still over: a full collection, which also repacks any
+        // segment with a dead byte and regroups small blobs (a group stays whole while any
+        // member lives, so the dead members' bytes come back only when it is made again).
+        let opts = crate::gc::GcOptions {
+            recompress_level: Some(crate::gc::RECOMPRESS_LEVEL),
+            repack_below: 1.0,
+            ..crate::gc::GcOptions::default()
+        };
+        crate::gc::collect(store, &opts, &crate::progress::NoProgress)?;
+        report.collections += 1;
         for _ in 0..2 {
             store.begin_write()?.commit()?;
         }
@@ -238,6 +248,11 @@ pub fn after_snapshot(store: &Store) -> Option<Result<BudgetReport>> {
         Err(e) => store.warning(&format!("disk budget not applied: {e}")),
     }
     Some(report)
+}
+
+/// Whether no unprotected snapshot is left to evict.
+fn seen_all(_report: &BudgetReport, store: &Store, undo_depth: usize) -> Result<bool> {
+    Ok(judge(store, undo_depth)?.1.is_empty())
 }
 
 /// The store fits: clears the "protected over" note so that the next time says so again.

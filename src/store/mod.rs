@@ -16,6 +16,7 @@ pub(crate) mod overlap;
 pub(crate) mod pending;
 pub(crate) mod read;
 mod recovered;
+pub(crate) mod refcount;
 pub(crate) mod regroup;
 pub mod snapshot;
 pub(crate) mod tables;
@@ -309,6 +310,14 @@ impl Store {
     /// so a transaction that grows the file leaves its free end free, for the close to cut (see
     /// [`Store::fit`]).
     pub(crate) fn begin_write(&self) -> Result<WriteTransaction> {
+        let txn = self.begin_write_unchecked()?;
+        // Before this transaction changes anything: did a writer that does not keep the
+        // reference counts commit since the last one that did?
+        refcount::check_stamp(&txn)?;
+        Ok(txn)
+    }
+
+    fn begin_write_unchecked(&self) -> Result<WriteTransaction> {
         let Handle::ReadWrite(db) = &*self.db else {
             return Err(Error::ReadOnlyStore {
                 path: self.dir.clone(),
@@ -351,6 +360,8 @@ impl Store {
         let txn = self.begin_write()?;
         txn.delete_table(STAT_CACHE)?;
         txn.open_table(STAT_CACHE)?;
+        // The rows held their trees: counted again by the next collection.
+        refcount::mark_stale(&txn)?;
         txn.commit()?;
         Ok(())
     }
@@ -602,6 +613,8 @@ pub(crate) fn unregister_in(txn: &WriteTransaction, root: &Path) -> Result<()> {
         log.remove((ws.id, seq))?;
         snaps.remove(id)?;
     }
+    // Records and cache rows removed uncounted (a rare path): counted again when next needed.
+    refcount::mark_stale(txn)?;
     let mut cache = txn.open_table(STAT_CACHE)?;
     let mut dirs: Vec<Vec<u8>> = Vec::new();
     for item in cache.range((ws.id, &b""[..])..)? {
@@ -654,6 +667,7 @@ fn create_store(dir: &Path, file: &Path) -> Result<()> {
         }
         format::init(&txn)?;
         create_tables(&txn)?;
+        refcount::upgrade_in(&txn)?;
         txn.commit()?;
     }
     // A store holds copies of private files: it is the owner's alone (tempfile makes 0600).
