@@ -31,6 +31,8 @@ mod counter_tests;
 mod fit_tests;
 #[cfg(test)]
 mod format_tests;
+#[cfg(test)]
+mod refcount_tests;
 
 use std::fs;
 use std::io::Read as _;
