@@ -241,8 +241,34 @@ pub(crate) fn finish_unreferenced(
     touched: &FxHashSet<u64>,
     report: &mut GcReport,
 ) -> Result<()> {
-    if !touched.is_empty() {
-        repack(txn, repack_below, report, Some(touched))?;
+    // What the collection left dead in each touched segment is known (the segments' dead
+    // bytes): a segment all dead goes, a sparse one is repacked (which reads the records for
+    // the live objects in it), and the others are not read at all.
+    let mut sparse: FxHashSet<u64> = FxHashSet::default();
+    {
+        let mut segments = txn.open_table(SEGMENTS)?;
+        let mut dead = txn.open_table(SEGMENT_DEAD)?;
+        for seg in touched {
+            let Some(len) = segments.get(*seg)?.map(|v| v.value().len() as u64) else {
+                dead.remove(*seg)?;
+                continue;
+            };
+            let gone = dead.get(*seg)?.map_or(0, |v| v.value());
+            if gone >= len {
+                segments.remove(*seg)?;
+                dead.remove(*seg)?;
+                report.segments_removed += 1;
+                report.log_bytes_before += len;
+            } else if ((len - gone) as f64) < repack_below * len as f64 {
+                sparse.insert(*seg);
+            }
+        }
+    }
+    if !sparse.is_empty() {
+        let removed = (report.segments_removed, report.log_bytes_before);
+        repack(txn, repack_below, report, Some(&sparse))?;
+        report.segments_removed += removed.0;
+        report.log_bytes_before += removed.1;
     }
     write_counter(txn, "gc_epoch", epoch_in(txn)? + 1)?;
     let pending = crate::store::read_counter(txn, "forgotten_since_gc")?;
@@ -663,7 +689,14 @@ fn repack(
                         blob::encode_whole_record(*size, *zstd, *dict, &new).as_slice(),
                     )?;
                 }
-                Located::Group { members, .. } => {
+                Located::Group { members, span, .. } => {
+                    // The frame's count moves with it.
+                    let mut groups = txn.open_table(GROUP_REFS)?;
+                    let n = groups.remove(group_key(span))?.map(|v| v.value());
+                    if let Some(n) = n {
+                        groups.insert(group_key(&new), n)?;
+                    }
+                    drop(groups);
                     for (member, size, skip, dense) in members {
                         blobs.insert(
                             member.0,
@@ -686,9 +719,12 @@ fn repack(
         write_counter(txn, "next_segment", next)?;
         dead.extend(sparse.iter().copied());
     }
+    let mut known_dead = txn.open_table(SEGMENT_DEAD)?;
     for seg in &dead {
         segments.remove(*seg)?;
+        known_dead.remove(*seg)?;
     }
+    drop(known_dead);
     report.segments_removed = dead.len() as u64;
     report.log_bytes_after = match only {
         None => segments

@@ -203,6 +203,7 @@ impl<'s> Sink<'s> {
                         continue;
                     }
                     let span = segw.append(&sealed.frame, &mut flush)?;
+                    crate::store::refcount::add_group(txn, &span, new.len() as u64)?;
                     for m in new {
                         let record = blob::encode_grouped(m.size, &span, m.skip, false);
                         blobs.insert(m.id.0, record.as_slice())?;

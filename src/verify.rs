@@ -395,7 +395,7 @@ fn check_counts(store: &Store, problems: &mut Vec<Problem>) {
             for (kind, id, stored, counted) in &list {
                 problems.push(Problem {
                     kind,
-                    id: id.hex(),
+                    id: id.clone(),
                     what: format!(
                         "reference count {stored}, but the store holds {counted} references to it"
                     ),

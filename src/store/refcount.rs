@@ -264,6 +264,8 @@ pub(crate) struct Tally {
     pub blobs: FxHashMap<Id, u64>,
     /// Per chunk.
     pub chunks: FxHashMap<Id, u64>,
+    /// Per group frame: the records that name it.
+    pub groups: FxHashMap<(u64, u32), u64>,
 }
 
 /// Counts every reference the stored holders make (see the module doc). A holder that cannot
@@ -299,6 +301,9 @@ pub(crate) fn tally(
         let (k, v) = item?;
         let id = Id(k.value());
         let rec = blob::decode_blob(&id, v.value())?;
+        if let BlobRecord::Grouped { span, .. } = &rec {
+            *t.groups.entry((span.segment, span.offset)).or_default() += 1;
+        }
         for c in held_chunks(&id, &rec, chunks, segments)? {
             bump(&mut t.chunks, c);
         }
@@ -379,8 +384,53 @@ pub(crate) fn rebuild(txn: &WriteTransaction) -> Result<()> {
         }
     }
     drop(queue);
+    txn.delete_table(GROUP_REFS)?;
+    {
+        let mut sorted: Vec<_> = t.groups.iter().collect();
+        sorted.sort_unstable();
+        let mut groups = txn.open_table(GROUP_REFS)?;
+        for (k, n) in sorted {
+            groups.insert(*k, *n)?;
+        }
+    }
+    // What was dead is not known any more: only later frees are counted (a full gc repacks
+    // by reading every record).
+    txn.delete_table(SEGMENT_DEAD)?;
+    txn.open_table(SEGMENT_DEAD)?;
     super::write_counter(txn, STALE, 0)?;
     seal(txn)
+}
+
+/// A group frame was written at `span` with `members` records naming it.
+pub(crate) fn add_group(txn: &WriteTransaction, span: &Span, members: u64) -> Result<()> {
+    let mut groups = txn.open_table(GROUP_REFS)?;
+    let key = (span.segment, span.offset);
+    let n = groups.get(key)?.map_or(0, |v| v.value());
+    groups.insert(key, n + members)?;
+    Ok(())
+}
+
+/// Adds `span`'s bytes to the dead bytes of the segments it lies in.
+fn dead_span(
+    dead: &mut Table<'_, u64, u64>,
+    span: &Span,
+    touched: &mut rustc_hash::FxHashSet<u64>,
+) -> Result<()> {
+    // A span leaves a segment only when that segment is full.
+    let (mut seg, mut off, mut left) = (span.segment, span.offset as usize, span.len as usize);
+    while left > 0 {
+        let n = SEGMENT_SIZE.saturating_sub(off).min(left);
+        if n == 0 {
+            break;
+        }
+        let was = dead.get(seg)?.map_or(0, |v| v.value());
+        dead.insert(seg, was + n as u64)?;
+        touched.insert(seg);
+        left -= n;
+        seg += 1;
+        off = 0;
+    }
+    Ok(())
 }
 
 /// What [`drain`] deleted.
@@ -407,12 +457,8 @@ pub(crate) fn drain(txn: &WriteTransaction, out: &mut Drained) -> Result<()> {
     let mut blobs = txn.open_table(BLOBS)?;
     let mut chunks = txn.open_table(CHUNKS)?;
     let segments = txn.open_table(SEGMENTS)?;
-    let touch = |span: &Span, touched: &mut rustc_hash::FxHashSet<u64>| {
-        // A span leaves a segment only when that segment is full.
-        let end = span.offset as usize + span.len as usize;
-        let last = span.segment + (end.saturating_sub(1) / SEGMENT_SIZE) as u64;
-        touched.extend(span.segment..=last);
-    };
+    let mut groups = txn.open_table(GROUP_REFS)?;
+    let mut dead = txn.open_table(SEGMENT_DEAD)?;
     loop {
         let Some((k, _)) = counts.queue.pop_first()? else {
             break;
@@ -453,10 +499,25 @@ pub(crate) fn drain(txn: &WriteTransaction, out: &mut Drained) -> Result<()> {
                 match rec {
                     Ok(BlobRecord::Whole { span, .. }) => {
                         out.bytes += u64::from(span.len);
-                        touch(&span, &mut out.touched);
+                        dead_span(&mut dead, &span, &mut out.touched)?;
                     }
-                    // The frame goes when no member is left (the repack sees to it).
-                    Ok(BlobRecord::Grouped { span, .. }) => touch(&span, &mut out.touched),
+                    // The frame is dead when no record names it any more. Without a count
+                    // (a frame counted nowhere) it is kept: a full gc finds it.
+                    Ok(BlobRecord::Grouped { span, .. }) => {
+                        let key = (span.segment, span.offset);
+                        let n = groups.get(key)?.map(|v| v.value());
+                        match n {
+                            Some(1) => {
+                                groups.remove(key)?;
+                                out.bytes += u64::from(span.len);
+                                dead_span(&mut dead, &span, &mut out.touched)?;
+                            }
+                            Some(n) if n > 1 => {
+                                groups.insert(key, n - 1)?;
+                            }
+                            _ => {}
+                        }
+                    }
                     Ok(rec) => {
                         if let Ok(held) = held_chunks(&id, &rec, &chunks, &segments) {
                             for c in held {
@@ -473,8 +534,9 @@ pub(crate) fn drain(txn: &WriteTransaction, out: &mut Drained) -> Result<()> {
                 };
                 out.chunks += 1;
                 if let Ok(rec) = blob::decode_chunk(&id, v.value()) {
+                    drop(v);
                     out.bytes += u64::from(rec.span.len);
-                    touch(&rec.span, &mut out.touched);
+                    dead_span(&mut dead, &rec.span, &mut out.touched)?;
                 }
             }
         }
@@ -483,7 +545,7 @@ pub(crate) fn drain(txn: &WriteTransaction, out: &mut Drained) -> Result<()> {
 }
 
 /// A count that differs from a full count: (kind, id, stored, counted).
-pub(crate) type Mismatch = (&'static str, Id, u64, u64);
+pub(crate) type Mismatch = (&'static str, String, u64, u64);
 
 /// Compares the stored counts with `tally`; the mismatches, at most `limit`, and how many
 /// there were.
@@ -508,7 +570,7 @@ pub(crate) fn compare(
             if v.value() != counted {
                 n += 1;
                 if out.len() < limit {
-                    out.push((kinds[i], id, v.value(), counted));
+                    out.push((kinds[i], id.hex(), v.value(), counted));
                 }
             }
         }
@@ -518,13 +580,50 @@ pub(crate) fn compare(
                 if stored[i].get(id.0)?.is_none() {
                     n += 1;
                     if out.len() < limit {
-                        out.push((kinds[i], *id, 0, *c));
+                        out.push((kinds[i], id.hex(), 0, *c));
                     }
                 }
             }
         }
     }
     Ok((out, n))
+}
+
+/// [`compare`] for the group frames' counts (a count too low would delete a frame a record
+/// still names).
+pub(crate) fn compare_groups(
+    tally: &Tally,
+    stored: &impl ReadableTable<(u64, u32), u64>,
+    limit: usize,
+    out: &mut Vec<Mismatch>,
+    n: &mut u64,
+) -> Result<()> {
+    let name = |(seg, off): (u64, u32)| format!("segment {seg} offset {off}");
+    let mut seen = 0usize;
+    for item in stored.iter()? {
+        let (k, v) = item?;
+        let counted = tally.groups.get(&k.value()).copied().unwrap_or(0);
+        if counted != 0 {
+            seen += 1;
+        }
+        if v.value() != counted {
+            *n += 1;
+            if out.len() < limit {
+                out.push(("group", name(k.value()), v.value(), counted));
+            }
+        }
+    }
+    if seen < tally.groups.len() {
+        for (k, c) in &tally.groups {
+            if stored.get(*k)?.is_none() {
+                *n += 1;
+                if out.len() < limit {
+                    out.push(("group", name(*k), 0, *c));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Brings a store without counts to counts (in `txn`): lists the feature and counts
@@ -584,7 +683,9 @@ impl super::Store {
             txn.open_table(BLOB_REFS)?,
             txn.open_table(CHUNK_REFS)?,
         );
-        let (list, n) = compare(&t, [&trees, &blobs, &chunks], limit)?;
+        let (mut list, mut n) = compare(&t, [&trees, &blobs, &chunks], limit)?;
+        let groups = txn.open_table(GROUP_REFS)?;
+        compare_groups(&t, &groups, limit, &mut list, &mut n)?;
         Ok(CountCheck::Compared(list, n))
     }
 }

@@ -68,3 +68,10 @@ pub const CHUNK_REFS: TableDefinition<[u8; 32], u64> = TableDefinition::new("chu
 /// (kind, id) of an object whose count fell to zero: what the next collection deletes, unless
 /// a reference came back since (kind 0 a tree, 1 a blob, 2 a chunk).
 pub const UNREFERENCED: TableDefinition<(u8, [u8; 32]), ()> = TableDefinition::new("unreferenced");
+/// A group frame's (segment, offset) -> how many blob records name it: at zero the frame's
+/// bytes are dead (see [`super::refcount`]).
+pub const GROUP_REFS: TableDefinition<(u64, u32), u64> = TableDefinition::new("group_refs");
+/// Segment -> bytes in it known to be dead (freed by a collection since the segment was
+/// written or last counted): what lets a collection delete a dead segment, or find a sparse
+/// one, without reading every record.
+pub const SEGMENT_DEAD: TableDefinition<u64, u64> = TableDefinition::new("segment_dead");
