@@ -12,14 +12,14 @@
 //! [`enforce`] says so once (a `meta` counter remembers it until the store fits again), and
 //! the snapshot that triggered it stands.
 //!
-//! Eviction is incremental: one snapshot, then two, then four (oldest first), each batch
-//! forgotten and its garbage collected in one transaction ([`crate::gc::collect_forgotten`]:
-//! what the remaining snapshots still reach is marked as far as trees, and only what the
-//! forgotten snapshots did not share with them is read and deleted, and only the segments
-//! that lost bytes are repacked), so a process killed at any point leaves a consistent store
-//! that has lost only unprotected snapshots, and an eviction costs what it evicts rather than
-//! a gc of the whole store. Only when nothing is left to evict and the store is still over
-//! does a full collection run (repacking any segment with a dead byte, and regrouping).
+//! Eviction costs what it frees: the oldest unprotected snapshots are forgotten one at a time
+//! in one transaction, each releasing its root tree's reference count, and what falls to zero
+//! is deleted, cascading ([`crate::gc::drain`], see the store's reference counts), until the
+//! bytes freed cover the excess; the segments that lost bytes are then deleted when dead or
+//! repacked when sparse, and the transaction commits once. A process killed at any point
+//! leaves the store as it was or with those snapshots forgotten and collected. Only when
+//! nothing is left to evict and the store is still over does a full collection run
+//! (repacking any segment with a dead byte, and regrouping).
 
 use crate::error::Result;
 use crate::forget::{ForgetOptions, Judged};
@@ -172,7 +172,7 @@ pub fn enforce(store: &Store, max_bytes: u64, undo_depth: usize) -> Result<Budge
         // for two more commits cost more than the eviction).
         report.used_after = report.used_before.saturating_sub(freed);
     }
-    if report.used_after > max_bytes && seen_all(&report, store, undo_depth)? {
+    if report.used_after > max_bytes && judge(store, undo_depth)?.1.is_empty() {
         // Nothing left to evict and still over: a full collection, which also repacks any
         // segment with a dead byte and regroups small blobs (a group stays whole while any
         // member lives, so the dead members' bytes come back only when it is made again).
@@ -248,11 +248,6 @@ pub fn after_snapshot(store: &Store) -> Option<Result<BudgetReport>> {
         Err(e) => store.warning(&format!("disk budget not applied: {e}")),
     }
     Some(report)
-}
-
-/// Whether no unprotected snapshot is left to evict.
-fn seen_all(_report: &BudgetReport, store: &Store, undo_depth: usize) -> Result<bool> {
-    Ok(judge(store, undo_depth)?.1.is_empty())
 }
 
 /// The store fits: clears the "protected over" note so that the next time says so again.

@@ -404,7 +404,7 @@ fn check_counts(store: &Store, problems: &mut Vec<Problem>) {
             }
             if n > list.len() as u64 {
                 problems.push(Problem {
-                    kind: "table",
+                    kind: "refcount",
                     id: "refcounts".into(),
                     what: format!("{} more reference counts are wrong", n - list.len() as u64),
                     referrer: "the reference counts".into(),
@@ -412,7 +412,7 @@ fn check_counts(store: &Store, problems: &mut Vec<Problem>) {
             }
         }
         Err(e) => problems.push(Problem {
-            kind: "table",
+            kind: "refcount",
             id: "refcounts".into(),
             what: format!("the reference counts could not be checked: {e}"),
             referrer: "the reference counts".into(),

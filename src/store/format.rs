@@ -154,7 +154,12 @@ impl Store {
         if format.schema < SCHEMA_VERSION && writable {
             self.upgrade(file)?;
         }
-        if writable && !format.features.iter().any(|f| f == super::refcount::FEATURE) {
+        if writable
+            && !format
+                .features
+                .iter()
+                .any(|f| f == super::refcount::FEATURE)
+        {
             // Counted once, by a full count, in a transaction of its own: of processes
             // opening at once, the first counts and the others find the feature listed.
             let txn = self.begin_write()?;

@@ -606,18 +606,16 @@ pub(crate) fn unregister_in(txn: &WriteTransaction, root: &Path) -> Result<()> {
         return Ok(());
     };
     let mut log = txn.open_table(WS_LOG)?;
-    let mut snaps = txn.open_table(SNAPSHOTS)?;
     let ids: Vec<(u64, [u8; 32])> = log
         .range((ws.id, 0)..=(ws.id, u64::MAX))?
         .map(|item| item.map(|(k, v)| (k.value().1, v.value())))
         .collect::<std::result::Result<_, _>>()?;
     for (seq, id) in ids {
         log.remove((ws.id, seq))?;
-        snaps.remove(id)?;
+        refcount::remove_snapshot(txn, &crate::Id(id))?;
     }
-    // Records and cache rows removed uncounted (a rare path): counted again when next needed.
-    refcount::mark_stale(txn)?;
     let mut cache = txn.open_table(STAT_CACHE)?;
+    let mut counts = refcount::Counts::open(txn)?;
     let mut dirs: Vec<Vec<u8>> = Vec::new();
     for item in cache.range((ws.id, &b""[..])..)? {
         let (k, _) = item?;
@@ -628,7 +626,9 @@ pub(crate) fn unregister_in(txn: &WriteTransaction, root: &Path) -> Result<()> {
         dirs.push(dir.to_vec());
     }
     for d in dirs {
-        cache.remove((ws.id, d.as_slice()))?;
+        if let Some(old) = cache.remove((ws.id, d.as_slice()))? {
+            counts.row(Some(old.value()), None)?;
+        }
     }
     Ok(())
 }

@@ -54,7 +54,11 @@ pub(crate) enum Obj {
 impl Obj {
     /// What a tree entry of `kind` names.
     pub(crate) fn of(kind: Kind) -> Obj {
-        if kind == Kind::Dir { Obj::Tree } else { Obj::Blob }
+        if kind == Kind::Dir {
+            Obj::Tree
+        } else {
+            Obj::Blob
+        }
     }
 
     fn from_u8(v: u8) -> Option<Obj> {

@@ -122,8 +122,16 @@ fn eviction_collects_exactly_what_nothing_reaches() {
     let mut ids = Vec::new();
     for i in 0..6 {
         write(ws.path(), "keep.txt", b"kept in every snapshot");
-        write(ws.path(), "d/edited.txt", format!("version {}", i % 3).as_bytes());
-        write(ws.path(), &format!("new/{i}.txt"), format!("file {i}").as_bytes());
+        write(
+            ws.path(),
+            "d/edited.txt",
+            format!("version {}", i % 3).as_bytes(),
+        );
+        write(
+            ws.path(),
+            &format!("new/{i}.txt"),
+            format!("file {i}").as_bytes(),
+        );
         if i == 3 {
             fs::remove_dir_all(ws.path().join("new")).unwrap();
         }
@@ -165,8 +173,17 @@ fn a_damaged_count_is_reported_by_verify() {
     let txn = store.begin_write().unwrap();
     // One too few for the blob, one too many for the root tree.
     txn.open_table(BLOB_REFS).unwrap().remove(blob.0).unwrap();
-    let n = txn.open_table(TREE_REFS).unwrap().get(root.0).unwrap().unwrap().value();
-    txn.open_table(TREE_REFS).unwrap().insert(root.0, n + 1).unwrap();
+    let n = txn
+        .open_table(TREE_REFS)
+        .unwrap()
+        .get(root.0)
+        .unwrap()
+        .unwrap()
+        .value();
+    txn.open_table(TREE_REFS)
+        .unwrap()
+        .insert(root.0, n + 1)
+        .unwrap();
     txn.commit().unwrap();
     let report = crate::verify::verify(&store, true, &NoProgress).unwrap();
     let counts: Vec<_> = report
@@ -175,8 +192,16 @@ fn a_damaged_count_is_reported_by_verify() {
         .filter(|p| p.referrer == "the reference counts")
         .collect();
     assert_eq!(counts.len(), 2, "{:?}", report.problems);
-    assert!(counts.iter().any(|p| p.kind == "blob" && p.id == blob.hex()));
-    assert!(counts.iter().any(|p| p.kind == "tree" && p.id == root.hex()));
+    assert!(
+        counts
+            .iter()
+            .any(|p| p.kind == "blob" && p.id == blob.hex())
+    );
+    assert!(
+        counts
+            .iter()
+            .any(|p| p.kind == "tree" && p.id == root.hex())
+    );
     // A gc counts again: the store is whole.
     let mut store = store;
     crate::gc::gc(&mut store, &crate::gc::GcOptions::default(), &NoProgress).unwrap();
@@ -256,7 +281,10 @@ fn a_writer_that_does_not_count_makes_the_counts_stale_and_a_collection_counts_a
     let txn = store.begin_write().unwrap();
     assert!(super::refcount::is_stale(&txn).unwrap());
     txn.commit().unwrap();
-    assert!(matches!(store.check_refcounts(1).unwrap(), CountCheck::Stale));
+    assert!(matches!(
+        store.check_refcounts(1).unwrap(),
+        CountCheck::Stale
+    ));
     // Forgetting the counted snapshot must not free the tree the other record holds.
     let txn = store.begin_write().unwrap();
     super::refcount::remove_snapshot(&txn, &id).unwrap();
