@@ -29,7 +29,6 @@ use super::tables::*;
 use super::tree::{Kind, Tree};
 use crate::error::Result;
 use crate::id::Id;
-use crate::scan::statcache::DirView;
 
 /// The format feature a store with counts lists: an older build would write holders without
 /// counting them, so it must refuse the store.
@@ -149,7 +148,7 @@ impl<'t> Counts<'t> {
 
     /// A stat cache row naming tree `new` replaced one naming `old` (either may be absent).
     pub(crate) fn row(&mut self, old: Option<&[u8]>, new: Option<&[u8]>) -> Result<()> {
-        let tree = |row: Option<&[u8]>| row.and_then(DirView::parse).map(|d| d.tree());
+        let tree = |row: Option<&[u8]>| row.and_then(row_tree);
         let (old, new) = (tree(old), tree(new));
         if old == new {
             return Ok(());
@@ -162,6 +161,12 @@ impl<'t> Counts<'t> {
         }
         Ok(())
     }
+}
+
+/// The tree a stat cache row names: its first 32 bytes (the row's layout is the scan's; the
+/// store reads only this, the same way wherever a row is counted).
+fn row_tree(row: &[u8]) -> Option<Id> {
+    Some(Id(row.get(..32)?.try_into().ok()?))
 }
 
 /// Inserts snapshot record `bytes` (id `id`, root tree `root`), counting its root when the
@@ -321,15 +326,15 @@ pub(crate) fn tally(
     }
     for item in stat_cache.iter()? {
         let (_, v) = item?;
-        if let Some(dir) = DirView::parse(v.value()) {
-            bump(&mut t.trees, dir.tree());
+        if let Some(tree) = row_tree(v.value()) {
+            bump(&mut t.trees, tree);
         }
     }
     Ok(t)
 }
 
 /// Counts everything again and writes the counts, the queue of what nothing references, and
-/// the stamp. First drops the stat cache rows whose tree is not stored (or that do not parse):
+/// the stamp. First drops the stat cache rows whose tree is not stored (or too short to name one):
 /// such a row holds nothing, so the blobs it names must not be trusted by a snapshot (their
 /// directories are read again).
 pub(crate) fn rebuild(txn: &WriteTransaction) -> Result<()> {
@@ -339,8 +344,8 @@ pub(crate) fn rebuild(txn: &WriteTransaction) -> Result<()> {
         let mut drop_rows: Vec<(u64, Vec<u8>)> = Vec::new();
         for item in cache.iter()? {
             let (k, v) = item?;
-            let keep = match DirView::parse(v.value()) {
-                Some(d) => trees.get(d.tree().0)?.is_some(),
+            let keep = match row_tree(v.value()) {
+                Some(tree) => trees.get(tree.0)?.is_some(),
                 None => false,
             };
             if !keep {
