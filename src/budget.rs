@@ -130,7 +130,7 @@ pub fn enforce(store: &Store, max_bytes: u64, undo_depth: usize) -> Result<Budge
     let (_, evictable) = judge(store, undo_depth)?;
     // Segments keep what is dead in them until they are sparse enough to repack: gc's 0.5
     // would leave a budgeted store up to twice its live data. The budget repacks a segment
-    // once a tenth of it is dead.
+    // once a tenth of it is dead (`BUDGET_REPACK_BELOW`).
     if !evictable.is_empty() {
         let total = evictable.len();
         let over = report.used_before - max_bytes;
@@ -155,9 +155,11 @@ pub fn enforce(store: &Store, max_bytes: u64, undo_depth: usize) -> Result<Budge
                 if freed < over && seen < total {
                     return Ok(true);
                 }
+                // The bytes freed are those of the deleted objects (trees, spans, dead frames):
+                // a segment they leave dead goes now, a sparse one is repacked, and what stays
+                // in a segment less than a tenth dead is the estimate's error.
                 let mut gc = crate::gc::GcReport::default();
                 crate::gc::finish_unreferenced(txn, BUDGET_REPACK_BELOW, seen, &touched, &mut gc)?;
-                freed += gc.log_bytes_before.saturating_sub(gc.log_bytes_after);
                 Ok(false)
             },
         );
