@@ -12,14 +12,14 @@
 //! [`enforce`] says so once (a `meta` counter remembers it until the store fits again), and
 //! the snapshot that triggered it stands.
 //!
-//! Eviction is incremental: one snapshot, then two, then four (oldest first), each batch
-//! forgotten and its garbage collected in one transaction ([`crate::gc::collect_forgotten`]:
-//! what the remaining snapshots still reach is marked as far as trees, and only what the
-//! forgotten snapshots did not share with them is read and deleted, and only the segments
-//! that lost bytes are repacked), so a process killed at any point leaves a consistent store
-//! that has lost only unprotected snapshots, and an eviction costs what it evicts rather than
-//! a gc of the whole store. Only when nothing is left to evict and the store is still over
-//! does a full collection run (repacking any segment with a dead byte, and regrouping).
+//! Eviction costs what it frees: the oldest unprotected snapshots are forgotten one at a time
+//! in one transaction, each releasing its root tree's reference count, and what falls to zero
+//! is deleted, cascading ([`crate::gc::drain`], see the store's reference counts), until the
+//! bytes freed cover the excess; the segments that lost bytes are then deleted when dead or
+//! repacked when sparse, and the transaction commits once. A process killed at any point
+//! leaves the store as it was or with those snapshots forgotten and collected. Only when
+//! nothing is left to evict and the store is still over does a full collection run
+//! (repacking any segment with a dead byte, and regrouping).
 
 use crate::error::Result;
 use crate::forget::{ForgetOptions, Judged};
@@ -128,51 +128,63 @@ pub fn enforce(store: &Store, max_bytes: u64, undo_depth: usize) -> Result<Budge
         return fits(store, report);
     }
     let (_, evictable) = judge(store, undo_depth)?;
-    let mut queue = evictable.into_iter();
-    let mut batch = 1;
     // Segments keep what is dead in them until they are sparse enough to repack: gc's 0.5
     // would leave a budgeted store up to twice its live data. The budget repacks a segment
-    // once a tenth of it is dead, and once nothing is left to evict, any dead byte at all
-    // (regrouping too).
-    let mut repack_below = BUDGET_REPACK_BELOW;
-    while report.used_after > max_bytes {
-        let next: Vec<Judged> = queue.by_ref().take(batch).collect();
-        if next.is_empty() {
-            if repack_below >= 1.0 {
-                break;
-            }
-            repack_below = 1.0;
-            // The last pass is a full collection, which also regroups small blobs: a group
-            // stays whole while any member lives, so the dead members' bytes come back only
-            // when the group is made again.
-            let opts = crate::gc::GcOptions {
-                recompress_level: Some(crate::gc::RECOMPRESS_LEVEL),
-                repack_below,
-                ..crate::gc::GcOptions::default()
-            };
-            crate::gc::collect(store, &opts, &crate::progress::NoProgress)?;
-        } else {
-            batch *= 2;
-            // Judged before this loop: a snapshot an operation protected meanwhile is refused
-            // by forget as a whole batch, and the budget simply stops for now.
-            let done = crate::forget::forget_then(
-                store,
-                &ForgetOptions {
-                    snapshots: next.iter().map(|j| j.id).collect(),
-                    undo_depth,
-                    ..ForgetOptions::default()
-                },
-                |txn, roots| crate::gc::collect_forgotten(txn, roots, repack_below).map(|_| ()),
-            );
-            match done {
-                Ok(r) => report.evicted.extend(r.forgotten),
-                Err(crate::Error::ForgetRefused(_)) => break,
-                Err(e) => return Err(e),
-            }
+    // once a tenth of it is dead (`BUDGET_REPACK_BELOW`).
+    if !evictable.is_empty() {
+        let total = evictable.len();
+        let over = report.used_before - max_bytes;
+        let (mut seen, mut freed) = (0usize, 0u64);
+        let mut touched = rustc_hash::FxHashSet::default();
+        // One transaction: each snapshot (oldest first) is forgotten and what it alone held
+        // deleted (the reference counts say what), until the bytes freed cover the excess.
+        // Judged before this call: a snapshot an operation protected meanwhile is refused by
+        // forget as a whole, and the budget simply stops for now.
+        let done = crate::forget::forget_then(
+            store,
+            &ForgetOptions {
+                snapshots: evictable.iter().map(|j| j.id).collect(),
+                undo_depth,
+                ..ForgetOptions::default()
+            },
+            |txn, _| {
+                seen += 1;
+                let drained = crate::gc::drain(txn)?;
+                freed += drained.bytes;
+                touched.extend(drained.touched);
+                if freed < over && seen < total {
+                    return Ok(true);
+                }
+                // The bytes freed are those of the deleted objects (trees, spans, dead frames):
+                // a segment they leave dead goes now, a sparse one is repacked, and what stays
+                // in a segment less than a tenth dead is the estimate's error.
+                let mut gc = crate::gc::GcReport::default();
+                crate::gc::finish_unreferenced(txn, BUDGET_REPACK_BELOW, seen, &touched, &mut gc)?;
+                Ok(false)
+            },
+        );
+        match done {
+            Ok(r) => report.evicted.extend(r.forgotten),
+            Err(crate::Error::ForgetRefused(_)) => {}
+            Err(e) => return Err(e),
         }
         report.collections += 1;
-        // redb hands back the pages a commit released only at a later commit: without these,
-        // the gc's frees would not show and the loop would evict more than it must.
+        // What the pages in use will be once redb hands back the pages this commit released
+        // (it does so only at a later commit: measuring now would count them, and waiting
+        // for two more commits cost more than the eviction).
+        report.used_after = report.used_before.saturating_sub(freed);
+    }
+    if report.used_after > max_bytes && judge(store, undo_depth)?.1.is_empty() {
+        // Nothing left to evict and still over: a full collection, which also repacks any
+        // segment with a dead byte and regroups small blobs (a group stays whole while any
+        // member lives, so the dead members' bytes come back only when it is made again).
+        let opts = crate::gc::GcOptions {
+            recompress_level: Some(crate::gc::RECOMPRESS_LEVEL),
+            repack_below: 1.0,
+            ..crate::gc::GcOptions::default()
+        };
+        crate::gc::collect(store, &opts, &crate::progress::NoProgress)?;
+        report.collections += 1;
         for _ in 0..2 {
             store.begin_write()?.commit()?;
         }

@@ -89,16 +89,17 @@ pub struct ForgetReport {
 
 /// Forgets snapshots per `opts`.
 pub fn forget(store: &Store, opts: &ForgetOptions) -> Result<ForgetReport> {
-    forget_then(store, opts, |_, _| Ok(()))
+    forget_then(store, opts, |_, _| Ok(true))
 }
 
-/// [`forget`], then `then` in the same write transaction, before it commits, with the root
-/// trees of the snapshots it removed (not called when it removes none): what the disk budget
-/// collects their garbage with, so the two commit together or not at all.
+/// [`forget`], calling `then` in the same write transaction after each snapshot it removes
+/// (oldest first), with the snapshot and its root tree; the rest stay when it says `false`.
+/// What the disk budget collects with, one snapshot at a time, so the removals and their
+/// collection commit together or not at all.
 pub fn forget_then(
     store: &Store,
     opts: &ForgetOptions,
-    then: impl FnOnce(&WriteTransaction, &[Id]) -> Result<()>,
+    mut then: impl FnMut(&WriteTransaction, &Judged) -> Result<bool>,
 ) -> Result<ForgetReport> {
     let mut rules = opts.policy.clone();
     if let Some(n) = opts.keep_last {
@@ -263,25 +264,27 @@ pub fn forget_then(
         }
     }
     if doomed.is_empty() {
+        crate::store::refcount::seal(&txn)?;
         txn.commit()?;
         return Ok(report);
     }
-    let mut roots = Vec::with_capacity(doomed.len());
-    {
-        let mut log = txn.open_table(WS_LOG)?;
-        let mut snapshots = txn.open_table(SNAPSHOTS)?;
-        for j in &doomed {
+    let mut removed = 0usize;
+    for j in &doomed {
+        {
+            let mut log = txn.open_table(WS_LOG)?;
             for key in entries_of.get(&j.id).into_iter().flatten() {
                 log.remove(*key)?;
             }
-            if let Some(old) = snapshots.remove(j.id.0)? {
-                roots.push(SnapshotRecord::decode(&j.id, old.value())?.root);
-            }
+        }
+        crate::store::refcount::remove_snapshot(&txn, &j.id)?;
+        removed += 1;
+        if !then(&txn, j)? {
+            break;
         }
     }
+    doomed.truncate(removed);
     let forgotten = crate::store::read_counter(&txn, "forgotten_since_gc")?;
     crate::store::write_counter(&txn, "forgotten_since_gc", forgotten + doomed.len() as u64)?;
-    then(&txn, &roots)?;
     let workspace = match (&opts.workspace, doomed.first()) {
         (Some(w), _) => w.clone(),
         (None, Some(j)) if doomed.iter().all(|d| d.workspace == j.workspace) => j.workspace.clone(),
@@ -294,6 +297,7 @@ pub fn forget_then(
             ..OpRecord::new(store, "forget", workspace, None, None)
         },
     )?;
+    crate::store::refcount::seal(&txn)?;
     txn.commit()?;
     report.op = Some(op);
     report.forgotten = doomed;

@@ -191,6 +191,9 @@ pub fn collect(store: &Store, opts: &GcOptions, progress: &dyn Progress) -> Resu
     }
     write_counter(&txn, "gc_epoch", epoch_in(&txn)? + 1)?;
     write_counter(&txn, "forgotten_since_gc", 0)?;
+    // The sweep deleted holders without counting: count what is left, which also empties
+    // the queue of what nothing references (the sweep deleted it).
+    crate::store::refcount::rebuild(&txn)?;
     txn.commit()?;
     report.file_bytes_committed = file_len(&file);
     report.file_bytes_after = report.file_bytes_committed;
@@ -198,147 +201,100 @@ pub fn collect(store: &Store, opts: &GcOptions, progress: &dyn Progress) -> Resu
     Ok(report)
 }
 
-/// Collects, in the caller's write transaction (the forget that removed them), what the
-/// snapshots whose root trees are `forgotten` alone reached: the disk budget's collection,
-/// which costs what those snapshots held, not what the store holds.
+/// Collects, in the caller's write transaction (the forget that removed them), what no holder
+/// references any more: the disk budget's collection, which costs what it frees, not what the
+/// store holds.
 ///
-/// What the remaining roots reach is marked as [`collect`] marks it (snapshot records,
-/// artifacts, stat caches), but only as far as trees: it reads each live tree once and no blob
-/// or segment. The forgotten snapshots' trees are then walked, skipping every subtree the
-/// mark reached (a shared subtree is one lookup, so the walk touches what those snapshots did
-/// not share), and what that walk finds unmarked is deleted: its trees, its blobs, and the
-/// chunks of its chunked blobs that no live chunked blob lists. Only the segments that lost
-/// bytes are judged for the repack (`repack_below`), and the records are read once for the
-/// spans in them. The stat cache is not repacked, dictionaries are kept and nothing is
-/// regrouped or recompressed: what `gc` does. Garbage that other forgets left (without a gc)
-/// is not looked for either: a full gc finds it.
+/// The reference counts (see the store's `refcount` module) say what that is: the objects
+/// whose count fell to zero are deleted, and what they held loses a reference, cascading. If
+/// the counts are stale (a writer that does not keep them committed since), everything is
+/// counted again first. Only the segments that lost bytes are judged for the repack
+/// (`repack_below`), and the records are read once for the spans in them. The stat cache is
+/// not repacked, dictionaries are kept and nothing is regrouped or recompressed: what `gc`
+/// does.
 ///
 /// The gc epoch moves, as with any gc, so a snapshot that deduplicated against a view from
 /// before this commit checks what it reuses.
-pub fn collect_forgotten(
+pub fn collect_unreferenced(
     txn: &WriteTransaction,
-    forgotten: &[Id],
     repack_below: f64,
+    forgotten: usize,
 ) -> Result<GcReport> {
     let t0 = Instant::now();
     let mut report = GcReport::default();
-    let live = mark_trees(txn, &mut report, None, true)?;
-    let mut dead_trees: Vec<Id> = Vec::new();
-    let mut dead_blobs: FxHashSet<Id> = FxHashSet::default();
+    let drained = drain(txn)?;
+    report.trees_removed = drained.trees;
+    report.blobs_removed = drained.blobs;
+    report.chunks_removed = drained.chunks;
+    report.bytes_removed = drained.bytes;
+    finish_unreferenced(txn, repack_below, forgotten, &drained.touched, &mut report)?;
+    report.seconds = t0.elapsed().as_secs_f64();
+    Ok(report)
+}
+
+/// After [`drain`]: repacks the `touched` segments, moves the gc epoch, takes `forgotten` off
+/// the count of snapshots forgotten since a gc, and seals the counts.
+pub(crate) fn finish_unreferenced(
+    txn: &WriteTransaction,
+    repack_below: f64,
+    forgotten: usize,
+    touched: &FxHashSet<u64>,
+    report: &mut GcReport,
+) -> Result<()> {
+    // What the collection left dead in each touched segment is known (the segments' dead
+    // bytes): a segment all dead goes, a sparse one is repacked (which reads the records for
+    // the live objects in it), and the others are not read at all.
+    let mut sparse: FxHashSet<u64> = FxHashSet::default();
     {
-        let trees = txn.open_table(TREES)?;
-        let mut seen: FxHashSet<Id> = FxHashSet::default();
-        let mut stack: Vec<Id> = forgotten.to_vec();
-        while let Some(id) = stack.pop() {
-            if live.trees.contains(&id) || !seen.insert(id) {
-                continue;
-            }
-            // Gone already (collected with another snapshot that held it).
-            let Some(raw) = trees.get(id.0)? else {
+        let mut segments = txn.open_table(SEGMENTS)?;
+        let mut dead = txn.open_table(SEGMENT_DEAD)?;
+        for seg in touched {
+            let Some(len) = segments.get(*seg)?.map(|v| v.value().len() as u64) else {
+                dead.remove(*seg)?;
                 continue;
             };
-            dead_trees.push(id);
-            report.bytes_removed += raw.value().len() as u64;
-            // Nothing live reaches it: it goes, and a full gc finds what it named.
-            let Ok(tree) = Tree::decode(&id, raw.value()) else {
-                continue;
-            };
-            for e in tree.entries {
-                if e.kind == Kind::Dir {
-                    stack.push(e.id);
-                } else {
-                    dead_blobs.insert(e.id);
-                }
+            let gone = dead.get(*seg)?.map_or(0, |v| v.value());
+            if gone >= len {
+                segments.remove(*seg)?;
+                dead.remove(*seg)?;
+                report.segments_removed += 1;
+                report.log_bytes_before += len;
+            } else if ((len - gone) as f64) < repack_below * len as f64 {
+                sparse.insert(*seg);
             }
         }
     }
-    // What the dead trees name and a live tree (or artifact, or stat cache) names too stays.
-    if !dead_blobs.is_empty() {
-        for id in &live.listed {
-            dead_blobs.remove(id);
-        }
-    }
-    let mut touched: FxHashSet<u64> = FxHashSet::default();
-    let mut touch = |span: &Span| {
-        // The segments a span lies in: a span leaves a segment only when it is full.
-        let end = span.offset as usize + span.len as usize;
-        let last = span.segment + (end.saturating_sub(1) / SEGMENT_SIZE) as u64;
-        touched.extend(span.segment..=last);
-    };
-    let mut dead_chunks: FxHashSet<Id> = FxHashSet::default();
-    {
-        let mut blobs = txn.open_table(BLOBS)?;
-        let (chunk_table, segments) = (txn.open_table(CHUNKS)?, txn.open_table(SEGMENTS)?);
-        for id in &dead_blobs {
-            let Some(v) = blobs.remove(id.0)? else {
-                continue;
-            };
-            report.blobs_removed += 1;
-            match blob::decode_blob(id, v.value()) {
-                Ok(BlobRecord::Whole { span, .. }) => {
-                    report.bytes_removed += u64::from(span.len);
-                    touch(&span);
-                }
-                // Its group's frame goes when no member is left (the repack sees to it).
-                Ok(BlobRecord::Grouped { span, .. }) => touch(&span),
-                Ok(BlobRecord::Chunked { chunks, .. }) => {
-                    dead_chunks.extend(chunks.iter().map(|c| c.id));
-                }
-                Ok(BlobRecord::Paged { pages, .. }) => {
-                    dead_chunks.extend(pages.iter().map(|c| c.id));
-                    if let Ok(chunks) = blob::read_pages(id, &pages, &chunk_table, &segments) {
-                        dead_chunks.extend(chunks.iter().map(|c| c.id));
-                    }
-                }
-                // Unreadable and unreachable: its bytes wait for a full gc's repack.
-                Err(_) => {}
-            }
-        }
-    }
-    if !dead_chunks.is_empty() {
-        // Chunks are shared between versions of a large file: only those no live chunked
-        // blob lists go. (Large files are few; this reads the live blobs' records.)
-        let mut live = live;
-        mark_chunks(txn, &mut live)?;
-        let mut chunks = txn.open_table(CHUNKS)?;
-        for id in dead_chunks.iter().filter(|c| !live.chunks.contains(*c)) {
-            let Some(v) = chunks.remove(id.0)? else {
-                continue;
-            };
-            report.chunks_removed += 1;
-            if let Ok(rec) = blob::decode_chunk(id, v.value()) {
-                report.bytes_removed += u64::from(rec.span.len);
-                touch(&rec.span);
-            }
-        }
-    }
-    {
-        let mut trees = txn.open_table(TREES)?;
-        for id in &dead_trees {
-            trees.remove(id.0)?;
-        }
-        report.trees_removed = dead_trees.len() as u64;
-    }
-    if !touched.is_empty() {
-        repack(txn, repack_below, &mut report, Some(&touched))?;
+    if !sparse.is_empty() {
+        let removed = (report.segments_removed, report.log_bytes_before);
+        repack(txn, repack_below, report, Some(&sparse))?;
+        report.segments_removed += removed.0;
+        report.log_bytes_before += removed.1;
     }
     write_counter(txn, "gc_epoch", epoch_in(txn)? + 1)?;
     let pending = crate::store::read_counter(txn, "forgotten_since_gc")?;
     write_counter(
         txn,
         "forgotten_since_gc",
-        pending.saturating_sub(forgotten.len() as u64),
+        pending.saturating_sub(forgotten as u64),
     )?;
-    report.seconds = t0.elapsed().as_secs_f64();
-    Ok(report)
+    crate::store::refcount::seal(txn)
+}
+
+/// Deletes what the reference counts say nothing references (counting again first when they
+/// are stale), without repacking.
+pub(crate) fn drain(txn: &WriteTransaction) -> Result<crate::store::refcount::Drained> {
+    if crate::store::refcount::is_stale(txn)? {
+        crate::store::refcount::rebuild(txn)?;
+    }
+    let mut drained = crate::store::refcount::Drained::default();
+    crate::store::refcount::drain(txn, &mut drained)?;
+    Ok(drained)
 }
 
 /// What the roots reach.
 struct Live {
     trees: FxHashSet<Id>,
     blobs: FxHashSet<Id>,
-    /// Blob ids as a list, when the mark was asked for one (see [`mark_trees`]).
-    listed: Vec<Id>,
     chunks: FxHashSet<Id>,
 }
 
@@ -353,21 +309,19 @@ fn damaged(kind: &'static str, id: &Id, referrer: &str, why: impl std::fmt::Disp
 }
 
 fn mark(txn: &WriteTransaction, report: &mut GcReport, progress: &dyn Progress) -> Result<Live> {
-    let mut live = mark_trees(txn, report, Some(progress), false)?;
+    let mut live = mark_trees(txn, report, Some(progress))?;
     mark_chunks(txn, &mut live)?;
     progress.finish();
     Ok(live)
 }
 
 /// The trees the roots reach, and the blob ids they name (chunks not yet: see
-/// [`mark_chunks`]): in `live.blobs`, or with `listed` in `live.listed` (a list, repeats and
-/// all, for a caller that only checks a few ids against it: cheaper than a set). Progress,
-/// when given, in tree bytes read (sizing it walks the trees table's pages).
+/// [`mark_chunks`]). Progress, when given, in tree bytes read (sizing it walks the trees
+/// table's pages).
 fn mark_trees(
     txn: &WriteTransaction,
     report: &mut GcReport,
     progress: Option<&dyn Progress>,
-    listed: bool,
 ) -> Result<Live> {
     let trees = txn.open_table(TREES)?;
     // Sized from the tables (their lengths are in their headers): most of what is stored is
@@ -375,21 +329,11 @@ fn mark_trees(
     let blob_count = txn.open_table(BLOBS)?.len()? as usize;
     let mut live = Live {
         trees: FxHashSet::with_capacity_and_hasher(trees.len()? as usize, Default::default()),
-        blobs: FxHashSet::default(),
-        listed: Vec::new(),
+        blobs: FxHashSet::with_capacity_and_hasher(blob_count, Default::default()),
         chunks: FxHashSet::default(),
     };
-    if listed {
-        live.listed.reserve(blob_count);
-    } else {
-        live.blobs.reserve(blob_count);
-    }
     let keep_blob = |live: &mut Live, id: Id| {
-        if listed {
-            live.listed.push(id);
-        } else {
-            live.blobs.insert(id);
-        }
+        live.blobs.insert(id);
     };
     let cache: std::rc::Rc<str> = "a stat cache".into();
     // Roots: snapshot records, and the stat caches' trees (which a snapshot may reuse whole).
@@ -466,7 +410,7 @@ fn mark_chunks(txn: &WriteTransaction, live: &mut Live) -> Result<()> {
     let blobs = txn.open_table(BLOBS)?;
     let (chunk_table, segments) = (txn.open_table(CHUNKS)?, txn.open_table(SEGMENTS)?);
     let mut missing = Vec::new();
-    for id in live.blobs.iter().chain(&live.listed) {
+    for id in live.blobs.iter() {
         match blobs.get(id.0)? {
             Some(v) => match blob::decode_blob(id, v.value())
                 .map_err(|e| damaged("blob", id, "a live tree or artifact", e))?
@@ -745,7 +689,14 @@ fn repack(
                         blob::encode_whole_record(*size, *zstd, *dict, &new).as_slice(),
                     )?;
                 }
-                Located::Group { members, .. } => {
+                Located::Group { members, span, .. } => {
+                    // The frame's count moves with it.
+                    let mut groups = txn.open_table(GROUP_REFS)?;
+                    let n = groups.remove(group_key(span))?.map(|v| v.value());
+                    if let Some(n) = n {
+                        groups.insert(group_key(&new), n)?;
+                    }
+                    drop(groups);
                     for (member, size, skip, dense) in members {
                         blobs.insert(
                             member.0,
@@ -768,9 +719,12 @@ fn repack(
         write_counter(txn, "next_segment", next)?;
         dead.extend(sparse.iter().copied());
     }
+    let mut known_dead = txn.open_table(SEGMENT_DEAD)?;
     for seg in &dead {
         segments.remove(*seg)?;
+        known_dead.remove(*seg)?;
     }
+    drop(known_dead);
     report.segments_removed = dead.len() as u64;
     report.log_bytes_after = match only {
         None => segments

@@ -68,8 +68,9 @@ pub(crate) enum Put {
     Blob(Id, u64, Payload),
     /// A chunk: its uncompressed length and encoded bytes.
     Chunk(Id, u32, Payload),
-    /// The record of a chunked blob (its chunks were sent before it).
-    Chunked(Id, Vec<u8>),
+    /// The record of a chunked blob (its chunks were sent before it), and the chunk ids it
+    /// holds (paged: its pages and the chunks they list).
+    Chunked(Id, Vec<u8>, Vec<Id>),
     /// Small blobs compressed together (see the store's `group` module).
     Group(group::Sealed),
 }
@@ -184,8 +185,9 @@ impl<'s> Sink<'s> {
                     nc += 1;
                     sb += payload.bytes.len() as u64;
                 }
-                Put::Chunked(id, record) => {
+                Put::Chunked(id, record, held) => {
                     if blobs.insert(id.0, record.as_slice())?.is_none() {
+                        crate::store::refcount::Counts::open(txn)?.add_chunks(held)?;
                         nb += 1;
                         sb += record.len() as u64;
                     }
@@ -201,6 +203,7 @@ impl<'s> Sink<'s> {
                         continue;
                     }
                     let span = segw.append(&sealed.frame, &mut flush)?;
+                    crate::store::refcount::add_group(txn, &span, new.len() as u64)?;
                     for m in new {
                         let record = blob::encode_grouped(m.size, &span, m.skip, false);
                         blobs.insert(m.id.0, record.as_slice())?;
@@ -503,7 +506,7 @@ impl<'t> Batch<'t> {
     fn push(&mut self, put: Put) -> bool {
         self.bytes += match &put {
             Put::Blob(_, _, p) | Put::Chunk(_, _, p) => p.bytes.len(),
-            Put::Chunked(_, r) => r.len(),
+            Put::Chunked(_, r, _) => r.len(),
             Put::Group(g) => g.frame.len(),
         };
         self.puts.push(put);
@@ -790,6 +793,7 @@ fn store_large(
     if !ctx.claim(&id, false)? {
         return Ok(Some((id, size)));
     }
+    let mut held: Vec<Id> = chunks.iter().map(|c| c.id).collect();
     let record = if chunks.len() > blob::PAGED_ABOVE {
         let mut refs = Vec::new();
         for (page, bytes) in blob::paged(&chunks) {
@@ -801,11 +805,12 @@ fn store_large(
                 return Ok(None);
             }
         }
+        held.extend(refs.iter().map(|p| p.id));
         blob::encode_paged(size, &refs)
     } else {
         blob::encode_chunked(size, &chunks)
     };
-    if !batch.push(Put::Chunked(id, record)) {
+    if !batch.push(Put::Chunked(id, record, held)) {
         return Ok(None);
     }
     Ok(Some((id, size)))

@@ -769,7 +769,7 @@ impl<'a> Snapshotter<'a> {
                     };
                     let bytes = record.encode()?;
                     let id = Id::of(&bytes);
-                    txn.open_table(SNAPSHOTS)?.insert(id.0, bytes.as_slice())?;
+                    crate::store::refcount::insert_snapshot(&txn, &id, &bytes, &record.root)?;
                     crate::store::append_log(&txn, ws.clone(), id)?;
                     id
                 }
@@ -799,15 +799,18 @@ impl<'a> Snapshotter<'a> {
             }
             // The rebuilt directories' rows are written (`write`); the stale ones go.
             let mut sc = txn.open_table(STAT_CACHE)?;
+            let mut counts = crate::store::refcount::Counts::open(&txn)?;
             for dir in &stale_dirs {
-                sc.remove((ws.id, dir.as_slice()))?;
+                if let Some(old) = sc.remove((ws.id, dir.as_slice()))? {
+                    counts.row(Some(old.value()), None)?;
+                }
             }
             if !cache_complete {
                 for top in &built.stale_trees {
-                    remove_cache_tree(&mut sc, ws.id, top)?;
+                    remove_cache_tree(&mut sc, &mut counts, ws.id, top)?;
                 }
             }
-            drop(sc);
+            drop((sc, counts));
             crate::scan::token::record(
                 &txn,
                 ws.id,
@@ -819,6 +822,7 @@ impl<'a> Snapshotter<'a> {
             (id, parent)
         };
         self.phases.mark("write");
+        crate::store::refcount::seal(&txn)?;
         txn.commit()?;
         self.phases.mark("commit");
         report.phases = self.phases.done;
@@ -1003,10 +1007,13 @@ const READ_PART: usize = 32 * 1024;
 /// Removes the stat cache of directory `top` and of every directory below it.
 fn remove_cache_tree(
     sc: &mut redb::Table<(u64, &'static [u8]), &'static [u8]>,
+    counts: &mut crate::store::refcount::Counts<'_>,
     ws: u64,
     top: &[u8],
 ) -> Result<()> {
-    sc.remove((ws, top))?;
+    if let Some(old) = sc.remove((ws, top))? {
+        counts.row(Some(old.value()), None)?;
+    }
     // Below `top`: paths starting with "top/", which sort before "top0" ('0' follows '/').
     let mut lo = top.to_vec();
     lo.push(b'/');
@@ -1017,7 +1024,9 @@ fn remove_cache_tree(
         .map(|item| item.map(|(k, _)| k.value().1.to_vec()))
         .collect::<std::result::Result<_, _>>()?;
     for dir in below {
-        sc.remove((ws, dir.as_slice()))?;
+        if let Some(old) = sc.remove((ws, dir.as_slice()))? {
+            counts.row(Some(old.value()), None)?;
+        }
     }
     Ok(())
 }

@@ -369,6 +369,9 @@ pub fn verify(store: &Store, full: bool, progress: &dyn Progress) -> Result<Veri
         problems.extend(p);
         report.bytes_hashed += hashed;
     }
+    if full {
+        check_counts(store, &mut problems);
+    }
     if !problems.is_empty() {
         report.damaged_snapshots = damaged_snapshots(&reader, &snapshot_roots, &problems);
     }
@@ -379,6 +382,42 @@ pub fn verify(store: &Store, full: bool, progress: &dyn Progress) -> Result<Veri
         .collect();
     report.problems = problems;
     Ok(report)
+}
+
+/// Compares the reference counts with a full count of every holder: a count too low would let
+/// a collection delete what something still reaches, so a mismatch is damage.
+fn check_counts(store: &Store, problems: &mut Vec<Problem>) {
+    use crate::store::refcount::CountCheck;
+    const SHOWN: usize = 20;
+    match store.check_refcounts(SHOWN) {
+        Ok(CountCheck::Absent | CountCheck::Stale) => {}
+        Ok(CountCheck::Compared(list, n)) => {
+            for (kind, id, stored, counted) in &list {
+                problems.push(Problem {
+                    kind,
+                    id: id.clone(),
+                    what: format!(
+                        "reference count {stored}, but the store holds {counted} references to it"
+                    ),
+                    referrer: "the reference counts".into(),
+                });
+            }
+            if n > list.len() as u64 {
+                problems.push(Problem {
+                    kind: "refcount",
+                    id: "refcounts".into(),
+                    what: format!("{} more reference counts are wrong", n - list.len() as u64),
+                    referrer: "the reference counts".into(),
+                });
+            }
+        }
+        Err(e) => problems.push(Problem {
+            kind: "refcount",
+            id: "refcounts".into(),
+            what: format!("the reference counts could not be checked: {e}"),
+            referrer: "the reference counts".into(),
+        }),
+    }
 }
 
 /// The snapshots that reach a problem: their record is damaged, or a tree or file under them

@@ -386,7 +386,7 @@ fn incremental_eviction_collects_exactly_what_nothing_reaches() {
         vec![ids[4]],
         vec![ids[2], ids[3]],
     ] {
-        let mut got = None;
+        let mut calls = 0;
         rewind::forget::forget_then(
             &store,
             &rewind::forget::ForgetOptions {
@@ -394,17 +394,17 @@ fn incremental_eviction_collects_exactly_what_nothing_reaches() {
                 undo_depth: 0,
                 ..Default::default()
             },
-            |txn, roots| {
-                assert_eq!(roots.len(), batch.len());
-                got = Some(rewind::gc::collect_forgotten(txn, roots, 0.9)?);
-                Ok(())
+            |txn, _| {
+                calls += 1;
+                let r = rewind::gc::collect_unreferenced(txn, 0.9, 1)?;
+                collected.0 += r.trees_removed;
+                collected.1 += r.blobs_removed;
+                collected.2 += r.chunks_removed;
+                Ok(true)
             },
         )
         .unwrap();
-        let r = got.expect("collected");
-        collected.0 += r.trees_removed;
-        collected.1 += r.blobs_removed;
-        collected.2 += r.chunks_removed;
+        assert_eq!(calls, batch.len());
         assert_eq!(leftover(&store), (0, 0, 0), "after forgetting {batch:?}");
         let v = rewind::verify::verify(&store, true, &rewind::progress::NoProgress).unwrap();
         assert!(v.problems.is_empty(), "after {batch:?}: {:?}", v.problems);

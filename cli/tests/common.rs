@@ -245,6 +245,21 @@ pub fn set_meta(store: &Path, name: &str, value: &[u8]) {
     txn.commit().expect("commit");
 }
 
+/// Removes entry `name` from the store's `meta` table, directly through redb (to make a store
+/// as an older build left it).
+pub fn remove_meta(store: &Path, name: &str) {
+    let db = redb::Database::builder()
+        .set_concurrency_mode(redb::ConcurrencyMode::MultiWriter)
+        .create(store.join("store.redb"))
+        .expect("open the store's database");
+    let txn = db.begin_write().expect("write transaction");
+    txn.open_table(tables::META)
+        .expect("meta")
+        .remove(name)
+        .expect("remove");
+    txn.commit().expect("commit");
+}
+
 /// Entry `name` of the store's `meta` table, read directly through redb: read-only, so that
 /// reading changes nothing, unless the file needs the recovery a rewind process that skipped
 /// redb's close leaves to the next open (see `StoreOptions::skip_close`).

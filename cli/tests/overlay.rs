@@ -151,6 +151,27 @@ fn changes_stay_in_the_overlay_until_accepted_and_then_match_a_direct_run() {
     }
 }
 
+/// The reference counts stay exact through an overlay's life (its states, accept, drop), with
+/// each backend: `verify --full` counts every holder again and compares.
+#[test]
+fn reference_counts_stay_exact_through_an_overlays_life() {
+    for backend in crate::common::backends() {
+        let env = Env::new();
+        seed(&env);
+        env.ok(&["snapshot", "-q"]);
+        let id = create(&env, backend);
+        env.ok(&["overlay", "run", &id, "--", "sh", "-c", SCRIPT]);
+        json(&env, &["overlay", "diff", &id, "--json"]);
+        env.ok(&["verify", "--full", "-q"]);
+        env.ok(&["overlay", "accept", &id]);
+        env.ok(&["verify", "--full", "-q"]);
+        env.ok(&["overlay", "drop", &id]);
+        env.ok(&["verify", "--full", "-q"]);
+        env.ok(&["forget", "--max-size", "1"]);
+        env.ok(&["verify", "--full", "-q"]);
+    }
+}
+
 #[test]
 fn accept_merges_onto_a_workspace_that_moved_on_and_leaves_conflicts_untouched() {
     for backend in crate::common::backends() {

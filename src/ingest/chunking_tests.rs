@@ -42,6 +42,7 @@ fn large_blobs_chunked_with_the_old_sizes_read_back_and_dedup() {
     puts.push(Put::Chunked(
         id,
         blob::encode_chunked(data.len() as u64, &refs),
+        refs.iter().map(|c| c.id).collect(),
     ));
     let mut sink = Sink::new(&store);
     sink.put(&puts).unwrap();
@@ -168,6 +169,7 @@ fn store_paged(store: &Store, data: &[u8], piece: usize) -> Id {
     puts.push(Put::Chunked(
         id,
         blob::encode_paged(data.len() as u64, &pages),
+        refs.iter().chain(&pages).map(|c| c.id).collect(),
     ));
     let mut sink = Sink::new(store);
     sink.put(&puts).unwrap();

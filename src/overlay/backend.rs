@@ -143,9 +143,8 @@ impl OverlayBackend for Namespace {
         _store: &Store,
         rec: &OverlayRecord,
     ) -> Result<()> {
-        let mut snaps = txn.open_table(crate::store::tables::SNAPSHOTS)?;
         for s in rec.states.iter().chain(rec.state.iter()) {
-            snaps.remove(s.0)?;
+            crate::store::refcount::remove_snapshot(txn, s)?;
         }
         Ok(())
     }

@@ -324,7 +324,6 @@ pub fn snapshot_state(
     meta: &[(String, String)],
 ) -> Result<Id> {
     use crate::store::snapshot::SnapshotRecord;
-    use crate::store::tables::SNAPSHOTS;
     use redb::ReadableTable;
     let state_id = {
         let _lock = lock(store, rec)?;
@@ -357,7 +356,8 @@ pub fn snapshot_state(
     if txn.open_table(OVERLAYS)?.get(rec.id)?.is_none() {
         return Err(Error::OverlayDropped(rec.id));
     }
-    txn.open_table(SNAPSHOTS)?.insert(id.0, bytes.as_slice())?;
+    crate::store::refcount::insert_snapshot(&txn, &id, &bytes, &record.root)?;
+    crate::store::refcount::seal(&txn)?;
     txn.commit()?;
     Ok(id)
 }
@@ -542,6 +542,7 @@ pub fn drop_overlay(store: &Store, rec: &OverlayRecord) -> Result<()> {
     let txn = store.begin_write()?;
     txn.open_table(OVERLAYS)?.remove(rec.id)?;
     rec.backend.imp().forget(&txn, store, rec)?;
+    crate::store::refcount::seal(&txn)?;
     txn.commit()?;
     Ok(())
 }

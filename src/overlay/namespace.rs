@@ -35,7 +35,7 @@ use crate::restore::SnapshotIgnores;
 use crate::scan::walk::{NEVER_ENTER, TEMP_PREFIX};
 use crate::store::Store;
 use crate::store::snapshot::{SnapshotRecord, TreeStats};
-use crate::store::tables::{OVERLAYS, SNAPSHOTS, TREES};
+use crate::store::tables::{OVERLAYS, TREES};
 use crate::store::tree::{Kind, Tree, TreeEntry};
 
 /// Whether the namespace backend works here. The answer is kept in the store's overlays
@@ -507,9 +507,11 @@ pub fn state(store: &Store, rec: &OverlayRecord) -> Result<(Id, Vec<Vec<u8>>)> {
     let stats = ed.delta.apply(base.stats);
     {
         let mut trees = txn.open_table(TREES)?;
+        let mut counts = crate::store::refcount::Counts::open(&txn)?;
         for (id, bytes) in &ed.new_trees {
             if trees.get(id.0)?.is_none() {
                 trees.insert(id.0, bytes.as_slice())?;
+                counts.add_tree(&crate::store::tree::Tree::decode(id, bytes)?)?;
             }
         }
     }
@@ -535,7 +537,8 @@ pub fn state(store: &Store, rec: &OverlayRecord) -> Result<(Id, Vec<Vec<u8>>)> {
     if txn.open_table(OVERLAYS)?.get(rec.id)?.is_none() {
         return Err(Error::OverlayDropped(rec.id));
     }
-    txn.open_table(SNAPSHOTS)?.insert(id.0, bytes.as_slice())?;
+    crate::store::refcount::insert_snapshot(&txn, &id, &bytes, &record.root)?;
+    crate::store::refcount::seal(&txn)?;
     txn.commit()?;
     Ok((id, scanned.ignored))
 }

@@ -22,11 +22,13 @@ pub type Row = (Vec<u8>, Vec<u8>);
 /// that exist.
 ///
 /// Rows the table does not have yet go in through a cursor, a run per gap between existing
-/// rows (one run for a cold snapshot); rows it has are overwritten in place.
+/// rows (one run for a cold snapshot); rows it has are overwritten in place. With `counts`,
+/// each row's tree gains the row's reference and a replaced row's tree loses it.
 pub fn write_rows(
     table: &mut redb::Table<(u64, &[u8]), &[u8]>,
     ws: u64,
     rows: &[Row],
+    mut counts: Option<&mut crate::store::refcount::Counts<'_>>,
 ) -> Result<()> {
     debug_assert!(rows.windows(2).all(|w| w[0].0 < w[1].0));
     let mut at = 0;
@@ -40,7 +42,12 @@ pub fn write_rows(
         let start = at;
         while let Some((dir, bytes)) = rows.get(at) {
             match cursor.insert_before((ws, dir.as_slice()), bytes.as_slice()) {
-                Ok(()) => at += 1,
+                Ok(()) => {
+                    if let Some(c) = counts.as_deref_mut() {
+                        c.row(None, Some(bytes))?;
+                    }
+                    at += 1;
+                }
                 Err(redb::CursorError::UnorderedKey) => break,
                 Err(e) => return Err(in_cache(redb::Error::from(e))),
             }
@@ -48,7 +55,10 @@ pub fn write_rows(
         cursor.close().map_err(in_cache)?;
         if at == start {
             let (dir, bytes) = &rows[at];
-            table.insert((ws, dir.as_slice()), bytes.as_slice())?;
+            let old = table.insert((ws, dir.as_slice()), bytes.as_slice())?;
+            if let Some(c) = counts.as_deref_mut() {
+                c.row(old.as_ref().map(|v| v.value()), Some(bytes))?;
+            }
             at += 1;
         }
     }
@@ -127,7 +137,7 @@ pub fn repack(txn: &redb::WriteTransaction) -> Result<Option<Repacked>> {
             for (dir, _) in rows {
                 table.remove((*ws, dir.as_slice()))?;
             }
-            write_rows(&mut table, *ws, rows)?;
+            write_rows(&mut table, *ws, rows, None)?;
         }
     }
     Ok(Some(Repacked {
@@ -197,7 +207,7 @@ mod tests {
         let txn = db.begin_write().expect("write");
         {
             let mut t = txn.open_table(STAT_CACHE).expect("table");
-            write_rows(&mut t, ws, rows).expect("write_rows");
+            write_rows(&mut t, ws, rows, None).expect("write_rows");
         }
         txn.commit().expect("commit");
     }

@@ -170,7 +170,6 @@ pub(super) fn build_trees(
             );
         }
         let bytes = tree.encode()?;
-        drop(tree);
         let id = Id::of(&bytes);
         let encoded = DirCache {
             tree: id,
@@ -181,10 +180,11 @@ pub(super) fn build_trees(
         match out {
             Output::Keep => dirty_caches.push((g.path.clone(), encoded)),
             Output::Write(w) => {
-                w.tree(id, &bytes)?;
+                w.tree(id, &tree, &bytes)?;
                 w.row(g.path.clone(), encoded)?;
             }
         }
+        drop(tree);
         done[at] = Some(DoneDir {
             id,
             size: total,

@@ -29,6 +29,8 @@ pub(crate) struct Writer<'t> {
     trees: Table<'t, [u8; 32], &'static [u8]>,
     cache: Table<'t, (u64, &'static [u8]), &'static [u8]>,
     ws: u64,
+    /// The reference counts: a new tree holds its entries, a row its tree.
+    counts: crate::store::refcount::Counts<'t>,
     /// Rows not written yet, in the build's order (descending paths).
     rows: Vec<Row>,
     rows_bytes: usize,
@@ -54,15 +56,17 @@ impl<'t> Writer<'t> {
             trees: txn.open_table(TREES)?,
             cache: txn.open_table(STAT_CACHE)?,
             ws,
+            counts: crate::store::refcount::Counts::open(txn)?,
             rows: Vec::new(),
             rows_bytes: 0,
             done: Written::default(),
         })
     }
 
-    /// Stores a tree.
-    pub fn tree(&mut self, id: Id, bytes: &[u8]) -> Result<()> {
+    /// Stores a tree (`bytes`, the encoding of `tree`).
+    pub fn tree(&mut self, id: Id, tree: &crate::store::tree::Tree, bytes: &[u8]) -> Result<()> {
         if self.trees.insert(id.0, bytes)?.is_none() {
+            self.counts.add_tree(tree)?;
             self.done.new_trees += 1;
             self.done.stored_bytes += bytes.len() as u64;
         }
@@ -84,7 +88,7 @@ impl<'t> Writer<'t> {
     /// Writes the rows gathered so far.
     fn flush(&mut self) -> Result<()> {
         self.rows.reverse();
-        write_rows(&mut self.cache, self.ws, &self.rows)?;
+        write_rows(&mut self.cache, self.ws, &self.rows, Some(&mut self.counts))?;
         self.rows.clear();
         self.rows_bytes = 0;
         Ok(())

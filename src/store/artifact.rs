@@ -167,9 +167,17 @@ pub fn put(
 pub fn remove(store: &Store, key: &str) -> Result<bool> {
     validate_key(key)?;
     let txn = store.begin_write()?;
-    let existed = txn.open_table(ARTIFACTS)?.remove(key)?.is_some();
+    let old = txn
+        .open_table(ARTIFACTS)?
+        .remove(key)?
+        .map(|v| ArtifactRecord::decode(key, v.value()))
+        .transpose()?;
+    if let Some(old) = &old {
+        super::refcount::Counts::open(&txn)?.sub(super::refcount::Obj::Blob, &old.blob)?;
+    }
+    super::refcount::seal(&txn)?;
     txn.commit()?;
-    Ok(existed)
+    Ok(old.is_some())
 }
 
 /// Gathers encoded chunks and writes them in batches.
@@ -213,6 +221,8 @@ impl<'s> Writer<'s> {
         if self.batch_bytes >= BATCH_BYTES {
             let txn = self.store.begin_write()?;
             self.flush(&txn)?;
+            // Chunks no record holds yet: uncounted until the blob record is stored.
+            super::refcount::seal(&txn)?;
             txn.commit()?;
         }
         Ok(())
@@ -288,17 +298,36 @@ impl<'s> Writer<'s> {
             if blobs.get(id.0)?.is_none() {
                 blobs.insert(id.0, rec.as_slice())?;
                 self.stored_bytes += rec.len() as u64;
+                drop(blobs);
+                let held = super::refcount::held_chunks(
+                    &id,
+                    &blob::decode_blob(&id, &rec)?,
+                    &txn.open_table(CHUNKS)?,
+                    &txn.open_table(SEGMENTS)?,
+                )?;
+                super::refcount::Counts::open(&txn)?.add_chunks(&held)?;
             }
         }
-        let replaced = {
+        let (replaced, old) = {
             let mut table = txn.open_table(ARTIFACTS)?;
-            let existed = table.get(key)?.is_some();
-            if existed && !force {
+            let old = table
+                .get(key)?
+                .map(|v| ArtifactRecord::decode(key, v.value()))
+                .transpose()?;
+            if old.is_some() && !force {
                 return Err(Error::ArtifactExists(key.to_string()));
             }
             table.insert(key, record.encode()?.as_slice())?;
-            existed
+            (old.is_some(), old)
         };
+        {
+            let mut counts = super::refcount::Counts::open(&txn)?;
+            counts.add(super::refcount::Obj::Blob, &record.blob)?;
+            if let Some(old) = old {
+                counts.sub(super::refcount::Obj::Blob, &old.blob)?;
+            }
+        }
+        super::refcount::seal(&txn)?;
         txn.commit()?;
         Ok(replaced)
     }

@@ -38,11 +38,11 @@ pub const SCHEMA_OLDEST: u32 = 1;
 
 /// The format features this build reads. A store listing any other is refused at open.
 #[cfg(not(test))]
-pub const KNOWN_FEATURES: &[&str] = &[];
+pub const KNOWN_FEATURES: &[&str] = &[super::refcount::FEATURE];
 /// The format features this build reads; the tests' build knows one more, so that requiring
 /// a known feature can be tested before any real feature exists.
 #[cfg(test)]
-pub const KNOWN_FEATURES: &[&str] = &[TEST_FEATURE];
+pub const KNOWN_FEATURES: &[&str] = &[super::refcount::FEATURE, TEST_FEATURE];
 /// The feature only the library's own tests know.
 #[cfg(test)]
 pub(crate) const TEST_FEATURE: &str = "test-feature";
@@ -150,8 +150,24 @@ impl Store {
             Format::read(&meta, file)?
         };
         format.check(file, KNOWN_FEATURES)?;
-        if format.schema < SCHEMA_VERSION && matches!(*self.db, super::Handle::ReadWrite(_)) {
+        let writable = matches!(*self.db, super::Handle::ReadWrite(_));
+        if format.schema < SCHEMA_VERSION && writable {
             self.upgrade(file)?;
+        }
+        if writable
+            && !format
+                .features
+                .iter()
+                .any(|f| f == super::refcount::FEATURE)
+        {
+            // Counted once, by a full count, in a transaction of its own: of processes
+            // opening at once, the first counts and the others find the feature listed.
+            let txn = self.begin_write()?;
+            if super::refcount::upgrade_in(&txn)? {
+                txn.commit()?;
+            } else {
+                txn.abort()?;
+            }
         }
         Ok(())
     }

@@ -27,14 +27,14 @@ fn open(dir: &Path) -> crate::Result<Store> {
 }
 
 #[test]
-fn a_new_store_is_at_the_current_schema_with_no_features() {
+fn a_new_store_is_at_the_current_schema_with_reference_counts() {
     let dir = tempfile::tempdir().unwrap();
     let store = open(dir.path()).unwrap();
     assert_eq!(
         store.format().unwrap(),
         Format {
             schema: SCHEMA_VERSION,
-            features: vec![]
+            features: vec![crate::store::refcount::FEATURE.to_string()]
         }
     );
     assert_eq!(SCHEMA_VERSION, 2);
@@ -111,12 +111,15 @@ fn requiring_a_feature_twice_records_it_once() {
     drop(store);
     // This build knows the feature, so it still opens the store.
     let store = open(dir.path()).unwrap();
-    assert_eq!(store.format().unwrap().features, vec![TEST_FEATURE]);
+    assert_eq!(
+        store.format().unwrap().features,
+        vec![crate::store::refcount::FEATURE, TEST_FEATURE]
+    );
     // A build that does not know it refuses the store: the same check with another list.
     let file = dir.path().join(DB_FILE);
     let format = store.format().unwrap();
     assert!(format.check(&file, KNOWN_FEATURES).is_ok());
-    match format.check(&file, &[]) {
+    match format.check(&file, &[crate::store::refcount::FEATURE]) {
         Err(Error::UnknownFeatures { features, .. }) => assert_eq!(features, vec![TEST_FEATURE]),
         other => panic!("expected unknown features, got {other:?}"),
     }
@@ -130,7 +133,10 @@ fn a_feature_this_build_does_not_know_cannot_be_required() {
         store.require_feature("from-the-future"),
         Err(Error::Internal(_))
     ));
-    assert_eq!(store.format().unwrap().features, Vec::<String>::new());
+    assert_eq!(
+        store.format().unwrap().features,
+        vec![crate::store::refcount::FEATURE]
+    );
 }
 
 #[test]

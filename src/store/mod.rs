@@ -16,6 +16,7 @@ pub(crate) mod overlap;
 pub(crate) mod pending;
 pub(crate) mod read;
 mod recovered;
+pub(crate) mod refcount;
 pub(crate) mod regroup;
 pub mod snapshot;
 pub(crate) mod tables;
@@ -30,6 +31,8 @@ mod counter_tests;
 mod fit_tests;
 #[cfg(test)]
 mod format_tests;
+#[cfg(test)]
+mod refcount_tests;
 
 use std::fs;
 use std::io::Read as _;
@@ -309,6 +312,14 @@ impl Store {
     /// so a transaction that grows the file leaves its free end free, for the close to cut (see
     /// [`Store::fit`]).
     pub(crate) fn begin_write(&self) -> Result<WriteTransaction> {
+        let txn = self.begin_write_unchecked()?;
+        // Before this transaction changes anything: did a writer that does not keep the
+        // reference counts commit since the last one that did?
+        refcount::check_stamp(&txn)?;
+        Ok(txn)
+    }
+
+    fn begin_write_unchecked(&self) -> Result<WriteTransaction> {
         let Handle::ReadWrite(db) = &*self.db else {
             return Err(Error::ReadOnlyStore {
                 path: self.dir.clone(),
@@ -351,6 +362,8 @@ impl Store {
         let txn = self.begin_write()?;
         txn.delete_table(STAT_CACHE)?;
         txn.open_table(STAT_CACHE)?;
+        // The rows held their trees: counted again by the next collection.
+        refcount::mark_stale(&txn)?;
         txn.commit()?;
         Ok(())
     }
@@ -593,16 +606,16 @@ pub(crate) fn unregister_in(txn: &WriteTransaction, root: &Path) -> Result<()> {
         return Ok(());
     };
     let mut log = txn.open_table(WS_LOG)?;
-    let mut snaps = txn.open_table(SNAPSHOTS)?;
     let ids: Vec<(u64, [u8; 32])> = log
         .range((ws.id, 0)..=(ws.id, u64::MAX))?
         .map(|item| item.map(|(k, v)| (k.value().1, v.value())))
         .collect::<std::result::Result<_, _>>()?;
     for (seq, id) in ids {
         log.remove((ws.id, seq))?;
-        snaps.remove(id)?;
+        refcount::remove_snapshot(txn, &crate::Id(id))?;
     }
     let mut cache = txn.open_table(STAT_CACHE)?;
+    let mut counts = refcount::Counts::open(txn)?;
     let mut dirs: Vec<Vec<u8>> = Vec::new();
     for item in cache.range((ws.id, &b""[..])..)? {
         let (k, _) = item?;
@@ -613,7 +626,9 @@ pub(crate) fn unregister_in(txn: &WriteTransaction, root: &Path) -> Result<()> {
         dirs.push(dir.to_vec());
     }
     for d in dirs {
-        cache.remove((ws.id, d.as_slice()))?;
+        if let Some(old) = cache.remove((ws.id, d.as_slice()))? {
+            counts.row(Some(old.value()), None)?;
+        }
     }
     Ok(())
 }
@@ -654,6 +669,7 @@ fn create_store(dir: &Path, file: &Path) -> Result<()> {
         }
         format::init(&txn)?;
         create_tables(&txn)?;
+        refcount::upgrade_in(&txn)?;
         txn.commit()?;
     }
     // A store holds copies of private files: it is the owner's alone (tempfile makes 0600).

@@ -56,3 +56,22 @@ pub const WATCH_TOKENS: TableDefinition<u64, &[u8]> = TableDefinition::new("watc
 /// [`super::dict`]). Blob records of kind 0x03 name a row. Created on first use (by gc);
 /// readers treat a missing table as empty.
 pub const DICTS: TableDefinition<u32, &[u8]> = TableDefinition::new("dicts");
+/// Tree id -> how many references to it the store holds: snapshot records (their root),
+/// trees (an entry each) and stat cache rows (the row's tree). Absent when none (see
+/// [`super::refcount`]).
+pub const TREE_REFS: TableDefinition<[u8; 32], u64> = TableDefinition::new("tree_refs");
+/// Blob id -> references to it: tree entries and artifact records.
+pub const BLOB_REFS: TableDefinition<[u8; 32], u64> = TableDefinition::new("blob_refs");
+/// Chunk id -> references to it: chunked blob records (their chunks and, paged, their pages
+/// and the chunks the pages list).
+pub const CHUNK_REFS: TableDefinition<[u8; 32], u64> = TableDefinition::new("chunk_refs");
+/// (kind, id) of an object whose count fell to zero: what the next collection deletes, unless
+/// a reference came back since (kind 0 a tree, 1 a blob, 2 a chunk).
+pub const UNREFERENCED: TableDefinition<(u8, [u8; 32]), ()> = TableDefinition::new("unreferenced");
+/// A group frame's (segment, offset) -> how many blob records name it: at zero the frame's
+/// bytes are dead (see [`super::refcount`]).
+pub const GROUP_REFS: TableDefinition<(u64, u32), u64> = TableDefinition::new("group_refs");
+/// Segment -> bytes in it known to be dead (freed by a collection since the segment was
+/// written or last counted): what lets a collection delete a dead segment, or find a sparse
+/// one, without reading every record.
+pub const SEGMENT_DEAD: TableDefinition<u64, u64> = TableDefinition::new("segment_dead");
