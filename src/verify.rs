@@ -62,6 +62,10 @@ pub struct VerifyReport {
     /// Tables of the store's database whose listing stopped at a damaged page, so what they
     /// hold past it was not checked.
     pub damaged_tables: Vec<String>,
+    /// Whether the reference counts were compared with a full count (full mode only): not
+    /// when the store has none yet, nor when they are stale (a writer that did not count
+    /// committed since; the next collection counts everything again).
+    pub refcounts_checked: bool,
 }
 
 /// `r`, or on damage in the store's file nothing, with a problem naming the table that could
@@ -370,7 +374,7 @@ pub fn verify(store: &Store, full: bool, progress: &dyn Progress) -> Result<Veri
         report.bytes_hashed += hashed;
     }
     if full {
-        check_counts(store, &mut problems);
+        report.refcounts_checked = check_counts(store, &mut problems);
     }
     if !problems.is_empty() {
         report.damaged_snapshots = damaged_snapshots(&reader, &snapshot_roots, &problems);
@@ -385,12 +389,13 @@ pub fn verify(store: &Store, full: bool, progress: &dyn Progress) -> Result<Veri
 }
 
 /// Compares the reference counts with a full count of every holder: a count too low would let
-/// a collection delete what something still reaches, so a mismatch is damage.
-fn check_counts(store: &Store, problems: &mut Vec<Problem>) {
+/// a collection delete what something still reaches, so a mismatch is damage. Says whether
+/// the counts were compared.
+fn check_counts(store: &Store, problems: &mut Vec<Problem>) -> bool {
     use crate::store::refcount::CountCheck;
     const SHOWN: usize = 20;
     match store.check_refcounts(SHOWN) {
-        Ok(CountCheck::Absent | CountCheck::Stale) => {}
+        Ok(CountCheck::Absent | CountCheck::Stale) => false,
         Ok(CountCheck::Compared(list, n)) => {
             for (kind, id, stored, counted) in &list {
                 problems.push(Problem {
@@ -410,13 +415,17 @@ fn check_counts(store: &Store, problems: &mut Vec<Problem>) {
                     referrer: "the reference counts".into(),
                 });
             }
+            true
         }
-        Err(e) => problems.push(Problem {
-            kind: "refcount",
-            id: "refcounts".into(),
-            what: format!("the reference counts could not be checked: {e}"),
-            referrer: "the reference counts".into(),
-        }),
+        Err(e) => {
+            problems.push(Problem {
+                kind: "refcount",
+                id: "refcounts".into(),
+                what: format!("the reference counts could not be checked: {e}"),
+                referrer: "the reference counts".into(),
+            });
+            false
+        }
     }
 }
 

@@ -1018,3 +1018,39 @@ fn remote_errors_say_what_is_wrong_s3() {
     let again = ok.ok(&e.store, &e.ws, &["remote", "add", "again", &ok.url]);
     assert!(again.contains("a rewind remote"), "{again}");
 }
+
+/// A pull and a restore --remote count the references of what they store (trees, chunk lists,
+/// snapshot records, artifacts): `verify --full` right after, with no other write that could
+/// have recounted, finds every reference count right.
+#[test]
+fn pulled_objects_are_reference_counted() {
+    let e = Env::new();
+    let r = Remote::file(e.tmp.path());
+    fill(&e.ws, 21);
+    e.ok(&["snapshot", "-q"]);
+    e.write("src/main.rs", b"fn main() { println!(); }\n");
+    e.ok(&["snapshot", "-q"]);
+    let art = e.tmp.path().join("a.log");
+    std::fs::write(&art, noise(5, 4000)).unwrap();
+    e.ok(&["artifact", "put", "build-log", art.to_str().unwrap()]);
+    r.ok(&e.store, &e.ws, &["remote", "add", "origin", &r.url]);
+    r.ok(&e.store, &e.ws, &["push", "--all", "-q"]);
+
+    let dest = e.tmp.path().join("dest");
+    std::fs::create_dir(&dest).unwrap();
+    let b_store = e.tmp.path().join("storeB");
+    r.ok(
+        &b_store,
+        &dest,
+        &["restore", "-q", "--remote", &r.url, &head(&e)],
+    );
+    let v = r.json(&b_store, &dest, &["verify", "--full"]);
+    assert_eq!(v["ok"], true, "after restore --remote: {v}");
+
+    let c_store = e.tmp.path().join("storeC");
+    r.ok(&c_store, &dest, &["remote", "add", "origin", &r.url]);
+    let pulled = r.json(&c_store, &dest, &["pull"]);
+    assert_eq!(pulled["snapshots_received"], 2, "{pulled}");
+    let v = r.json(&c_store, &dest, &["verify", "--full"]);
+    assert_eq!(v["ok"], true, "after pull: {v}");
+}

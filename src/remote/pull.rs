@@ -20,6 +20,7 @@ use crate::id::Id;
 use crate::store::Store;
 use crate::store::artifact::ArtifactRecord;
 use crate::store::blob::{self, BlobRecord, SegmentWriter};
+use crate::store::refcount::{self, Counts, Obj};
 use crate::store::snapshot::SnapshotRecord;
 use crate::store::tables::{ARTIFACTS, BLOBS, CHUNKS, REFS, SEGMENTS, SNAPSHOTS, TREES};
 use crate::store::tree::{Kind, Tree};
@@ -199,42 +200,61 @@ pub fn pull(
     if crate::store::epoch_in(&txn)? != epoch {
         return Err(Error::ConcurrentGc("pull"));
     }
-    {
-        let mut t = txn.open_table(TREES)?;
-        for (id, raw) in &trees {
-            t.insert(id.0, raw.as_slice())?;
-            report.objects += 1;
-        }
-        let mut b = txn.open_table(BLOBS)?;
-        for (id, rec, _) in &chunked {
-            if b.get(id.0)?.is_none() {
-                b.insert(id.0, rec.as_slice())?;
-                report.objects += 1;
-            }
-        }
-        let mut s = txn.open_table(SNAPSHOTS)?;
-        for (id, raw, _) in &records {
-            s.insert(id.0, raw.as_slice())?;
-            report.snapshots_received += 1;
-        }
+    report.objects += store_holders(&txn, &trees, &chunked)?;
+    for (id, raw, _) in &records {
+        let root = SnapshotRecord::decode(id, raw)?.root;
+        refcount::insert_snapshot(&txn, id, raw, &root)?;
+        report.snapshots_received += 1;
     }
     set_tags(&txn, &opts.tags, &mut report)?;
     append_logs(&txn, &routed, &mut report)?;
     {
         let mut a = txn.open_table(ARTIFACTS)?;
+        let mut counts = Counts::open(&txn)?;
         for (key, rec) in &opts.artifacts {
             if a.get(key.as_str())?.is_none() {
                 let bytes = crate::store::encode("artifact record", rec)?;
                 a.insert(key.as_str(), bytes.as_slice())?;
+                counts.add(Obj::Blob, &rec.blob)?;
                 report.artifacts_received += 1;
             }
         }
     }
+    refcount::seal(&txn)?;
     txn.commit()?;
     report.requests = remote.requests() - requests0;
     report.bytes_received = remote.bytes().1 - down0;
     report.seconds = t0.elapsed().as_secs_f64();
     Ok(report)
+}
+
+/// Stores the fetched trees and chunk lists the store lacks in `txn`, counting what each holds
+/// (see `store::refcount`); returns how many it stored. A holder another process stored
+/// meanwhile is not counted twice.
+pub(super) fn store_holders(
+    txn: &WriteTransaction,
+    trees: &[(Id, Vec<u8>)],
+    chunked: &[(Id, Vec<u8>, Vec<blob::ChunkRef>)],
+) -> Result<u64> {
+    let mut stored = 0;
+    let mut counts = Counts::open(txn)?;
+    let mut t = txn.open_table(TREES)?;
+    for (id, raw) in trees {
+        if t.insert(id.0, raw.as_slice())?.is_none() {
+            counts.add_tree(&Tree::decode(id, raw)?)?;
+            stored += 1;
+        }
+    }
+    let mut b = txn.open_table(BLOBS)?;
+    for (id, rec, chunks) in chunked {
+        if b.get(id.0)?.is_none() {
+            b.insert(id.0, rec.as_slice())?;
+            let held: Vec<Id> = chunks.iter().map(|c| c.id).collect();
+            counts.add_chunks(&held)?;
+            stored += 1;
+        }
+    }
+    Ok(stored)
 }
 
 /// Checks each chunked blob's id, the hash of its whole content, against its chunks as the
@@ -372,6 +392,8 @@ pub(super) fn commit_data(
         drop(segments);
         crate::store::write_counter(&txn, "next_segment", next)?;
     }
+    // Data holds nothing: the counts stay as they are, and the stamp says so.
+    refcount::seal(&txn)?;
     txn.commit()?;
     Ok(())
 }

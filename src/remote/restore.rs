@@ -20,10 +20,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use rayon::prelude::*;
-use redb::ReadableTable;
 
 use super::pack::{Entry, ObjKind};
-use super::pull::{PullReport, check_chunked, commit_data};
+use super::pull::{PullReport, check_chunked, commit_data, store_holders};
 use super::{Location, Remote, TransferProgress};
 use crate::error::{Error, IoContext, Result};
 use crate::fs::Beneath;
@@ -31,7 +30,7 @@ use crate::id::Id;
 use crate::store::Store;
 use crate::store::blob::{self, BlobRecord};
 use crate::store::oplog::{self, OpRecord};
-use crate::store::tables::{BLOBS, SNAPSHOTS, TREES};
+use crate::store::refcount;
 use crate::store::tree::{Kind, Tree};
 
 /// Stored bytes the import thread may lag behind the download by (it bounds memory).
@@ -271,24 +270,11 @@ pub fn restore_empty(
     if crate::store::epoch_in(&txn)? != epoch {
         return Err(Error::ConcurrentGc("remote restore"));
     }
-    {
-        let mut t = txn.open_table(TREES)?;
-        for (tid, raw) in &new_trees {
-            t.insert(tid.0, raw.as_slice())?;
-            import.objects += 1;
-        }
-        let mut b = txn.open_table(BLOBS)?;
-        for (bid, rec, _) in &chunked {
-            if b.get(bid.0)?.is_none() {
-                b.insert(bid.0, rec.as_slice())?;
-                import.objects += 1;
-            }
-        }
-        if !have_snapshot {
-            txn.open_table(SNAPSHOTS)?
-                .insert(id.0, record.encode()?.as_slice())?;
-        }
+    import.objects += store_holders(&txn, &new_trees, &chunked)?;
+    if !have_snapshot {
+        refcount::insert_snapshot(&txn, &id, &record.encode()?, &record.root)?;
     }
+    refcount::seal(&txn)?;
     txn.commit()?;
 
     // 7. Chunked blobs, and blobs the store had, from the store.
