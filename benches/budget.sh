@@ -3,8 +3,8 @@
 # subset of CORPUS, a first snapshot, then STEPS rounds of small edits (a line appended to three
 # files in different directories, one file added), each a `rewind snapshot` (the config's
 # budget is 1 TiB: the snapshot alone, and one `stat`) followed by `rewind forget --max-size
-# BUDGET` (the `budget::enforce` a budgeted snapshot runs after itself). BUDGET is the first
-# store's pages in use after WARM rounds: from then on most rounds go past it by their new data
+# BUDGET` (the `budget::enforce` a budgeted snapshot runs after itself). BUDGET is each
+# store's own pages in use after WARM rounds: from then on most rounds go past it by their new data
 # and evict the oldest unprotected snapshots; only those rounds are in the medians. Each binary gets its own store;
 # the rounds alternate between the binaries, so a slow spell of the shared machine hits both.
 # Wall and CPU (user + system) seconds per command (process start and store open included, in
@@ -74,13 +74,18 @@ for b in "${BINS[@]}"; do
 done
 files=$(find "$SCRATCH/ws1" -type f | wc -l)
 echo "tree: $SUBDIRS of $CORPUS ($files files), $WARM rounds before the budget, $STEPS measured"
-# The budget: what the first store's pages in use were after the warm rounds (every store
-# holds the same snapshots; a build that stores them smaller just evicts less).
-# The budget: the first store's pages in use after the warm rounds (the stores hold the same
-# snapshots). From then on a round's snapshot goes past it whenever the last eviction did not
-# leave room for it, which is most rounds; those are the rounds measured.
-BUDGET=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["budget"]["used_bytes"])' "$SCRATCH/stats1.json")
-echo "budget: $BUDGET bytes"
+# Each store's budget: its own pages in use after the warm rounds (the stores hold the same
+# snapshots, but builds lay them out differently: one whose store is a little larger, given
+# another's budget, would evict everything at once). From then on a round's snapshot goes past
+# it whenever the last eviction did not leave room for it, which is most rounds; those are the
+# rounds measured.
+BUDGETS=()
+n=0
+for b in "${BINS[@]}"; do
+	n=$((n + 1))
+	BUDGETS[n]=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["budget"]["used_bytes"])' "$SCRATCH/stats$n.json")
+	echo "budget of $(basename "$b")'s store: ${BUDGETS[n]} bytes"
+done
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 shown=0
 for i in $(seq 1 "$STEPS"); do
@@ -89,6 +94,7 @@ for i in $(seq 1 "$STEPS"); do
 		n=$((n + 1))
 		ws=$SCRATCH/ws$n
 		edit "$ws" "$i"
+		BUDGET=${BUDGETS[n]}
 		if [ $shown = 0 ]; then
 			echo "+ $b --store STORE -C WS snapshot -q -m 'round $i'"
 			echo "+ $b --store STORE -C WS --json forget --max-size 1TiB   (nothing to do)"
