@@ -385,37 +385,14 @@ fn diff(ctx: &Ctx, a: OverlayDiffArgs) -> CliResult {
         by_run: false,
         paths: Vec::new(),
     };
-    // Per file, its hunks with their ids, for `accept`/`reject --hunk`.
-    let hunks: Option<Vec<Value>> = if ctx.json {
-        Some(
-            ov::review_hunks(&store, &rec, &od.diff)?
-                .into_iter()
-                .map(|h| json!(h))
-                .collect(),
-        )
-    } else {
-        None
-    };
-    let mut ignored = json!({});
-    output::put_paths(
-        &mut ignored,
-        "ignored",
-        od.ignored.iter().map(Vec::as_slice),
-    );
-    let mut extra = vec![("overlay", json!(rec.id))];
-    extra.push(("ignored", ignored["ignored"].take()));
-    if let Some(b) = ignored.get_mut("ignored_bytes") {
-        extra.push(("ignored_bytes", b.take()));
+    if ctx.json {
+        // Each text change with its hunks' ids, for `accept`/`reject --hunk`.
+        let (dopts, popts) = super::diff::options(ctx, &args);
+        let v = rewind::wire::OverlayDiff::new(&store, &rec, &od, &dopts, patch.then_some(&popts))?;
+        output::print_json(&v)?;
+        return Ok(0);
     }
-    super::diff::print(
-        ctx,
-        &od.diff,
-        &args,
-        json!(rec.base.hex()),
-        json!(od.state.hex()),
-        extra,
-        hunks.as_deref(),
-    )
+    super::diff::print(ctx, &od.diff, &args)
 }
 
 /// `overlay accept`.

@@ -1102,3 +1102,83 @@ fn the_cli_and_the_api_report_a_revert_alike() {
     assert_eq!(api["files"][0]["path"], "a.txt", "{api}");
     assert_eq!(api["conflicts"], json!([]));
 }
+
+/// The CLI's `--json` and the API answer the same object for status, diff (with and without
+/// hunks, across a rename and a name that is not UTF-8) and an overlay's diff: one wire type
+/// each, so no field has two names or is there on one side only.
+#[test]
+fn cli_and_api_answer_the_same_status_and_diff() {
+    let env = setup();
+    env.write("b.txt", b"bee\nbee\nbee\nbee\n");
+    let one = crate::common::snap(&env, "one");
+    env.write("a.txt", A_TXT.replace("two", "TWO").as_bytes());
+    std::fs::remove_file(env.path("b.txt")).unwrap();
+    env.write("moved/b.txt", b"bee\nbee\nbee\nbee\n");
+    crate::common::write_file(&env.ws, b"caf\xe9.txt", b"latin-1\n");
+    let two = crate::common::snap(&env, "two");
+    // Live edits, and a path a scan passes over (a fifo).
+    env.write("a.txt", b"gone\n");
+    crate::common::write_file(&env.ws, b"n\xffw.txt", b"new\n");
+    let fifo = env.path("pipe");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+
+    let srv = Server::start(&env);
+    let ws = ws_id(&srv);
+    let cli = |args: &[&str]| crate::common::json(&env, args);
+
+    let status = cli(&["status"]);
+    assert_eq!(status["skipped"][0]["path"], "pipe", "{status}");
+    assert_eq!(srv.get(&format!("/v1/workspaces/{ws}/status")), status);
+
+    let diff = cli(&["diff", &one, &two]);
+    let api = srv.get(&format!(
+        "/v1/workspaces/{ws}/diff?from={one}&to={two}&hunks=false"
+    ));
+    assert_eq!(api, diff);
+    assert!(diff["old"].as_str().unwrap().starts_with(&one), "{diff}");
+    let renamed = diff["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["status"] == "renamed")
+        .unwrap_or_else(|| panic!("a rename: {diff}"));
+    assert_eq!(renamed["old_path"], "b.txt");
+
+    let with_hunks = cli(&["diff", "--hunks", &one, &two]);
+    let api = srv.get(&format!("/v1/workspaces/{ws}/diff?from={one}&to={two}"));
+    assert_eq!(api, with_hunks);
+    assert!(with_hunks["files"][0]["hunks"].is_array(), "{with_hunks}");
+
+    let live = cli(&["diff", &two, "live"]);
+    let api = srv.get(&format!(
+        "/v1/workspaces/{ws}/diff?from={two}&to=live&hunks=false"
+    ));
+    assert_eq!(api, live);
+    assert!(
+        live["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["path_bytes"].is_string())
+    );
+
+    std::fs::remove_file(&fifo).unwrap();
+    let id = env.ok(&["overlay", "create"]);
+    let id = id.trim();
+    env.ok(&[
+        "overlay",
+        "run",
+        id,
+        "--",
+        "sh",
+        "-c",
+        "echo more >> a.txt; mkdir -p target; echo o > target/out",
+    ]);
+    let ov = cli(&["overlay", "diff", id]);
+    assert_eq!(ov["ignored"][0], "target/out", "{ov}");
+    assert_eq!(srv.get(&format!("/v1/overlays/{id}/diff")), ov);
+}

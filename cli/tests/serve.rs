@@ -1987,6 +1987,9 @@ fn openapi_wire_components_are_generated_from_the_types() {
     g.subschema_for::<rewind::wire::RangeRuns>();
     g.subschema_for::<rewind::wire::OverlayRuns>();
     g.subschema_for::<rewind::wire::Revert>();
+    g.subschema_for::<rewind::wire::Changes>();
+    g.subschema_for::<rewind::wire::Status>();
+    g.subschema_for::<rewind::wire::OverlayDiff>();
     let generated = g.take_definitions(true);
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../serve/openapi.json");
     let mut doc = openapi();

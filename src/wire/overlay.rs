@@ -2,7 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Changes, EditedFile, Hunk, path_bytes, path_text, time_text};
+use super::{Changes, EditedFile, Hunk, path_bytes, path_text, paths_and_bytes, time_text};
+use crate::diff::{DiffOptions, PatchOptions};
+use crate::error::Result;
 use crate::overlay::{AcceptReport, OverlayRecord, RejectReport, RunChanges};
 use crate::store::Store;
 
@@ -65,6 +67,40 @@ pub struct OverlayDiff {
     pub changes: Changes,
     /// Ignored outputs it holds (accepted only when asked).
     pub ignored: Vec<String>,
+    /// The exact bytes of each ignored path (base64; null for UTF-8 names), only when one is
+    /// not UTF-8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ignored_bytes: Option<Vec<Option<String>>>,
+}
+
+impl OverlayDiff {
+    /// The pending changes of overlay `store`'s `rec` (`od` from
+    /// [`crate::overlay::overlay_diff`]), each text change with its review hunks; with
+    /// `patch`, the unified diff too.
+    pub fn new(
+        store: &Store,
+        rec: &OverlayRecord,
+        od: &crate::overlay::OverlayDiff,
+        opts: &DiffOptions,
+        patch: Option<&PatchOptions>,
+    ) -> Result<Self> {
+        let hunks = crate::overlay::review_hunks(store, rec, &od.diff)?;
+        let changes = Changes::build(
+            &od.diff,
+            rec.base.hex(),
+            od.state.hex(),
+            opts,
+            patch,
+            &mut |i, _| Ok(hunks.get(i).cloned().flatten()),
+        )?;
+        let (ignored, ignored_bytes) = paths_and_bytes(&od.ignored);
+        Ok(OverlayDiff {
+            overlay: rec.id,
+            changes,
+            ignored,
+            ignored_bytes,
+        })
+    }
 }
 
 /// A conflict an accept left pending.

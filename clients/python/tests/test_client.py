@@ -32,7 +32,7 @@ def test_snapshots_files_and_diffs_are_typed(client, ws):
     assert client.snapshots(w.id, meta={"agent": "py"})[0].id == taken.snapshot.id
     assert client.file(w.id, "@~1", "a.txt").startswith(b"1\n2\n")
     d = client.diff(w.id, "@~1", "@")
-    assert isinstance(d, models.Diff) and d.from_ and d.files[0].path == "a.txt"
+    assert isinstance(d, models.Changes) and d.old and d.files[0].path == "a.txt"
     hunk = d.files[0].hunks[0]
     assert isinstance(hunk, models.Hunk) and "+TWO\n" in hunk.lines
     assert "+TWO" in client.diff(w.id, "@~1", "@", format="patch")

@@ -150,20 +150,18 @@ pub async fn drop_overlay(
 }
 
 /// `GET /v1/overlays/{ov}/diff`: the pending changes, each text change with hunk ids.
-pub async fn diff(State(st): State<AppState>, Path(key): Path<String>) -> ApiResult<Json<Value>> {
+pub async fn diff(
+    State(st): State<AppState>,
+    Path(key): Path<String>,
+) -> ApiResult<Json<rewind::wire::OverlayDiff>> {
     blocking(&st, move |st| {
         let store = st.store();
         let mut r = ov::find(store, &key)?;
         let od = ov::overlay_diff(store, &mut r, true)?;
-        let hunks = ov::review_hunks(store, &r, &od.diff)?;
         let dopts = rewind::diff::DiffOptions::default();
-        let mut v =
-            super::diff::diff_json(&od.diff, r.base.hex(), od.state.hex(), &dopts, &|i, _| {
-                Ok(hunks.get(i).cloned().flatten().map(|h| json!(h)))
-            })?;
-        v["overlay"] = json!(r.id);
-        v["ignored"] = json!(od.ignored.iter().map(|p| text(p)).collect::<Vec<_>>());
-        Ok(Json(v))
+        Ok(Json(rewind::wire::OverlayDiff::new(
+            store, &r, &od, &dopts, None,
+        )?))
     })
     .await
 }

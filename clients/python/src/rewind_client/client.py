@@ -194,7 +194,7 @@ class _Api:
         params: Dict[str, Any] = _drop_none({"from": from_, "to": to, **options})
         if paths:
             params["path"] = list(paths)
-        decode = (lambda r: r.text) if options.get("format") == "patch" else _json_of(m.Diff)
+        decode = (lambda r: r.text) if options.get("format") == "patch" else _json_of(m.Changes)
         return self._do(_Req("GET", f"/v1/workspaces/{ws}/diff", params=params, decode=decode))
 
     def runs(self, ws: int, from_: str, to: str):
@@ -286,7 +286,7 @@ class _Api:
 
     def overlay_diff(self, ov: Any):
         """`GET /v1/overlays/{ov}/diff`: the pending changes with hunk ids."""
-        return self._do(_Req("GET", f"/v1/overlays/{_seg(ov)}/diff", decode=_json_of(m.Diff)))
+        return self._do(_Req("GET", f"/v1/overlays/{_seg(ov)}/diff", decode=_json_of(m.OverlayDiff)))
 
     def overlay_run(self, ov: Any, command: Sequence[str], **options: Any):
         """`POST /v1/overlays/{ov}/run`: a command inside the overlay."""

@@ -79,14 +79,15 @@ class Artifact:
 
 @dataclass
 class Change:
-    """`Change`."""
+    """`Change`: A changed path (`diff --json`'s file, `status --json`'s change).."""
 
-    new: Optional[Dict[str, Any]] = field(metadata={"json": "new"})
-    old: Optional[Dict[str, Any]] = field(metadata={"json": "old"})
+    new: Optional[Side] = field(metadata={"json": "new"})
+    old: Optional[Side] = field(metadata={"json": "old"})
     path: str = field(metadata={"json": "path"})
     status: str = field(metadata={"json": "status"})
     binary: Optional[bool] = field(default=None, metadata={"json": "binary"})
     deletions: Optional[int] = field(default=None, metadata={"json": "deletions"})
+    diff_timed_out: Optional[bool] = field(default=None, metadata={"json": "diff_timed_out"})
     hunks: Optional[List[Hunk]] = field(default=None, metadata={"json": "hunks"})
     insertions: Optional[int] = field(default=None, metadata={"json": "insertions"})
     old_path: Optional[str] = field(default=None, metadata={"json": "old_path"})
@@ -94,11 +95,37 @@ class Change:
     path_bytes: Optional[str] = field(default=None, metadata={"json": "path_bytes"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
 
-    _decoders = {'hunks': ('list', 'Hunk')}
+    _decoders = {'new': ('one', 'Side'), 'old': ('one', 'Side'), 'hunks': ('list', 'Hunk')}
 
     @classmethod
     def from_json(cls, d: Dict[str, Any]) -> "Change":
         """Builds a `Change` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class Changes:
+    """`Changes`: The changes between two points (`diff --json`).."""
+
+    files: List[Change] = field(metadata={"json": "files"})
+    new: str = field(metadata={"json": "new"})
+    old: str = field(metadata={"json": "old"})
+    totals: Totals = field(metadata={"json": "totals"})
+    patch: Optional[str] = field(default=None, metadata={"json": "patch"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {'files': ('list', 'Change'), 'totals': ('one', 'Totals')}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "Changes":
+        """Builds a `Changes` from its JSON object."""
         kw = {}
         for f in cls.__dataclass_fields__.values():
             key = f.metadata.get("json")
@@ -148,33 +175,6 @@ class Contract:
     @classmethod
     def from_json(cls, d: Dict[str, Any]) -> "Contract":
         """Builds a `Contract` from its JSON object."""
-        kw = {}
-        for f in cls.__dataclass_fields__.values():
-            key = f.metadata.get("json")
-            if key is not None and key in d:
-                kw[f.name] = _decode(cls._decoders.get(key), d[key])
-            elif key is not None and f.default is not None and f.default_factory is None:
-                kw[f.name] = None
-        return cls(raw=d, **kw)
-
-
-@dataclass
-class Diff:
-    """`Diff`."""
-
-    files: List[Change] = field(metadata={"json": "files"})
-    from_: str = field(metadata={"json": "from"})
-    to: str = field(metadata={"json": "to"})
-    totals: Dict[str, Any] = field(metadata={"json": "totals"})
-    ignored: Optional[List[str]] = field(default=None, metadata={"json": "ignored"})
-    overlay: Optional[int] = field(default=None, metadata={"json": "overlay"})
-    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
-
-    _decoders = {'files': ('list', 'Change')}
-
-    @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "Diff":
-        """Builds a `Diff` from its JSON object."""
         kw = {}
         for f in cls.__dataclass_fields__.values():
             key = f.metadata.get("json")
@@ -703,6 +703,35 @@ class OverlayConflict:
 
 
 @dataclass
+class OverlayDiff:
+    """`OverlayDiff`: An overlay's pending changes, each text change with hunk ids that accept and reject take.."""
+
+    files: List[Change] = field(metadata={"json": "files"})
+    ignored: List[str] = field(metadata={"json": "ignored"})
+    new: str = field(metadata={"json": "new"})
+    old: str = field(metadata={"json": "old"})
+    overlay: int = field(metadata={"json": "overlay"})
+    totals: Totals = field(metadata={"json": "totals"})
+    ignored_bytes: Optional[List[Optional[str]]] = field(default=None, metadata={"json": "ignored_bytes"})
+    patch: Optional[str] = field(default=None, metadata={"json": "patch"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {'files': ('list', 'Change'), 'totals': ('one', 'Totals')}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "OverlayDiff":
+        """Builds a `OverlayDiff` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
 class OverlayRunChanges:
     """`OverlayRunChanges`: One run's pending changes.."""
 
@@ -1117,6 +1146,56 @@ class Session:
 
 
 @dataclass
+class Side:
+    """`Side`: One side of a change (`diff --json`'s `old` and `new`).."""
+
+    id: str = field(metadata={"json": "id"})
+    kind: str = field(metadata={"json": "kind"})
+    mode: str = field(metadata={"json": "mode"})
+    size: int = field(metadata={"json": "size"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "Side":
+        """Builds a `Side` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class Skipped:
+    """`Skipped`: A path a scan passed over or warned about (too large, unreadable, a special file...).."""
+
+    detail: str = field(metadata={"json": "detail"})
+    path: str = field(metadata={"json": "path"})
+    reason: str = field(metadata={"json": "reason"})
+    path_bytes: Optional[str] = field(default=None, metadata={"json": "path_bytes"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "Skipped":
+        """Builds a `Skipped` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
 class Snapshot:
     """`Snapshot`: One snapshot (`log --json`'s row, `show --json` without the scan settings).."""
 
@@ -1217,14 +1296,16 @@ class Split:
 
 @dataclass
 class Status:
-    """`Status`."""
+    """`Status`: What changed in a workspace since its last snapshot (`status --json`).."""
 
     base: str = field(metadata={"json": "base"})
     changes: List[Change] = field(metadata={"json": "changes"})
     clean: bool = field(metadata={"json": "clean"})
+    skipped: List[Skipped] = field(metadata={"json": "skipped"})
+    workspace: str = field(metadata={"json": "workspace"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
 
-    _decoders = {'changes': ('list', 'Change')}
+    _decoders = {'changes': ('list', 'Change'), 'skipped': ('list', 'Skipped')}
 
     @classmethod
     def from_json(cls, d: Dict[str, Any]) -> "Status":
@@ -1253,6 +1334,30 @@ class Taken:
     @classmethod
     def from_json(cls, d: Dict[str, Any]) -> "Taken":
         """Builds a `Taken` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class Totals:
+    """`Totals`: Totals over a diff's files.."""
+
+    deletions: int = field(metadata={"json": "deletions"})
+    files_changed: int = field(metadata={"json": "files_changed"})
+    insertions: int = field(metadata={"json": "insertions"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "Totals":
+        """Builds a `Totals` from its JSON object."""
         kw = {}
         for f in cls.__dataclass_fields__.values():
             key = f.metadata.get("json")
@@ -1349,9 +1454,9 @@ _CLASSES = {
     "Accepted": Accepted,
     "Artifact": Artifact,
     "Change": Change,
+    "Changes": Changes,
     "Conflict": Conflict,
     "Contract": Contract,
-    "Diff": Diff,
     "EditedFile": EditedFile,
     "Entry": Entry,
     "Error": Error,
@@ -1371,6 +1476,7 @@ _CLASSES = {
     "Outcome": Outcome,
     "Overlay": Overlay,
     "OverlayConflict": OverlayConflict,
+    "OverlayDiff": OverlayDiff,
     "OverlayRunChanges": OverlayRunChanges,
     "OverlayRunFile": OverlayRunFile,
     "OverlayRuns": OverlayRuns,
@@ -1386,11 +1492,14 @@ _CLASSES = {
     "RunStarted": RunStarted,
     "RunState": RunState,
     "Session": Session,
+    "Side": Side,
+    "Skipped": Skipped,
     "Snapshot": Snapshot,
     "SnapshotShown": SnapshotShown,
     "Split": Split,
     "Status": Status,
     "Taken": Taken,
+    "Totals": Totals,
     "Tree": Tree,
     "Workspace": Workspace,
     "Written": Written,
