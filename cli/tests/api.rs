@@ -1182,3 +1182,154 @@ fn cli_and_api_answer_the_same_status_and_diff() {
     assert_eq!(ov["ignored"][0], "target/out", "{ov}");
     assert_eq!(srv.get(&format!("/v1/overlays/{id}/diff")), ov);
 }
+
+/// The shape of a JSON value: its keys and the shapes under them (an array by its first
+/// element), so two objects made from different states can be compared field by field.
+fn shape(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), shape(v))).collect()),
+        Value::Array(a) => json!([a.first().map(shape)]),
+        Value::Null => json!("null"),
+        Value::Bool(_) => json!("bool"),
+        Value::Number(_) => json!("number"),
+        Value::String(_) => json!("string"),
+    }
+}
+
+/// The same object without its wall time.
+fn timeless(mut v: Value) -> Value {
+    if let Some(m) = v.as_object_mut() {
+        m.remove("seconds");
+    }
+    v
+}
+
+/// restore (a preview, a whole restore, one by hunk), undo and redo answer the same object
+/// from the CLI's `--json` and the API.
+#[test]
+fn cli_and_api_answer_the_same_restore_and_undo() {
+    let env = setup();
+    let base = crate::common::snap(&env, "base again");
+    env.write("a.txt", A_TXT.replace("two", "TWO").as_bytes());
+    env.write("new.txt", b"new\n");
+    crate::common::snap(&env, "edited");
+    let srv = Server::start(&env);
+    let ws = ws_id(&srv);
+
+    let cli = crate::common::json(&env, &["restore", "--dry-run", &base]);
+    let api = srv.post(
+        &format!("/v1/workspaces/{ws}/restore"),
+        json!({"rev": base, "dry_run": true}),
+    );
+    assert_eq!(timeless(api), timeless(cli.clone()));
+    assert_eq!(cli["plan"].as_array().map(Vec::len), Some(2), "{cli}");
+
+    let by_cli = crate::common::json(&env, &["restore", &base]);
+    let undo_cli = crate::common::json(&env, &["undo"]);
+    let by_api = srv.post(
+        &format!("/v1/workspaces/{ws}/restore"),
+        json!({"rev": base}),
+    );
+    assert_eq!(shape(&by_api), shape(&by_cli));
+    assert_eq!(by_api["plan"], by_cli["plan"]);
+    let undo_api = srv.post(&format!("/v1/workspaces/{ws}/undo"), json!({}));
+    assert_eq!(shape(&undo_api), shape(&undo_cli));
+    assert_eq!(undo_api["plan"], undo_cli["plan"]);
+    let redo_api = srv.post(&format!("/v1/workspaces/{ws}/redo"), json!({}));
+    let undo_again = crate::common::json(&env, &["undo"]);
+    let redo_cli = crate::common::json(&env, &["redo"]);
+    assert_eq!(shape(&redo_api), shape(&redo_cli));
+    assert_eq!(redo_cli["redo"], true);
+    assert_eq!(shape(&undo_again), shape(&undo_cli));
+
+    // By hunk: the API's object is the CLI's `restore -p` object (the prompt needs a
+    // terminal, so only the API is driven here; its shape is the whole restore's).
+    env.write("a.txt", A_TXT.replace("nine", "NINE").as_bytes());
+    let d = srv.get(&format!("/v1/workspaces/{ws}/diff?from=live&to={base}"));
+    let hunk = d["files"][0]["hunks"][0]["id"]
+        .as_str()
+        .expect("a hunk")
+        .to_string();
+    let by_hunk = srv.post(
+        &format!("/v1/workspaces/{ws}/restore"),
+        json!({"rev": base, "hunks": [hunk]}),
+    );
+    assert_eq!(
+        shape(&timeless(by_hunk.clone()))
+            .as_object()
+            .map(|m| m.len()),
+        shape(&timeless(by_cli)).as_object().map(|m| m.len()),
+        "{by_hunk}"
+    );
+    assert_eq!(by_hunk["edited"][0]["path"], "a.txt", "{by_hunk}");
+}
+
+/// Overlays: the list, one overlay, what create, accept and reject did, the same object from
+/// the CLI's `--json` and the API.
+#[test]
+fn cli_and_api_answer_the_same_overlay_objects() {
+    let env = setup();
+    let srv = Server::start(&env);
+    let ws = ws_id(&srv);
+    let created_cli = crate::common::json(
+        &env,
+        &["overlay", "create", "--backend", "copy", "--name", "c"],
+    );
+    let created_api = srv.post(
+        &format!("/v1/workspaces/{ws}/overlays"),
+        json!({"backend": "copy", "name": "a"}),
+    );
+    assert_eq!(shape(&created_api), shape(&created_cli));
+    assert_eq!(created_cli["workspace_id"], ws);
+    for name in ["c", "a"] {
+        env.ok(&[
+            "overlay",
+            "run",
+            name,
+            "--",
+            "sh",
+            "-c",
+            "echo x >> a.txt; echo y > y.txt; mkdir -p target; echo o > target/out",
+        ]);
+    }
+    let list = crate::common::json(&env, &["overlay", "list"]);
+    assert_eq!(srv.get("/v1/overlays"), list);
+    assert_eq!(srv.get(&format!("/v1/workspaces/{ws}/overlays")), list);
+    let one = srv.get(&format!("/v1/overlays/{}", created_cli["id"]));
+    assert_eq!(
+        list.as_array().unwrap().iter().find(|o| o["name"] == "c"),
+        Some(&one)
+    );
+
+    let acc_cli = crate::common::json(&env, &["overlay", "accept", "c", "--", "a.txt"]);
+    let rej_cli = crate::common::json(&env, &["overlay", "reject", "c", "--", "y.txt"]);
+    let acc_api = srv.post("/v1/overlays/a/accept", json!({"paths": ["y.txt"]}));
+    let rej_api = srv.post("/v1/overlays/a/reject", json!({"paths": ["a.txt"]}));
+    assert_eq!(shape(&acc_api), shape(&acc_cli));
+    assert_eq!(shape(&rej_api), shape(&rej_cli));
+    assert_eq!(rej_api["rejected"], json!(["a.txt"]));
+    assert_eq!(acc_cli["files"][0]["path"], "a.txt", "{acc_cli}");
+}
+
+/// The operation log: `op log --json` and the API's ops route list the same actions.
+#[test]
+fn cli_and_api_answer_the_same_op_log() {
+    let env = setup();
+    let base = crate::common::snap(&env, "again");
+    env.write("a.txt", b"changed\n");
+    crate::common::snap(&env, "changed");
+    env.ok(&["restore", &base]);
+    env.ok(&["undo"]);
+    let srv = Server::start(&env);
+    let ws = ws_id(&srv);
+    let cli = crate::common::json(&env, &["op", "log"]);
+    assert_eq!(srv.get(&format!("/v1/workspaces/{ws}/ops")), cli);
+    let restore = cli
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["kind"] == "restore")
+        .unwrap_or_else(|| panic!("{cli}"));
+    assert_eq!(restore["undone"], true, "{cli}");
+    assert_eq!(restore["workspace_id"], ws);
+}

@@ -1990,6 +1990,13 @@ fn openapi_wire_components_are_generated_from_the_types() {
     g.subschema_for::<rewind::wire::Changes>();
     g.subschema_for::<rewind::wire::Status>();
     g.subschema_for::<rewind::wire::OverlayDiff>();
+    g.subschema_for::<rewind::wire::Restore>();
+    g.subschema_for::<rewind::wire::Undo>();
+    g.subschema_for::<rewind::wire::Overlay>();
+    g.subschema_for::<rewind::wire::OverlayCreated>();
+    g.subschema_for::<rewind::wire::OverlayAccept>();
+    g.subschema_for::<rewind::wire::OverlayReject>();
+    g.subschema_for::<rewind::wire::Op>();
     let generated = g.take_definitions(true);
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../serve/openapi.json");
     let mut doc = openapi();

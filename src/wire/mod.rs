@@ -13,6 +13,7 @@
 
 mod changes;
 mod edits;
+mod ops;
 mod overlay;
 mod runs;
 mod session;
@@ -21,9 +22,10 @@ mod status;
 
 pub use changes::{Change, Changes, Hunk, HunksFor, Side, Totals, change_hunks, rev_text};
 pub use edits::{EditedFile, PlanEntry, Restore, Revert, Undo, UndoneOp};
+pub use ops::Op;
 pub use overlay::{
-    Overlay, OverlayAccept, OverlayConflict, OverlayDiff, OverlayReject, OverlayRunChanges,
-    OverlayRunFile, OverlayRuns,
+    Overlay, OverlayAccept, OverlayConflict, OverlayCreated, OverlayDiff, OverlayReject,
+    OverlayRunChanges, OverlayRunFile, OverlayRuns,
 };
 pub use runs::{RangeRunChanges, RangeRuns, RangeUnit};
 pub use session::Session;

@@ -532,7 +532,7 @@ fn overlay_create(st: &State, p: OverlayCreateParams) -> Result<wire::Overlay> {
             "rewind: namespace overlays are unavailable here ({why}); using the copy backend"
         );
     }
-    Ok(wire::Overlay::new(&st.store, &c.overlay))
+    wire::Overlay::new(&st.store, &c.overlay)
 }
 
 fn overlay_diff(st: &State, p: OverlayDiffParams) -> Result<wire::OverlayDiff> {

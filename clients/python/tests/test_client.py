@@ -104,7 +104,7 @@ def test_workspace_runs_are_reviewed_and_reverted_one_by_one(client, ws):
 def test_overlay_review_split_and_checkpoint(client, ws):
     [w] = client.workspaces()
     ov = client.create_overlay(w.id, name="py", backend="copy")
-    assert isinstance(ov, models.Overlay) and ov.name == "py"
+    assert isinstance(ov, models.OverlayCreated) and ov.name == "py"
     client.overlay_run("py", ["sh", "-c", "sed -i -e 's/^2$/TWO/' -e 's/^5$/FIVE/' a.txt"])
     cp = client.overlay_snapshot("py", message="mid", meta={"turn": "1"})
     assert isinstance(cp, models.OverlaySnapshot) and cp.snapshot.meta["turn"] == "1"
@@ -113,7 +113,7 @@ def test_overlay_review_split_and_checkpoint(client, ws):
     split = client.split("py", hunk.id)
     assert isinstance(split, models.Split) and len(split.parts) == 2
     acc = client.accept("py", hunks=[split.parts[0].id])
-    assert isinstance(acc, models.Accepted) and acc.conflicts == []
+    assert isinstance(acc, models.OverlayAccept) and acc.conflicts == []
     text = (ws.dir / "a.txt").read_text()
     assert "TWO" in text and "FIVE" not in text
     client.reject("py", hunks=[split.parts[1].id])

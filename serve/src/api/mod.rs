@@ -217,27 +217,6 @@ pub(crate) fn snapshot_json(id: &Id, r: &SnapshotRecord, tags: &[String]) -> Val
     json!(rewind::wire::Snapshot::new(id, r, tags))
 }
 
-/// A change, without hunks (status, show).
-pub(crate) fn change_json(c: &rewind::FileChange) -> Value {
-    let mut o = json!({
-        "path": text(&c.path),
-        "status": c.status.name(),
-        "old": c.old.map(|e| e.json()),
-        "new": c.new.map(|e| e.json()),
-    });
-    if let Some(p) = &c.old_path {
-        o["old_path"] = json!(text(p));
-        if let Some(b) = rewind::fs::path_bytes(p) {
-            o["old_path_bytes"] = json!(b);
-        }
-    }
-    // The exact bytes beside a lossy name, as the CLI's output has them.
-    if let Some(b) = rewind::fs::path_bytes(&c.path) {
-        o["path_bytes"] = json!(b);
-    }
-    o
-}
-
 /// Query values that may repeat (`path=a&path=b`): axum's `Query` takes one value per key.
 pub(crate) fn query_all(q: Option<&str>, key: &str) -> Vec<String> {
     let Some(q) = q else { return Vec::new() };

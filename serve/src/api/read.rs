@@ -170,7 +170,12 @@ pub async fn show(
                     None,
                     &rewind::DiffRequest::default(),
                 )?;
-                Value::Array(d.changes.iter().map(super::change_json).collect())
+                json!(
+                    d.changes
+                        .iter()
+                        .map(rewind::wire::Change::from)
+                        .collect::<Vec<_>>()
+                )
             }
             None => Value::Null,
         };
@@ -407,40 +412,18 @@ pub async fn ops(
     State(st): State<AppState>,
     Path(ws): Path<u64>,
     RawQuery(q): RawQuery,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Vec<rewind::wire::Op>>> {
     let limit: usize = num(q.as_deref(), "limit")?.unwrap_or(50);
     blocking(&st, move |st| {
         let store = st.store();
         let w = workspace(store, ws)?;
-        let undone = rewind::undo::undone_ops(store, &w.path)?;
         // Bookkeeping rows fold into actions: read more than asked for.
         let rows = store
             .reader()?
             .ops(Some(&w.path), limit.saturating_mul(3).max(limit + 2))?;
-        let out: Vec<Value> = rewind::store::oplog::fold_actions(rows)
-            .into_iter()
-            .take(limit)
-            .map(|a| op_json(&a, w.id, undone.contains(&a.op.id)))
-            .collect();
-        Ok(Json(Value::Array(out)))
+        let mut actions = rewind::store::oplog::fold_actions(rows);
+        actions.truncate(limit);
+        Ok(Json(rewind::wire::Op::list(store, &actions)?))
     })
     .await
-}
-
-/// `Op`.
-pub(crate) fn op_json(a: &rewind::store::oplog::ActionRow, ws: u64, undone: bool) -> Value {
-    json!({
-        "id": a.op.id,
-        "kind": a.kind,
-        "target": a.target,
-        "workspace": ws,
-        "before": a.op.before.map(|i| i.hex()),
-        "after": a.op.after.map(|i| i.hex()),
-        "time_ns": a.op.time_ns,
-        "command": a.op.command.join(" "),
-        "actor": a.op.actor,
-        "reverses": a.op.reverses,
-        "changed_workspace": a.changed_workspace,
-        "undone": undone,
-    })
 }

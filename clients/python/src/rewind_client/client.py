@@ -208,7 +208,7 @@ class _Api:
         """`POST /v1/workspaces/{ws}/restore`."""
         body = {"rev": rev, "paths": list(paths), "hunks": list(hunks), **options}
         return self._do(_Req("POST", f"/v1/workspaces/{ws}/restore", json=body,
-                             decode=_json_of(m.Written)))
+                             decode=_json_of(m.Restore)))
 
     def revert(self, ws: int, from_: Optional[str] = None, to: Optional[str] = None,
                paths: Sequence[str] = (), hunks: Sequence[str] = (), **options: Any):
@@ -229,12 +229,12 @@ class _Api:
     def undo(self, ws: int):
         """`POST /v1/workspaces/{ws}/undo`."""
         return self._do(_Req("POST", f"/v1/workspaces/{ws}/undo", json={},
-                             decode=_json_of(m.Written)))
+                             decode=_json_of(m.Undo)))
 
     def redo(self, ws: int):
         """`POST /v1/workspaces/{ws}/redo`."""
         return self._do(_Req("POST", f"/v1/workspaces/{ws}/redo", json={},
-                             decode=_json_of(m.Written)))
+                             decode=_json_of(m.Undo)))
 
     def ops(self, ws: int, limit: Optional[int] = None):
         """`GET /v1/workspaces/{ws}/ops`: the operation log, newest first."""
@@ -274,7 +274,7 @@ class _Api:
         """`POST /v1/workspaces/{ws}/overlays`."""
         body = _drop_none({"name": name, "backend": backend, "rev": rev})
         return self._do(_Req("POST", f"/v1/workspaces/{ws}/overlays", json=body,
-                             decode=_json_of(m.Overlay)))
+                             decode=_json_of(m.OverlayCreated)))
 
     def overlay(self, ov: Any):
         """`GET /v1/overlays/{ov}` (id or name)."""
@@ -298,13 +298,13 @@ class _Api:
         body = _drop_none({"paths": list(paths), "hunks": list(hunks), "policy": policy,
                            "include_ignored": include_ignored})
         return self._do(_Req("POST", f"/v1/overlays/{_seg(ov)}/accept", json=body,
-                             decode=_json_of(m.Accepted)))
+                             decode=_json_of(m.OverlayAccept)))
 
     def reject(self, ov: Any, paths: Sequence[str] = (), hunks: Sequence[str] = ()):
         """`POST /v1/overlays/{ov}/reject`."""
         return self._do(_Req("POST", f"/v1/overlays/{_seg(ov)}/reject",
                              json={"paths": list(paths), "hunks": list(hunks)},
-                             decode=_json_of(m.Rejected)))
+                             decode=_json_of(m.OverlayReject)))
 
     def split(self, ov: Any, hunk: str):
         """`POST /v1/overlays/{ov}/split`: the parts of a hunk, each accepted on its own."""

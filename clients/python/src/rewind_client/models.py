@@ -22,34 +22,6 @@ def _decode(how, value):
 
 
 @dataclass
-class Accepted:
-    """`Accepted`."""
-
-    conflicts: List[Conflict] = field(metadata={"json": "conflicts"})
-    files: List[Any] = field(metadata={"json": "files"})
-    op: Optional[int] = field(metadata={"json": "op"})
-    overlay: int = field(metadata={"json": "overlay"})
-    after: Optional[str] = field(default=None, metadata={"json": "after"})
-    before: Optional[str] = field(default=None, metadata={"json": "before"})
-    ignored: Optional[List[str]] = field(default=None, metadata={"json": "ignored"})
-    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
-
-    _decoders = {'conflicts': ('list', 'Conflict')}
-
-    @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "Accepted":
-        """Builds a `Accepted` from its JSON object."""
-        kw = {}
-        for f in cls.__dataclass_fields__.values():
-            key = f.metadata.get("json")
-            if key is not None and key in d:
-                kw[f.name] = _decode(cls._decoders.get(key), d[key])
-            elif key is not None and f.default is not None and f.default_factory is None:
-                kw[f.name] = None
-        return cls(raw=d, **kw)
-
-
-@dataclass
 class Artifact:
     """`Artifact`."""
 
@@ -126,30 +98,6 @@ class Changes:
     @classmethod
     def from_json(cls, d: Dict[str, Any]) -> "Changes":
         """Builds a `Changes` from its JSON object."""
-        kw = {}
-        for f in cls.__dataclass_fields__.values():
-            key = f.metadata.get("json")
-            if key is not None and key in d:
-                kw[f.name] = _decode(cls._decoders.get(key), d[key])
-            elif key is not None and f.default is not None and f.default_factory is None:
-                kw[f.name] = None
-        return cls(raw=d, **kw)
-
-
-@dataclass
-class Conflict:
-    """`Conflict`."""
-
-    path: str = field(metadata={"json": "path"})
-    regions: int = field(metadata={"json": "regions"})
-    why: str = field(metadata={"json": "why"})
-    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
-
-    _decoders = {}
-
-    @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "Conflict":
-        """Builds a `Conflict` from its JSON object."""
         kw = {}
         for f in cls.__dataclass_fields__.values():
             key = f.metadata.get("json")
@@ -586,19 +534,23 @@ class LogEntry:
 
 @dataclass
 class Op:
-    """`Op`."""
+    """`Op`: One action of the operation log (`op log --json`'s row).."""
 
+    actor: Optional[str] = field(metadata={"json": "actor"})
     after: Optional[str] = field(metadata={"json": "after"})
     before: Optional[str] = field(metadata={"json": "before"})
     changed_workspace: bool = field(metadata={"json": "changed_workspace"})
-    command: str = field(metadata={"json": "command"})
+    command: List[str] = field(metadata={"json": "command"})
+    folded: List[int] = field(metadata={"json": "folded"})
     id: int = field(metadata={"json": "id"})
     kind: str = field(metadata={"json": "kind"})
+    reverses: Optional[int] = field(metadata={"json": "reverses"})
+    target: Optional[str] = field(metadata={"json": "target"})
+    time: str = field(metadata={"json": "time"})
     time_ns: int = field(metadata={"json": "time_ns"})
     undone: bool = field(metadata={"json": "undone"})
-    workspace: int = field(metadata={"json": "workspace"})
-    reverses: Optional[int] = field(default=None, metadata={"json": "reverses"})
-    target: Optional[str] = field(default=None, metadata={"json": "target"})
+    workspace: str = field(metadata={"json": "workspace"})
+    workspace_id: Optional[int] = field(metadata={"json": "workspace_id"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
 
     _decoders = {}
@@ -617,21 +569,30 @@ class Op:
 
 
 @dataclass
-class Outcome:
-    """`Outcome`."""
+class Overlay:
+    """`Overlay`: One overlay (`overlay list --json`'s row).."""
 
-    action: str = field(metadata={"json": "action"})
-    path: str = field(metadata={"json": "path"})
-    conflicts: Optional[int] = field(default=None, metadata={"json": "conflicts"})
-    merged: Optional[bool] = field(default=None, metadata={"json": "merged"})
-    old_path: Optional[str] = field(default=None, metadata={"json": "old_path"})
+    backend: str = field(metadata={"json": "backend"})
+    base: str = field(metadata={"json": "base"})
+    created: str = field(metadata={"json": "created"})
+    created_ns: int = field(metadata={"json": "created_ns"})
+    id: int = field(metadata={"json": "id"})
+    ignored: List[str] = field(metadata={"json": "ignored"})
+    name: Optional[str] = field(metadata={"json": "name"})
+    path: Optional[str] = field(metadata={"json": "path"})
+    pending: Optional[int] = field(metadata={"json": "pending"})
+    running: bool = field(metadata={"json": "running"})
+    state: Optional[str] = field(metadata={"json": "state"})
+    workspace: str = field(metadata={"json": "workspace"})
+    workspace_id: Optional[int] = field(metadata={"json": "workspace_id"})
+    ignored_bytes: Optional[List[Optional[str]]] = field(default=None, metadata={"json": "ignored_bytes"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
 
     _decoders = {}
 
     @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "Outcome":
-        """Builds a `Outcome` from its JSON object."""
+    def from_json(cls, d: Dict[str, Any]) -> "Overlay":
+        """Builds a `Overlay` from its JSON object."""
         kw = {}
         for f in cls.__dataclass_fields__.values():
             key = f.metadata.get("json")
@@ -643,30 +604,27 @@ class Outcome:
 
 
 @dataclass
-class Overlay:
-    """`Overlay`."""
+class OverlayAccept:
+    """`OverlayAccept`: What accepting (some of) an overlay's changes did to the workspace.."""
 
-    backend: str = field(metadata={"json": "backend"})
-    base: str = field(metadata={"json": "base"})
-    created_ns: int = field(metadata={"json": "created_ns"})
-    id: int = field(metadata={"json": "id"})
+    after: Optional[str] = field(metadata={"json": "after"})
+    before: Optional[str] = field(metadata={"json": "before"})
+    conflicts: List[OverlayConflict] = field(metadata={"json": "conflicts"})
+    files: List[EditedFile] = field(metadata={"json": "files"})
     ignored: List[str] = field(metadata={"json": "ignored"})
-    name: Optional[str] = field(metadata={"json": "name"})
-    path: Optional[str] = field(metadata={"json": "path"})
-    pending: Optional[int] = field(metadata={"json": "pending"})
-    running: bool = field(metadata={"json": "running"})
-    state: Optional[str] = field(metadata={"json": "state"})
-    workspace: Optional[int] = field(metadata={"json": "workspace"})
-    workspace_path: str = field(metadata={"json": "workspace_path"})
-    fallback: Optional[str] = field(default=None, metadata={"json": "fallback"})
-    files_copied: Optional[int] = field(default=None, metadata={"json": "files_copied"})
+    ignored_copied: List[str] = field(metadata={"json": "ignored_copied"})
+    ignored_files: int = field(metadata={"json": "ignored_files"})
+    op: Optional[int] = field(metadata={"json": "op"})
+    overlay: int = field(metadata={"json": "overlay"})
+    ignored_bytes: Optional[List[Optional[str]]] = field(default=None, metadata={"json": "ignored_bytes"})
+    ignored_copied_bytes: Optional[List[Optional[str]]] = field(default=None, metadata={"json": "ignored_copied_bytes"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
 
-    _decoders = {}
+    _decoders = {'conflicts': ('list', 'OverlayConflict'), 'files': ('list', 'EditedFile')}
 
     @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "Overlay":
-        """Builds a `Overlay` from its JSON object."""
+    def from_json(cls, d: Dict[str, Any]) -> "OverlayAccept":
+        """Builds a `OverlayAccept` from its JSON object."""
         kw = {}
         for f in cls.__dataclass_fields__.values():
             key = f.metadata.get("json")
@@ -703,6 +661,44 @@ class OverlayConflict:
 
 
 @dataclass
+class OverlayCreated:
+    """`OverlayCreated`: What creating an overlay made: the overlay, and how.."""
+
+    backend: str = field(metadata={"json": "backend"})
+    base: str = field(metadata={"json": "base"})
+    created: str = field(metadata={"json": "created"})
+    created_ns: int = field(metadata={"json": "created_ns"})
+    fallback: Optional[str] = field(metadata={"json": "fallback"})
+    files_copied: int = field(metadata={"json": "files_copied"})
+    id: int = field(metadata={"json": "id"})
+    ignored: List[str] = field(metadata={"json": "ignored"})
+    name: Optional[str] = field(metadata={"json": "name"})
+    path: Optional[str] = field(metadata={"json": "path"})
+    pending: Optional[int] = field(metadata={"json": "pending"})
+    running: bool = field(metadata={"json": "running"})
+    seconds: float = field(metadata={"json": "seconds"})
+    state: Optional[str] = field(metadata={"json": "state"})
+    workspace: str = field(metadata={"json": "workspace"})
+    workspace_id: Optional[int] = field(metadata={"json": "workspace_id"})
+    ignored_bytes: Optional[List[Optional[str]]] = field(default=None, metadata={"json": "ignored_bytes"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "OverlayCreated":
+        """Builds a `OverlayCreated` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
 class OverlayDiff:
     """`OverlayDiff`: An overlay's pending changes, each text change with hunk ids that accept and reject take.."""
 
@@ -721,6 +717,32 @@ class OverlayDiff:
     @classmethod
     def from_json(cls, d: Dict[str, Any]) -> "OverlayDiff":
         """Builds a `OverlayDiff` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class OverlayReject:
+    """`OverlayReject`: What rejecting (some of) an overlay's changes did: those paths are back at the base inside
+the overlay; the workspace is untouched.."""
+
+    op: Optional[int] = field(metadata={"json": "op"})
+    overlay: int = field(metadata={"json": "overlay"})
+    rejected: List[str] = field(metadata={"json": "rejected"})
+    rejected_bytes: Optional[List[Optional[str]]] = field(default=None, metadata={"json": "rejected_bytes"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "OverlayReject":
+        """Builds a `OverlayReject` from its JSON object."""
         kw = {}
         for f in cls.__dataclass_fields__.values():
             key = f.metadata.get("json")
@@ -829,6 +851,32 @@ class OverlaySnapshot:
 
 
 @dataclass
+class PlanEntry:
+    """`PlanEntry`: One path a restore writes or removes (`restore --json`'s plan row).."""
+
+    action: str = field(metadata={"json": "action"})
+    kind: str = field(metadata={"json": "kind"})
+    path: str = field(metadata={"json": "path"})
+    status: str = field(metadata={"json": "status"})
+    path_bytes: Optional[str] = field(default=None, metadata={"json": "path_bytes"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "PlanEntry":
+        """Builds a `PlanEntry` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
 class RangeRunChanges:
     """`RangeRunChanges`: One unit's part of the change.."""
 
@@ -905,19 +953,34 @@ class RangeUnit:
 
 
 @dataclass
-class Rejected:
-    """`Rejected`."""
+class Restore:
+    """`Restore`: What a restore did, or with `dry_run` would do (`restore --json`).."""
 
+    after: Optional[str] = field(metadata={"json": "after"})
+    before: Optional[str] = field(metadata={"json": "before"})
+    bytes_written: int = field(metadata={"json": "bytes_written"})
+    creates: int = field(metadata={"json": "creates"})
+    deleted: int = field(metadata={"json": "deleted"})
+    deletes: int = field(metadata={"json": "deletes"})
+    dry_run: bool = field(metadata={"json": "dry_run"})
+    edited: List[EditedFile] = field(metadata={"json": "edited"})
+    kept: List[str] = field(metadata={"json": "kept"})
     op: Optional[int] = field(metadata={"json": "op"})
-    overlay: int = field(metadata={"json": "overlay"})
-    paths: List[str] = field(metadata={"json": "paths"})
+    overwrites: int = field(metadata={"json": "overwrites"})
+    plan: List[PlanEntry] = field(metadata={"json": "plan"})
+    seconds: float = field(metadata={"json": "seconds"})
+    symlinks_written: int = field(metadata={"json": "symlinks_written"})
+    target: str = field(metadata={"json": "target"})
+    workspace: str = field(metadata={"json": "workspace"})
+    written: int = field(metadata={"json": "written"})
+    kept_bytes: Optional[List[Optional[str]]] = field(default=None, metadata={"json": "kept_bytes"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
 
-    _decoders = {}
+    _decoders = {'edited': ('list', 'EditedFile'), 'plan': ('list', 'PlanEntry')}
 
     @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "Rejected":
-        """Builds a `Rejected` from its JSON object."""
+    def from_json(cls, d: Dict[str, Any]) -> "Restore":
+        """Builds a `Restore` from its JSON object."""
         kw = {}
         for f in cls.__dataclass_fields__.values():
             key = f.metadata.get("json")
@@ -1393,6 +1456,58 @@ class Tree:
 
 
 @dataclass
+class Undo:
+    """`Undo`: What an undo or redo did.."""
+
+    after: Optional[str] = field(metadata={"json": "after"})
+    before: Optional[str] = field(metadata={"json": "before"})
+    deleted: int = field(metadata={"json": "deleted"})
+    op: Optional[int] = field(metadata={"json": "op"})
+    plan: List[PlanEntry] = field(metadata={"json": "plan"})
+    redo: bool = field(metadata={"json": "redo"})
+    undone: UndoneOp = field(metadata={"json": "undone"})
+    written: int = field(metadata={"json": "written"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {'plan': ('list', 'PlanEntry'), 'undone': ('one', 'UndoneOp')}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "Undo":
+        """Builds a `Undo` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class UndoneOp:
+    """`UndoneOp`: The operation an undo or redo took back.."""
+
+    id: int = field(metadata={"json": "id"})
+    kind: str = field(metadata={"json": "kind"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "UndoneOp":
+        """Builds a `UndoneOp` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
 class Workspace:
     """`Workspace`."""
 
@@ -1451,11 +1566,9 @@ class Written:
 
 
 _CLASSES = {
-    "Accepted": Accepted,
     "Artifact": Artifact,
     "Change": Change,
     "Changes": Changes,
-    "Conflict": Conflict,
     "Contract": Contract,
     "EditedFile": EditedFile,
     "Entry": Entry,
@@ -1473,18 +1586,21 @@ _CLASSES = {
     "Hunk": Hunk,
     "LogEntry": LogEntry,
     "Op": Op,
-    "Outcome": Outcome,
     "Overlay": Overlay,
+    "OverlayAccept": OverlayAccept,
     "OverlayConflict": OverlayConflict,
+    "OverlayCreated": OverlayCreated,
     "OverlayDiff": OverlayDiff,
+    "OverlayReject": OverlayReject,
     "OverlayRunChanges": OverlayRunChanges,
     "OverlayRunFile": OverlayRunFile,
     "OverlayRuns": OverlayRuns,
     "OverlaySnapshot": OverlaySnapshot,
+    "PlanEntry": PlanEntry,
     "RangeRunChanges": RangeRunChanges,
     "RangeRuns": RangeRuns,
     "RangeUnit": RangeUnit,
-    "Rejected": Rejected,
+    "Restore": Restore,
     "Revert": Revert,
     "RunDiff": RunDiff,
     "RunFile": RunFile,
@@ -1501,6 +1617,8 @@ _CLASSES = {
     "Taken": Taken,
     "Totals": Totals,
     "Tree": Tree,
+    "Undo": Undo,
+    "UndoneOp": UndoneOp,
     "Workspace": Workspace,
     "Written": Written,
 }
