@@ -381,63 +381,7 @@ pub fn stats(ctx: &Ctx) -> CliResult {
         max => Some(rewind::budget::status(&store, max, retention.undo_depth)?),
     };
     if ctx.json {
-        let judged = |j: &rewind::forget::Judged| {
-            json!({"id": j.id.hex(), "short_id": j.id.short(), "workspace": path_str(&j.workspace),
-                   "time": format_time(j.time_ns), "message": j.message, "reason": j.reason})
-        };
-        let budget = budget.as_ref().map(|b| {
-            json!({"max_bytes": b.max_bytes, "used_bytes": b.used_bytes,
-                   "protected": b.protected.iter().map(judged).collect::<Vec<Value>>(),
-                   "evictable": b.evictable, "next_eviction": b.next_eviction.as_ref().map(judged)})
-        });
-        let tables: Vec<Value> = st
-            .tables
-            .iter()
-            .map(|t| {
-                json!({"table": t.name, "entries": t.entries, "stored_bytes": t.stored_bytes,
-                       "metadata_bytes": t.metadata_bytes, "fragmented_bytes": t.fragmented_bytes, "pages": t.pages})
-            })
-            .collect();
-        let workspaces: Vec<Value> = st
-            .workspaces
-            .iter()
-            .map(|w| {
-                json!({"path": path_str(&w.path), "snapshots": w.snapshots, "latest_files": w.latest_files,
-                       "latest_bytes": w.latest_bytes, "latest_time": w.latest_ns.map(format_time),
-                       "logical_bytes": w.logical_bytes})
-            })
-            .collect();
-        let dictionaries: Vec<Value> = st
-            .content
-            .dictionaries
-            .iter()
-            .map(|d| {
-                json!({"id": d.id, "bytes": d.dict_bytes, "blobs": d.blobs,
-                       "content_bytes": d.content_bytes, "encoded_bytes": d.encoded_bytes})
-            })
-            .collect();
-        output::print_json(&json!({
-            "store": st.dir.display().to_string(),
-            "file_bytes": st.file_bytes,
-            "disk_bytes": st.disk_bytes,
-            "sparse_ratio": st.sparse_ratio(),
-            "format": {"schema": st.format.schema, "features": st.format.features},
-            "dictionaries": dictionaries,
-            "snapshots": st.snapshots,
-            "trees": st.trees,
-            "blobs": st.content.blobs,
-            "chunks": st.content.chunks,
-            "grouped_blobs": st.content.grouped_blobs,
-            "groups": st.content.groups,
-            "logical_bytes": st.logical_bytes,
-            "content_bytes": st.content.content_bytes,
-            "encoded_bytes": st.content.encoded_bytes,
-            "dedup_ratio": st.dedup_ratio(),
-            "compression_ratio": st.compression_ratio(),
-            "workspaces": workspaces,
-            "tables": tables,
-            "budget": budget,
-        }))?;
+        output::print_json(&rewind::wire::Stats::new(&st, budget.as_ref()))?;
         return Ok(0);
     }
     let mut out = std::io::stdout().lock();
@@ -574,23 +518,7 @@ pub fn verify(ctx: &Ctx, full: bool) -> CliResult {
     let bar = super::progress::Bar::new(ctx);
     let r = rewind::verify::verify(&store, full, &bar)?;
     if ctx.json {
-        let problems: Vec<Value> = r
-            .problems
-            .iter()
-            .map(|p| json!({"kind": p.kind, "id": p.id, "what": p.what, "referrer": p.referrer}))
-            .collect();
-        output::print_json(&json!({
-            "full": full,
-            "ok": r.problems.is_empty(),
-            "snapshots": r.snapshots,
-            "trees": r.trees,
-            "blobs": r.blobs,
-            "chunks": r.chunks,
-            "bytes_hashed": r.bytes_hashed,
-            "problems": problems,
-            "damaged_snapshots": r.damaged_snapshots.iter().map(|id| id.hex()).collect::<Vec<_>>(),
-            "damaged_tables": r.damaged_tables,
-        }))?;
+        output::print_json(&rewind::wire::Verify::new(&r, full))?;
     } else {
         let mut out = std::io::stdout().lock();
         for p in &r.problems {

@@ -90,6 +90,22 @@ impl Server {
         (status, v)
     }
 
+    /// `PUT path` with raw bytes: (status, JSON body).
+    fn put_bytes(&self, path: &str, data: &[u8]) -> (u16, Value) {
+        let mut r = self
+            .agent
+            .put(&format!("{}{path}", self.url))
+            .header("Authorization", &format!("Bearer {}", self.token))
+            .header("Content-Type", "application/octet-stream")
+            .send(data)
+            .expect("request");
+        let text = r.body_mut().read_to_string().expect("body");
+        (
+            r.status().as_u16(),
+            serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        )
+    }
+
     fn get(&self, path: &str) -> Value {
         let (s, v) = self.call("GET", path, None);
         assert_eq!(s, 200, "GET {path}: {v}");
@@ -1332,4 +1348,43 @@ fn cli_and_api_answer_the_same_op_log() {
         .unwrap_or_else(|| panic!("{cli}"));
     assert_eq!(restore["undone"], true, "{cli}");
     assert_eq!(restore["workspace_id"], ws);
+}
+
+/// Artifacts: `artifact ls --json` and the API's list are the same rows, and a put answers
+/// the same object (the blob id is `id` in both).
+#[test]
+fn cli_and_api_answer_the_same_artifacts() {
+    let env = setup();
+    let file = env.tmp.path().join("blob");
+    std::fs::write(&file, b"artifact bytes\n").unwrap();
+    let put_cli = crate::common::json(
+        &env,
+        &[
+            "artifact",
+            "put",
+            "k/cli",
+            file.to_str().unwrap(),
+            "--meta",
+            "a=b",
+        ],
+    );
+    let srv = Server::start(&env);
+    let (s, put_api) = srv.put_bytes("/v1/artifacts/k/api?meta=a=b", b"other bytes\n");
+    assert_eq!(s, 201, "{put_api}");
+    assert_eq!(shape(&put_api), shape(&put_cli));
+    assert_eq!(put_cli["meta"], json!({"a": "b"}));
+    let ls = crate::common::json(&env, &["artifact", "ls"]);
+    assert_eq!(srv.get("/v1/artifacts"), ls);
+    assert_eq!(ls.as_array().map(Vec::len), Some(2), "{ls}");
+    assert_eq!(ls[0]["id"], put_api["id"], "{ls}");
+}
+
+/// `tag --json` answers the row `tags --json` lists for it.
+#[test]
+fn a_tag_is_one_object() {
+    let env = setup();
+    let made = crate::common::json(&env, &["tag", "v1"]);
+    let list = crate::common::json(&env, &["tags"]);
+    assert_eq!(list, json!([made]));
+    assert!(made["workspace"].is_string(), "{made}");
 }

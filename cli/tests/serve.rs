@@ -1997,6 +1997,9 @@ fn openapi_wire_components_are_generated_from_the_types() {
     g.subschema_for::<rewind::wire::OverlayAccept>();
     g.subschema_for::<rewind::wire::OverlayReject>();
     g.subschema_for::<rewind::wire::Op>();
+    g.subschema_for::<rewind::wire::Artifact>();
+    g.subschema_for::<rewind::wire::ArtifactStored>();
+    g.subschema_for::<rewind::wire::Workspace>();
     let generated = g.take_definitions(true);
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../serve/openapi.json");
     let mut doc = openapi();

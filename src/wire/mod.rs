@@ -11,6 +11,7 @@
 //! epoch beside them (`time_ns`); paths are workspace-relative strings, lossy for names that
 //! are not UTF-8, with `KEY_bytes` (base64 of the exact bytes) beside them only then.
 
+mod artifact;
 mod changes;
 mod edits;
 mod ops;
@@ -18,8 +19,13 @@ mod overlay;
 mod runs;
 mod session;
 mod snapshot;
+mod stats;
 mod status;
+mod tag;
+mod verify;
+mod workspace;
 
+pub use artifact::{Artifact, ArtifactStored};
 pub use changes::{Change, Changes, Hunk, HunksFor, Side, Totals, change_hunks, rev_text};
 pub use edits::{EditedFile, PlanEntry, Restore, Revert, Undo, UndoneOp};
 pub use ops::Op;
@@ -30,7 +36,13 @@ pub use overlay::{
 pub use runs::{RangeRunChanges, RangeRuns, RangeUnit};
 pub use session::Session;
 pub use snapshot::{Checkpoint, Snapshot, SnapshotList};
+pub use stats::{
+    Stats, StatsBudget, StatsDictionary, StatsFormat, StatsJudged, StatsTable, StatsWorkspace,
+};
 pub use status::{Skipped, Status};
+pub use tag::Tag;
+pub use verify::{Verify, VerifyProblem};
+pub use workspace::Workspace;
 
 /// A path as JSON shows it: lossy UTF-8.
 pub fn path_text(p: &[u8]) -> String {

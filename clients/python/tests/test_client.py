@@ -126,7 +126,7 @@ def test_overlay_review_split_and_checkpoint(client, ws):
 
 def test_artifacts(client):
     a = client.artifact_put("logs/run.txt", b"hello\n", meta={"kind": "log"})
-    assert isinstance(a, models.Artifact) and a.size == 6
+    assert isinstance(a, models.ArtifactStored) and a.size == 6
     assert client.artifact_get("logs/run.txt") == b"hello\n"
     assert client.artifacts()[0].meta == {"kind": "log"}
     client.artifact_delete("logs/run.txt")

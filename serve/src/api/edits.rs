@@ -6,7 +6,7 @@ use axum::body::Bytes;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::StatusCode;
 use rewind::NoProgress;
-use rewind::wire::{Restore, Undo};
+use rewind::wire::{Restore, Undo, Workspace};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -299,7 +299,10 @@ pub struct InitBody {
 
 /// `POST /v1/workspaces`: registers a directory as a workspace, as `rewind init` does (201;
 /// 200 when it was registered already). `/` and the home directory need `force`.
-pub async fn init(State(st): State<AppState>, b: Bytes) -> ApiResult<(StatusCode, Json<Value>)> {
+pub async fn init(
+    State(st): State<AppState>,
+    b: Bytes,
+) -> ApiResult<(StatusCode, Json<Workspace>)> {
     let b: InitBody = body(&b)?;
     let dir = std::path::PathBuf::from(&b.path);
     if !dir.is_absolute() {
@@ -320,7 +323,7 @@ pub async fn init(State(st): State<AppState>, b: Bytes) -> ApiResult<(StatusCode
         } else {
             StatusCode::CREATED
         };
-        Ok((status, Json(super::workspace_json(store, &w)?)))
+        Ok((status, Json(Workspace::new(store, &w)?)))
     })
     .await
 }

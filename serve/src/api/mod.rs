@@ -191,18 +191,6 @@ pub(crate) fn text(p: &[u8]) -> String {
     String::from_utf8_lossy(p).into_owned()
 }
 
-/// `Workspace`.
-pub(crate) fn workspace_json(store: &Store, w: &WorkspaceRecord) -> ApiResult<Value> {
-    let history = store.reader()?.history(w.id, usize::MAX)?;
-    Ok(json!({
-        "id": w.id,
-        "path": text(&w.path),
-        "created_ns": w.created_ns,
-        "snapshots": history.len(),
-        "head": history.first().map(|i| i.hex()),
-    }))
-}
-
 /// The tags of every snapshot, by id.
 pub(crate) fn tags_by_id(store: &Store) -> ApiResult<std::collections::HashMap<Id, Vec<String>>> {
     let mut m: std::collections::HashMap<Id, Vec<String>> = std::collections::HashMap::new();

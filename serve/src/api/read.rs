@@ -13,11 +13,11 @@ use serde_json::{Value, json};
 
 use super::{
     blocking, query_all, root_of, snapshot_id, snapshot_json, tags_by_id, text, workspace,
-    workspace_json,
 };
 use crate::AppState;
 use crate::error::{ApiError, ApiResult};
 use crate::paths;
+use rewind::wire::Workspace;
 
 /// `GET /v1/health`.
 pub async fn health(State(st): State<AppState>) -> Json<Value> {
@@ -29,12 +29,15 @@ pub async fn health(State(st): State<AppState>) -> Json<Value> {
 }
 
 /// `GET /v1/workspaces`.
-pub async fn workspaces(State(st): State<AppState>) -> ApiResult<Json<Value>> {
+pub async fn workspaces(State(st): State<AppState>) -> ApiResult<Json<Vec<Workspace>>> {
     blocking(&st, |st| {
         let store = st.store();
         let all = store.reader()?.workspaces()?;
-        let out: ApiResult<Vec<Value>> = all.iter().map(|w| workspace_json(store, w)).collect();
-        Ok(Json(Value::Array(out?)))
+        let out = all
+            .iter()
+            .map(|w| Workspace::new(store, w))
+            .collect::<rewind::Result<Vec<_>>>()?;
+        Ok(Json(out))
     })
     .await
 }
@@ -43,10 +46,10 @@ pub async fn workspaces(State(st): State<AppState>) -> ApiResult<Json<Value>> {
 pub async fn workspace_get(
     State(st): State<AppState>,
     Path(ws): Path<u64>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Workspace>> {
     blocking(&st, move |st| {
         let w = workspace(st.store(), ws)?;
-        Ok(Json(workspace_json(st.store(), &w)?))
+        Ok(Json(Workspace::new(st.store(), &w)?))
     })
     .await
 }

@@ -329,7 +329,7 @@ class _Api:
         return self._do(_Req("PUT", f"/v1/artifacts/{_path(key)}", params=params,
                              content=bytes(data),
                              headers={"Content-Type": "application/octet-stream"},
-                             decode=_json_of(m.Artifact)))
+                             decode=_json_of(m.ArtifactStored)))
 
     def artifact_get(self, key: str):
         """`GET /v1/artifacts/{key}`: the bytes."""

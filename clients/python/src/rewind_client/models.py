@@ -23,15 +23,14 @@ def _decode(how, value):
 
 @dataclass
 class Artifact:
-    """`Artifact`."""
+    """`Artifact`: One artifact (`artifact ls --json`'s row).."""
 
+    created: str = field(metadata={"json": "created"})
     created_ns: int = field(metadata={"json": "created_ns"})
     id: str = field(metadata={"json": "id"})
     key: str = field(metadata={"json": "key"})
     meta: Dict[str, str] = field(metadata={"json": "meta"})
     size: int = field(metadata={"json": "size"})
-    replaced: Optional[bool] = field(default=None, metadata={"json": "replaced"})
-    stored_bytes: Optional[int] = field(default=None, metadata={"json": "stored_bytes"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
 
     _decoders = {}
@@ -39,6 +38,36 @@ class Artifact:
     @classmethod
     def from_json(cls, d: Dict[str, Any]) -> "Artifact":
         """Builds a `Artifact` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class ArtifactStored:
+    """`ArtifactStored`: What putting an artifact stored (`artifact put --json`).."""
+
+    created: str = field(metadata={"json": "created"})
+    created_ns: int = field(metadata={"json": "created_ns"})
+    id: str = field(metadata={"json": "id"})
+    key: str = field(metadata={"json": "key"})
+    meta: Dict[str, str] = field(metadata={"json": "meta"})
+    new_chunks: int = field(metadata={"json": "new_chunks"})
+    replaced: bool = field(metadata={"json": "replaced"})
+    size: int = field(metadata={"json": "size"})
+    stored_bytes: int = field(metadata={"json": "stored_bytes"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "ArtifactStored":
+        """Builds a `ArtifactStored` from its JSON object."""
         kw = {}
         for f in cls.__dataclass_fields__.values():
             key = f.metadata.get("json")
@@ -1509,13 +1538,14 @@ class UndoneOp:
 
 @dataclass
 class Workspace:
-    """`Workspace`."""
+    """`Workspace`: One workspace (the API's workspace object).."""
 
     created_ns: int = field(metadata={"json": "created_ns"})
     head: Optional[str] = field(metadata={"json": "head"})
     id: int = field(metadata={"json": "id"})
     path: str = field(metadata={"json": "path"})
     snapshots: int = field(metadata={"json": "snapshots"})
+    path_bytes: Optional[str] = field(default=None, metadata={"json": "path_bytes"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
 
     _decoders = {}
@@ -1567,6 +1597,7 @@ class Written:
 
 _CLASSES = {
     "Artifact": Artifact,
+    "ArtifactStored": ArtifactStored,
     "Change": Change,
     "Changes": Changes,
     "Contract": Contract,
