@@ -1129,7 +1129,8 @@ fn cli_and_api_answer_the_same_status_and_diff() {
     let one = crate::common::snap(&env, "one");
     env.write("a.txt", A_TXT.replace("two", "TWO").as_bytes());
     std::fs::remove_file(env.path("b.txt")).unwrap();
-    env.write("moved/b.txt", b"bee\nbee\nbee\nbee\n");
+    // A rename with an edit.
+    env.write("moved/b.txt", b"bee\nbee\nBEE\nbee\n");
     crate::common::write_file(&env.ws, b"caf\xe9.txt", b"latin-1\n");
     let two = crate::common::snap(&env, "two");
     // Live edits, and a path a scan passes over (a fifo).
@@ -1168,6 +1169,17 @@ fn cli_and_api_answer_the_same_status_and_diff() {
     let api = srv.get(&format!("/v1/workspaces/{ws}/diff?from={one}&to={two}"));
     assert_eq!(api, with_hunks);
     assert!(with_hunks["files"][0]["hunks"].is_array(), "{with_hunks}");
+    // A rename is taken whole (by path): it lists no hunk ids, none that revert would take.
+    let renamed = with_hunks["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["status"] == "renamed")
+        .unwrap_or_else(|| panic!("a rename: {with_hunks}"));
+    assert!(
+        renamed["insertions"] == 1 && renamed.get("hunks").is_none(),
+        "{renamed}"
+    );
 
     let live = cli(&["diff", &two, "live"]);
     let api = srv.get(&format!(

@@ -216,12 +216,13 @@ pub fn rev_text(r: Rev) -> String {
     }
 }
 
-/// The line hunks of one change of `d` (ids that restore takes), or None where it has none: a
-/// binary file, a symlink, or identical content.
+/// The line hunks of one change of `d` (ids that restore and revert take), or None where it
+/// has none: a binary file, a symlink, identical content, or a rename (taken whole, by path,
+/// as [`crate::hunks::texts`] has it).
 pub fn change_hunks(d: &Diff, c: &FileChange) -> Result<Option<Vec<ReviewHunk>>> {
     let text_side =
         |s: Option<EntryState>| s.is_none_or(|e| matches!(e.kind, Kind::File | Kind::Executable));
-    if !text_side(c.old) || !text_side(c.new) {
+    if !text_side(c.old) || !text_side(c.new) || c.old_path.is_some() {
         return Ok(None);
     }
     let old = d.content(c, true)?;
