@@ -8,7 +8,6 @@ use serde_json::{Value, json};
 use super::args::{CatArgs, LogArgs, LsArgs, ShowArgs};
 use super::output::{self, format_time, human_bytes, paint, path_str};
 use super::{CliResult, Ctx};
-use rewind::store::snapshot::SnapshotRecord;
 use rewind::store::tree::Kind;
 use rewind::store::{Reader, Store};
 use rewind::{Error, Id, revision};
@@ -29,21 +28,6 @@ fn tags_by_id(reader: &Reader) -> Result<HashMap<Id, Vec<String>>, Error> {
         m.entry(id).or_default().push(name);
     }
     Ok(m)
-}
-
-/// A snapshot as `log --json` and `show --json` print it: the wire object the API and the MCP
-/// server use too, with the scan's settings and what it skipped.
-fn snapshot_json(id: &Id, r: &SnapshotRecord, tags: &[String]) -> Value {
-    let mut o = json!(rewind::wire::Snapshot::new(id, r, tags));
-    o["ignore_globs"] = json!(r.scan.ignore_globs);
-    o["max_file_size"] = json!(r.scan.max_file_size);
-    o["skipped"] = json!(
-        r.skipped
-            .iter()
-            .map(output::skipped_json)
-            .collect::<Vec<_>>()
-    );
-    o
 }
 
 /// A `--since`/`--until` time: RFC 3339 (to the second; `until` covers that whole second), or
@@ -114,18 +98,10 @@ pub fn log(ctx: &Ctx, a: LogArgs) -> CliResult {
     let tags = tags_by_id(&reader)?;
     let none = Vec::new();
     if ctx.json {
-        let mut v = Vec::new();
-        for e in entries {
-            let mut o = snapshot_json(&e.id, &e.record, tags.get(&e.id).unwrap_or(&none));
-            o["restored"] = json!(e.restored);
-            if let Some(c) = &e.change {
-                let mut change = json!({"status": c.status.name()});
-                output::put_path(&mut change, "path", Some(&c.path));
-                output::put_path(&mut change, "old_path", c.old_path.as_deref());
-                o["change"] = change;
-            }
-            v.push(o);
-        }
+        let v: Vec<rewind::wire::LogEntry> = entries
+            .iter()
+            .map(|e| rewind::wire::LogEntry::new(e, tags.get(&e.id).unwrap_or(&none)))
+            .collect();
         output::print_json(&v)?;
         return Ok(0);
     }
@@ -218,7 +194,8 @@ pub fn show(ctx: &Ctx, a: ShowArgs) -> CliResult {
     let r = reader.snapshot(&id)?;
     let tags = tags_by_id(&reader)?.remove(&id).unwrap_or_default();
     if ctx.json {
-        output::print_json(&snapshot_json(&id, &r, &tags))?;
+        drop(reader);
+        output::print_json(&rewind::wire::SnapshotShown::new(&store, &id, &r, &tags)?)?;
         return Ok(0);
     }
     let mut out = std::io::stdout().lock();

@@ -2000,6 +2000,8 @@ fn openapi_wire_components_are_generated_from_the_types() {
     g.subschema_for::<rewind::wire::Artifact>();
     g.subschema_for::<rewind::wire::ArtifactStored>();
     g.subschema_for::<rewind::wire::Workspace>();
+    g.subschema_for::<rewind::wire::LogEntry>();
+    g.subschema_for::<rewind::wire::SnapshotShown>();
     let generated = g.take_definitions(true);
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../serve/openapi.json");
     let mut doc = openapi();

@@ -35,7 +35,9 @@ pub use overlay::{
 };
 pub use runs::{RangeRunChanges, RangeRuns, RangeUnit};
 pub use session::Session;
-pub use snapshot::{Checkpoint, Snapshot, SnapshotList};
+pub use snapshot::{
+    Checkpoint, LogEntry, PathChange, ScannedSnapshot, Snapshot, SnapshotList, SnapshotShown,
+};
 pub use stats::{
     Stats, StatsBudget, StatsDictionary, StatsFormat, StatsJudged, StatsTable, StatsWorkspace,
 };

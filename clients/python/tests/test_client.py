@@ -28,7 +28,7 @@ def test_snapshots_files_and_diffs_are_typed(client, ws):
     assert isinstance(log[0], models.LogEntry) and log[0].restored is False
     shown = client.show(w.id, "@")
     assert isinstance(shown, models.SnapshotShown) and shown.short_id == taken.snapshot.short_id
-    assert [c["path"] for c in shown.changes] == ["a.txt"]
+    assert [c.path for c in shown.changes] == ["a.txt"]
     assert client.snapshots(w.id, meta={"agent": "py"})[0].id == taken.snapshot.id
     assert client.file(w.id, "@~1", "a.txt").startswith(b"1\n2\n")
     d = client.diff(w.id, "@~1", "@")

@@ -11,13 +11,11 @@ use rewind::history::LogQuery;
 use rewind::store::tree::Kind;
 use serde_json::{Value, json};
 
-use super::{
-    blocking, query_all, root_of, snapshot_id, snapshot_json, tags_by_id, text, workspace,
-};
+use super::{blocking, query_all, root_of, snapshot_id, tags_by_id, text, workspace};
 use crate::AppState;
 use crate::error::{ApiError, ApiResult};
 use crate::paths;
-use rewind::wire::Workspace;
+use rewind::wire::{LogEntry, SnapshotShown, Workspace};
 
 /// `GET /v1/health`.
 pub async fn health(State(st): State<AppState>) -> Json<Value> {
@@ -111,7 +109,7 @@ pub async fn snapshots(
     State(st): State<AppState>,
     Path(ws): Path<u64>,
     RawQuery(q): RawQuery,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Vec<LogEntry>>> {
     let q = q.as_deref();
     let meta = super::query_meta(q)?;
     let path = paths::named_paths(&query_all(q, "path"), &query_all(q, "path_bytes"))?.pop();
@@ -129,23 +127,11 @@ pub async fn snapshots(
         let reader = store.reader()?;
         let tags = tags_by_id(store)?;
         let rows = rewind::history::log(store, &reader, w.id, &query)?;
-        let out: Vec<Value> = rows
+        let out: Vec<LogEntry> = rows
             .iter()
-            .map(|e| {
-                let mut o =
-                    snapshot_json(&e.id, &e.record, tags.get(&e.id).map_or(&[], Vec::as_slice));
-                o["restored"] = json!(e.restored);
-                if let Some(c) = &e.change {
-                    o["change"] = json!({
-                        "path": text(&c.path),
-                        "old_path": c.old_path.as_deref().map(text),
-                        "status": c.status.name(),
-                    });
-                }
-                o
-            })
+            .map(|e| LogEntry::new(e, tags.get(&e.id).map_or(&[], Vec::as_slice)))
             .collect();
-        Ok(Json(Value::Array(out)))
+        Ok(Json(out))
     })
     .await
 }
@@ -154,7 +140,7 @@ pub async fn snapshots(
 pub async fn show(
     State(st): State<AppState>,
     Path((ws, rev)): Path<(u64, String)>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<SnapshotShown>> {
     blocking(&st, move |st| {
         let store = st.store();
         let w = workspace(store, ws)?;
@@ -162,27 +148,8 @@ pub async fn show(
         let id = snapshot_id(store, &root, &rev)?;
         let rec = store.reader()?.snapshot(&id)?;
         let tags = tags_by_id(store)?;
-        let mut o = snapshot_json(&id, &rec, tags.get(&id).map_or(&[], Vec::as_slice));
-        o["skipped"] = json!(rec.skipped.len());
-        o["changes"] = match rec.parent {
-            Some(parent) => {
-                let d = rewind::diff(
-                    store,
-                    rewind::Rev::Snapshot(parent),
-                    rewind::Rev::Snapshot(id),
-                    None,
-                    &rewind::DiffRequest::default(),
-                )?;
-                json!(
-                    d.changes
-                        .iter()
-                        .map(rewind::wire::Change::from)
-                        .collect::<Vec<_>>()
-                )
-            }
-            None => Value::Null,
-        };
-        Ok(Json(o))
+        let shown = SnapshotShown::new(store, &id, &rec, tags.get(&id).map_or(&[], Vec::as_slice))?;
+        Ok(Json(shown))
     })
     .await
 }

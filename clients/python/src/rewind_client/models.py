@@ -525,28 +525,31 @@ accept and reject take these ids).."""
 
 @dataclass
 class LogEntry:
-    """`LogEntry`: A snapshot as the log lists it: the snapshot, whether it was restored from, and the change to the path the log was asked about.."""
+    """`LogEntry`: A row of the log (`log --json`, the API's snapshot list).."""
 
     bytes: int = field(metadata={"json": "bytes"})
     dirs: int = field(metadata={"json": "dirs"})
     files: int = field(metadata={"json": "files"})
     id: str = field(metadata={"json": "id"})
+    ignore_globs: List[str] = field(metadata={"json": "ignore_globs"})
+    max_file_size: Optional[int] = field(metadata={"json": "max_file_size"})
     message: str = field(metadata={"json": "message"})
     meta: Dict[str, str] = field(metadata={"json": "meta"})
     parent: Optional[str] = field(metadata={"json": "parent"})
+    restored: bool = field(metadata={"json": "restored"})
     root: str = field(metadata={"json": "root"})
     short_id: str = field(metadata={"json": "short_id"})
+    skipped: List[Skipped] = field(metadata={"json": "skipped"})
     symlinks: int = field(metadata={"json": "symlinks"})
     tags: List[str] = field(metadata={"json": "tags"})
     time: str = field(metadata={"json": "time"})
     time_ns: int = field(metadata={"json": "time_ns"})
     workspace: str = field(metadata={"json": "workspace"})
     workspace_id: int = field(metadata={"json": "workspace_id"})
-    change: Optional[Dict[str, Any]] = field(default=None, metadata={"json": "change"})
-    restored: Optional[bool] = field(default=None, metadata={"json": "restored"})
+    change: Optional[PathChange] = field(default=None, metadata={"json": "change"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
 
-    _decoders = {}
+    _decoders = {'skipped': ('list', 'Skipped'), 'change': ('one', 'PathChange')}
 
     @classmethod
     def from_json(cls, d: Dict[str, Any]) -> "LogEntry":
@@ -869,6 +872,32 @@ class OverlaySnapshot:
     @classmethod
     def from_json(cls, d: Dict[str, Any]) -> "OverlaySnapshot":
         """Builds a `OverlaySnapshot` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class PathChange:
+    """`PathChange`: How the path a log was asked about changed in one snapshot.."""
+
+    path: str = field(metadata={"json": "path"})
+    status: str = field(metadata={"json": "status"})
+    old_path: Optional[str] = field(default=None, metadata={"json": "old_path"})
+    old_path_bytes: Optional[str] = field(default=None, metadata={"json": "old_path_bytes"})
+    path_bytes: Optional[str] = field(default=None, metadata={"json": "path_bytes"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "PathChange":
+        """Builds a `PathChange` from its JSON object."""
         kw = {}
         for f in cls.__dataclass_fields__.values():
             key = f.metadata.get("json")
@@ -1325,28 +1354,30 @@ class Snapshot:
 
 @dataclass
 class SnapshotShown:
-    """`SnapshotShown`: A snapshot with what it skipped and what changed since its parent.."""
+    """`SnapshotShown`: One snapshot and what changed since its parent (`show --json`).."""
 
     bytes: int = field(metadata={"json": "bytes"})
+    changes: Optional[List[Change]] = field(metadata={"json": "changes"})
     dirs: int = field(metadata={"json": "dirs"})
     files: int = field(metadata={"json": "files"})
     id: str = field(metadata={"json": "id"})
+    ignore_globs: List[str] = field(metadata={"json": "ignore_globs"})
+    max_file_size: Optional[int] = field(metadata={"json": "max_file_size"})
     message: str = field(metadata={"json": "message"})
     meta: Dict[str, str] = field(metadata={"json": "meta"})
     parent: Optional[str] = field(metadata={"json": "parent"})
     root: str = field(metadata={"json": "root"})
     short_id: str = field(metadata={"json": "short_id"})
+    skipped: List[Skipped] = field(metadata={"json": "skipped"})
     symlinks: int = field(metadata={"json": "symlinks"})
     tags: List[str] = field(metadata={"json": "tags"})
     time: str = field(metadata={"json": "time"})
     time_ns: int = field(metadata={"json": "time_ns"})
     workspace: str = field(metadata={"json": "workspace"})
     workspace_id: int = field(metadata={"json": "workspace_id"})
-    changes: Optional[List[Any]] = field(default=None, metadata={"json": "changes"})
-    skipped: Optional[int] = field(default=None, metadata={"json": "skipped"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
 
-    _decoders = {}
+    _decoders = {'changes': ('list', 'Change'), 'skipped': ('list', 'Skipped')}
 
     @classmethod
     def from_json(cls, d: Dict[str, Any]) -> "SnapshotShown":
@@ -1627,6 +1658,7 @@ _CLASSES = {
     "OverlayRunFile": OverlayRunFile,
     "OverlayRuns": OverlayRuns,
     "OverlaySnapshot": OverlaySnapshot,
+    "PathChange": PathChange,
     "PlanEntry": PlanEntry,
     "RangeRunChanges": RangeRunChanges,
     "RangeRuns": RangeRuns,
