@@ -196,6 +196,18 @@ fn entry_kind(k: Kind) -> EntryKind {
 }
 
 impl Diff {
+    /// What the scan of the live side passed over (too large, unreadable, special files)
+    /// under `paths` (everything when empty): not a change a snapshot would record as such,
+    /// yet not "no changes" either. Empty when neither side is live.
+    pub fn live_skipped(&self, paths: &[RelPath]) -> Vec<&crate::store::snapshot::Skipped> {
+        let filter = PathFilter::new(paths);
+        self.live
+            .iter()
+            .flat_map(|l| l.skipped.iter())
+            .filter(|s| s.reason.excluded() && !s.path.is_empty() && filter.matches(&s.path))
+            .collect()
+    }
+
     /// The trees computed for the live side (not in the store).
     pub fn pending_trees(&self) -> &HashMap<Id, Tree> {
         &self.pending

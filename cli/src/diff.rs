@@ -3,7 +3,6 @@
 use std::io::{BufWriter, Write};
 
 use anstyle::{AnsiColor, Style};
-use serde_json::{Value, json};
 
 use super::args::{DiffArgs, StatusArgs};
 use super::output::{self, paint, path_text};
@@ -15,6 +14,7 @@ use rewind::diff::stat::{self, BinarySizes, StatEntry, Status};
 use rewind::diff::text::DiffOptions;
 use rewind::diff::{ChangeStatus, FileChange};
 use rewind::store::Store;
+use rewind::wire::{Changes, rev_text};
 use rewind::{Error, revision};
 
 fn parse_rev(ctx: &Ctx, store: &Store, rev: &str) -> Result<Rev, Error> {
@@ -77,26 +77,6 @@ fn stat_entries<'a>(d: &'a Diff, stats: &[FileStat]) -> rewind::Result<Vec<StatE
         .collect()
 }
 
-/// The JSON object for one change (shared with `status` and `run`).
-pub fn change_json(c: &FileChange, s: Option<&FileStat>) -> Value {
-    let mut o = json!({
-        "status": c.status.name(),
-        "old": c.old.map(|e| e.json()),
-        "new": c.new.map(|e| e.json()),
-    });
-    output::put_path(&mut o, "path", Some(&c.path));
-    output::put_path(&mut o, "old_path", c.old_path.as_deref());
-    if let Some(s) = s {
-        o["binary"] = json!(s.binary);
-        o["insertions"] = json!(s.insertions);
-        o["deletions"] = json!(s.deletions);
-        if s.timed_out {
-            o["diff_timed_out"] = json!(true);
-        }
-    }
-    o
-}
-
 /// `rewind status`.
 pub fn status(ctx: &Ctx, a: StatusArgs) -> CliResult {
     let store = ctx.open_store(false)?;
@@ -108,32 +88,17 @@ pub fn status(ctx: &Ctx, a: StatusArgs) -> CliResult {
         paths: ctx.workspace_paths(Some(&root), &a.paths)?,
     };
     let d = compute(&store, Rev::Snapshot(head), Rev::Live, Some(&root), &req)?;
-    // What the live scan passed over (too large, unreadable ...): not a change a snapshot
-    // would record as such, yet not "no changes" either.
-    let filter = rewind::diff::tree::PathFilter::new(&req.paths);
-    let skipped: Vec<&rewind::store::snapshot::Skipped> = d
-        .live
-        .iter()
-        .flat_map(|l| l.skipped.iter())
-        .filter(|s| s.reason.excluded() && !s.path.is_empty() && filter.matches(&s.path))
-        .collect();
+    let skipped = d.live_skipped(&req.paths);
+    if ctx.json {
+        output::print_json(&rewind::wire::Status::new(&root, &head, &d, &req.paths))?;
+        return Ok(0);
+    }
     // The human listing leaves out special files the snapshot already passed over.
-    let head_skipped = if skipped.is_empty() || ctx.json {
+    let head_skipped = if skipped.is_empty() {
         Vec::new()
     } else {
         store.reader()?.snapshot(&head)?.skipped
     };
-    if ctx.json {
-        let changes: Vec<Value> = d.changes.iter().map(|c| change_json(c, None)).collect();
-        output::print_json(&json!({
-            "workspace": root.display().to_string(),
-            "base": head.hex(),
-            "clean": d.changes.is_empty(),
-            "changes": changes,
-            "skipped": skipped.iter().map(|s| output::skipped_json(s)).collect::<Vec<_>>(),
-        }))?;
-        return Ok(0);
-    }
     let mut out = BufWriter::new(std::io::stdout().lock());
     let print_skipped = |out: &mut BufWriter<std::io::StdoutLock>| -> std::io::Result<()> {
         if skipped.is_empty() {
@@ -213,43 +178,40 @@ pub fn diff(ctx: &Ctx, a: DiffArgs) -> CliResult {
         return by_run(ctx, &store, old, new);
     }
     let d = compute(&store, old, new, root.as_deref(), &req)?;
-    let hunks: Option<Vec<Value>> = match (a.hunks && ctx.json, old, new) {
-        (false, _, _) => None,
-        (true, Rev::Snapshot(_), Rev::Snapshot(_)) => Some(
-            rewind::hunks::diff_hunks(&store.reader()?, &d.changes)?
-                .into_iter()
-                .map(|h| json!(h))
-                .collect(),
-        ),
-        _ => {
-            return Err(rewind::Error::Invalid(
-                "--hunks needs two snapshots (for the workspace's own changes, `rewind restore REV -p`)".into(),
-            )
-            .into());
-        }
-    };
-    print(
-        ctx,
-        &d,
-        &a,
-        rev_json(old),
-        rev_json(new),
-        Vec::new(),
-        hunks.as_deref(),
-    )
+    if ctx.json {
+        let hunks = match (a.hunks, old, new) {
+            (false, _, _) => false,
+            (true, Rev::Snapshot(_), Rev::Snapshot(_)) => true,
+            _ => {
+                return Err(rewind::Error::Invalid(
+                    "--hunks needs two snapshots (for the workspace's own changes, `rewind restore REV -p`)".into(),
+                )
+                .into());
+            }
+        };
+        let (dopts, popts) = options(ctx, &a);
+        let changes = Changes::build(
+            &d,
+            rev_text(old),
+            rev_text(new),
+            &dopts,
+            a.patch.then_some(&popts),
+            &mut |_, c| {
+                if hunks {
+                    rewind::wire::change_hunks(&d, c)
+                } else {
+                    Ok(None)
+                }
+            },
+        )?;
+        output::print_json(&changes)?;
+        return Ok(exit_code(&d, &a));
+    }
+    print(ctx, &d, &a)
 }
 
-/// Prints a diff in the format `a` asks for; `extra` adds keys to the JSON object, and
-/// `per_file` a "hunks" key to each file's.
-pub fn print(
-    ctx: &Ctx,
-    d: &Diff,
-    a: &DiffArgs,
-    old: Value,
-    new: Value,
-    extra: Vec<(&str, Value)>,
-    per_file: Option<&[Value]>,
-) -> CliResult {
+/// The line diff's and the patch's options `a` asks for.
+pub fn options(ctx: &Ctx, a: &DiffArgs) -> (DiffOptions, rewind::diff::PatchOptions) {
     let dopts = DiffOptions {
         context: a.context,
         timeout: Some(super::output::seconds(a.diff_timeout.max(0.001))),
@@ -259,50 +221,23 @@ pub fn print(
         color: ctx.color && !ctx.json,
         binary: a.binary,
     };
-    let code = if a.exit_code && !d.changes.is_empty() {
+    (dopts, popts)
+}
+
+/// The exit code: 1 for changes with `--exit-code`.
+pub fn exit_code(d: &Diff, a: &DiffArgs) -> i32 {
+    if a.exit_code && !d.changes.is_empty() {
         1
     } else {
         0
-    };
-    let mut out = BufWriter::new(std::io::stdout().lock());
-
-    if ctx.json {
-        let stats = d.stats(&dopts)?;
-        let files: Vec<Value> = d
-            .changes
-            .iter()
-            .zip(&stats)
-            .enumerate()
-            .map(|(i, (c, s))| {
-                let mut o = change_json(c, Some(s));
-                if let Some(h) = per_file.and_then(|p| p.get(i)) {
-                    o["hunks"] = h.clone();
-                }
-                o
-            })
-            .collect();
-        let mut v = json!({
-            "old": old,
-            "new": new,
-            "files": files,
-            "totals": {
-                "files_changed": d.changes.len(),
-                "insertions": stats.iter().map(|s| s.insertions).sum::<u64>(),
-                "deletions": stats.iter().map(|s| s.deletions).sum::<u64>(),
-            },
-        });
-        for (k, x) in extra {
-            v[k] = x;
-        }
-        if a.patch {
-            let mut buf = Vec::new();
-            d.write_patch(&mut buf, &popts)?;
-            v["patch"] = Value::String(String::from_utf8_lossy(&buf).into_owned());
-        }
-        drop(out);
-        output::print_json(&v)?;
-        return Ok(code);
     }
+}
+
+/// Prints a diff for people in the format `a` asks for.
+pub fn print(ctx: &Ctx, d: &Diff, a: &DiffArgs) -> CliResult {
+    let (dopts, popts) = options(ctx, a);
+    let code = exit_code(d, a);
+    let mut out = BufWriter::new(std::io::stdout().lock());
     if a.summary {
         let stats = vec![FileStat::default(); d.changes.len()];
         let mode = |s: &Option<rewind::diff::EntryState>| s.map_or(0, |e| e.kind.git_mode());
@@ -332,13 +267,6 @@ pub fn print(
     }
     out.flush()?;
     Ok(code)
-}
-
-fn rev_json(r: Rev) -> Value {
-    match r {
-        Rev::Live => Value::String("live".into()),
-        Rev::Snapshot(id) => Value::String(id.hex()),
-    }
 }
 
 /// `diff A B --by-run`: the change between two snapshots of the workspace under the run or

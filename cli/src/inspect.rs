@@ -8,7 +8,6 @@ use serde_json::{Value, json};
 use super::args::{CatArgs, LogArgs, LsArgs, ShowArgs};
 use super::output::{self, format_time, human_bytes, paint, path_str};
 use super::{CliResult, Ctx};
-use rewind::store::snapshot::SnapshotRecord;
 use rewind::store::tree::Kind;
 use rewind::store::{Reader, Store};
 use rewind::{Error, Id, revision};
@@ -29,21 +28,6 @@ fn tags_by_id(reader: &Reader) -> Result<HashMap<Id, Vec<String>>, Error> {
         m.entry(id).or_default().push(name);
     }
     Ok(m)
-}
-
-/// A snapshot as `log --json` and `show --json` print it: the wire object the API and the MCP
-/// server use too, with the scan's settings and what it skipped.
-fn snapshot_json(id: &Id, r: &SnapshotRecord, tags: &[String]) -> Value {
-    let mut o = json!(rewind::wire::Snapshot::new(id, r, tags));
-    o["ignore_globs"] = json!(r.scan.ignore_globs);
-    o["max_file_size"] = json!(r.scan.max_file_size);
-    o["skipped"] = json!(
-        r.skipped
-            .iter()
-            .map(output::skipped_json)
-            .collect::<Vec<_>>()
-    );
-    o
 }
 
 /// A `--since`/`--until` time: RFC 3339 (to the second; `until` covers that whole second), or
@@ -114,18 +98,10 @@ pub fn log(ctx: &Ctx, a: LogArgs) -> CliResult {
     let tags = tags_by_id(&reader)?;
     let none = Vec::new();
     if ctx.json {
-        let mut v = Vec::new();
-        for e in entries {
-            let mut o = snapshot_json(&e.id, &e.record, tags.get(&e.id).unwrap_or(&none));
-            o["restored"] = json!(e.restored);
-            if let Some(c) = &e.change {
-                let mut change = json!({"status": c.status.name()});
-                output::put_path(&mut change, "path", Some(&c.path));
-                output::put_path(&mut change, "old_path", c.old_path.as_deref());
-                o["change"] = change;
-            }
-            v.push(o);
-        }
+        let v: Vec<rewind::wire::LogEntry> = entries
+            .iter()
+            .map(|e| rewind::wire::LogEntry::new(e, tags.get(&e.id).unwrap_or(&none)))
+            .collect();
         output::print_json(&v)?;
         return Ok(0);
     }
@@ -218,7 +194,8 @@ pub fn show(ctx: &Ctx, a: ShowArgs) -> CliResult {
     let r = reader.snapshot(&id)?;
     let tags = tags_by_id(&reader)?.remove(&id).unwrap_or_default();
     if ctx.json {
-        output::print_json(&snapshot_json(&id, &r, &tags))?;
+        drop(reader);
+        output::print_json(&rewind::wire::SnapshotShown::new(&store, &id, &r, &tags)?)?;
         return Ok(0);
     }
     let mut out = std::io::stdout().lock();
@@ -381,63 +358,7 @@ pub fn stats(ctx: &Ctx) -> CliResult {
         max => Some(rewind::budget::status(&store, max, retention.undo_depth)?),
     };
     if ctx.json {
-        let judged = |j: &rewind::forget::Judged| {
-            json!({"id": j.id.hex(), "short_id": j.id.short(), "workspace": path_str(&j.workspace),
-                   "time": format_time(j.time_ns), "message": j.message, "reason": j.reason})
-        };
-        let budget = budget.as_ref().map(|b| {
-            json!({"max_bytes": b.max_bytes, "used_bytes": b.used_bytes,
-                   "protected": b.protected.iter().map(judged).collect::<Vec<Value>>(),
-                   "evictable": b.evictable, "next_eviction": b.next_eviction.as_ref().map(judged)})
-        });
-        let tables: Vec<Value> = st
-            .tables
-            .iter()
-            .map(|t| {
-                json!({"table": t.name, "entries": t.entries, "stored_bytes": t.stored_bytes,
-                       "metadata_bytes": t.metadata_bytes, "fragmented_bytes": t.fragmented_bytes, "pages": t.pages})
-            })
-            .collect();
-        let workspaces: Vec<Value> = st
-            .workspaces
-            .iter()
-            .map(|w| {
-                json!({"path": path_str(&w.path), "snapshots": w.snapshots, "latest_files": w.latest_files,
-                       "latest_bytes": w.latest_bytes, "latest_time": w.latest_ns.map(format_time),
-                       "logical_bytes": w.logical_bytes})
-            })
-            .collect();
-        let dictionaries: Vec<Value> = st
-            .content
-            .dictionaries
-            .iter()
-            .map(|d| {
-                json!({"id": d.id, "bytes": d.dict_bytes, "blobs": d.blobs,
-                       "content_bytes": d.content_bytes, "encoded_bytes": d.encoded_bytes})
-            })
-            .collect();
-        output::print_json(&json!({
-            "store": st.dir.display().to_string(),
-            "file_bytes": st.file_bytes,
-            "disk_bytes": st.disk_bytes,
-            "sparse_ratio": st.sparse_ratio(),
-            "format": {"schema": st.format.schema, "features": st.format.features},
-            "dictionaries": dictionaries,
-            "snapshots": st.snapshots,
-            "trees": st.trees,
-            "blobs": st.content.blobs,
-            "chunks": st.content.chunks,
-            "grouped_blobs": st.content.grouped_blobs,
-            "groups": st.content.groups,
-            "logical_bytes": st.logical_bytes,
-            "content_bytes": st.content.content_bytes,
-            "encoded_bytes": st.content.encoded_bytes,
-            "dedup_ratio": st.dedup_ratio(),
-            "compression_ratio": st.compression_ratio(),
-            "workspaces": workspaces,
-            "tables": tables,
-            "budget": budget,
-        }))?;
+        output::print_json(&rewind::wire::Stats::new(&st, budget.as_ref()))?;
         return Ok(0);
     }
     let mut out = std::io::stdout().lock();
@@ -574,23 +495,7 @@ pub fn verify(ctx: &Ctx, full: bool) -> CliResult {
     let bar = super::progress::Bar::new(ctx);
     let r = rewind::verify::verify(&store, full, &bar)?;
     if ctx.json {
-        let problems: Vec<Value> = r
-            .problems
-            .iter()
-            .map(|p| json!({"kind": p.kind, "id": p.id, "what": p.what, "referrer": p.referrer}))
-            .collect();
-        output::print_json(&json!({
-            "full": full,
-            "ok": r.problems.is_empty(),
-            "snapshots": r.snapshots,
-            "trees": r.trees,
-            "blobs": r.blobs,
-            "chunks": r.chunks,
-            "bytes_hashed": r.bytes_hashed,
-            "problems": problems,
-            "damaged_snapshots": r.damaged_snapshots.iter().map(|id| id.hex()).collect::<Vec<_>>(),
-            "damaged_tables": r.damaged_tables,
-        }))?;
+        output::print_json(&rewind::wire::Verify::new(&r, full))?;
     } else {
         let mut out = std::io::stdout().lock();
         for p in &r.problems {

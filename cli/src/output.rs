@@ -230,21 +230,6 @@ pub fn count(n: usize, noun: &str) -> String {
     format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
 
-/// A list of paths under `key`: names as strings and, when any is not UTF-8, `KEY_bytes`
-/// beside it (base64 for those, null for the others), as [`put_path`] does for one path.
-pub fn put_paths<'a>(
-    o: &mut serde_json::Value,
-    key: &str,
-    paths: impl IntoIterator<Item = &'a [u8]>,
-) {
-    let paths: Vec<&[u8]> = paths.into_iter().collect();
-    o[key] = paths.iter().map(|p| path_str(p)).collect::<Vec<_>>().into();
-    let bytes: Vec<Option<String>> = paths.iter().map(|p| rewind::fs::path_bytes(p)).collect();
-    if bytes.iter().any(Option::is_some) {
-        o[format!("{key}_bytes")] = bytes.into();
-    }
-}
-
 /// Paths for people, git-quoted where needed, joined with ", ".
 pub fn paths_text<'a>(paths: impl IntoIterator<Item = &'a [u8]>) -> String {
     paths

@@ -3,7 +3,7 @@
 use std::ffi::OsString;
 
 use clap::{Args, Subcommand, ValueEnum};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::args::DiffArgs;
 use super::output::{self, format_time, paint, path_str};
@@ -257,11 +257,7 @@ fn create(ctx: &Ctx, a: OverlayCreateArgs) -> CliResult {
         ));
     }
     if ctx.json {
-        let mut v = record_json(&c.overlay, None);
-        v["fallback"] = json!(c.fallback);
-        v["files_copied"] = json!(c.files_copied);
-        v["seconds"] = json!(c.seconds);
-        output::print_json(&v)?;
+        output::print_json(&rewind::wire::OverlayCreated::new(&store, &c)?)?;
     } else {
         println!("{}", c.overlay.id);
     }
@@ -271,22 +267,21 @@ fn create(ctx: &Ctx, a: OverlayCreateArgs) -> CliResult {
 /// `overlay list`.
 fn list(ctx: &Ctx) -> CliResult {
     let store = ctx.open_store(false)?;
+    let records = ov::list(&store)?;
+    if ctx.json {
+        let v = records
+            .iter()
+            .map(|r| rewind::wire::Overlay::new(&store, r))
+            .collect::<rewind::Result<Vec<_>>>()?;
+        output::print_json(&v)?;
+        return Ok(0);
+    }
     let mut rows = Vec::new();
-    for rec in ov::list(&store)? {
+    for rec in records {
         let (pending, running) = ov::pending_now(&store, &rec);
         rows.push((rec, pending, running));
     }
-    if ctx.json {
-        let v: Vec<Value> = rows
-            .iter()
-            .map(|(r, p, running)| {
-                let mut v = record_json(r, *p);
-                v["running"] = json!(running);
-                v
-            })
-            .collect();
-        output::print_json(&v)?;
-    } else {
+    {
         if !rows.is_empty() && !ctx.quiet {
             println!(
                 "{:<4} {:<12} {:<9} {:<12}  {:<20}  {:<9}  WORKSPACE",
@@ -385,37 +380,14 @@ fn diff(ctx: &Ctx, a: OverlayDiffArgs) -> CliResult {
         by_run: false,
         paths: Vec::new(),
     };
-    // Per file, its hunks with their ids, for `accept`/`reject --hunk`.
-    let hunks: Option<Vec<Value>> = if ctx.json {
-        Some(
-            ov::review_hunks(&store, &rec, &od.diff)?
-                .into_iter()
-                .map(|h| json!(h))
-                .collect(),
-        )
-    } else {
-        None
-    };
-    let mut ignored = json!({});
-    output::put_paths(
-        &mut ignored,
-        "ignored",
-        od.ignored.iter().map(Vec::as_slice),
-    );
-    let mut extra = vec![("overlay", json!(rec.id))];
-    extra.push(("ignored", ignored["ignored"].take()));
-    if let Some(b) = ignored.get_mut("ignored_bytes") {
-        extra.push(("ignored_bytes", b.take()));
+    if ctx.json {
+        // Each text change with its hunks' ids, for `accept`/`reject --hunk`.
+        let (dopts, popts) = super::diff::options(ctx, &args);
+        let v = rewind::wire::OverlayDiff::new(&store, &rec, &od, &dopts, patch.then_some(&popts))?;
+        output::print_json(&v)?;
+        return Ok(0);
     }
-    super::diff::print(
-        ctx,
-        &od.diff,
-        &args,
-        json!(rec.base.hex()),
-        json!(od.state.hex()),
-        extra,
-        hunks.as_deref(),
-    )
+    super::diff::print(ctx, &od.diff, &args)
 }
 
 /// `overlay accept`.
@@ -471,34 +443,7 @@ fn accept(ctx: &Ctx, a: OverlayAcceptArgs) -> CliResult {
         1
     };
     if ctx.json {
-        let mut o = json!({
-            "overlay": rec.id,
-            "files": r.files.iter().filter(|f| f.action != "conflict").map(|f| {
-                let mut o = json!({
-                    "action": f.action,
-                    "merged": f.merged,
-                    "conflict_markers": f.conflicts,
-                });
-                output::put_path(&mut o, "path", Some(&f.path));
-                o
-            }).collect::<Vec<_>>(),
-            "conflicts": r.conflicts.iter().map(|c| {
-                let mut o = json!({"why": hints::conflict_why(c), "regions": c.regions});
-                output::put_path(&mut o, "path", Some(&c.path));
-                o
-            }).collect::<Vec<_>>(),
-            "ignored_files": r.ignored_files,
-            "before": r.before.map(|i| i.hex()),
-            "after": r.after.map(|i| i.hex()),
-            "op": r.op,
-        });
-        output::put_paths(&mut o, "ignored", r.ignored.iter().map(Vec::as_slice));
-        output::put_paths(
-            &mut o,
-            "ignored_copied",
-            r.ignored_copied.iter().map(Vec::as_slice),
-        );
-        output::print_json(&o)?;
+        output::print_json(&rewind::wire::OverlayAccept::new(rec.id, &r))?;
         return Ok(code);
     }
     if !ctx.quiet {
@@ -564,9 +509,7 @@ fn reject(ctx: &Ctx, a: OverlayRejectArgs) -> CliResult {
         None => ov::reject(&store, &mut rec, &paths, &hunks)?,
     };
     if ctx.json {
-        let mut o = json!({"overlay": rec.id, "op": r.op});
-        output::put_paths(&mut o, "rejected", r.paths.iter().map(Vec::as_slice));
-        output::print_json(&o)?;
+        output::print_json(&rewind::wire::OverlayReject::new(rec.id, &r))?;
     } else if !ctx.quiet {
         for p in &r.paths {
             println!("rejected  {}", output::path_text(p));
@@ -622,20 +565,6 @@ fn run_in(ctx: &Ctx, id: &str, argv: Vec<OsString>) -> CliResult {
         output::print_json(&r.reported())?;
     }
     Ok(r.exit_code())
-}
-
-fn record_json(r: &OverlayRecord, pending: Option<usize>) -> Value {
-    json!({
-        "running": false,
-        "id": r.id,
-        "name": r.name,
-        "backend": r.backend.name(),
-        "base": r.base.hex(),
-        "state": r.state.map(|s| s.hex()),
-        "workspace": path_str(&r.workspace),
-        "created": format_time(r.created_ns),
-        "pending": pending,
-    })
 }
 
 /// `overlay diff --by-run`: the pending hunks under the run that made them.

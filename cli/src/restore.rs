@@ -2,10 +2,8 @@
 
 use std::io::{BufWriter, Write};
 
-use serde_json::{Value, json};
-
 use super::args::{OpArgs, OpCommand, RestoreArgs};
-use super::output::{self, format_time, paint, path_str};
+use super::output::{self, format_time, paint};
 use super::{CliResult, Ctx};
 use rewind::diff::{ChangeStatus, FileChange};
 use rewind::restore::{OpInfo, RestoreOptions, RestoreReport};
@@ -21,39 +19,9 @@ fn letter(c: &FileChange) -> &'static str {
     }
 }
 
-/// The JSON form of a restore report.
-pub fn report_json(r: &RestoreReport, dry_run: bool) -> Value {
-    let plan: Vec<Value> = r
-        .plan
-        .iter()
-        .map(|c| {
-            let kind = c.new.or(c.old).map(|s| s.kind.name()).unwrap_or("file");
-            let mut o = json!({"status": c.status.name(), "kind": kind});
-            output::put_path(&mut o, "path", Some(&c.path));
-            o
-        })
-        .collect();
-    let mut o = json!({
-        "workspace": r.workspace.display().to_string(),
-        "target": r.target.hex(),
-        "dry_run": dry_run,
-        "before": r.before.map(|i| i.hex()),
-        "after": r.after.map(|i| i.hex()),
-        "plan": plan,
-        "written": r.written,
-        "symlinks_written": r.symlinks_written,
-        "bytes_written": r.bytes_written,
-        "deleted": r.deleted,
-        "op": r.op,
-        "seconds": r.seconds,
-    });
-    output::put_paths(&mut o, "kept", r.kept.iter().map(Vec::as_slice));
-    o
-}
-
 fn print_report(ctx: &Ctx, r: &RestoreReport, dry_run: bool, verb: &str) -> std::io::Result<()> {
     if ctx.json {
-        return output::print_json(&report_json(r, dry_run));
+        return output::print_json(&rewind::wire::Restore::new(r, dry_run));
     }
     let mut out = BufWriter::new(std::io::stdout().lock());
     if dry_run {
@@ -174,13 +142,11 @@ fn restore_hunks(
     };
     let r = rewind::hunks::restore_hunks(store, root, target, &chosen.ids, &chosen.edited)?;
     if ctx.json {
-        let mut o = json!({
-            "before": r.before.map(|i| i.hex()),
-            "after": r.after.map(|i| i.hex()),
-            "op": r.op,
-        });
-        output::put_paths(&mut o, "files", r.files.iter().map(|f| f.path.as_slice()));
-        output::print_json(&o)?;
+        output::print_json(&rewind::wire::Restore::from_hunks(
+            root.display().to_string(),
+            target.hex(),
+            &r,
+        ))?;
     } else if !ctx.quiet {
         for f in &r.files {
             println!("restored  {}", output::path_text(&f.path));
@@ -231,27 +197,7 @@ pub fn op(ctx: &Ctx, a: OpArgs) -> CliResult {
     };
     rows.truncate(max_count);
     if ctx.json {
-        let v: Vec<Value> = rows
-            .iter()
-            .map(|r| {
-                let o = &r.op;
-                json!({
-                    "id": o.id,
-                    "time": format_time(o.time_ns),
-                    "kind": r.kind,
-                    "target": r.target,
-                    "folded": r.folded,
-                    "workspace": path_str(&o.workspace),
-                    "before": o.before.map(|i| i.hex()),
-                    "after": o.after.map(|i| i.hex()),
-                    "command": o.command,
-                    "actor": o.actor,
-                    "reverses": o.reverses,
-                    "changed_workspace": r.changed_workspace,
-                })
-            })
-            .collect();
-        output::print_json(&v)?;
+        output::print_json(&rewind::wire::Op::list(&store, &rows)?)?;
         return Ok(0);
     }
     let mut out = BufWriter::new(std::io::stdout().lock());
@@ -301,10 +247,7 @@ pub fn undo(ctx: &Ctx, op: Option<u64>, force: bool, redo: bool) -> CliResult {
     let _interrupt = rewind::interrupt::Guard::install()?;
     let (target, r) = rewind::undo::undo(&store, &root, redo, op, force, &bar)?;
     if ctx.json {
-        let mut v = report_json(&r, false);
-        v["reverses"] = json!(target.id);
-        v["reversed_kind"] = json!(target.kind);
-        output::print_json(&v)?;
+        output::print_json(&rewind::wire::Undo::new(&target, &r, redo))?;
     } else if !ctx.quiet {
         println!(
             "{} operation {} ({}): {} written, {} removed",

@@ -590,14 +590,7 @@ pub fn artifact(ctx: &Ctx, a: ArtifactArgs) -> CliResult {
                 rewind::artifact::put_file(&store, &key, &file, meta, force)?
             };
             if ctx.json {
-                output::print_json(&json!({
-                    "key": r.key,
-                    "blob": r.record.blob.hex(),
-                    "size": r.record.size,
-                    "stored_bytes": r.stored_bytes,
-                    "new_chunks": r.new_chunks,
-                    "replaced": r.replaced,
-                }))?;
+                output::print_json(&rewind::wire::ArtifactStored::from(&r))?;
             } else if !ctx.quiet {
                 println!(
                     "{}  {}, {} stored{}",
@@ -628,18 +621,9 @@ pub fn artifact(ctx: &Ctx, a: ArtifactArgs) -> CliResult {
             let store = ctx.open_store(false)?;
             let list = rewind::artifact::list(&store)?;
             if ctx.json {
-                let v: Vec<Value> = list
+                let v: Vec<rewind::wire::Artifact> = list
                     .iter()
-                    .map(|(k, r)| {
-                        json!({
-                            "key": k,
-                            "size": r.size,
-                            "blob": r.blob.hex(),
-                            "created": format_time(r.created_ns),
-                            "created_ns": r.created_ns,
-                            "meta": r.meta.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect::<serde_json::Map<_, _>>(),
-                        })
-                    })
+                    .map(|(k, r)| rewind::wire::Artifact::new(k, r))
                     .collect();
                 output::print_json(&v)?;
                 return Ok(0);

@@ -32,7 +32,7 @@ pub fn tag(ctx: &Ctx, a: TagArgs) -> CliResult {
     let id = revision::resolve(&store.reader()?, rev, root.as_deref())?;
     store.set_tag(&a.name, &id, a.force)?;
     if ctx.json {
-        output::print_json(&json!({ "tag": a.name, "snapshot": id.hex() }))?;
+        output::print_json(&rewind::wire::Tag::new(&store.reader()?, &a.name, &id)?)?;
     } else if !ctx.quiet {
         println!(
             "{} -> {}",
@@ -46,34 +46,25 @@ pub fn tag(ctx: &Ctx, a: TagArgs) -> CliResult {
 /// `rewind tags`.
 pub fn tags(ctx: &Ctx) -> CliResult {
     let store = ctx.open_store(false)?;
-    let reader = store.reader()?;
-    let tags = reader.tags()?;
-    // Tags are store-wide: each names its snapshot's workspace, so a restore in the wrong
-    // directory is caught by eye too.
-    let mut rows = Vec::with_capacity(tags.len());
-    for (n, id) in tags {
-        let ws = match reader.snapshot(&id) {
-            Ok(r) => Some(output::path_str(&r.workspace)),
-            Err(rewind::Error::Missing { .. }) => None,
-            Err(e) => return Err(e.into()),
-        };
-        rows.push((n, id, ws));
-    }
+    let rows = rewind::wire::Tag::list(&store.reader()?)?;
     if ctx.json {
-        let v: Vec<_> = rows
-            .iter()
-            .map(|(n, id, ws)| json!({ "tag": n, "snapshot": id.hex(), "workspace": ws }))
-            .collect();
-        output::print_json(&v)?;
+        output::print_json(&rows)?;
     } else {
         let mut out = std::io::stdout().lock();
-        let width = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
-        for (n, id, ws) in rows {
+        let width = rows.iter().map(|r| r.tag.len()).max().unwrap_or(0);
+        for t in rows {
             writeln!(
                 out,
-                "{}  {n:<width$}  {}",
-                paint(ctx.color, output::id_style(), &id.short()),
-                ws.as_deref().unwrap_or("(snapshot missing)")
+                "{}  {:<width$}  {}",
+                paint(
+                    ctx.color,
+                    output::id_style(),
+                    t.snapshot
+                        .get(..rewind::id::SHORT_HEX)
+                        .unwrap_or(&t.snapshot)
+                ),
+                t.tag,
+                t.workspace.as_deref().unwrap_or("(snapshot missing)")
             )?;
         }
     }

@@ -70,7 +70,7 @@ fn a_large_artifact_round_trips_streamed_and_dedups() {
     let (put_out, rss) = run_measured(put_cmd);
     let put: Value = serde_json::from_str(&put_out).unwrap();
     assert_eq!(put["size"], 64 << 20);
-    assert_eq!(put["blob"].as_str().unwrap(), want.to_hex().as_str());
+    assert_eq!(put["id"].as_str().unwrap(), want.to_hex().as_str());
     assert!(put["stored_bytes"].as_u64().unwrap() > 40 << 20);
     // Memory stays bounded: far below the artifact's size (redb's cache is 64 MiB at most).
     assert!(rss < 120 * 1024, "max RSS {rss} KiB");
@@ -91,7 +91,7 @@ fn a_large_artifact_round_trips_streamed_and_dedups() {
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success());
     let again: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(again["blob"], put["blob"]);
+    assert_eq!(again["id"], put["id"]);
     assert_eq!(again["stored_bytes"], 0);
     assert_eq!(again["new_chunks"], 0);
 

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{path_bytes, path_text};
-use crate::compare::Diff;
+use crate::compare::{Diff, Rev};
 use crate::diff::{DiffOptions, EntryState, FileChange, PatchOptions};
 use crate::error::Result;
 use crate::hunks::ReviewHunk;
@@ -82,6 +82,9 @@ pub struct Change {
     /// The old path of a rename.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub old_path: Option<String>,
+    /// The old path's exact bytes (base64), only when it is not UTF-8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub old_path_bytes: Option<String>,
     /// added, deleted, modified, mode, type or renamed.
     pub status: String,
     /// What it was (None when added).
@@ -97,6 +100,10 @@ pub struct Change {
     /// Lines removed; None when not computed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deletions: Option<u64>,
+    /// The line diff hit its deadline: the counts are those of a whole rewrite (only when
+    /// true).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub diff_timed_out: bool,
     /// The line hunks, when asked for and the change has some (not binary, symlinks or
     /// directories).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -109,12 +116,14 @@ impl From<&FileChange> for Change {
             path: path_text(&c.path),
             path_bytes: path_bytes(&c.path),
             old_path: c.old_path.as_deref().map(path_text),
+            old_path_bytes: c.old_path.as_deref().and_then(path_bytes),
             status: c.status.name().to_string(),
             old: c.old.as_ref().map(Side::from),
             new: c.new.as_ref().map(Side::from),
             binary: None,
             insertions: None,
             deletions: None,
+            diff_timed_out: false,
             hunks: None,
         }
     }
@@ -154,13 +163,14 @@ pub struct Changes {
 
 impl Changes {
     /// The changes of `d` with line counts; `hunks_for` gives each file's hunks (by index in
-    /// `d.changes`) or None; with `patch`, the unified diff too.
+    /// `d.changes`) or None; with `patch`, the unified diff too (written with those options;
+    /// colour is never used here).
     pub fn build(
         d: &Diff,
         old: String,
         new: String,
         opts: &DiffOptions,
-        patch: bool,
+        patch: Option<&PatchOptions>,
         hunks_for: &mut HunksFor<'_>,
     ) -> Result<Changes> {
         let stats = d.stats(opts)?;
@@ -174,24 +184,19 @@ impl Changes {
             f.binary = Some(s.binary);
             f.insertions = Some(s.insertions);
             f.deletions = Some(s.deletions);
+            f.diff_timed_out = s.timed_out;
             f.hunks = hunks_for(i, c)?.map(|h| h.into_iter().map(Hunk::from).collect());
             totals.insertions += s.insertions;
             totals.deletions += s.deletions;
             files.push(f);
         }
-        let patch = if patch {
-            let mut buf = Vec::new();
-            d.write_patch(
-                &mut buf,
-                &PatchOptions {
-                    diff: *opts,
-                    color: false,
-                    binary: false,
-                },
-            )?;
-            Some(String::from_utf8_lossy(&buf).into_owned())
-        } else {
-            None
+        let patch = match patch {
+            Some(p) => {
+                let mut buf = Vec::new();
+                d.write_patch(&mut buf, &PatchOptions { color: false, ..*p })?;
+                Some(String::from_utf8_lossy(&buf).into_owned())
+            }
+            None => None,
         };
         Ok(Changes {
             old,
@@ -203,12 +208,21 @@ impl Changes {
     }
 }
 
-/// The line hunks of one change of `d` (ids that restore takes), or None where it has none: a
-/// binary file, a symlink, or identical content.
+/// A side of a diff as `Changes` names it: a snapshot's id (hex), or "live".
+pub fn rev_text(r: Rev) -> String {
+    match r {
+        Rev::Live => "live".into(),
+        Rev::Snapshot(id) => id.hex(),
+    }
+}
+
+/// The line hunks of one change of `d` (ids that restore and revert take), or None where it
+/// has none: a binary file, a symlink, identical content, or a rename (taken whole, by path,
+/// as [`crate::hunks::texts`] has it).
 pub fn change_hunks(d: &Diff, c: &FileChange) -> Result<Option<Vec<ReviewHunk>>> {
     let text_side =
         |s: Option<EntryState>| s.is_none_or(|e| matches!(e.kind, Kind::File | Kind::Executable));
-    if !text_side(c.old) || !text_side(c.new) {
+    if !text_side(c.old) || !text_side(c.new) || c.old_path.is_some() {
         return Ok(None);
     }
     let old = d.content(c, true)?;

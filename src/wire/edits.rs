@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{path_bytes, path_text};
+use super::{path_bytes, path_text, paths_and_bytes};
 use crate::apply::FileOutcome;
 use crate::diff::{ChangeStatus, FileChange};
 use crate::hunks::RevertReport;
@@ -108,12 +108,22 @@ pub struct Restore {
     pub edited: Vec<EditedFile>,
     /// Files and symlinks written.
     pub written: u64,
+    /// Of `written`, the symlinks.
+    pub symlinks_written: u64,
+    /// Bytes written.
+    pub bytes_written: u64,
     /// Entries removed.
     pub deleted: u64,
     /// Paths the target never looked at (ignored or skipped then), left alone.
     pub kept: Vec<String>,
+    /// The exact bytes of each kept path (base64; null for UTF-8 names), only when one is
+    /// not UTF-8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept_bytes: Option<Vec<Option<String>>>,
     /// The operation recorded (what undo takes back).
     pub op: Option<u64>,
+    /// Wall time, in seconds.
+    pub seconds: f64,
 }
 
 impl Restore {
@@ -121,6 +131,7 @@ impl Restore {
     pub fn new(r: &RestoreReport, dry_run: bool) -> Self {
         let plan: Vec<PlanEntry> = r.plan.iter().map(PlanEntry::from).collect();
         let count = |a: &str| plan.iter().filter(|p| p.action == a).count() as u64;
+        let (kept, kept_bytes) = paths_and_bytes(&r.kept);
         Restore {
             workspace: r.workspace.display().to_string(),
             target: r.target.hex(),
@@ -133,9 +144,13 @@ impl Restore {
             plan,
             edited: Vec::new(),
             written: r.written,
+            symlinks_written: r.symlinks_written,
+            bytes_written: r.bytes_written,
             deleted: r.deleted,
-            kept: r.kept.iter().map(|k| path_text(k)).collect(),
+            kept,
+            kept_bytes,
             op: r.op,
+            seconds: r.seconds,
         }
     }
 
@@ -153,9 +168,13 @@ impl Restore {
             creates: 0,
             edited: r.files.iter().map(EditedFile::from).collect(),
             written: r.files.len() as u64,
+            symlinks_written: 0,
+            bytes_written: 0,
             deleted: 0,
             kept: Vec::new(),
+            kept_bytes: None,
             op: r.op,
+            seconds: 0.0,
         }
     }
 }
@@ -186,6 +205,10 @@ pub struct Undo {
     pub after: Option<String>,
     /// The paths written or removed.
     pub plan: Vec<PlanEntry>,
+    /// Files and symlinks written.
+    pub written: u64,
+    /// Entries removed.
+    pub deleted: u64,
 }
 
 impl Undo {
@@ -201,6 +224,8 @@ impl Undo {
             before: r.before.map(|i| i.hex()),
             after: r.after.map(|i| i.hex()),
             plan: r.plan.iter().map(PlanEntry::from).collect(),
+            written: r.written,
+            deleted: r.deleted,
         }
     }
 }

@@ -11,22 +11,40 @@
 //! epoch beside them (`time_ns`); paths are workspace-relative strings, lossy for names that
 //! are not UTF-8, with `KEY_bytes` (base64 of the exact bytes) beside them only then.
 
+mod artifact;
 mod changes;
 mod edits;
+mod ops;
 mod overlay;
 mod runs;
 mod session;
 mod snapshot;
+mod stats;
+mod status;
+mod tag;
+mod verify;
+mod workspace;
 
-pub use changes::{Change, Changes, Hunk, HunksFor, Side, Totals, change_hunks};
+pub use artifact::{Artifact, ArtifactStored};
+pub use changes::{Change, Changes, Hunk, HunksFor, Side, Totals, change_hunks, rev_text};
 pub use edits::{EditedFile, PlanEntry, Restore, Revert, Undo, UndoneOp};
+pub use ops::Op;
 pub use overlay::{
-    Overlay, OverlayAccept, OverlayConflict, OverlayDiff, OverlayReject, OverlayRunChanges,
-    OverlayRunFile, OverlayRuns,
+    Overlay, OverlayAccept, OverlayConflict, OverlayCreated, OverlayDiff, OverlayReject,
+    OverlayRunChanges, OverlayRunFile, OverlayRuns,
 };
 pub use runs::{RangeRunChanges, RangeRuns, RangeUnit};
 pub use session::Session;
-pub use snapshot::{Checkpoint, Snapshot, SnapshotList};
+pub use snapshot::{
+    Checkpoint, LogEntry, PathChange, ScannedSnapshot, Snapshot, SnapshotList, SnapshotShown,
+};
+pub use stats::{
+    Stats, StatsBudget, StatsDictionary, StatsFormat, StatsJudged, StatsTable, StatsWorkspace,
+};
+pub use status::{Skipped, Status};
+pub use tag::Tag;
+pub use verify::{Verify, VerifyProblem};
+pub use workspace::Workspace;
 
 /// A path as JSON shows it: lossy UTF-8.
 pub fn path_text(p: &[u8]) -> String {
@@ -36,6 +54,14 @@ pub fn path_text(p: &[u8]) -> String {
 /// The exact bytes of a path that is not UTF-8 (base64), None for one that is.
 pub fn path_bytes(p: &[u8]) -> Option<String> {
     crate::fs::path_bytes(p)
+}
+
+/// Paths as JSON shows a list of them: lossy UTF-8, and beside them, only when one is not
+/// UTF-8, each one's exact bytes (base64; None for those that are UTF-8).
+pub fn paths_and_bytes<P: AsRef<[u8]>>(paths: &[P]) -> (Vec<String>, Option<Vec<Option<String>>>) {
+    let text = paths.iter().map(|p| path_text(p.as_ref())).collect();
+    let bytes: Vec<Option<String>> = paths.iter().map(|p| path_bytes(p.as_ref())).collect();
+    (text, bytes.iter().any(Option::is_some).then_some(bytes))
 }
 
 /// Nanoseconds since the epoch as RFC 3339, to the second, in UTC.

@@ -2,7 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Changes, EditedFile, Hunk, path_bytes, path_text, time_text};
+use super::{Changes, EditedFile, Hunk, path_bytes, path_text, paths_and_bytes, time_text};
+use crate::diff::{DiffOptions, PatchOptions};
+use crate::error::Result;
 use crate::overlay::{AcceptReport, OverlayRecord, RejectReport, RunChanges};
 use crate::store::Store;
 
@@ -20,37 +22,85 @@ pub struct Overlay {
     pub base: String,
     /// Its latest state snapshot (hex).
     pub state: Option<String>,
-    /// The workspace it belongs to.
+    /// The directory of the workspace it belongs to.
     pub workspace: String,
+    /// The workspace's number in the store (what the API's routes take); None when the
+    /// workspace is no longer registered.
+    pub workspace_id: Option<u64>,
     /// When it was created (RFC 3339, UTC).
     pub created: String,
+    /// When it was created, nanoseconds since the Unix epoch.
+    pub created_ns: i64,
     /// Paths changed in it and not yet accepted or rejected (None when it cannot be told now).
     pub pending: Option<usize>,
     /// Whether a command runs in it now.
     pub running: bool,
     /// The directory holding its files, where commands run (None for a namespace overlay).
     pub path: Option<String>,
+    /// Ignored paths it wrote (build outputs): not pending; accept copies them only when
+    /// asked.
+    pub ignored: Vec<String>,
+    /// The exact bytes of each ignored path (base64; null for UTF-8 names), only when one is
+    /// not UTF-8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ignored_bytes: Option<Vec<Option<String>>>,
 }
 
 impl Overlay {
     /// The overlay `r` of `store`, with its pending count as of now.
-    pub fn new(store: &Store, r: &OverlayRecord) -> Self {
+    pub fn new(store: &Store, r: &OverlayRecord) -> Result<Self> {
         let (pending, running) = crate::overlay::pending_now(store, r);
-        Overlay {
+        let workspace_id = store
+            .reader()?
+            .workspace(&r.workspace_path())?
+            .map(|w| w.id);
+        let (ignored, ignored_bytes) = paths_and_bytes(&r.ignored);
+        Ok(Overlay {
             id: r.id,
             name: r.name.clone(),
             backend: r.backend.name().to_string(),
             base: r.base.hex(),
             state: r.state.map(|s| s.hex()),
             workspace: path_text(&r.workspace),
+            workspace_id,
             created: time_text(r.created_ns),
+            created_ns: r.created_ns,
             pending,
             running,
             path: r
                 .backend
                 .files_dir(store, r)
                 .map(|p| p.display().to_string()),
-        }
+            ignored,
+            ignored_bytes,
+        })
+    }
+}
+
+/// What creating an overlay made: the overlay, and how.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct OverlayCreated {
+    /// The overlay.
+    #[serde(flatten)]
+    pub overlay: Overlay,
+    /// Why `auto` fell back to the copy backend, if it did.
+    pub fallback: Option<String>,
+    /// Files copied (copy backend).
+    pub files_copied: u64,
+    /// Wall time, in seconds.
+    pub seconds: f64,
+}
+
+impl OverlayCreated {
+    /// From what [`crate::overlay::create`] made in `store`.
+    pub fn new(store: &Store, c: &crate::overlay::Created) -> Result<Self> {
+        Ok(OverlayCreated {
+            overlay: Overlay::new(store, &c.overlay)?,
+            fallback: c.fallback.clone(),
+            files_copied: c.files_copied,
+            seconds: c.seconds,
+        })
     }
 }
 
@@ -65,6 +115,40 @@ pub struct OverlayDiff {
     pub changes: Changes,
     /// Ignored outputs it holds (accepted only when asked).
     pub ignored: Vec<String>,
+    /// The exact bytes of each ignored path (base64; null for UTF-8 names), only when one is
+    /// not UTF-8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ignored_bytes: Option<Vec<Option<String>>>,
+}
+
+impl OverlayDiff {
+    /// The pending changes of overlay `store`'s `rec` (`od` from
+    /// [`crate::overlay::overlay_diff`]), each text change with its review hunks; with
+    /// `patch`, the unified diff too.
+    pub fn new(
+        store: &Store,
+        rec: &OverlayRecord,
+        od: &crate::overlay::OverlayDiff,
+        opts: &DiffOptions,
+        patch: Option<&PatchOptions>,
+    ) -> Result<Self> {
+        let hunks = crate::overlay::review_hunks(store, rec, &od.diff)?;
+        let changes = Changes::build(
+            &od.diff,
+            rec.base.hex(),
+            od.state.hex(),
+            opts,
+            patch,
+            &mut |i, _| Ok(hunks.get(i).cloned().flatten()),
+        )?;
+        let (ignored, ignored_bytes) = paths_and_bytes(&od.ignored);
+        Ok(OverlayDiff {
+            overlay: rec.id,
+            changes,
+            ignored,
+            ignored_bytes,
+        })
+    }
 }
 
 /// A conflict an accept left pending.
@@ -103,8 +187,19 @@ pub struct OverlayAccept {
     pub files: Vec<EditedFile>,
     /// Conflicts left pending in the overlay.
     pub conflicts: Vec<OverlayConflict>,
-    /// Ignored outputs passed over.
+    /// Ignored outputs passed over (left in the overlay).
     pub ignored: Vec<String>,
+    /// The exact bytes of each of those (base64; null for UTF-8 names), only when one is not
+    /// UTF-8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ignored_bytes: Option<Vec<Option<String>>>,
+    /// Ignored outputs copied into the workspace (when asked).
+    pub ignored_copied: Vec<String>,
+    /// The exact bytes of each of those, only when one is not UTF-8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ignored_copied_bytes: Option<Vec<Option<String>>>,
+    /// Files copied for them.
+    pub ignored_files: u64,
     /// The workspace's state before (hex).
     pub before: Option<String>,
     /// The workspace's state after (hex).
@@ -116,6 +211,8 @@ pub struct OverlayAccept {
 impl OverlayAccept {
     /// From the accept of overlay `id`.
     pub fn new(id: u64, r: &AcceptReport) -> Self {
+        let (ignored, ignored_bytes) = paths_and_bytes(&r.ignored);
+        let (ignored_copied, ignored_copied_bytes) = paths_and_bytes(&r.ignored_copied);
         OverlayAccept {
             overlay: id,
             files: r
@@ -125,7 +222,11 @@ impl OverlayAccept {
                 .map(EditedFile::from)
                 .collect(),
             conflicts: r.conflicts.iter().map(OverlayConflict::from).collect(),
-            ignored: r.ignored.iter().map(|p| path_text(p)).collect(),
+            ignored,
+            ignored_bytes,
+            ignored_copied,
+            ignored_copied_bytes,
+            ignored_files: r.ignored_files,
             before: r.before.map(|i| i.hex()),
             after: r.after.map(|i| i.hex()),
             op: r.op,
@@ -142,6 +243,10 @@ pub struct OverlayReject {
     pub overlay: u64,
     /// The paths set back.
     pub rejected: Vec<String>,
+    /// The exact bytes of each of those (base64; null for UTF-8 names), only when one is not
+    /// UTF-8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rejected_bytes: Option<Vec<Option<String>>>,
     /// The operation recorded.
     pub op: Option<u64>,
 }
@@ -149,9 +254,11 @@ pub struct OverlayReject {
 impl OverlayReject {
     /// From the reject of overlay `id`.
     pub fn new(id: u64, r: &RejectReport) -> Self {
+        let (rejected, rejected_bytes) = paths_and_bytes(&r.paths);
         OverlayReject {
             overlay: id,
-            rejected: r.paths.iter().map(|p| path_text(p)).collect(),
+            rejected,
+            rejected_bytes,
             op: r.op,
         }
     }

@@ -4,8 +4,11 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Change, path_text, time_text};
+use super::{Change, Skipped, path_bytes, path_text, time_text};
+use crate::compare::{DiffRequest, Rev};
+use crate::error::Result;
 use crate::id::Id;
+use crate::store::Store;
 use crate::store::snapshot::SnapshotRecord;
 
 /// One snapshot (`log --json`'s row, `show --json` without the scan settings).
@@ -99,4 +102,121 @@ pub struct Checkpoint {
     pub skipped: u64,
     /// Wall time of the snapshot, in seconds.
     pub seconds: f64,
+}
+
+/// How the path a log was asked about changed in one snapshot.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct PathChange {
+    /// The path in this snapshot (for a deletion, the path it had).
+    pub path: String,
+    /// The path's exact bytes (base64), only when it is not UTF-8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path_bytes: Option<String>,
+    /// The path before, for a rename.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub old_path: Option<String>,
+    /// The old path's exact bytes (base64), only when it is not UTF-8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub old_path_bytes: Option<String>,
+    /// added, deleted, modified, mode, type or renamed.
+    pub status: String,
+}
+
+impl From<&crate::history::PathChange> for PathChange {
+    fn from(c: &crate::history::PathChange) -> Self {
+        PathChange {
+            path: path_text(&c.path),
+            path_bytes: path_bytes(&c.path),
+            old_path: c.old_path.as_deref().map(path_text),
+            old_path_bytes: c.old_path.as_deref().and_then(path_bytes),
+            status: c.status.name().to_string(),
+        }
+    }
+}
+
+/// A snapshot with the scan's settings and what it passed over.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ScannedSnapshot {
+    /// The snapshot.
+    #[serde(flatten)]
+    pub snapshot: Snapshot,
+    /// The ignore patterns the scan used besides the ignore files.
+    pub ignore_globs: Vec<String>,
+    /// The largest file the scan stored (None: no limit).
+    pub max_file_size: Option<u64>,
+    /// Paths it passed over.
+    pub skipped: Vec<Skipped>,
+}
+
+impl ScannedSnapshot {
+    /// The snapshot `id` with record `r`, named by `tags`.
+    pub fn new(id: &Id, r: &SnapshotRecord, tags: &[String]) -> Self {
+        ScannedSnapshot {
+            snapshot: Snapshot::new(id, r, tags),
+            ignore_globs: r.scan.ignore_globs.clone(),
+            max_file_size: r.scan.max_file_size,
+            skipped: r.skipped.iter().map(Skipped::from).collect(),
+        }
+    }
+}
+
+/// A row of the log (`log --json`, the API's snapshot list).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct LogEntry {
+    /// The snapshot.
+    #[serde(flatten)]
+    pub snapshot: ScannedSnapshot,
+    /// Whether a restore of the workspace went back to it.
+    pub restored: bool,
+    /// With a path asked about: how that path changed in it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change: Option<PathChange>,
+}
+
+impl LogEntry {
+    /// The log's row `e`, its snapshot named by `tags`.
+    pub fn new(e: &crate::history::LogEntry, tags: &[String]) -> Self {
+        LogEntry {
+            snapshot: ScannedSnapshot::new(&e.id, &e.record, tags),
+            restored: e.restored,
+            change: e.change.as_ref().map(PathChange::from),
+        }
+    }
+}
+
+/// One snapshot and what changed since its parent (`show --json`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct SnapshotShown {
+    /// The snapshot.
+    #[serde(flatten)]
+    pub snapshot: ScannedSnapshot,
+    /// The changes since its parent (without line counts); None for a first snapshot.
+    pub changes: Option<Vec<Change>>,
+}
+
+impl SnapshotShown {
+    /// The snapshot `id` of `store` with record `r`, named by `tags`.
+    pub fn new(store: &Store, id: &Id, r: &SnapshotRecord, tags: &[String]) -> Result<Self> {
+        let changes = match r.parent {
+            Some(parent) => {
+                let d = crate::compare::diff(
+                    store,
+                    Rev::Snapshot(parent),
+                    Rev::Snapshot(*id),
+                    None,
+                    &DiffRequest::default(),
+                )?;
+                Some(d.changes.iter().map(Change::from).collect())
+            }
+            None => None,
+        };
+        Ok(SnapshotShown {
+            snapshot: ScannedSnapshot::new(id, r, tags),
+            changes,
+        })
+    }
 }

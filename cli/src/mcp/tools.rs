@@ -271,13 +271,6 @@ fn rev(st: &State, reader: &Reader, text: &str) -> Result<Rev> {
     rewind::revision::resolve(reader, text, Some(&st.root)).map(Rev::Snapshot)
 }
 
-fn rev_text(r: Rev) -> String {
-    match r {
-        Rev::Live => "live".into(),
-        Rev::Snapshot(id) => id.hex(),
-    }
-}
-
 /// The tags naming `id`.
 fn tags_of(reader: &Reader, id: &Id) -> Result<Vec<String>> {
     Ok(reader
@@ -417,13 +410,26 @@ fn changes(st: &State, p: ChangesParams) -> Result<wire::Changes> {
         timeout: Some(Duration::from_secs(5)),
     };
     let patch = p.format == Format::Patch;
-    wire::Changes::build(&d, rev_text(a), rev_text(b), &dopts, patch, &mut |_, c| {
-        if patch {
-            wire::change_hunks(&d, c)
-        } else {
-            Ok(None)
-        }
-    })
+    let popts = rewind::diff::PatchOptions {
+        diff: dopts,
+        color: false,
+        binary: false,
+    };
+    let patch_opts = patch.then_some(&popts);
+    wire::Changes::build(
+        &d,
+        wire::rev_text(a),
+        wire::rev_text(b),
+        &dopts,
+        patch_opts,
+        &mut |_, c| {
+            if patch {
+                wire::change_hunks(&d, c)
+            } else {
+                Ok(None)
+            }
+        },
+    )
 }
 
 fn restore(st: &State, p: RestoreParams) -> Result<wire::Restore> {
@@ -526,26 +532,19 @@ fn overlay_create(st: &State, p: OverlayCreateParams) -> Result<wire::Overlay> {
             "rewind: namespace overlays are unavailable here ({why}); using the copy backend"
         );
     }
-    Ok(wire::Overlay::new(&st.store, &c.overlay))
+    wire::Overlay::new(&st.store, &c.overlay)
 }
 
 fn overlay_diff(st: &State, p: OverlayDiffParams) -> Result<wire::OverlayDiff> {
     let mut rec = ov::find(&st.store, &p.overlay.text())?;
     let od = ov::overlay_diff(&st.store, &mut rec, true)?;
-    let hunks = ov::review_hunks(&st.store, &rec, &od.diff)?;
-    let changes = wire::Changes::build(
-        &od.diff,
-        rec.base.hex(),
-        od.state.hex(),
-        &rewind::diff::DiffOptions::default(),
-        p.patch,
-        &mut |i, _| Ok(hunks.get(i).cloned().flatten()),
-    )?;
-    Ok(wire::OverlayDiff {
-        overlay: rec.id,
-        changes,
-        ignored: od.ignored.iter().map(|p| wire::path_text(p)).collect(),
-    })
+    let dopts = rewind::diff::DiffOptions::default();
+    let popts = rewind::diff::PatchOptions {
+        diff: dopts,
+        color: false,
+        binary: false,
+    };
+    wire::OverlayDiff::new(&st.store, &rec, &od, &dopts, p.patch.then_some(&popts))
 }
 
 fn overlay_runs(st: &State, p: OverlayRunsParams) -> Result<wire::OverlayRuns> {

@@ -28,11 +28,11 @@ def test_snapshots_files_and_diffs_are_typed(client, ws):
     assert isinstance(log[0], models.LogEntry) and log[0].restored is False
     shown = client.show(w.id, "@")
     assert isinstance(shown, models.SnapshotShown) and shown.short_id == taken.snapshot.short_id
-    assert [c["path"] for c in shown.changes] == ["a.txt"]
+    assert [c.path for c in shown.changes] == ["a.txt"]
     assert client.snapshots(w.id, meta={"agent": "py"})[0].id == taken.snapshot.id
     assert client.file(w.id, "@~1", "a.txt").startswith(b"1\n2\n")
     d = client.diff(w.id, "@~1", "@")
-    assert isinstance(d, models.Diff) and d.from_ and d.files[0].path == "a.txt"
+    assert isinstance(d, models.Changes) and d.old and d.files[0].path == "a.txt"
     hunk = d.files[0].hunks[0]
     assert isinstance(hunk, models.Hunk) and "+TWO\n" in hunk.lines
     assert "+TWO" in client.diff(w.id, "@~1", "@", format="patch")
@@ -104,7 +104,7 @@ def test_workspace_runs_are_reviewed_and_reverted_one_by_one(client, ws):
 def test_overlay_review_split_and_checkpoint(client, ws):
     [w] = client.workspaces()
     ov = client.create_overlay(w.id, name="py", backend="copy")
-    assert isinstance(ov, models.Overlay) and ov.name == "py"
+    assert isinstance(ov, models.OverlayCreated) and ov.name == "py"
     client.overlay_run("py", ["sh", "-c", "sed -i -e 's/^2$/TWO/' -e 's/^5$/FIVE/' a.txt"])
     cp = client.overlay_snapshot("py", message="mid", meta={"turn": "1"})
     assert isinstance(cp, models.OverlaySnapshot) and cp.snapshot.meta["turn"] == "1"
@@ -113,7 +113,7 @@ def test_overlay_review_split_and_checkpoint(client, ws):
     split = client.split("py", hunk.id)
     assert isinstance(split, models.Split) and len(split.parts) == 2
     acc = client.accept("py", hunks=[split.parts[0].id])
-    assert isinstance(acc, models.Accepted) and acc.conflicts == []
+    assert isinstance(acc, models.OverlayAccept) and acc.conflicts == []
     text = (ws.dir / "a.txt").read_text()
     assert "TWO" in text and "FIVE" not in text
     client.reject("py", hunks=[split.parts[1].id])
@@ -126,7 +126,7 @@ def test_overlay_review_split_and_checkpoint(client, ws):
 
 def test_artifacts(client):
     a = client.artifact_put("logs/run.txt", b"hello\n", meta={"kind": "log"})
-    assert isinstance(a, models.Artifact) and a.size == 6
+    assert isinstance(a, models.ArtifactStored) and a.size == 6
     assert client.artifact_get("logs/run.txt") == b"hello\n"
     assert client.artifacts()[0].meta == {"kind": "log"}
     client.artifact_delete("logs/run.txt")

@@ -38,11 +38,11 @@ def test_model_fields_match_the_document(openapi):
 
 
 def test_nested_objects_are_decoded():
-    d = models.Diff.from_json(
+    d = models.Changes.from_json(
         {
-            "from": "a",
-            "to": "live",
-            "totals": {},
+            "old": "a",
+            "new": "live",
+            "totals": {"files_changed": 1, "insertions": 1, "deletions": 1},
             "files": [
                 {
                     "path": "x",
@@ -59,7 +59,8 @@ def test_nested_objects_are_decoded():
             "new_field": 1,
         }
     )
-    assert d.from_ == "a"
+    assert d.old == "a"
+    assert isinstance(d.totals, models.Totals)
     assert isinstance(d.files[0], models.Change)
     assert isinstance(d.files[0].hunks[0], models.Hunk)
     assert d.files[0].hunks[0].id == "0123456789ab"

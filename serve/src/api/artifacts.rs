@@ -7,6 +7,7 @@ use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use futures::TryStreamExt;
+use rewind::wire::{Artifact, ArtifactStored};
 use serde_json::{Value, json};
 use tokio_util::io::{StreamReader, SyncIoBridge};
 
@@ -14,22 +15,11 @@ use super::{blocking, query_all};
 use crate::AppState;
 use crate::error::ApiResult;
 
-fn record_json(key: &str, r: &rewind::artifact::ArtifactRecord) -> Value {
-    let meta: serde_json::Map<String, Value> = r
-        .meta
-        .iter()
-        .map(|(k, v)| (k.clone(), Value::String(v.clone())))
-        .collect();
-    json!({"key": key, "size": r.size, "created_ns": r.created_ns, "id": r.blob.hex(), "meta": meta})
-}
-
 /// `GET /v1/artifacts`.
-pub async fn list(State(st): State<AppState>) -> ApiResult<Json<Value>> {
+pub async fn list(State(st): State<AppState>) -> ApiResult<Json<Vec<Artifact>>> {
     blocking(&st, |st| {
         let all = rewind::artifact::list(st.store())?;
-        Ok(Json(Value::Array(
-            all.iter().map(|(k, r)| record_json(k, r)).collect(),
-        )))
+        Ok(Json(all.iter().map(|(k, r)| Artifact::new(k, r)).collect()))
     })
     .await
 }
@@ -66,7 +56,7 @@ pub async fn put(
     Path(key): Path<String>,
     RawQuery(q): RawQuery,
     body: Body,
-) -> ApiResult<(StatusCode, Json<Value>)> {
+) -> ApiResult<(StatusCode, Json<ArtifactStored>)> {
     let q = q.as_deref();
     let force = matches!(query_all(q, "force").pop().as_deref(), Some("true" | "1"));
     let meta = super::query_meta(q)?;
@@ -77,10 +67,7 @@ pub async fn put(
     blocking(&st, move |st| {
         let mut input = SyncIoBridge::new(reader);
         let r = rewind::artifact::put(st.store(), &key, &mut input, meta, force)?;
-        let mut v = record_json(&r.key, &r.record);
-        v["replaced"] = json!(r.replaced);
-        v["stored_bytes"] = json!(r.stored_bytes);
-        Ok((StatusCode::CREATED, Json(v)))
+        Ok((StatusCode::CREATED, Json(ArtifactStored::from(&r))))
     })
     .await
 }

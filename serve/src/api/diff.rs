@@ -6,10 +6,10 @@ use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use rewind::diff::DiffOptions;
-use rewind::{Diff, DiffRequest, Rev};
-use serde_json::{Value, json};
+use rewind::wire::{Changes, Status, change_hunks, rev_text};
+use rewind::{DiffRequest, Rev};
 
-use super::{blocking, change_json, query_all, rev, root_of, snapshot_id, workspace};
+use super::{blocking, query_all, rev, root_of, snapshot_id, workspace};
 use crate::AppState;
 use crate::error::{ApiError, ApiResult};
 use crate::paths;
@@ -19,7 +19,7 @@ pub async fn status(
     State(st): State<AppState>,
     Path(ws): Path<u64>,
     RawQuery(q): RawQuery,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Status>> {
     let paths = paths::named_paths(
         &query_all(q.as_deref(), "path"),
         &query_all(q.as_deref(), "path_bytes"),
@@ -35,72 +35,9 @@ pub async fn status(
             paths,
         };
         let d = rewind::diff(store, Rev::Snapshot(head), Rev::Live, Some(&root), &req)?;
-        Ok(Json(json!({
-            "base": head.hex(),
-            "clean": d.changes.is_empty(),
-            "changes": d.changes.iter().map(change_json).collect::<Vec<_>>(),
-        })))
+        Ok(Json(Status::new(&root, &head, &d, &req.paths)))
     })
     .await
-}
-
-fn rev_text(r: Rev) -> String {
-    match r {
-        Rev::Live => "live".into(),
-        Rev::Snapshot(id) => id.hex(),
-    }
-}
-
-/// The hunks of one change, or None where there are no line hunks (binary, symlink, a side
-/// that is not a regular file).
-pub(crate) fn hunks_of(
-    d: &Diff,
-    c: &rewind::FileChange,
-) -> rewind::Result<Option<Vec<rewind::hunks::ReviewHunk>>> {
-    use rewind::store::tree::Kind;
-    let text_side = |s: Option<rewind::diff::EntryState>| {
-        s.is_none_or(|e| matches!(e.kind, Kind::File | Kind::Executable))
-    };
-    if !text_side(c.old) || !text_side(c.new) {
-        return Ok(None);
-    }
-    let old = d.content(c, true)?;
-    let new = d.content(c, false)?;
-    if rewind::diff::is_binary(&old) || rewind::diff::is_binary(&new) || old == new {
-        return Ok(None);
-    }
-    Ok(Some(rewind::hunks::file_hunks(&c.path, &old, &new)))
-}
-
-/// The `Diff` JSON: files with stats and (with `hunks`) their hunks; `hunks_for` gives them
-/// where the caller has its own (an overlay's, which knows what is already settled).
-pub(crate) fn diff_json(
-    d: &Diff,
-    from: String,
-    to: String,
-    opts: &DiffOptions,
-    hunks_for: &dyn Fn(usize, &rewind::FileChange) -> rewind::Result<Option<Value>>,
-) -> rewind::Result<Value> {
-    let stats = d.stats(opts)?;
-    let mut files = Vec::with_capacity(d.changes.len());
-    for (i, (c, s)) in d.changes.iter().zip(&stats).enumerate() {
-        let mut o = change_json(c);
-        o["binary"] = json!(s.binary);
-        o["insertions"] = json!(s.insertions);
-        o["deletions"] = json!(s.deletions);
-        o["hunks"] = hunks_for(i, c)?.unwrap_or(Value::Null);
-        files.push(o);
-    }
-    Ok(json!({
-        "from": from,
-        "to": to,
-        "files": files,
-        "totals": {
-            "files_changed": d.changes.len(),
-            "insertions": stats.iter().map(|s| s.insertions).sum::<u64>(),
-            "deletions": stats.iter().map(|s| s.deletions).sum::<u64>(),
-        },
-    }))
 }
 
 /// `GET /v1/workspaces/{ws}/diff?from=@&to=live&path=&hunks=true&context=3&format=json|patch`.
@@ -173,12 +110,16 @@ pub async fn diff(
         return Ok(r);
     }
     let v = blocking(&st, move |_| {
-        let v = diff_json(&d, rev_text(from_r), rev_text(to_r), &dopts, &|_, c| {
-            if !hunks {
-                return Ok(None);
-            }
-            Ok(hunks_of(&d, c)?.map(|h| json!(h)))
-        })?;
+        let v = Changes::build(
+            &d,
+            rev_text(from_r),
+            rev_text(to_r),
+            &dopts,
+            None,
+            &mut |_, c| {
+                if hunks { change_hunks(&d, c) } else { Ok(None) }
+            },
+        )?;
         Ok(v)
     })
     .await?;

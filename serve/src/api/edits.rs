@@ -6,13 +6,12 @@ use axum::body::Bytes;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::StatusCode;
 use rewind::NoProgress;
+use rewind::wire::{Restore, Undo, Workspace};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use super::{
-    blocking, change_json, query_all, root_of, snapshot_id, snapshot_json, text, workspace,
-};
+use super::{blocking, query_all, root_of, snapshot_id, snapshot_json, text, workspace};
 use crate::AppState;
 use crate::error::{ApiError, ApiResult};
 use crate::guard::Caller;
@@ -85,15 +84,6 @@ fn outcomes_json(files: &[rewind::apply::FileOutcome]) -> Vec<Value> {
         .collect()
 }
 
-fn revert_json(r: &rewind::revert::RevertReport) -> Value {
-    json!({
-        "op": r.op,
-        "before": r.before.map(|i| i.hex()),
-        "after": r.after.map(|i| i.hex()),
-        "files": outcomes_json(&r.files),
-    })
-}
-
 /// `POST /v1/workspaces/{ws}/restore` body.
 #[derive(Deserialize, Default)]
 #[serde(default, deny_unknown_fields)]
@@ -102,16 +92,17 @@ pub struct RestoreBody {
     paths: Vec<String>,
     paths_bytes: Vec<String>,
     hunks: Vec<String>,
+    dry_run: bool,
 }
 
 /// `POST /v1/workspaces/{ws}/restore`: the whole tree, some paths, or single hunks (ids from
-/// the diff from `live` to `rev`).
+/// the diff from `live` to `rev`); with `dry_run`, what it would write.
 pub async fn restore(
     State(st): State<AppState>,
     Path(ws): Path<u64>,
     caller: Caller,
     b: Bytes,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Restore>> {
     let b: RestoreBody = body(&b)?;
     let paths = paths::named_paths(&b.paths, &b.paths_bytes)?;
     blocking(&st, move |st| {
@@ -120,11 +111,21 @@ pub async fn restore(
         let root = root_of(&w);
         let target = snapshot_id(store, &root, b.rev.as_deref().unwrap_or("@"))?;
         if !b.hunks.is_empty() {
+            if b.dry_run {
+                return Err(ApiError::bad_request(
+                    "dry_run previews a restore by path; hunks are restored at once",
+                ));
+            }
             let r = rewind::hunks::restore_hunks(store, &root, target, &b.hunks, &[])?;
-            return Ok(Json(revert_json(&r)));
+            return Ok(Json(Restore::from_hunks(
+                root.display().to_string(),
+                target.hex(),
+                &r,
+            )));
         }
         let opts = rewind::RestoreOptions {
             paths,
+            dry_run: b.dry_run,
             ..rewind::RestoreOptions::default()
         };
         let r = rewind::restore(
@@ -135,15 +136,7 @@ pub async fn restore(
             &rewind::OpInfo::default(),
             &NoProgress,
         )?;
-        Ok(Json(json!({
-            "op": r.op,
-            "before": r.before.map(|i| i.hex()),
-            "after": r.after.map(|i| i.hex()),
-            "target": r.target.hex(),
-            "files": r.plan.iter().map(change_json).collect::<Vec<_>>(),
-            "written": r.written,
-            "deleted": r.deleted,
-        })))
+        Ok(Json(Restore::new(&r, b.dry_run)))
     })
     .await
 }
@@ -259,7 +252,7 @@ async fn undo_or_redo(
     caller: Caller,
     b: Bytes,
     redo: bool,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Undo>> {
     let b: UndoBody = body(&b)?;
     if redo && b.op.is_some() {
         return Err(ApiError::bad_request(
@@ -271,13 +264,7 @@ async fn undo_or_redo(
         let w = workspace(store, ws)?;
         let (target, r) =
             rewind::undo::undo(store, &root_of(&w), redo, b.op, b.force, &NoProgress)?;
-        Ok(Json(json!({
-            if redo { "redone" } else { "undone" }: {"id": target.id, "kind": target.kind},
-            "op": r.op,
-            "before": r.before.map(|i| i.hex()),
-            "after": r.after.map(|i| i.hex()),
-            "files": r.plan.iter().map(change_json).collect::<Vec<_>>(),
-        })))
+        Ok(Json(Undo::new(&target, &r, redo)))
     })
     .await
 }
@@ -288,7 +275,7 @@ pub async fn undo(
     Path(ws): Path<u64>,
     caller: Caller,
     b: Bytes,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Undo>> {
     undo_or_redo(st, ws, caller, b, false).await
 }
 
@@ -298,7 +285,7 @@ pub async fn redo(
     Path(ws): Path<u64>,
     caller: Caller,
     b: Bytes,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Undo>> {
     undo_or_redo(st, ws, caller, b, true).await
 }
 
@@ -312,7 +299,10 @@ pub struct InitBody {
 
 /// `POST /v1/workspaces`: registers a directory as a workspace, as `rewind init` does (201;
 /// 200 when it was registered already). `/` and the home directory need `force`.
-pub async fn init(State(st): State<AppState>, b: Bytes) -> ApiResult<(StatusCode, Json<Value>)> {
+pub async fn init(
+    State(st): State<AppState>,
+    b: Bytes,
+) -> ApiResult<(StatusCode, Json<Workspace>)> {
     let b: InitBody = body(&b)?;
     let dir = std::path::PathBuf::from(&b.path);
     if !dir.is_absolute() {
@@ -333,7 +323,7 @@ pub async fn init(State(st): State<AppState>, b: Bytes) -> ApiResult<(StatusCode
         } else {
             StatusCode::CREATED
         };
-        Ok((status, Json(super::workspace_json(store, &w)?)))
+        Ok((status, Json(Workspace::new(store, &w)?)))
     })
     .await
 }

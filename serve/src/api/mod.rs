@@ -191,18 +191,6 @@ pub(crate) fn text(p: &[u8]) -> String {
     String::from_utf8_lossy(p).into_owned()
 }
 
-/// `Workspace`.
-pub(crate) fn workspace_json(store: &Store, w: &WorkspaceRecord) -> ApiResult<Value> {
-    let history = store.reader()?.history(w.id, usize::MAX)?;
-    Ok(json!({
-        "id": w.id,
-        "path": text(&w.path),
-        "created_ns": w.created_ns,
-        "snapshots": history.len(),
-        "head": history.first().map(|i| i.hex()),
-    }))
-}
-
 /// The tags of every snapshot, by id.
 pub(crate) fn tags_by_id(store: &Store) -> ApiResult<std::collections::HashMap<Id, Vec<String>>> {
     let mut m: std::collections::HashMap<Id, Vec<String>> = std::collections::HashMap::new();
@@ -215,27 +203,6 @@ pub(crate) fn tags_by_id(store: &Store) -> ApiResult<std::collections::HashMap<I
 /// `Snapshot`.
 pub(crate) fn snapshot_json(id: &Id, r: &SnapshotRecord, tags: &[String]) -> Value {
     json!(rewind::wire::Snapshot::new(id, r, tags))
-}
-
-/// A change, without hunks (status, show).
-pub(crate) fn change_json(c: &rewind::FileChange) -> Value {
-    let mut o = json!({
-        "path": text(&c.path),
-        "status": c.status.name(),
-        "old": c.old.map(|e| e.json()),
-        "new": c.new.map(|e| e.json()),
-    });
-    if let Some(p) = &c.old_path {
-        o["old_path"] = json!(text(p));
-        if let Some(b) = rewind::fs::path_bytes(p) {
-            o["old_path_bytes"] = json!(b);
-        }
-    }
-    // The exact bytes beside a lossy name, as the CLI's output has them.
-    if let Some(b) = rewind::fs::path_bytes(&c.path) {
-        o["path_bytes"] = json!(b);
-    }
-    o
 }
 
 /// Query values that may repeat (`path=a&path=b`): axum's `Query` takes one value per key.

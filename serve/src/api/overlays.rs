@@ -6,8 +6,9 @@ use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use rewind::overlay::{self as ov, OverlayRecord};
-use rewind::{BackendChoice, Store};
+use rewind::BackendChoice;
+use rewind::overlay as ov;
+use rewind::wire::{Overlay, OverlayAccept, OverlayCreated, OverlayReject};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -17,29 +18,6 @@ use crate::AppState;
 use crate::error::{ApiError, ApiResult};
 use crate::guard::Caller;
 use crate::paths;
-
-/// `Overlay`: with `pending` (None when it could not be computed) and whether a command runs.
-fn overlay_json(store: &Store, r: &OverlayRecord) -> ApiResult<Value> {
-    let ws = store
-        .reader()?
-        .workspace(&r.workspace_path())?
-        .map(|w| w.id);
-    let (pending, running) = ov::pending_now(store, r);
-    Ok(json!({
-        "id": r.id,
-        "name": r.name,
-        "workspace": ws,
-        "workspace_path": text(&r.workspace),
-        "backend": r.backend.name(),
-        "base": r.base.hex(),
-        "state": r.state.map(|s| s.hex()),
-        "created_ns": r.created_ns,
-        "pending": pending,
-        "running": running,
-        "ignored": r.ignored.iter().map(|p| text(p)).collect::<Vec<_>>(),
-        "path": r.backend.files_dir(store, r).map(|p| p.display().to_string()),
-    }))
-}
 
 /// A backend by name (`auto` when none).
 pub(crate) fn backend(name: Option<&str>) -> ApiResult<BackendChoice> {
@@ -54,14 +32,14 @@ pub(crate) fn backend(name: Option<&str>) -> ApiResult<BackendChoice> {
 }
 
 /// `GET /v1/overlays`.
-pub async fn list(State(st): State<AppState>) -> ApiResult<Json<Value>> {
+pub async fn list(State(st): State<AppState>) -> ApiResult<Json<Vec<Overlay>>> {
     blocking(&st, |st| {
         let store = st.store();
-        let all: ApiResult<Vec<Value>> = ov::list(store)?
+        let all = ov::list(store)?
             .iter()
-            .map(|r| overlay_json(store, r))
-            .collect();
-        Ok(Json(Value::Array(all?)))
+            .map(|r| Overlay::new(store, r))
+            .collect::<rewind::Result<Vec<_>>>()?;
+        Ok(Json(all))
     })
     .await
 }
@@ -70,16 +48,16 @@ pub async fn list(State(st): State<AppState>) -> ApiResult<Json<Value>> {
 pub async fn list_of_workspace(
     State(st): State<AppState>,
     Path(ws): Path<u64>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Vec<Overlay>>> {
     blocking(&st, move |st| {
         let store = st.store();
         let w = workspace(store, ws)?;
-        let all: ApiResult<Vec<Value>> = ov::list(store)?
+        let all = ov::list(store)?
             .iter()
             .filter(|r| r.workspace == w.path)
-            .map(|r| overlay_json(store, r))
-            .collect();
-        Ok(Json(Value::Array(all?)))
+            .map(|r| Overlay::new(store, r))
+            .collect::<rewind::Result<Vec<_>>>()?;
+        Ok(Json(all))
     })
     .await
 }
@@ -99,7 +77,7 @@ pub async fn create(
     Path(ws): Path<u64>,
     caller: Caller,
     b: Bytes,
-) -> ApiResult<(StatusCode, Json<Value>)> {
+) -> ApiResult<(StatusCode, Json<OverlayCreated>)> {
     let b: CreateBody = body(&b)?;
     let backend = backend(b.backend.as_deref())?;
     blocking(&st, move |st| {
@@ -117,19 +95,16 @@ pub async fn create(
             ..rewind::CreateOptions::default()
         };
         let c = ov::create(store, &root, &opts, &rewind::NoProgress)?;
-        let mut o = overlay_json(store, &c.overlay)?;
-        o["fallback"] = json!(c.fallback);
-        o["files_copied"] = json!(c.files_copied);
-        Ok((StatusCode::CREATED, Json(o)))
+        Ok((StatusCode::CREATED, Json(OverlayCreated::new(store, &c)?)))
     })
     .await
 }
 
 /// `GET /v1/overlays/{ov}`.
-pub async fn show(State(st): State<AppState>, Path(key): Path<String>) -> ApiResult<Json<Value>> {
+pub async fn show(State(st): State<AppState>, Path(key): Path<String>) -> ApiResult<Json<Overlay>> {
     blocking(&st, move |st| {
         let r = ov::find(st.store(), &key)?;
-        Ok(Json(overlay_json(st.store(), &r)?))
+        Ok(Json(Overlay::new(st.store(), &r)?))
     })
     .await
 }
@@ -150,20 +125,18 @@ pub async fn drop_overlay(
 }
 
 /// `GET /v1/overlays/{ov}/diff`: the pending changes, each text change with hunk ids.
-pub async fn diff(State(st): State<AppState>, Path(key): Path<String>) -> ApiResult<Json<Value>> {
+pub async fn diff(
+    State(st): State<AppState>,
+    Path(key): Path<String>,
+) -> ApiResult<Json<rewind::wire::OverlayDiff>> {
     blocking(&st, move |st| {
         let store = st.store();
         let mut r = ov::find(store, &key)?;
         let od = ov::overlay_diff(store, &mut r, true)?;
-        let hunks = ov::review_hunks(store, &r, &od.diff)?;
         let dopts = rewind::diff::DiffOptions::default();
-        let mut v =
-            super::diff::diff_json(&od.diff, r.base.hex(), od.state.hex(), &dopts, &|i, _| {
-                Ok(hunks.get(i).cloned().flatten().map(|h| json!(h)))
-            })?;
-        v["overlay"] = json!(r.id);
-        v["ignored"] = json!(od.ignored.iter().map(|p| text(p)).collect::<Vec<_>>());
-        Ok(Json(v))
+        Ok(Json(rewind::wire::OverlayDiff::new(
+            store, &r, &od, &dopts, None,
+        )?))
     })
     .await
 }
@@ -202,7 +175,7 @@ pub async fn accept(
     Path(key): Path<String>,
     caller: Caller,
     b: Bytes,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<OverlayAccept>> {
     use rewind::carry::ConflictPolicy as P;
     let b: PickBody = body(&b)?;
     if b.run.is_some() && !(b.paths.is_empty() && b.paths_bytes.is_empty() && b.hunks.is_empty()) {
@@ -237,15 +210,7 @@ pub async fn accept(
             run: b.run,
         };
         let rep = ov::accept(store, &mut r, &opts)?;
-        Ok(Json(json!({
-            "overlay": r.id,
-            "op": rep.op,
-            "before": rep.before.map(|i| i.hex()),
-            "after": rep.after.map(|i| i.hex()),
-            "files": rep.files.iter().map(|f| json!({"path": text(&f.path), "action": f.action, "conflicts": f.conflicts})).collect::<Vec<_>>(),
-            "conflicts": rep.conflicts.iter().map(|c| json!({"path": text(&c.path), "why": c.why, "regions": c.regions})).collect::<Vec<_>>(),
-            "ignored": rep.ignored.iter().map(|p| text(p)).collect::<Vec<_>>(),
-        })))
+        Ok(Json(OverlayAccept::new(r.id, &rep)))
     })
     .await
 }
@@ -256,7 +221,7 @@ pub async fn reject(
     Path(key): Path<String>,
     caller: Caller,
     b: Bytes,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<OverlayReject>> {
     let b: PickBody = body(&b)?;
     if b.run.is_some() && !(b.paths.is_empty() && b.paths_bytes.is_empty() && b.hunks.is_empty()) {
         return Err(ApiError::bad_request(
@@ -276,11 +241,7 @@ pub async fn reject(
             Some(n) => ov::reject_run(store, &mut r, n)?,
             None => ov::reject(store, &mut r, &paths, &b.hunks)?,
         };
-        Ok(Json(json!({
-            "overlay": r.id,
-            "op": rep.op,
-            "paths": rep.paths.iter().map(|p| text(p)).collect::<Vec<_>>(),
-        })))
+        Ok(Json(OverlayReject::new(r.id, &rep)))
     })
     .await
 }

@@ -11,13 +11,11 @@ use rewind::history::LogQuery;
 use rewind::store::tree::Kind;
 use serde_json::{Value, json};
 
-use super::{
-    blocking, query_all, root_of, snapshot_id, snapshot_json, tags_by_id, text, workspace,
-    workspace_json,
-};
+use super::{blocking, query_all, root_of, snapshot_id, tags_by_id, text, workspace};
 use crate::AppState;
 use crate::error::{ApiError, ApiResult};
 use crate::paths;
+use rewind::wire::{LogEntry, SnapshotShown, Workspace};
 
 /// `GET /v1/health`.
 pub async fn health(State(st): State<AppState>) -> Json<Value> {
@@ -29,12 +27,15 @@ pub async fn health(State(st): State<AppState>) -> Json<Value> {
 }
 
 /// `GET /v1/workspaces`.
-pub async fn workspaces(State(st): State<AppState>) -> ApiResult<Json<Value>> {
+pub async fn workspaces(State(st): State<AppState>) -> ApiResult<Json<Vec<Workspace>>> {
     blocking(&st, |st| {
         let store = st.store();
         let all = store.reader()?.workspaces()?;
-        let out: ApiResult<Vec<Value>> = all.iter().map(|w| workspace_json(store, w)).collect();
-        Ok(Json(Value::Array(out?)))
+        let out = all
+            .iter()
+            .map(|w| Workspace::new(store, w))
+            .collect::<rewind::Result<Vec<_>>>()?;
+        Ok(Json(out))
     })
     .await
 }
@@ -43,10 +44,10 @@ pub async fn workspaces(State(st): State<AppState>) -> ApiResult<Json<Value>> {
 pub async fn workspace_get(
     State(st): State<AppState>,
     Path(ws): Path<u64>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Workspace>> {
     blocking(&st, move |st| {
         let w = workspace(st.store(), ws)?;
-        Ok(Json(workspace_json(st.store(), &w)?))
+        Ok(Json(Workspace::new(st.store(), &w)?))
     })
     .await
 }
@@ -108,7 +109,7 @@ pub async fn snapshots(
     State(st): State<AppState>,
     Path(ws): Path<u64>,
     RawQuery(q): RawQuery,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Vec<LogEntry>>> {
     let q = q.as_deref();
     let meta = super::query_meta(q)?;
     let path = paths::named_paths(&query_all(q, "path"), &query_all(q, "path_bytes"))?.pop();
@@ -126,23 +127,11 @@ pub async fn snapshots(
         let reader = store.reader()?;
         let tags = tags_by_id(store)?;
         let rows = rewind::history::log(store, &reader, w.id, &query)?;
-        let out: Vec<Value> = rows
+        let out: Vec<LogEntry> = rows
             .iter()
-            .map(|e| {
-                let mut o =
-                    snapshot_json(&e.id, &e.record, tags.get(&e.id).map_or(&[], Vec::as_slice));
-                o["restored"] = json!(e.restored);
-                if let Some(c) = &e.change {
-                    o["change"] = json!({
-                        "path": text(&c.path),
-                        "old_path": c.old_path.as_deref().map(text),
-                        "status": c.status.name(),
-                    });
-                }
-                o
-            })
+            .map(|e| LogEntry::new(e, tags.get(&e.id).map_or(&[], Vec::as_slice)))
             .collect();
-        Ok(Json(Value::Array(out)))
+        Ok(Json(out))
     })
     .await
 }
@@ -151,7 +140,7 @@ pub async fn snapshots(
 pub async fn show(
     State(st): State<AppState>,
     Path((ws, rev)): Path<(u64, String)>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<SnapshotShown>> {
     blocking(&st, move |st| {
         let store = st.store();
         let w = workspace(store, ws)?;
@@ -159,22 +148,8 @@ pub async fn show(
         let id = snapshot_id(store, &root, &rev)?;
         let rec = store.reader()?.snapshot(&id)?;
         let tags = tags_by_id(store)?;
-        let mut o = snapshot_json(&id, &rec, tags.get(&id).map_or(&[], Vec::as_slice));
-        o["skipped"] = json!(rec.skipped.len());
-        o["changes"] = match rec.parent {
-            Some(parent) => {
-                let d = rewind::diff(
-                    store,
-                    rewind::Rev::Snapshot(parent),
-                    rewind::Rev::Snapshot(id),
-                    None,
-                    &rewind::DiffRequest::default(),
-                )?;
-                Value::Array(d.changes.iter().map(super::change_json).collect())
-            }
-            None => Value::Null,
-        };
-        Ok(Json(o))
+        let shown = SnapshotShown::new(store, &id, &rec, tags.get(&id).map_or(&[], Vec::as_slice))?;
+        Ok(Json(shown))
     })
     .await
 }
@@ -407,40 +382,18 @@ pub async fn ops(
     State(st): State<AppState>,
     Path(ws): Path<u64>,
     RawQuery(q): RawQuery,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Vec<rewind::wire::Op>>> {
     let limit: usize = num(q.as_deref(), "limit")?.unwrap_or(50);
     blocking(&st, move |st| {
         let store = st.store();
         let w = workspace(store, ws)?;
-        let undone = rewind::undo::undone_ops(store, &w.path)?;
         // Bookkeeping rows fold into actions: read more than asked for.
         let rows = store
             .reader()?
             .ops(Some(&w.path), limit.saturating_mul(3).max(limit + 2))?;
-        let out: Vec<Value> = rewind::store::oplog::fold_actions(rows)
-            .into_iter()
-            .take(limit)
-            .map(|a| op_json(&a, w.id, undone.contains(&a.op.id)))
-            .collect();
-        Ok(Json(Value::Array(out)))
+        let mut actions = rewind::store::oplog::fold_actions(rows);
+        actions.truncate(limit);
+        Ok(Json(rewind::wire::Op::list(store, &actions)?))
     })
     .await
-}
-
-/// `Op`.
-pub(crate) fn op_json(a: &rewind::store::oplog::ActionRow, ws: u64, undone: bool) -> Value {
-    json!({
-        "id": a.op.id,
-        "kind": a.kind,
-        "target": a.target,
-        "workspace": ws,
-        "before": a.op.before.map(|i| i.hex()),
-        "after": a.op.after.map(|i| i.hex()),
-        "time_ns": a.op.time_ns,
-        "command": a.op.command.join(" "),
-        "actor": a.op.actor,
-        "reverses": a.op.reverses,
-        "changed_workspace": a.changed_workspace,
-        "undone": undone,
-    })
 }

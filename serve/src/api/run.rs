@@ -315,7 +315,7 @@ fn add_hunks(store: &rewind::Store, v: &mut Value) -> rewind::Result<()> {
                 },
             )?;
             for c in &d.changes {
-                let h = super::diff::hunks_of(&d, c)?;
+                let h = rewind::wire::change_hunks(&d, c)?;
                 by_path.insert(super::text(&c.path), json!(h));
             }
         }

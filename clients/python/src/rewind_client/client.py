@@ -194,7 +194,7 @@ class _Api:
         params: Dict[str, Any] = _drop_none({"from": from_, "to": to, **options})
         if paths:
             params["path"] = list(paths)
-        decode = (lambda r: r.text) if options.get("format") == "patch" else _json_of(m.Diff)
+        decode = (lambda r: r.text) if options.get("format") == "patch" else _json_of(m.Changes)
         return self._do(_Req("GET", f"/v1/workspaces/{ws}/diff", params=params, decode=decode))
 
     def runs(self, ws: int, from_: str, to: str):
@@ -208,7 +208,7 @@ class _Api:
         """`POST /v1/workspaces/{ws}/restore`."""
         body = {"rev": rev, "paths": list(paths), "hunks": list(hunks), **options}
         return self._do(_Req("POST", f"/v1/workspaces/{ws}/restore", json=body,
-                             decode=_json_of(m.Written)))
+                             decode=_json_of(m.Restore)))
 
     def revert(self, ws: int, from_: Optional[str] = None, to: Optional[str] = None,
                paths: Sequence[str] = (), hunks: Sequence[str] = (), **options: Any):
@@ -229,12 +229,12 @@ class _Api:
     def undo(self, ws: int):
         """`POST /v1/workspaces/{ws}/undo`."""
         return self._do(_Req("POST", f"/v1/workspaces/{ws}/undo", json={},
-                             decode=_json_of(m.Written)))
+                             decode=_json_of(m.Undo)))
 
     def redo(self, ws: int):
         """`POST /v1/workspaces/{ws}/redo`."""
         return self._do(_Req("POST", f"/v1/workspaces/{ws}/redo", json={},
-                             decode=_json_of(m.Written)))
+                             decode=_json_of(m.Undo)))
 
     def ops(self, ws: int, limit: Optional[int] = None):
         """`GET /v1/workspaces/{ws}/ops`: the operation log, newest first."""
@@ -274,7 +274,7 @@ class _Api:
         """`POST /v1/workspaces/{ws}/overlays`."""
         body = _drop_none({"name": name, "backend": backend, "rev": rev})
         return self._do(_Req("POST", f"/v1/workspaces/{ws}/overlays", json=body,
-                             decode=_json_of(m.Overlay)))
+                             decode=_json_of(m.OverlayCreated)))
 
     def overlay(self, ov: Any):
         """`GET /v1/overlays/{ov}` (id or name)."""
@@ -286,7 +286,7 @@ class _Api:
 
     def overlay_diff(self, ov: Any):
         """`GET /v1/overlays/{ov}/diff`: the pending changes with hunk ids."""
-        return self._do(_Req("GET", f"/v1/overlays/{_seg(ov)}/diff", decode=_json_of(m.Diff)))
+        return self._do(_Req("GET", f"/v1/overlays/{_seg(ov)}/diff", decode=_json_of(m.OverlayDiff)))
 
     def overlay_run(self, ov: Any, command: Sequence[str], **options: Any):
         """`POST /v1/overlays/{ov}/run`: a command inside the overlay."""
@@ -298,13 +298,13 @@ class _Api:
         body = _drop_none({"paths": list(paths), "hunks": list(hunks), "policy": policy,
                            "include_ignored": include_ignored})
         return self._do(_Req("POST", f"/v1/overlays/{_seg(ov)}/accept", json=body,
-                             decode=_json_of(m.Accepted)))
+                             decode=_json_of(m.OverlayAccept)))
 
     def reject(self, ov: Any, paths: Sequence[str] = (), hunks: Sequence[str] = ()):
         """`POST /v1/overlays/{ov}/reject`."""
         return self._do(_Req("POST", f"/v1/overlays/{_seg(ov)}/reject",
                              json={"paths": list(paths), "hunks": list(hunks)},
-                             decode=_json_of(m.Rejected)))
+                             decode=_json_of(m.OverlayReject)))
 
     def split(self, ov: Any, hunk: str):
         """`POST /v1/overlays/{ov}/split`: the parts of a hunk, each accepted on its own."""
@@ -329,7 +329,7 @@ class _Api:
         return self._do(_Req("PUT", f"/v1/artifacts/{_path(key)}", params=params,
                              content=bytes(data),
                              headers={"Content-Type": "application/octet-stream"},
-                             decode=_json_of(m.Artifact)))
+                             decode=_json_of(m.ArtifactStored)))
 
     def artifact_get(self, key: str):
         """`GET /v1/artifacts/{key}`: the bytes."""

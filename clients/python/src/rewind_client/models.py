@@ -22,44 +22,15 @@ def _decode(how, value):
 
 
 @dataclass
-class Accepted:
-    """`Accepted`."""
-
-    conflicts: List[Conflict] = field(metadata={"json": "conflicts"})
-    files: List[Any] = field(metadata={"json": "files"})
-    op: Optional[int] = field(metadata={"json": "op"})
-    overlay: int = field(metadata={"json": "overlay"})
-    after: Optional[str] = field(default=None, metadata={"json": "after"})
-    before: Optional[str] = field(default=None, metadata={"json": "before"})
-    ignored: Optional[List[str]] = field(default=None, metadata={"json": "ignored"})
-    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
-
-    _decoders = {'conflicts': ('list', 'Conflict')}
-
-    @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "Accepted":
-        """Builds a `Accepted` from its JSON object."""
-        kw = {}
-        for f in cls.__dataclass_fields__.values():
-            key = f.metadata.get("json")
-            if key is not None and key in d:
-                kw[f.name] = _decode(cls._decoders.get(key), d[key])
-            elif key is not None and f.default is not None and f.default_factory is None:
-                kw[f.name] = None
-        return cls(raw=d, **kw)
-
-
-@dataclass
 class Artifact:
-    """`Artifact`."""
+    """`Artifact`: One artifact (`artifact ls --json`'s row).."""
 
+    created: str = field(metadata={"json": "created"})
     created_ns: int = field(metadata={"json": "created_ns"})
     id: str = field(metadata={"json": "id"})
     key: str = field(metadata={"json": "key"})
     meta: Dict[str, str] = field(metadata={"json": "meta"})
     size: int = field(metadata={"json": "size"})
-    replaced: Optional[bool] = field(default=None, metadata={"json": "replaced"})
-    stored_bytes: Optional[int] = field(default=None, metadata={"json": "stored_bytes"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
 
     _decoders = {}
@@ -78,15 +49,46 @@ class Artifact:
 
 
 @dataclass
-class Change:
-    """`Change`."""
+class ArtifactStored:
+    """`ArtifactStored`: What putting an artifact stored (`artifact put --json`).."""
 
-    new: Optional[Dict[str, Any]] = field(metadata={"json": "new"})
-    old: Optional[Dict[str, Any]] = field(metadata={"json": "old"})
+    created: str = field(metadata={"json": "created"})
+    created_ns: int = field(metadata={"json": "created_ns"})
+    id: str = field(metadata={"json": "id"})
+    key: str = field(metadata={"json": "key"})
+    meta: Dict[str, str] = field(metadata={"json": "meta"})
+    new_chunks: int = field(metadata={"json": "new_chunks"})
+    replaced: bool = field(metadata={"json": "replaced"})
+    size: int = field(metadata={"json": "size"})
+    stored_bytes: int = field(metadata={"json": "stored_bytes"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "ArtifactStored":
+        """Builds a `ArtifactStored` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class Change:
+    """`Change`: A changed path (`diff --json`'s file, `status --json`'s change).."""
+
+    new: Optional[Side] = field(metadata={"json": "new"})
+    old: Optional[Side] = field(metadata={"json": "old"})
     path: str = field(metadata={"json": "path"})
     status: str = field(metadata={"json": "status"})
     binary: Optional[bool] = field(default=None, metadata={"json": "binary"})
     deletions: Optional[int] = field(default=None, metadata={"json": "deletions"})
+    diff_timed_out: Optional[bool] = field(default=None, metadata={"json": "diff_timed_out"})
     hunks: Optional[List[Hunk]] = field(default=None, metadata={"json": "hunks"})
     insertions: Optional[int] = field(default=None, metadata={"json": "insertions"})
     old_path: Optional[str] = field(default=None, metadata={"json": "old_path"})
@@ -94,7 +96,7 @@ class Change:
     path_bytes: Optional[str] = field(default=None, metadata={"json": "path_bytes"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
 
-    _decoders = {'hunks': ('list', 'Hunk')}
+    _decoders = {'new': ('one', 'Side'), 'old': ('one', 'Side'), 'hunks': ('list', 'Hunk')}
 
     @classmethod
     def from_json(cls, d: Dict[str, Any]) -> "Change":
@@ -110,19 +112,21 @@ class Change:
 
 
 @dataclass
-class Conflict:
-    """`Conflict`."""
+class Changes:
+    """`Changes`: The changes between two points (`diff --json`).."""
 
-    path: str = field(metadata={"json": "path"})
-    regions: int = field(metadata={"json": "regions"})
-    why: str = field(metadata={"json": "why"})
+    files: List[Change] = field(metadata={"json": "files"})
+    new: str = field(metadata={"json": "new"})
+    old: str = field(metadata={"json": "old"})
+    totals: Totals = field(metadata={"json": "totals"})
+    patch: Optional[str] = field(default=None, metadata={"json": "patch"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
 
-    _decoders = {}
+    _decoders = {'files': ('list', 'Change'), 'totals': ('one', 'Totals')}
 
     @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "Conflict":
-        """Builds a `Conflict` from its JSON object."""
+    def from_json(cls, d: Dict[str, Any]) -> "Changes":
+        """Builds a `Changes` from its JSON object."""
         kw = {}
         for f in cls.__dataclass_fields__.values():
             key = f.metadata.get("json")
@@ -148,33 +152,6 @@ class Contract:
     @classmethod
     def from_json(cls, d: Dict[str, Any]) -> "Contract":
         """Builds a `Contract` from its JSON object."""
-        kw = {}
-        for f in cls.__dataclass_fields__.values():
-            key = f.metadata.get("json")
-            if key is not None and key in d:
-                kw[f.name] = _decode(cls._decoders.get(key), d[key])
-            elif key is not None and f.default is not None and f.default_factory is None:
-                kw[f.name] = None
-        return cls(raw=d, **kw)
-
-
-@dataclass
-class Diff:
-    """`Diff`."""
-
-    files: List[Change] = field(metadata={"json": "files"})
-    from_: str = field(metadata={"json": "from"})
-    to: str = field(metadata={"json": "to"})
-    totals: Dict[str, Any] = field(metadata={"json": "totals"})
-    ignored: Optional[List[str]] = field(default=None, metadata={"json": "ignored"})
-    overlay: Optional[int] = field(default=None, metadata={"json": "overlay"})
-    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
-
-    _decoders = {'files': ('list', 'Change')}
-
-    @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "Diff":
-        """Builds a `Diff` from its JSON object."""
         kw = {}
         for f in cls.__dataclass_fields__.values():
             key = f.metadata.get("json")
@@ -548,28 +525,31 @@ accept and reject take these ids).."""
 
 @dataclass
 class LogEntry:
-    """`LogEntry`: A snapshot as the log lists it: the snapshot, whether it was restored from, and the change to the path the log was asked about.."""
+    """`LogEntry`: A row of the log (`log --json`, the API's snapshot list).."""
 
     bytes: int = field(metadata={"json": "bytes"})
     dirs: int = field(metadata={"json": "dirs"})
     files: int = field(metadata={"json": "files"})
     id: str = field(metadata={"json": "id"})
+    ignore_globs: List[str] = field(metadata={"json": "ignore_globs"})
+    max_file_size: Optional[int] = field(metadata={"json": "max_file_size"})
     message: str = field(metadata={"json": "message"})
     meta: Dict[str, str] = field(metadata={"json": "meta"})
     parent: Optional[str] = field(metadata={"json": "parent"})
+    restored: bool = field(metadata={"json": "restored"})
     root: str = field(metadata={"json": "root"})
     short_id: str = field(metadata={"json": "short_id"})
+    skipped: List[Skipped] = field(metadata={"json": "skipped"})
     symlinks: int = field(metadata={"json": "symlinks"})
     tags: List[str] = field(metadata={"json": "tags"})
     time: str = field(metadata={"json": "time"})
     time_ns: int = field(metadata={"json": "time_ns"})
     workspace: str = field(metadata={"json": "workspace"})
     workspace_id: int = field(metadata={"json": "workspace_id"})
-    change: Optional[Dict[str, Any]] = field(default=None, metadata={"json": "change"})
-    restored: Optional[bool] = field(default=None, metadata={"json": "restored"})
+    change: Optional[PathChange] = field(default=None, metadata={"json": "change"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
 
-    _decoders = {}
+    _decoders = {'skipped': ('list', 'Skipped'), 'change': ('one', 'PathChange')}
 
     @classmethod
     def from_json(cls, d: Dict[str, Any]) -> "LogEntry":
@@ -586,19 +566,23 @@ class LogEntry:
 
 @dataclass
 class Op:
-    """`Op`."""
+    """`Op`: One action of the operation log (`op log --json`'s row).."""
 
+    actor: Optional[str] = field(metadata={"json": "actor"})
     after: Optional[str] = field(metadata={"json": "after"})
     before: Optional[str] = field(metadata={"json": "before"})
     changed_workspace: bool = field(metadata={"json": "changed_workspace"})
-    command: str = field(metadata={"json": "command"})
+    command: List[str] = field(metadata={"json": "command"})
+    folded: List[int] = field(metadata={"json": "folded"})
     id: int = field(metadata={"json": "id"})
     kind: str = field(metadata={"json": "kind"})
+    reverses: Optional[int] = field(metadata={"json": "reverses"})
+    target: Optional[str] = field(metadata={"json": "target"})
+    time: str = field(metadata={"json": "time"})
     time_ns: int = field(metadata={"json": "time_ns"})
     undone: bool = field(metadata={"json": "undone"})
-    workspace: int = field(metadata={"json": "workspace"})
-    reverses: Optional[int] = field(default=None, metadata={"json": "reverses"})
-    target: Optional[str] = field(default=None, metadata={"json": "target"})
+    workspace: str = field(metadata={"json": "workspace"})
+    workspace_id: Optional[int] = field(metadata={"json": "workspace_id"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
 
     _decoders = {}
@@ -617,21 +601,30 @@ class Op:
 
 
 @dataclass
-class Outcome:
-    """`Outcome`."""
+class Overlay:
+    """`Overlay`: One overlay (`overlay list --json`'s row).."""
 
-    action: str = field(metadata={"json": "action"})
-    path: str = field(metadata={"json": "path"})
-    conflicts: Optional[int] = field(default=None, metadata={"json": "conflicts"})
-    merged: Optional[bool] = field(default=None, metadata={"json": "merged"})
-    old_path: Optional[str] = field(default=None, metadata={"json": "old_path"})
+    backend: str = field(metadata={"json": "backend"})
+    base: str = field(metadata={"json": "base"})
+    created: str = field(metadata={"json": "created"})
+    created_ns: int = field(metadata={"json": "created_ns"})
+    id: int = field(metadata={"json": "id"})
+    ignored: List[str] = field(metadata={"json": "ignored"})
+    name: Optional[str] = field(metadata={"json": "name"})
+    path: Optional[str] = field(metadata={"json": "path"})
+    pending: Optional[int] = field(metadata={"json": "pending"})
+    running: bool = field(metadata={"json": "running"})
+    state: Optional[str] = field(metadata={"json": "state"})
+    workspace: str = field(metadata={"json": "workspace"})
+    workspace_id: Optional[int] = field(metadata={"json": "workspace_id"})
+    ignored_bytes: Optional[List[Optional[str]]] = field(default=None, metadata={"json": "ignored_bytes"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
 
     _decoders = {}
 
     @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "Outcome":
-        """Builds a `Outcome` from its JSON object."""
+    def from_json(cls, d: Dict[str, Any]) -> "Overlay":
+        """Builds a `Overlay` from its JSON object."""
         kw = {}
         for f in cls.__dataclass_fields__.values():
             key = f.metadata.get("json")
@@ -643,30 +636,27 @@ class Outcome:
 
 
 @dataclass
-class Overlay:
-    """`Overlay`."""
+class OverlayAccept:
+    """`OverlayAccept`: What accepting (some of) an overlay's changes did to the workspace.."""
 
-    backend: str = field(metadata={"json": "backend"})
-    base: str = field(metadata={"json": "base"})
-    created_ns: int = field(metadata={"json": "created_ns"})
-    id: int = field(metadata={"json": "id"})
+    after: Optional[str] = field(metadata={"json": "after"})
+    before: Optional[str] = field(metadata={"json": "before"})
+    conflicts: List[OverlayConflict] = field(metadata={"json": "conflicts"})
+    files: List[EditedFile] = field(metadata={"json": "files"})
     ignored: List[str] = field(metadata={"json": "ignored"})
-    name: Optional[str] = field(metadata={"json": "name"})
-    path: Optional[str] = field(metadata={"json": "path"})
-    pending: Optional[int] = field(metadata={"json": "pending"})
-    running: bool = field(metadata={"json": "running"})
-    state: Optional[str] = field(metadata={"json": "state"})
-    workspace: Optional[int] = field(metadata={"json": "workspace"})
-    workspace_path: str = field(metadata={"json": "workspace_path"})
-    fallback: Optional[str] = field(default=None, metadata={"json": "fallback"})
-    files_copied: Optional[int] = field(default=None, metadata={"json": "files_copied"})
+    ignored_copied: List[str] = field(metadata={"json": "ignored_copied"})
+    ignored_files: int = field(metadata={"json": "ignored_files"})
+    op: Optional[int] = field(metadata={"json": "op"})
+    overlay: int = field(metadata={"json": "overlay"})
+    ignored_bytes: Optional[List[Optional[str]]] = field(default=None, metadata={"json": "ignored_bytes"})
+    ignored_copied_bytes: Optional[List[Optional[str]]] = field(default=None, metadata={"json": "ignored_copied_bytes"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
 
-    _decoders = {}
+    _decoders = {'conflicts': ('list', 'OverlayConflict'), 'files': ('list', 'EditedFile')}
 
     @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "Overlay":
-        """Builds a `Overlay` from its JSON object."""
+    def from_json(cls, d: Dict[str, Any]) -> "OverlayAccept":
+        """Builds a `OverlayAccept` from its JSON object."""
         kw = {}
         for f in cls.__dataclass_fields__.values():
             key = f.metadata.get("json")
@@ -692,6 +682,99 @@ class OverlayConflict:
     @classmethod
     def from_json(cls, d: Dict[str, Any]) -> "OverlayConflict":
         """Builds a `OverlayConflict` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class OverlayCreated:
+    """`OverlayCreated`: What creating an overlay made: the overlay, and how.."""
+
+    backend: str = field(metadata={"json": "backend"})
+    base: str = field(metadata={"json": "base"})
+    created: str = field(metadata={"json": "created"})
+    created_ns: int = field(metadata={"json": "created_ns"})
+    fallback: Optional[str] = field(metadata={"json": "fallback"})
+    files_copied: int = field(metadata={"json": "files_copied"})
+    id: int = field(metadata={"json": "id"})
+    ignored: List[str] = field(metadata={"json": "ignored"})
+    name: Optional[str] = field(metadata={"json": "name"})
+    path: Optional[str] = field(metadata={"json": "path"})
+    pending: Optional[int] = field(metadata={"json": "pending"})
+    running: bool = field(metadata={"json": "running"})
+    seconds: float = field(metadata={"json": "seconds"})
+    state: Optional[str] = field(metadata={"json": "state"})
+    workspace: str = field(metadata={"json": "workspace"})
+    workspace_id: Optional[int] = field(metadata={"json": "workspace_id"})
+    ignored_bytes: Optional[List[Optional[str]]] = field(default=None, metadata={"json": "ignored_bytes"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "OverlayCreated":
+        """Builds a `OverlayCreated` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class OverlayDiff:
+    """`OverlayDiff`: An overlay's pending changes, each text change with hunk ids that accept and reject take.."""
+
+    files: List[Change] = field(metadata={"json": "files"})
+    ignored: List[str] = field(metadata={"json": "ignored"})
+    new: str = field(metadata={"json": "new"})
+    old: str = field(metadata={"json": "old"})
+    overlay: int = field(metadata={"json": "overlay"})
+    totals: Totals = field(metadata={"json": "totals"})
+    ignored_bytes: Optional[List[Optional[str]]] = field(default=None, metadata={"json": "ignored_bytes"})
+    patch: Optional[str] = field(default=None, metadata={"json": "patch"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {'files': ('list', 'Change'), 'totals': ('one', 'Totals')}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "OverlayDiff":
+        """Builds a `OverlayDiff` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class OverlayReject:
+    """`OverlayReject`: What rejecting (some of) an overlay's changes did: those paths are back at the base inside
+the overlay; the workspace is untouched.."""
+
+    op: Optional[int] = field(metadata={"json": "op"})
+    overlay: int = field(metadata={"json": "overlay"})
+    rejected: List[str] = field(metadata={"json": "rejected"})
+    rejected_bytes: Optional[List[Optional[str]]] = field(default=None, metadata={"json": "rejected_bytes"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "OverlayReject":
+        """Builds a `OverlayReject` from its JSON object."""
         kw = {}
         for f in cls.__dataclass_fields__.values():
             key = f.metadata.get("json")
@@ -800,6 +883,58 @@ class OverlaySnapshot:
 
 
 @dataclass
+class PathChange:
+    """`PathChange`: How the path a log was asked about changed in one snapshot.."""
+
+    path: str = field(metadata={"json": "path"})
+    status: str = field(metadata={"json": "status"})
+    old_path: Optional[str] = field(default=None, metadata={"json": "old_path"})
+    old_path_bytes: Optional[str] = field(default=None, metadata={"json": "old_path_bytes"})
+    path_bytes: Optional[str] = field(default=None, metadata={"json": "path_bytes"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "PathChange":
+        """Builds a `PathChange` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class PlanEntry:
+    """`PlanEntry`: One path a restore writes or removes (`restore --json`'s plan row).."""
+
+    action: str = field(metadata={"json": "action"})
+    kind: str = field(metadata={"json": "kind"})
+    path: str = field(metadata={"json": "path"})
+    status: str = field(metadata={"json": "status"})
+    path_bytes: Optional[str] = field(default=None, metadata={"json": "path_bytes"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "PlanEntry":
+        """Builds a `PlanEntry` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
 class RangeRunChanges:
     """`RangeRunChanges`: One unit's part of the change.."""
 
@@ -876,19 +1011,34 @@ class RangeUnit:
 
 
 @dataclass
-class Rejected:
-    """`Rejected`."""
+class Restore:
+    """`Restore`: What a restore did, or with `dry_run` would do (`restore --json`).."""
 
+    after: Optional[str] = field(metadata={"json": "after"})
+    before: Optional[str] = field(metadata={"json": "before"})
+    bytes_written: int = field(metadata={"json": "bytes_written"})
+    creates: int = field(metadata={"json": "creates"})
+    deleted: int = field(metadata={"json": "deleted"})
+    deletes: int = field(metadata={"json": "deletes"})
+    dry_run: bool = field(metadata={"json": "dry_run"})
+    edited: List[EditedFile] = field(metadata={"json": "edited"})
+    kept: List[str] = field(metadata={"json": "kept"})
     op: Optional[int] = field(metadata={"json": "op"})
-    overlay: int = field(metadata={"json": "overlay"})
-    paths: List[str] = field(metadata={"json": "paths"})
+    overwrites: int = field(metadata={"json": "overwrites"})
+    plan: List[PlanEntry] = field(metadata={"json": "plan"})
+    seconds: float = field(metadata={"json": "seconds"})
+    symlinks_written: int = field(metadata={"json": "symlinks_written"})
+    target: str = field(metadata={"json": "target"})
+    workspace: str = field(metadata={"json": "workspace"})
+    written: int = field(metadata={"json": "written"})
+    kept_bytes: Optional[List[Optional[str]]] = field(default=None, metadata={"json": "kept_bytes"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
 
-    _decoders = {}
+    _decoders = {'edited': ('list', 'EditedFile'), 'plan': ('list', 'PlanEntry')}
 
     @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "Rejected":
-        """Builds a `Rejected` from its JSON object."""
+    def from_json(cls, d: Dict[str, Any]) -> "Restore":
+        """Builds a `Restore` from its JSON object."""
         kw = {}
         for f in cls.__dataclass_fields__.values():
             key = f.metadata.get("json")
@@ -1117,6 +1267,56 @@ class Session:
 
 
 @dataclass
+class Side:
+    """`Side`: One side of a change (`diff --json`'s `old` and `new`).."""
+
+    id: str = field(metadata={"json": "id"})
+    kind: str = field(metadata={"json": "kind"})
+    mode: str = field(metadata={"json": "mode"})
+    size: int = field(metadata={"json": "size"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "Side":
+        """Builds a `Side` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class Skipped:
+    """`Skipped`: A path a scan passed over or warned about (too large, unreadable, a special file...).."""
+
+    detail: str = field(metadata={"json": "detail"})
+    path: str = field(metadata={"json": "path"})
+    reason: str = field(metadata={"json": "reason"})
+    path_bytes: Optional[str] = field(default=None, metadata={"json": "path_bytes"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "Skipped":
+        """Builds a `Skipped` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
 class Snapshot:
     """`Snapshot`: One snapshot (`log --json`'s row, `show --json` without the scan settings).."""
 
@@ -1154,28 +1354,30 @@ class Snapshot:
 
 @dataclass
 class SnapshotShown:
-    """`SnapshotShown`: A snapshot with what it skipped and what changed since its parent.."""
+    """`SnapshotShown`: One snapshot and what changed since its parent (`show --json`).."""
 
     bytes: int = field(metadata={"json": "bytes"})
+    changes: Optional[List[Change]] = field(metadata={"json": "changes"})
     dirs: int = field(metadata={"json": "dirs"})
     files: int = field(metadata={"json": "files"})
     id: str = field(metadata={"json": "id"})
+    ignore_globs: List[str] = field(metadata={"json": "ignore_globs"})
+    max_file_size: Optional[int] = field(metadata={"json": "max_file_size"})
     message: str = field(metadata={"json": "message"})
     meta: Dict[str, str] = field(metadata={"json": "meta"})
     parent: Optional[str] = field(metadata={"json": "parent"})
     root: str = field(metadata={"json": "root"})
     short_id: str = field(metadata={"json": "short_id"})
+    skipped: List[Skipped] = field(metadata={"json": "skipped"})
     symlinks: int = field(metadata={"json": "symlinks"})
     tags: List[str] = field(metadata={"json": "tags"})
     time: str = field(metadata={"json": "time"})
     time_ns: int = field(metadata={"json": "time_ns"})
     workspace: str = field(metadata={"json": "workspace"})
     workspace_id: int = field(metadata={"json": "workspace_id"})
-    changes: Optional[List[Any]] = field(default=None, metadata={"json": "changes"})
-    skipped: Optional[int] = field(default=None, metadata={"json": "skipped"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
 
-    _decoders = {}
+    _decoders = {'changes': ('list', 'Change'), 'skipped': ('list', 'Skipped')}
 
     @classmethod
     def from_json(cls, d: Dict[str, Any]) -> "SnapshotShown":
@@ -1217,14 +1419,16 @@ class Split:
 
 @dataclass
 class Status:
-    """`Status`."""
+    """`Status`: What changed in a workspace since its last snapshot (`status --json`).."""
 
     base: str = field(metadata={"json": "base"})
     changes: List[Change] = field(metadata={"json": "changes"})
     clean: bool = field(metadata={"json": "clean"})
+    skipped: List[Skipped] = field(metadata={"json": "skipped"})
+    workspace: str = field(metadata={"json": "workspace"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
 
-    _decoders = {'changes': ('list', 'Change')}
+    _decoders = {'changes': ('list', 'Change'), 'skipped': ('list', 'Skipped')}
 
     @classmethod
     def from_json(cls, d: Dict[str, Any]) -> "Status":
@@ -1264,6 +1468,30 @@ class Taken:
 
 
 @dataclass
+class Totals:
+    """`Totals`: Totals over a diff's files.."""
+
+    deletions: int = field(metadata={"json": "deletions"})
+    files_changed: int = field(metadata={"json": "files_changed"})
+    insertions: int = field(metadata={"json": "insertions"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "Totals":
+        """Builds a `Totals` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
 class Tree:
     """`Tree`."""
 
@@ -1288,14 +1516,67 @@ class Tree:
 
 
 @dataclass
+class Undo:
+    """`Undo`: What an undo or redo did.."""
+
+    after: Optional[str] = field(metadata={"json": "after"})
+    before: Optional[str] = field(metadata={"json": "before"})
+    deleted: int = field(metadata={"json": "deleted"})
+    op: Optional[int] = field(metadata={"json": "op"})
+    plan: List[PlanEntry] = field(metadata={"json": "plan"})
+    redo: bool = field(metadata={"json": "redo"})
+    undone: UndoneOp = field(metadata={"json": "undone"})
+    written: int = field(metadata={"json": "written"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {'plan': ('list', 'PlanEntry'), 'undone': ('one', 'UndoneOp')}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "Undo":
+        """Builds a `Undo` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class UndoneOp:
+    """`UndoneOp`: The operation an undo or redo took back.."""
+
+    id: int = field(metadata={"json": "id"})
+    kind: str = field(metadata={"json": "kind"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "UndoneOp":
+        """Builds a `UndoneOp` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
 class Workspace:
-    """`Workspace`."""
+    """`Workspace`: One workspace (the API's workspace object).."""
 
     created_ns: int = field(metadata={"json": "created_ns"})
     head: Optional[str] = field(metadata={"json": "head"})
     id: int = field(metadata={"json": "id"})
     path: str = field(metadata={"json": "path"})
     snapshots: int = field(metadata={"json": "snapshots"})
+    path_bytes: Optional[str] = field(default=None, metadata={"json": "path_bytes"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
 
     _decoders = {}
@@ -1346,12 +1627,11 @@ class Written:
 
 
 _CLASSES = {
-    "Accepted": Accepted,
     "Artifact": Artifact,
+    "ArtifactStored": ArtifactStored,
     "Change": Change,
-    "Conflict": Conflict,
+    "Changes": Changes,
     "Contract": Contract,
-    "Diff": Diff,
     "EditedFile": EditedFile,
     "Entry": Entry,
     "Error": Error,
@@ -1368,17 +1648,22 @@ _CLASSES = {
     "Hunk": Hunk,
     "LogEntry": LogEntry,
     "Op": Op,
-    "Outcome": Outcome,
     "Overlay": Overlay,
+    "OverlayAccept": OverlayAccept,
     "OverlayConflict": OverlayConflict,
+    "OverlayCreated": OverlayCreated,
+    "OverlayDiff": OverlayDiff,
+    "OverlayReject": OverlayReject,
     "OverlayRunChanges": OverlayRunChanges,
     "OverlayRunFile": OverlayRunFile,
     "OverlayRuns": OverlayRuns,
     "OverlaySnapshot": OverlaySnapshot,
+    "PathChange": PathChange,
+    "PlanEntry": PlanEntry,
     "RangeRunChanges": RangeRunChanges,
     "RangeRuns": RangeRuns,
     "RangeUnit": RangeUnit,
-    "Rejected": Rejected,
+    "Restore": Restore,
     "Revert": Revert,
     "RunDiff": RunDiff,
     "RunFile": RunFile,
@@ -1386,12 +1671,17 @@ _CLASSES = {
     "RunStarted": RunStarted,
     "RunState": RunState,
     "Session": Session,
+    "Side": Side,
+    "Skipped": Skipped,
     "Snapshot": Snapshot,
     "SnapshotShown": SnapshotShown,
     "Split": Split,
     "Status": Status,
     "Taken": Taken,
+    "Totals": Totals,
     "Tree": Tree,
+    "Undo": Undo,
+    "UndoneOp": UndoneOp,
     "Workspace": Workspace,
     "Written": Written,
 }

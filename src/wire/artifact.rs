@@ -1,0 +1,66 @@
+//! Artifacts: named blobs in the store (`artifact ls --json`'s rows, what a put stored).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::time_text;
+use crate::artifact::{ArtifactRecord, PutReport};
+
+/// One artifact (`artifact ls --json`'s row).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Artifact {
+    /// Its key.
+    pub key: String,
+    /// Its content's blob id (hex).
+    pub id: String,
+    /// Content length in bytes.
+    pub size: u64,
+    /// When it was put (RFC 3339, UTC).
+    pub created: String,
+    /// When it was put, nanoseconds since the Unix epoch.
+    pub created_ns: i64,
+    /// Its metadata (key=value).
+    pub meta: BTreeMap<String, String>,
+}
+
+impl Artifact {
+    /// The artifact `key` with record `r`.
+    pub fn new(key: &str, r: &ArtifactRecord) -> Self {
+        Artifact {
+            key: key.to_string(),
+            id: r.blob.hex(),
+            size: r.size,
+            created: time_text(r.created_ns),
+            created_ns: r.created_ns,
+            meta: r.meta.iter().cloned().collect(),
+        }
+    }
+}
+
+/// What putting an artifact stored (`artifact put --json`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ArtifactStored {
+    /// The artifact.
+    #[serde(flatten)]
+    pub artifact: Artifact,
+    /// Whether an artifact under the key was replaced.
+    pub replaced: bool,
+    /// Encoded bytes added to the store (0 when the content was there already).
+    pub stored_bytes: u64,
+    /// Chunks new to the store.
+    pub new_chunks: u64,
+}
+
+impl From<&PutReport> for ArtifactStored {
+    fn from(r: &PutReport) -> Self {
+        ArtifactStored {
+            artifact: Artifact::new(&r.key, &r.record),
+            replaced: r.replaced,
+            stored_bytes: r.stored_bytes,
+            new_chunks: r.new_chunks,
+        }
+    }
+}
