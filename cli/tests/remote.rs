@@ -1046,6 +1046,7 @@ fn pulled_objects_are_reference_counted() {
     );
     let v = r.json(&b_store, &dest, &["verify", "--full"]);
     assert_eq!(v["ok"], true, "after restore --remote: {v}");
+    assert_eq!(v["refcounts_checked"], true, "after restore --remote: {v}");
 
     let c_store = e.tmp.path().join("storeC");
     r.ok(&c_store, &dest, &["remote", "add", "origin", &r.url]);
@@ -1053,4 +1054,5 @@ fn pulled_objects_are_reference_counted() {
     assert_eq!(pulled["snapshots_received"], 2, "{pulled}");
     let v = r.json(&c_store, &dest, &["verify", "--full"]);
     assert_eq!(v["ok"], true, "after pull: {v}");
+    assert_eq!(v["refcounts_checked"], true, "after pull: {v}");
 }

@@ -53,6 +53,9 @@ pub struct Verify {
     pub damaged_snapshots: Vec<String>,
     /// Tables of the store's database whose listing stopped at a damaged page.
     pub damaged_tables: Vec<String>,
+    /// Whether the reference counts were compared with a full count (`--full`; not while
+    /// they are stale: the next collection counts everything again).
+    pub refcounts_checked: bool,
 }
 
 impl Verify {
@@ -69,6 +72,7 @@ impl Verify {
             problems: r.problems.iter().map(VerifyProblem::from).collect(),
             damaged_snapshots: r.damaged_snapshots.iter().map(|i| i.hex()).collect(),
             damaged_tables: r.damaged_tables.clone(),
+            refcounts_checked: r.refcounts_checked,
         }
     }
 }
