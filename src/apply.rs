@@ -13,8 +13,8 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 use crate::error::{Error, IoContext, Remedy, Result};
-use crate::fs::{BadPath, Beneath, Lstats, RelPath};
-use crate::fs::{display, join_rel};
+use crate::files::{BadPath, Beneath, Lstats, RelPath};
+use crate::files::{display, join_rel};
 use crate::id::Id;
 use crate::patch::{
     ApplyError, ApplyOptions, FilePatch, HunkReport, MergeLabels, MergeOutcome, PatchSet,
@@ -414,7 +414,7 @@ pub(crate) fn write_with_op(
             kind: kind.to_string(),
             key,
             before,
-            started_ns: crate::fs::now_ns(),
+            started_ns: crate::files::now_ns(),
             writes: plan.iter().filter_map(|p| p.write.clone()).collect(),
             removes: plan.iter().flat_map(|p| p.remove.iter().cloned()).collect(),
         },
@@ -765,7 +765,7 @@ fn gnu_best_name<'a>(old: &'a [u8], new: &'a [u8]) -> &'a [u8] {
     let key = |p: &[u8]| {
         (
             p.split(|&b| b == b'/').count(),
-            crate::fs::split_parent(p).1.len(),
+            crate::files::split_parent(p).1.len(),
             p.len(),
         )
     };
@@ -1160,11 +1160,11 @@ fn write_plan(root: &Path, plan: &[Planned]) -> Result<()> {
 
 /// Removes directories left empty by a deletion, up to (not including) the root, as git does.
 fn remove_empty_parents(dirs: &Beneath, rel: &[u8]) {
-    let mut dir = crate::fs::split_parent(rel).0;
+    let mut dir = crate::files::split_parent(rel).0;
     while !dir.is_empty() {
-        if dirs.remove_dir(dir).ok() != Some(crate::fs::DirRemoval::Removed) {
+        if dirs.remove_dir(dir).ok() != Some(crate::files::DirRemoval::Removed) {
             break;
         }
-        dir = crate::fs::split_parent(dir).0;
+        dir = crate::files::split_parent(dir).0;
     }
 }

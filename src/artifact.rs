@@ -12,13 +12,13 @@ pub use crate::store::artifact::{ArtifactRecord, MAX_KEY_LEN, PutReport, validat
 
 /// Checks the key of a new artifact, for every caller alike (the CLI, the HTTP API, runs):
 /// [`validate_key`], and no empty, `.` or `..` component, not absolute, the rule
-/// [`crate::fs::RelPath`] states and tag names follow too. Keys are names, not paths, but
+/// [`crate::files::RelPath`] states and tag names follow too. Keys are names, not paths, but
 /// clients map them to files (`artifact get -o`, a scratch directory), so no new key may climb
 /// out of a directory. Existing keys are not re-checked: [`get`] and [`remove`] take any key
 /// [`validate_key`] accepts, so one stored before this rule can still be read and removed.
 pub fn check_key(key: &str) -> Result<()> {
     validate_key(key)?;
-    crate::fs::RelPath::new(key.as_bytes())
+    crate::files::RelPath::new(key.as_bytes())
         .map(|_| ())
         .map_err(|why| Error::InvalidArtifactKey(key.escape_debug().to_string(), why.to_string()))
 }

@@ -18,7 +18,7 @@ use rustc_hash::FxHashMap;
 
 use crate::diff::text::split_lines;
 use crate::error::{Error, Result};
-use crate::fs::RelPath;
+use crate::files::RelPath;
 use crate::id::Id;
 use crate::patch::linediff::changed_lines;
 use crate::store::snapshot::SnapshotRecord;
@@ -99,7 +99,7 @@ pub fn blame(
                 .find(reader, &record.root, path.as_bytes())?
                 .filter(|e| e.kind != Kind::Dir)
                 .ok_or_else(|| Error::PathNotInSnapshot {
-                    path: crate::fs::display(path.as_bytes()),
+                    path: crate::files::display(path.as_bytes()),
                     snapshot: rev.short(),
                 })?;
             // Rows older than the blamed snapshot: from its place in the log, or, for a snapshot
@@ -277,7 +277,7 @@ fn read_live(root: &Path, path: &RelPath) -> Result<Vec<u8>> {
         return Ok(target.as_os_str().as_bytes().to_vec());
     }
     if meta.is_dir() {
-        return Err(Error::IsADirectory(crate::fs::display(path.as_bytes())));
+        return Err(Error::IsADirectory(crate::files::display(path.as_bytes())));
     }
     std::fs::read(&full).map_err(|e| Error::io(&full, e))
 }

@@ -14,7 +14,7 @@
 //!
 //! Eviction costs what it frees: the oldest unprotected snapshots are forgotten one at a time
 //! in one transaction, each releasing its root tree's reference count, and what falls to zero
-//! is deleted, cascading ([`crate::gc::drain`], see the store's reference counts), until the
+//! is deleted, cascading (`gc::drain`, see the store's reference counts), until the
 //! bytes freed cover the excess; the segments that lost bytes are then deleted when dead or
 //! repacked when sparse, and the transaction commits once. A process killed at any point
 //! leaves the store as it was or with those snapshots forgotten and collected. Only when

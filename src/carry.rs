@@ -18,7 +18,7 @@ use std::path::Path;
 use crate::apply::{FileOutcome, Planned, fail, read_current};
 use crate::compare::{DiffRequest, Rev, diff};
 use crate::error::Result;
-use crate::fs::RelPath;
+use crate::files::RelPath;
 use crate::id::Id;
 use crate::patch::{MergeLabels, MergeOutcome, merge3};
 use crate::store::Store;
@@ -262,7 +262,7 @@ fn plan_rename(
             src.to_vec(),
             format!(
                 "moved to {} on the other side, but gone from the workspace: cannot follow the rename",
-                crate::fs::display(dst)
+                crate::files::display(dst)
             ),
         )));
     };
@@ -271,7 +271,7 @@ fn plan_rename(
             dst.to_vec(),
             format!(
                 "{} moves here, but the workspace has a file here already",
-                crate::fs::display(src)
+                crate::files::display(src)
             ),
         )));
     }

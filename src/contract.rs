@@ -239,11 +239,11 @@ impl Checker {
 
 /// The paths to put back so that every violation is undone (renames bring both sides),
 /// sorted and without duplicates.
-pub fn revert_paths(violations: &[Violation]) -> Vec<crate::fs::RelPath> {
-    let mut out: Vec<crate::fs::RelPath> = violations
+pub fn revert_paths(violations: &[Violation]) -> Vec<crate::files::RelPath> {
+    let mut out: Vec<crate::files::RelPath> = violations
         .iter()
         .flat_map(|v| v.revert_paths.iter().cloned())
-        .map(crate::fs::RelPath::trusted)
+        .map(crate::files::RelPath::trusted)
         .collect();
     out.sort();
     out.dedup();
@@ -325,7 +325,7 @@ mod tests {
         assert_eq!(
             revert_paths(&v)
                 .into_iter()
-                .map(crate::fs::RelPath::into_bytes)
+                .map(crate::files::RelPath::into_bytes)
                 .collect::<Vec<_>>(),
             [
                 b"secret/k".to_vec(),

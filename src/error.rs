@@ -231,7 +231,7 @@ pub enum Error {
     #[error("{0}")]
     Invalid(String),
 
-    /// A workspace-relative path (or a tree entry name) breaks [`crate::fs::RelPath`]'s rules.
+    /// A workspace-relative path (or a tree entry name) breaks [`crate::files::RelPath`]'s rules.
     #[error("invalid path '{path}': {why}")]
     BadPath {
         /// The path, as given (lossy for non-UTF-8 bytes).
@@ -1232,7 +1232,7 @@ from_redb!(
 );
 
 /// Why bytes are not a tree entry name or a workspace-relative path (see
-/// [`crate::fs::RelPath`]). Defined here, below the `fs` layer, so [`Error`] can carry it.
+/// [`crate::files::RelPath`]). Defined here, below the `files` layer, so [`Error`] can carry it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum BadPath {
     /// Nothing at all: a name, or a path where the workspace root is not allowed.

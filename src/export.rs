@@ -9,7 +9,7 @@ use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
 
 use crate::error::{Error, Result};
-use crate::fs::RelPath;
+use crate::files::RelPath;
 use crate::id::Id;
 use crate::progress::Progress;
 use crate::store::Reader;

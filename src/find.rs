@@ -151,7 +151,7 @@ impl Walker<'_> {
         let tree = self.reader.tree(id)?;
         let mut hits = Vec::new();
         for e in &tree.entries {
-            let path = crate::fs::child_path(prefix, &e.name);
+            let path = crate::files::child_path(prefix, &e.name);
             let subject: &[u8] = if self.by_name { &e.name } else { &path };
             let subject = String::from_utf8_lossy(subject);
             if (e.kind != Kind::Dir || self.dirs) && self.matcher.is_match(subject.as_ref()) {

@@ -178,7 +178,7 @@ pub fn forget_then(
                 return Err(Error::ForgetRefused(refused));
             }
         } else {
-            let now = opts.now_ns.unwrap_or_else(crate::fs::now_ns);
+            let now = opts.now_ns.unwrap_or_else(crate::files::now_ns);
             let mut keep: rustc_hash::FxHashSet<Id> = rustc_hash::FxHashSet::default();
             let mut judged_ids: rustc_hash::FxHashSet<Id> = rustc_hash::FxHashSet::default();
             for history in by_ws.values() {

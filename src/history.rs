@@ -15,7 +15,7 @@
 use crate::compare::{DiffRequest, Rev, diff};
 use crate::diff::ChangeStatus;
 use crate::error::Result;
-use crate::fs::RelPath;
+use crate::files::RelPath;
 use crate::id::Id;
 use crate::store::snapshot::SnapshotRecord;
 use crate::store::tree::{Kind, TreeEntry};

@@ -666,7 +666,7 @@ pub fn restore_review(
     store: &crate::store::Store,
     root: &Path,
     rev: crate::id::Id,
-    paths: &[crate::fs::RelPath],
+    paths: &[crate::files::RelPath],
 ) -> Result<Vec<(Vec<u8>, Vec<ReviewHunk>)>> {
     let d = crate::compare::diff(
         store,

@@ -26,7 +26,7 @@ use rayon::prelude::*;
 use redb::{ReadableTable, WriteTransaction};
 
 use crate::error::{Error, IoContext, Result};
-use crate::fs::join_rel;
+use crate::files::join_rel;
 use crate::id::Id;
 use crate::progress::Progress;
 use crate::scan::statcache::Stat;
@@ -225,7 +225,7 @@ impl<'s> Sink<'s> {
             self.writeback = File::open(self.store.dir().join(crate::store::DB_FILE)).ok();
         }
         if let Some(f) = &self.writeback {
-            crate::fs::start_writeback(f);
+            crate::files::start_writeback(f);
         }
     }
 

@@ -9,7 +9,7 @@
 //!   crash leaves each file old or new, never truncated; running the restore again completes it.
 //! - Nothing is written through a symlink or outside the workspace: every write goes through
 //!   directory descriptors opened below the root without following a symlink
-//!   ([`crate::fs::Beneath`]), so another process swapping a directory for a symlink meanwhile
+//!   ([`crate::files::Beneath`]), so another process swapping a directory for a symlink meanwhile
 //!   cannot redirect it; a symlink standing where the target has a directory is replaced.
 
 use std::collections::HashMap;
@@ -26,8 +26,8 @@ use rayon::prelude::*;
 use crate::compare::Trees;
 use crate::diff::tree::{ChangeStatus, FileChange, PathFilter, compare_with_dirs};
 use crate::error::{Error, IoContext, Result};
-use crate::fs::RelPath;
-use crate::fs::{Beneath, DirRemoval, Lstats, lstat_beneath, split_parent, write_atomic};
+use crate::files::RelPath;
+use crate::files::{Beneath, DirRemoval, Lstats, lstat_beneath, split_parent, write_atomic};
 use crate::id::Id;
 use crate::progress::{NoProgress, Progress};
 use crate::scan::walk::IGNORE_FILE;
@@ -292,7 +292,7 @@ fn unsaved_paths(root: &Path, plan: &[FileChange]) -> Vec<String> {
             Some(m) => !(m.is_dir() && c.new.is_some_and(|n| n.kind == Kind::Dir)),
             None => false,
         })
-        .map(|c| crate::fs::display(&c.path))
+        .map(|c| crate::files::display(&c.path))
         .collect()
 }
 
@@ -426,7 +426,7 @@ fn check_origin(
     };
     Err(Error::ForeignSnapshot {
         snapshot: target.short(),
-        owner: crate::fs::display(&rec.workspace),
+        owner: crate::files::display(&rec.workspace),
         here,
     })
 }
@@ -445,7 +445,7 @@ fn check_paths(
             continue;
         }
         if reader.lookup(&rec.root, p)?.is_none() && lstat_beneath(root, p).is_none() {
-            unmatched.push(crate::fs::display(p));
+            unmatched.push(crate::files::display(p));
         }
     }
     if unmatched.is_empty() {

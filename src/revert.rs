@@ -15,7 +15,7 @@ use std::path::Path;
 use crate::apply::{Planned, request_key, resume_pending, resumed_outcomes, write_with_op};
 use crate::carry::{CarryLabels, ConflictPolicy, plan_carry_with};
 use crate::error::Result;
-use crate::fs::RelPath;
+use crate::files::RelPath;
 use crate::id::Id;
 use crate::store::Store;
 

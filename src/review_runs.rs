@@ -18,7 +18,7 @@ use crate::carry::{CarryLabels, ConflictPolicy, plan_carry_with};
 use crate::compare::{DiffRequest, Rev, diff};
 use crate::diff::FileChange;
 use crate::error::{Error, Result};
-use crate::fs::RelPath;
+use crate::files::RelPath;
 use crate::hunks::{self, RevertReport, ReviewHunk};
 use crate::id::Id;
 use crate::owners::{self, RunFile};

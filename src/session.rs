@@ -416,7 +416,7 @@ pub fn sessions(store: &Store, root: &Path, ws: u64) -> Result<Vec<SessionSummar
                 .count() as u64
         };
         for f in &files {
-            let Ok(rel) = crate::fs::RelPath::new(f.clone()) else {
+            let Ok(rel) = crate::files::RelPath::new(f.clone()) else {
                 continue;
             };
             let at_end = crate::blame::BlameOptions {
@@ -635,7 +635,7 @@ mod tests {
             matches!(&r, Err(Error::NothingSelected(s)) if s == "session=nobody"),
             "{r:?}"
         );
-        let rel = crate::fs::RelPath::new(name(0).into_bytes()).unwrap();
+        let rel = crate::files::RelPath::new(name(0).into_bytes()).unwrap();
         let opts = crate::blame::BlameOptions {
             rev: None,
             lines: Some((5, 99)),
@@ -670,7 +670,7 @@ mod tests {
 
         // Blame names, for every line, the snapshot that recorded its last edit.
         for f in 0..FILES {
-            let rel = crate::fs::RelPath::new(name(f).into_bytes()).unwrap();
+            let rel = crate::files::RelPath::new(name(f).into_bytes()).unwrap();
             let b = crate::blame::blame(
                 &store,
                 &store.reader().unwrap(),

@@ -17,7 +17,7 @@ use std::time::Instant;
 use redb::{ReadableTable, TableHandle as _, WriteTransaction};
 
 use crate::error::{Error, IoContext, Result};
-use crate::fs::join_rel;
+use crate::files::join_rel;
 use crate::id::Id;
 use crate::ingest::{Read1, ReadCtx, Sink, read_files};
 use crate::progress::Progress;
@@ -150,7 +150,7 @@ pub fn remove_stale_temps(root: &Path, temps: &[Vec<u8>]) -> Result<()> {
     if temps.is_empty() {
         return Ok(());
     }
-    let dirs = crate::fs::Beneath::open(root)?;
+    let dirs = crate::files::Beneath::open(root)?;
     for rel in temps {
         // Gone, below something that is no longer a real directory, or a directory: left.
         if dirs.lstat(rel).is_none() || dirs.is_dir(rel) {
@@ -650,7 +650,7 @@ impl<'a> Snapshotter<'a> {
         {
             return Err(Error::Strict(format!(
                 "{}: {} ({})",
-                crate::fs::display(&s.path),
+                crate::files::display(&s.path),
                 s.reason.name(),
                 s.detail
             )));
@@ -717,7 +717,7 @@ impl<'a> Snapshotter<'a> {
             workspace: self.root.as_os_str().as_bytes().to_vec(),
             workspace_id: 0,
             root: built.root,
-            time_ns: crate::fs::now_ns(),
+            time_ns: crate::files::now_ns(),
             parent: None,
             message: opts.message.clone(),
             meta: opts.meta.clone(),
@@ -988,7 +988,7 @@ fn fs_clock_ns(store_dir: &Path, root: &Path) -> i64 {
     {
         return Stat::from_metadata(&meta).mtime_ns;
     }
-    crate::fs::now_ns() - 2_000_000_000
+    crate::files::now_ns() - 2_000_000_000
 }
 
 /// Drops `what` on a thread of its own (here if none can be started), not joined: freeing

@@ -123,7 +123,7 @@ pub fn undo(
         if !changed.is_empty() {
             let paths: Vec<String> = changed
                 .iter()
-                .map(|c| crate::fs::display(&c.path))
+                .map(|c| crate::files::display(&c.path))
                 .collect();
             return Err(Error::ChangedSince {
                 action: if redo { "redo" } else { "undo" },

@@ -13,7 +13,7 @@ use redb::ReadableTable;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::error::{Error, Result};
-use crate::fs::{child_path, display};
+use crate::files::{child_path, display};
 use crate::id::Id;
 use crate::progress::Progress;
 use crate::store::blob::{BlobRecord, SEGMENT_SIZE, Span};

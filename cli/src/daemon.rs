@@ -115,7 +115,7 @@ pub fn daemon(ctx: &Ctx, a: DaemonArgs) -> CliResult {
         DaemonCommand::Run(r) => {
             let opts = options(&r);
             let log: Arc<dyn Fn(&str) + Send + Sync> = Arc::new(|line: &str| {
-                eprintln!("{} {line}", output::format_time(rewind::fs::now_ns()))
+                eprintln!("{} {line}", output::format_time(rewind::files::now_ns()))
             });
             rewind::daemon::run(&dir, opts, log)?;
             Ok(0)

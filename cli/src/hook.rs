@@ -459,9 +459,9 @@ fn turn_for(store: &rewind::store::Store, root: &Path, e: &Event) -> Result<u64,
         .parent()
         .ok_or_else(|| Error::Invalid(format!("{} has no parent", file.display())))?;
     std::fs::create_dir_all(dir).map_err(|err| Error::io(dir, err))?;
-    rewind::fs::write_atomic(
+    rewind::files::write_atomic(
         &file,
-        rewind::fs::Kind::File,
+        rewind::files::Kind::File,
         &mut format!("{next}\n").as_bytes(),
     )?;
     Ok(next)

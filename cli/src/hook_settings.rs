@@ -326,7 +326,7 @@ fn write_settings(path: &Path, s: &Settings) -> Result<(), Error> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     }
-    rewind::fs::write_atomic(path, rewind::fs::Kind::File, &mut out.as_slice())
+    rewind::files::write_atomic(path, rewind::files::Kind::File, &mut out.as_slice())
 }
 
 fn not_an(path: &Path, what: &str, kind: &str) -> Error {

@@ -8,7 +8,7 @@ use anstyle::{AnsiColor, Style};
 
 use super::output::{paint, path_str};
 use super::{CliError, Ctx};
-use rewind::fs::RelPath;
+use rewind::files::RelPath;
 use rewind::hunks::{EditedHunk, ReviewHunk};
 use rewind::overlay::{self as ov, OverlayRecord};
 use rewind::store::Store;

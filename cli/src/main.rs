@@ -65,7 +65,7 @@ use std::time::Duration;
 pub use args::Cli;
 use args::Command;
 use rewind::error::Error;
-use rewind::fs::RelPath;
+use rewind::files::RelPath;
 use rewind::store::{Store, StoreOptions};
 
 /// Exit code when rewind itself fails.

@@ -158,7 +158,7 @@ pub fn path_text(p: &[u8]) -> String {
 /// bytes in base64 (standard alphabet, padded), so a caller never loses a name.
 pub fn put_path(o: &mut serde_json::Value, key: &str, p: Option<&[u8]>) {
     o[key] = p.map(path_str).into();
-    if let Some(b) = p.and_then(rewind::fs::path_bytes) {
+    if let Some(b) = p.and_then(rewind::files::path_bytes) {
         o[format!("{key}_bytes")] = b.into();
     }
 }

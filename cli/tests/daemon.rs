@@ -732,7 +732,7 @@ fn thinning_keeps_one_a_day_and_protected_ones() {
         &rewind::forget::ForgetOptions {
             thin: Some(rewind::retention::Thinning::default()),
             labels: vec!["auto".into()],
-            now_ns: Some(rewind::fs::now_ns() + 2 * day),
+            now_ns: Some(rewind::files::now_ns() + 2 * day),
             undo_depth: 0,
             ..Default::default()
         },
@@ -746,7 +746,7 @@ fn thinning_keeps_one_a_day_and_protected_ones() {
         &rewind::forget::ForgetOptions {
             thin: Some(rewind::retention::Thinning::default()),
             labels: vec!["auto".into()],
-            now_ns: Some(rewind::fs::now_ns() + 30 * day),
+            now_ns: Some(rewind::files::now_ns() + 30 * day),
             undo_depth: 0,
             ..Default::default()
         },

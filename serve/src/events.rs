@@ -45,7 +45,7 @@ impl Default for Hub {
     fn default() -> Self {
         // Ids start at the server's start time in microseconds: a client reconnecting to a
         // restarted server holds an id below every new one, and is told of the gap.
-        let first = u64::try_from(rewind::fs::now_ns() / 1000)
+        let first = u64::try_from(rewind::files::now_ns() / 1000)
             .unwrap_or(1)
             .max(1);
         Hub {
@@ -58,7 +58,7 @@ impl Default for Hub {
 
 /// A `gap` event: `missed` events (None: unknown) after `last`.
 fn gap(missed: Option<u64>, last: Option<u64>) -> Value {
-    json!({"event": "gap", "missed": missed, "last_event_id": last, "time_ns": rewind::fs::now_ns()})
+    json!({"event": "gap", "missed": missed, "last_event_id": last, "time_ns": rewind::files::now_ns()})
 }
 
 impl Hub {
@@ -82,7 +82,7 @@ impl Hub {
         }
         v["event"] = json!("run");
         v["workspace"] = json!(ws);
-        v["time_ns"] = json!(rewind::fs::now_ns());
+        v["time_ns"] = json!(rewind::files::now_ns());
         self.publish(ws, v);
     }
 
@@ -271,7 +271,7 @@ fn follow_daemon(st: &AppState) {
                     let state = if n == Notice::DaemonUp { "up" } else { "down" };
                     st.events().publish(
                         "",
-                        json!({"event": "daemon", "state": state, "time_ns": rewind::fs::now_ns()}),
+                        json!({"event": "daemon", "state": state, "time_ns": rewind::files::now_ns()}),
                     );
                 }
             }

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use rewind::fs::RelPath;
+use rewind::files::RelPath;
 
 use crate::error::{ApiError, ApiResult};
 
@@ -88,8 +88,8 @@ pub fn named_paths(text: &[String], b64: &[String]) -> ApiResult<Vec<RelPath>> {
 /// directories only (not a symlink itself either). The caller opens it with `O_NOFOLLOW`.
 pub fn live_file(root: &Path, rel: &[u8]) -> ApiResult<PathBuf> {
     let shown = String::from_utf8_lossy(rel).into_owned();
-    let full = rewind::fs::join_rel(root, rel);
-    match rewind::fs::lstat_beneath(root, rel) {
+    let full = rewind::files::join_rel(root, rel);
+    match rewind::files::lstat_beneath(root, rel) {
         Some(m) if m.file_type().is_symlink() => Err(ApiError::path_outside(format!(
             "{shown}: a symlink (not followed)"
         ))),

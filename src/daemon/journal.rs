@@ -33,7 +33,7 @@ use rustix::io::Errno;
 
 use super::DaemonOptions;
 use crate::diff::tree::is_under;
-use crate::fs::{child_path, join_rel};
+use crate::files::{child_path, join_rel};
 use crate::scan::daemon_link::QueryAnswer;
 use crate::scan::token::Token;
 use crate::scan::walk::{IGNORE_FILE, WalkOptions};
@@ -509,7 +509,7 @@ impl Journal {
         let list: BTreeSet<Vec<u8>> = if paths.len() > MAX {
             paths
                 .into_iter()
-                .map(|p| crate::fs::split_parent(&p).0.to_vec())
+                .map(|p| crate::files::split_parent(&p).0.to_vec())
                 .collect()
         } else {
             paths

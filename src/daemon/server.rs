@@ -26,7 +26,7 @@ use super::watchlist::{AutoPolicy, WatchList, make_private_dir};
 use super::{DaemonError, DaemonOptions};
 use crate::error::{Error, IoContext, Result};
 use crate::events::Event;
-use crate::fs::now_ns;
+use crate::files::now_ns;
 use crate::scan::daemon_link::{Request, paths};
 use crate::scan::token::Token;
 use crate::store::{Store, StoreOptions};

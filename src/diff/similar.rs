@@ -151,8 +151,8 @@ pub fn pair_similar(
             }
             let score = old_lines[x].score(&new_lines[y]);
             if score >= min {
-                let same = crate::fs::split_parent(&changes[d].path).1
-                    == crate::fs::split_parent(&changes[a].path).1;
+                let same = crate::files::split_parent(&changes[d].path).1
+                    == crate::files::split_parent(&changes[a].path).1;
                 cands.push((score, same, d, a));
             }
         }

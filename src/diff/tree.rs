@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use crate::error::Result;
-use crate::fs::{RelPath, child_path};
+use crate::files::{RelPath, child_path};
 use crate::id::Id;
 use crate::store::tree::{Kind, Tree};
 
@@ -143,7 +143,7 @@ impl PathFilter {
     }
 }
 
-pub use crate::fs::is_under;
+pub use crate::files::is_under;
 
 /// Like [`compare`], without rename pairing, and also listing directories that exist on one
 /// side only (as `Added`/`Deleted` with kind `Dir`): what a restore needs to create empty
@@ -323,10 +323,10 @@ fn pair_renames(changes: &mut Vec<FileChange>) {
         if cands.is_empty() {
             continue;
         }
-        let base = crate::fs::split_parent(&c.path).1;
+        let base = crate::files::split_parent(&c.path).1;
         let pick = cands
             .iter()
-            .position(|&d| crate::fs::split_parent(&changes[d].path).1 == base)
+            .position(|&d| crate::files::split_parent(&changes[d].path).1 == base)
             .unwrap_or(0);
         let d = cands.remove(pick);
         consumed[d] = true;

@@ -10,7 +10,7 @@ use crate::apply::{FileOutcome, Planned, request_key, write_with_op};
 use crate::carry::{CarryLabels, Conflict, ConflictPolicy, Settle, plan_carry};
 use crate::compare::Diff;
 use crate::error::{Error, Result};
-use crate::fs::RelPath;
+use crate::files::RelPath;
 use crate::hunks;
 use crate::id::Id;
 use crate::store::Store;

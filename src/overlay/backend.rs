@@ -54,7 +54,7 @@ pub(crate) trait OverlayBackend {
     ) -> Result<()>;
 
     /// The directory the overlay's own versions of paths are written below (through
-    /// [`crate::fs::Beneath`]: the overlay's command may be changing it meanwhile).
+    /// [`crate::files::Beneath`]: the overlay's command may be changing it meanwhile).
     fn writable_root(&self, store: &Store, rec: &OverlayRecord) -> PathBuf;
 
     /// Sets paths of the overlay to what `targets` say (a reject, or its undo).

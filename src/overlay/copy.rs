@@ -18,7 +18,7 @@ use rayon::prelude::*;
 
 use super::OverlayRecord;
 use crate::error::{Error, IoContext, Result};
-use crate::fs::{join_rel, split_parent};
+use crate::files::{join_rel, split_parent};
 use crate::id::Id;
 use crate::progress::{NoProgress, Progress};
 use crate::scan::StatCache;
@@ -213,7 +213,7 @@ pub fn state(store: &Store, rec: &OverlayRecord) -> Result<Id> {
 
 /// Sets each path to the given content (None: absent) inside the overlay's tree.
 pub fn set_paths(store: &Store, rec: &OverlayRecord, targets: &[super::Target]) -> Result<()> {
-    let dirs = crate::fs::Beneath::open(&tree_dir(store, rec))?;
+    let dirs = crate::files::Beneath::open(&tree_dir(store, rec))?;
     let reader = store.reader()?;
     for (path, want) in targets {
         dirs.remove_tree(path)?;

@@ -135,7 +135,7 @@ pub fn create(
         workspace: root.as_os_str().as_bytes().to_vec(),
         backend,
         base,
-        created_ns: crate::fs::now_ns(),
+        created_ns: crate::files::now_ns(),
         state: None,
         settled: Vec::new(),
         states: Vec::new(),
@@ -279,7 +279,7 @@ pub fn finish_run(store: &Store, rec: &mut OverlayRecord, session: RunSession) -
         before: session.before,
         after: id,
         command: session.command.clone(),
-        finished_ns: crate::fs::now_ns(),
+        finished_ns: crate::files::now_ns(),
     });
     save(store, rec)?;
     drop(session);
@@ -340,7 +340,7 @@ pub fn snapshot_state(
         workspace: base.workspace,
         workspace_id: base.workspace_id,
         root: state.root,
-        time_ns: crate::fs::now_ns(),
+        time_ns: crate::files::now_ns(),
         parent: Some(rec.base),
         message: message.to_string(),
         meta,

@@ -29,7 +29,7 @@ use rustc_hash::FxHashMap;
 
 use super::OverlayRecord;
 use crate::error::{Error, IoContext, Result};
-use crate::fs::join_rel;
+use crate::files::join_rel;
 use crate::id::Id;
 use crate::restore::SnapshotIgnores;
 use crate::scan::walk::{NEVER_ENTER, TEMP_PREFIX};
@@ -170,7 +170,7 @@ pub fn refresh_pin(store: &Store, rec: &OverlayRecord) -> Result<Pinned> {
         let mut q = Vec::new();
         let mut top = None;
         for comp in c.path.split(|&b| b == b'/') {
-            q = crate::fs::child_path(&q, comp);
+            q = crate::files::child_path(&q, comp);
             match reader.lookup(&base_root, &q)? {
                 None => {
                     top = Some(q.clone());
@@ -375,7 +375,7 @@ fn scan_upper(upper: &Path, ignores: &mut SnapshotIgnores) -> Result<Upper> {
             let name = e.file_name().as_bytes().to_vec();
             let meta = e.metadata().at(e.path())?;
             let ft = meta.file_type();
-            let child = crate::fs::child_path(&rel, &name);
+            let child = crate::files::child_path(&rel, &name);
             if ignores.excluded(&child, ft.is_dir()) {
                 if ft.is_dir() && !NEVER_ENTER.contains(&name.as_slice()) {
                     ignored_below(&e.path(), child, &mut out.ignored);
@@ -436,7 +436,7 @@ fn ignored_below(abs: &Path, rel: Vec<u8>, out: &mut Vec<Vec<u8>>) {
                 out.push(rel);
                 return;
             };
-            let child = crate::fs::child_path(&rel_dir, e.file_name().as_bytes());
+            let child = crate::files::child_path(&rel_dir, e.file_name().as_bytes());
             if ft.is_dir() {
                 stack.push((e.path(), child));
             } else if ft.is_file() || ft.is_symlink() {
@@ -519,7 +519,7 @@ pub fn state(store: &Store, rec: &OverlayRecord) -> Result<(Id, Vec<Vec<u8>>)> {
         workspace: base.workspace.clone(),
         workspace_id: base.workspace_id,
         root,
-        time_ns: crate::fs::now_ns(),
+        time_ns: crate::files::now_ns(),
         parent: Some(rec.base),
         message: format!("overlay {} state", rec.id),
         meta: vec![
@@ -618,7 +618,7 @@ impl Editor<'_> {
         let ups = self.upper.dirs.get(rel).cloned().unwrap_or_default();
         for (name, up) in ups {
             let old = entries.remove(&name);
-            let child = crate::fs::child_path(rel, &name);
+            let child = crate::files::child_path(rel, &name);
             let new = match up {
                 UpperEntry::Whiteout => None,
                 UpperEntry::Blob(i, kind) => {
@@ -689,7 +689,7 @@ pub fn set_paths(store: &Store, rec: &OverlayRecord, targets: &[super::Target]) 
         match want {
             Some(e) => {
                 let mut blob = reader.blob_reader(&e.id)?;
-                crate::fs::write_atomic(&p, e.kind, &mut blob)?;
+                crate::files::write_atomic(&p, e.kind, &mut blob)?;
             }
             // A whiteout hides whatever the lower layers have there.
             None => make_whiteout(&p)?,
@@ -701,7 +701,7 @@ pub fn set_paths(store: &Store, rec: &OverlayRecord, targets: &[super::Target]) 
 /// `rel` below the upper directory, creating missing parent directories (never following a
 /// symlink: the upper directory is written by the overlay's command).
 fn checked_upper_path(upper: &Path, rel: &[u8]) -> Result<PathBuf> {
-    let (parent, _) = crate::fs::split_parent(rel);
+    let (parent, _) = crate::files::split_parent(rel);
     let mut dir = upper.to_path_buf();
     if !parent.is_empty() {
         for comp in parent.split(|&b| b == b'/') {
@@ -728,7 +728,7 @@ pub fn copy_ignored(
     paths: &[Vec<u8>],
 ) -> Result<u64> {
     let upper = upper_dir(store, rec);
-    let dirs = crate::fs::Beneath::open(root)?;
+    let dirs = crate::files::Beneath::open(root)?;
     let mut copied = 0;
     let mut stack: Vec<Vec<u8>> = paths.to_vec();
     while let Some(rel) = stack.pop() {
@@ -741,7 +741,7 @@ pub fn copy_ignored(
             dirs.make_dir(&rel)?;
             for e in fs::read_dir(&src).at(&src)? {
                 let e = e.at(&src)?;
-                stack.push(crate::fs::child_path(&rel, e.file_name().as_bytes()));
+                stack.push(crate::files::child_path(&rel, e.file_name().as_bytes()));
             }
         } else if ft.is_file() || ft.is_symlink() {
             if dirs.is_dir(&rel) {

@@ -8,7 +8,7 @@ use super::{
 use crate::compare::{DiffRequest, Rev, diff};
 use crate::diff::tree::FileChange;
 use crate::error::{Error, Result};
-use crate::fs::RelPath;
+use crate::files::RelPath;
 use crate::hunks;
 use crate::id::Id;
 use crate::store::Store;
@@ -123,7 +123,7 @@ pub(super) fn reject_selected(
     if !rewrites.is_empty() {
         // The overlay's own files, which its command may be changing meanwhile: written
         // through descriptors, as a workspace is.
-        let dirs = crate::fs::Beneath::open(&rec.backend.imp().writable_root(store, rec))?;
+        let dirs = crate::files::Beneath::open(&rec.backend.imp().writable_root(store, rec))?;
         for (path, kind, bytes) in &rewrites {
             dirs.write(path, *kind, &mut bytes.as_slice())?;
         }

@@ -59,7 +59,7 @@ impl LockInfo {
         if self.host == host() && self.pid != std::process::id() && !alive(self.pid) {
             return true;
         }
-        let age = crate::fs::now_ns().saturating_sub(self.time_ns);
+        let age = crate::files::now_ns().saturating_sub(self.time_ns);
         age > STALE_AFTER.as_nanos() as i64
     }
 }
@@ -92,7 +92,7 @@ fn write(remote: &Remote, kind: &str) -> Result<(String, LockInfo)> {
         kind: kind.to_string(),
         host: host(),
         pid: std::process::id(),
-        time_ns: crate::fs::now_ns(),
+        time_ns: crate::files::now_ns(),
     };
     let nonce =
         crate::id::Id::of(format!("{} {} {:?}", info.pid, info.time_ns, Instant::now()).as_bytes());
@@ -235,7 +235,7 @@ impl<'r> Lock<'r> {
             return Ok(());
         }
         let info = LockInfo {
-            time_ns: crate::fs::now_ns(),
+            time_ns: crate::files::now_ns(),
             ..self.info.clone()
         };
         self.remote

@@ -380,7 +380,7 @@ impl Remote {
         self.put(&format!("{}/{id}", crypt::KEYS_DIR), key)?;
         let m = Marker {
             format: FORMAT_ENCRYPTED,
-            created_ns: crate::fs::now_ns(),
+            created_ns: crate::files::now_ns(),
             encryption: Some(crypt::Suite::NEW.name().into()),
         };
         let bytes = serde_json::to_vec_pretty(&m).unwrap_or_default();
@@ -669,7 +669,7 @@ impl Remote {
             None if create && self.crypt.is_none() => {
                 let m = Marker {
                     format: FORMAT,
-                    created_ns: crate::fs::now_ns(),
+                    created_ns: crate::files::now_ns(),
                     encryption: None,
                 };
                 let bytes = serde_json::to_vec_pretty(&m).unwrap_or_default();

@@ -25,7 +25,7 @@ use super::pack::{Entry, ObjKind};
 use super::pull::{PullReport, check_chunked, commit_data, store_holders};
 use super::{Location, Remote, TransferProgress};
 use crate::error::{Error, IoContext, Result};
-use crate::fs::Beneath;
+use crate::files::Beneath;
 use crate::id::Id;
 use crate::store::Store;
 use crate::store::blob::{self, BlobRecord};

@@ -5,7 +5,7 @@ use std::path::Path;
 use crate::compare::{DiffRequest, Rev, diff};
 use crate::contract::{Checker, Contract, Violation, revert_paths};
 use crate::error::Result;
-use crate::fs::RelPath;
+use crate::files::RelPath;
 use crate::id::Id;
 use crate::progress::NoProgress;
 use crate::restore::{OpInfo, RestoreOptions, restore};

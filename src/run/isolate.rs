@@ -10,7 +10,7 @@ use serde::Serialize;
 use crate::carry::ConflictPolicy;
 use crate::contract::{Checker, OnViolation, revert_paths};
 use crate::error::{Error, Result};
-use crate::fs::display;
+use crate::files::display;
 use crate::overlay::{AcceptOptions, BackendChoice, CreateOptions};
 use crate::run::{Finished, RunEvent, RunOptions, RunResult, report_diff, run_prepared, signals};
 use crate::store::Store;

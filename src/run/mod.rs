@@ -52,7 +52,7 @@ use crate::compare::{DiffRequest, Rev, diff};
 use crate::contract::{Checker, Contract, OnViolation, revert_paths};
 use crate::diff::text::DiffOptions;
 use crate::error::{Error, Result};
-use crate::fs::{display, path_bytes};
+use crate::files::{display, path_bytes};
 use crate::id::Id;
 use crate::progress::NoProgress;
 use crate::restore::{OpInfo, RestoreOptions, restore};

@@ -11,7 +11,7 @@ use crate::contract::{OnViolation, Violation};
 use crate::diff::SideJson;
 use crate::diff::text::DiffOptions;
 use crate::error::Result;
-use crate::fs::{display, path_bytes};
+use crate::files::{display, path_bytes};
 use crate::id::Id;
 
 use super::{DiffReport, EXIT_VIOLATION, Outcome, after_label, isolate, signals};

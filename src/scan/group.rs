@@ -14,7 +14,7 @@ use std::collections::HashSet;
 use super::statcache::{DirView, StatCache, Subtree};
 use super::walk::{EntryType, WalkEntry};
 use crate::error::Result;
-use crate::fs::split_parent;
+use crate::files::split_parent;
 use crate::id::Id;
 use crate::store::Reader;
 use crate::store::tree::Kind;

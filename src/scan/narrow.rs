@@ -10,7 +10,7 @@
 
 use rustc_hash::FxHashSet;
 
-use crate::fs::split_parent;
+use crate::files::split_parent;
 
 /// The directories and entries a walk must not trust.
 #[derive(Clone, Debug, Default)]

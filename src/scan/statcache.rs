@@ -476,7 +476,7 @@ impl StatCache {
                 return StatCache::load(reader, ws);
             };
             for e in view.entries().filter(|e| e.kind() == Kind::Dir) {
-                let path = crate::fs::child_path(&dir, e.name());
+                let path = crate::files::child_path(&dir, e.name());
                 let opaque = e
                     .subtree()
                     .filter(|s| s.settled && untrusted.untouched_below(&path))

@@ -25,7 +25,7 @@ use crate::store::tree::Kind;
 
 /// Directory names that are never entered.
 pub const NEVER_ENTER: [&[u8]; 3] = [b".git", b".jj", b".hg"];
-pub use crate::fs::TEMP_PREFIX;
+pub use crate::files::TEMP_PREFIX;
 /// The per-workspace ignore file rewind reads besides .gitignore and .ignore.
 pub const IGNORE_FILE: &str = ".rewindignore";
 
@@ -167,7 +167,7 @@ pub fn walk(root: &Path, opts: &WalkOptions, cache: &StatCache) -> Result<WalkOu
         let opaque: Vec<WalkEntry> = cache
             .opaque()
             .iter()
-            .filter(|o| listed.contains(crate::fs::split_parent(&o.path).0))
+            .filter(|o| listed.contains(crate::files::split_parent(&o.path).0))
             .map(|o| WalkEntry {
                 path: o.path.clone(),
                 ty: EntryType::Dir,
@@ -368,7 +368,7 @@ impl ParallelVisitor for Visitor<'_> {
             });
             return WalkState::Continue;
         }
-        let (dir, name) = crate::fs::split_parent(&rel);
+        let (dir, name) = crate::files::split_parent(&rel);
         if name.starts_with(TEMP_PREFIX.as_bytes()) {
             self.out.temps.push(rel);
             return WalkState::Continue;

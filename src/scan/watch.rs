@@ -32,8 +32,8 @@ use rustix::io::Errno;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::fs::is_under;
-use crate::fs::{child_path, join_rel};
+use crate::files::is_under;
+use crate::files::{child_path, join_rel};
 
 /// An inotify instance watching a set of workspace directories.
 pub struct Watcher {

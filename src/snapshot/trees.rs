@@ -166,7 +166,7 @@ pub(super) fn build_trees(
             stale_trees.extend(
                 old.gone
                     .iter()
-                    .map(|name| crate::fs::child_path(&g.path, name)),
+                    .map(|name| crate::files::child_path(&g.path, name)),
             );
         }
         let bytes = tree.encode()?;

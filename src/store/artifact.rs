@@ -149,7 +149,7 @@ pub fn put(
     let record = ArtifactRecord {
         blob: id,
         size,
-        created_ns: crate::fs::now_ns(),
+        created_ns: crate::files::now_ns(),
         meta,
     };
     let replaced = w.finish(key, &record, force)?;

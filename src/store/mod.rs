@@ -585,7 +585,7 @@ pub(crate) fn register_in(txn: &WriteTransaction, root: &Path) -> Result<Workspa
     let ws = WorkspaceRecord {
         id: next,
         path: key.to_vec(),
-        created_ns: crate::fs::now_ns(),
+        created_ns: crate::files::now_ns(),
         next_seq: 0,
     };
     table.insert(key, encode("workspace record", &ws)?.as_slice())?;
@@ -662,7 +662,7 @@ fn create_store(dir: &Path, file: &Path) -> Result<()> {
         let txn = db.begin_write()?;
         {
             let mut meta = txn.open_table(META)?;
-            let now = crate::fs::now_ns();
+            let now = crate::files::now_ns();
             let store_id = blake3::hash(format!("{now} {}", std::process::id()).as_bytes());
             meta.insert("store_id", store_id.as_bytes().as_slice())?;
             meta.insert("created_ns", now.to_le_bytes().as_slice())?;

@@ -64,7 +64,7 @@ impl OpRecord {
     ) -> OpRecord {
         OpRecord {
             id: 0,
-            time_ns: crate::fs::now_ns(),
+            time_ns: crate::files::now_ns(),
             kind: kind.into(),
             workspace,
             before,

@@ -485,7 +485,7 @@ impl Reader {
     ) -> Result<()> {
         let tree = self.tree(root)?;
         for e in &tree.entries {
-            let path = crate::fs::child_path(prefix, &e.name);
+            let path = crate::files::child_path(prefix, &e.name);
             f(&path, e)?;
             if recursive && e.kind == Kind::Dir {
                 self.walk_tree(&e.id, &path, true, f)?;

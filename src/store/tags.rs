@@ -9,10 +9,10 @@ pub const MIN_PREFIX: usize = 4;
 /// Checks that a tag name is usable: not empty, not a revision syntax, no whitespace or
 /// control characters, at most 200 bytes, and no empty, `.` or `..` component nor a leading
 /// `/` (a remote stores the tag as `refs/<name>`, so `../x` would land outside; the rule is
-/// [`crate::fs::RelPath`]'s, which artifact keys follow too).
+/// [`crate::files::RelPath`]'s, which artifact keys follow too).
 pub fn validate_tag(name: &str) -> Result<()> {
     let bad = name.is_empty()
-        || crate::fs::RelPath::new(name.as_bytes()).is_err()
+        || crate::files::RelPath::new(name.as_bytes()).is_err()
         || name.len() > 200
         || name.starts_with('@')
         || name.starts_with('-')

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::id::Id;
 
-pub use crate::fs::Kind;
+pub use crate::files::Kind;
 
 /// One entry of a tree.
 ///
@@ -69,7 +69,7 @@ impl Tree {
         if let Some(bad) = tree
             .entries
             .iter()
-            .find(|e| crate::fs::check_name(&e.name).is_err())
+            .find(|e| crate::files::check_name(&e.name).is_err())
         {
             return Err(Error::Corrupt {
                 kind: "tree",

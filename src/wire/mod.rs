@@ -53,7 +53,7 @@ pub fn path_text(p: &[u8]) -> String {
 
 /// The exact bytes of a path that is not UTF-8 (base64), None for one that is.
 pub fn path_bytes(p: &[u8]) -> Option<String> {
-    crate::fs::path_bytes(p)
+    crate::files::path_bytes(p)
 }
 
 /// Paths as JSON shows a list of them: lossy UTF-8, and beside them, only when one is not

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Change, path_bytes, path_text};
 use crate::compare::Diff;
-use crate::fs::RelPath;
+use crate::files::RelPath;
 use crate::id::Id;
 
 /// A path a scan passed over or warned about (too large, unreadable, a special file...).

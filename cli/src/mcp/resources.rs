@@ -159,7 +159,7 @@ fn read(st: &State, uri: &str) -> Result<ResourceContents, ErrorData> {
             .entries
             .iter()
             .map(|e| {
-                let path = rewind::fs::child_path(dir, &e.name);
+                let path = rewind::files::child_path(dir, &e.name);
                 json!({
                     "name": wire::path_text(&e.name),
                     "path": wire::path_text(&path),

@@ -195,7 +195,7 @@ pub async fn tree(
             .map(|e| {
                 json!({
                     "name": text(&e.name),
-                    "path": text(&rewind::fs::child_path(&dir, &e.name)),
+                    "path": text(&rewind::files::child_path(&dir, &e.name)),
                     "kind": kind_name(e.kind),
                     "size": e.size,
                     "id": e.id.hex(),

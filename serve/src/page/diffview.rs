@@ -208,9 +208,9 @@ pub(super) struct FileBlock<'a> {
 }
 
 /// The `path` query of a page: a workspace-relative path, checked as the API checks one.
-pub(super) fn only_path(path: Option<&str>) -> Result<Option<rewind::fs::RelPath>, PageError> {
+pub(super) fn only_path(path: Option<&str>) -> Result<Option<rewind::files::RelPath>, PageError> {
     match path.filter(|p| !p.is_empty()) {
-        Some(p) => Ok(Some(rewind::fs::RelPath::parse(p.as_bytes())?)),
+        Some(p) => Ok(Some(rewind::files::RelPath::parse(p.as_bytes())?)),
         None => Ok(None),
     }
 }

@@ -5,7 +5,7 @@
 //! refused the same way everywhere.
 //!
 //! ```
-//! use rewind::fs::RelPath;
+//! use rewind::files::RelPath;
 //! use rewind::error::BadPath;
 //!
 //! // What a person types is normalised: `.`, empty components and a trailing `/` drop out.
