@@ -19,7 +19,7 @@
 //! repacked when sparse, and the transaction commits once. A process killed at any point
 //! leaves the store as it was or with those snapshots forgotten and collected. Only when
 //! nothing is left to evict and the store is still over does a full collection run
-//! (repacking any segment with a dead byte, and regrouping).
+//! (repacking any segment with a dead byte, and regrouping), once until the store fits again.
 
 use crate::error::Result;
 use crate::forget::{ForgetOptions, Judged};
@@ -174,10 +174,14 @@ pub fn enforce(store: &Store, max_bytes: u64, undo_depth: usize) -> Result<Budge
         // for two more commits cost more than the eviction).
         report.used_after = report.used_before.saturating_sub(freed);
     }
-    if report.used_after > max_bytes && judge(store, undo_depth)?.1.is_empty() {
+    let warned = store.reader()?.counter(WARNED)? != 0;
+    if report.used_after > max_bytes && !warned && judge(store, undo_depth)?.1.is_empty() {
         // Nothing left to evict and still over: a full collection, which also repacks any
         // segment with a dead byte and regroups small blobs (a group stays whole while any
         // member lives, so the dead members' bytes come back only when it is made again).
+        // Once per stay over the budget: after it the protected snapshots are known to exceed
+        // it (`WARNED`), and every later snapshot paying a stop-the-world collection that
+        // cannot bring the store within it would make the budget the store's cost.
         let opts = crate::gc::GcOptions {
             recompress_level: Some(crate::gc::RECOMPRESS_LEVEL),
             repack_below: 1.0,

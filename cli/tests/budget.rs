@@ -131,6 +131,14 @@ fn protected_data_over_the_budget_is_said_once_and_never_fails_a_snapshot() {
     assert!(said(1).contains("protected snapshots alone"));
     assert!(!said(2).contains("protected snapshots alone"));
     assert!(exists(&env, "keep"));
+    // Known to be over with nothing to evict: no full collection on every later snapshot.
+    let again = json(&env, &["forget", "--max-size", "1"]);
+    assert_eq!(again["collections"], 0, "{again}");
+    assert_eq!(
+        again["evicted"].as_array().map(Vec::len),
+        Some(0),
+        "{again}"
+    );
     // Only the tagged and the latest are left.
     assert_eq!(json(&env, &["log"]).as_array().unwrap().len(), 2);
     verify_full(&env);
