@@ -153,6 +153,7 @@ async def main(binary, store, ws):
             await call(s, "checkpoint", {"message": "long"})
             ov = await call(s, "overlay_create", {"name": "review"})
             check(ov["path"], "overlay path", ov)
+            check("files_copied" in ov and "seconds" in ov, "overlay_create: the create object", ov)
             olong = os.path.join(ov["path"], "long.txt")
             with open(olong) as f:
                 lines = f.read().splitlines(True)

@@ -153,14 +153,22 @@ pub fn run(v: &serde_json::Value) -> String {
 }
 
 /// `overlay_create`.
-pub fn overlay(o: &wire::Overlay) -> String {
-    format!(
+pub fn overlay(c: &wire::OverlayCreated) -> String {
+    let o = &c.overlay;
+    let mut t = format!(
         "overlay {} ({}) from {}; its files: {}",
         o.id,
         o.backend,
         o.base.get(..12).unwrap_or(&o.base),
         o.path.as_deref().unwrap_or("-")
-    )
+    );
+    if let Some(why) = &c.fallback {
+        let _ = write!(
+            t,
+            " (a copy: namespace overlays are unavailable here: {why})"
+        );
+    }
+    t
 }
 
 /// `overlay_diff`.

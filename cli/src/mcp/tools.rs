@@ -187,7 +187,7 @@ impl Server {
     #[tool(
         description = "Create an overlay: an isolated copy of the workspace to run commands in (its `path`), whose changes are then reviewed (overlay_diff) and accepted or rejected by path or hunk.",
         input_schema = input::<OverlayCreateParams>(),
-        output_schema = schema_for_output::<wire::Overlay>()
+        output_schema = schema_for_output::<wire::OverlayCreated>()
     )]
     async fn overlay_create(&self, Parameters(a): Parameters<JsonObject>) -> CallToolResult {
         self.call(a, overlay_create, super::render::overlay).await
@@ -502,7 +502,7 @@ fn run(st: &State, p: RunParams) -> Result<serde_json::Value> {
         .map_err(|e| Error::Invalid(format!("encoding the run result: {e}")))
 }
 
-fn overlay_create(st: &State, p: OverlayCreateParams) -> Result<wire::Overlay> {
+fn overlay_create(st: &State, p: OverlayCreateParams) -> Result<wire::OverlayCreated> {
     let from = match &p.rev {
         Some(r) => Some(rewind::revision::resolve(
             &st.store.reader()?,
@@ -527,12 +527,7 @@ fn overlay_create(st: &State, p: OverlayCreateParams) -> Result<wire::Overlay> {
         },
         &NoProgress,
     )?;
-    if let Some(why) = &c.fallback {
-        eprintln!(
-            "rewind: namespace overlays are unavailable here ({why}); using the copy backend"
-        );
-    }
-    wire::Overlay::new(&st.store, &c.overlay)
+    wire::OverlayCreated::new(&st.store, &c)
 }
 
 fn overlay_diff(st: &State, p: OverlayDiffParams) -> Result<wire::OverlayDiff> {
