@@ -33,6 +33,7 @@ use crate::error::{Error, IoContext, Result};
 
 /// What to do with violations after `rewind run`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum OnViolation {
     /// List them in the result; change nothing.
@@ -102,7 +103,8 @@ impl Contract {
 }
 
 /// Why a path violates a contract.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Reason {
     /// It matches a `forbid` glob.

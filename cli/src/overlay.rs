@@ -562,7 +562,7 @@ fn run_in(ctx: &Ctx, id: &str, argv: Vec<OsString>) -> CliResult {
         output::error_line(e, ctx.json);
     }
     if ctx.json {
-        output::print_json(&r.reported())?;
+        output::print_json(&rewind::wire::RunResult::from(&r))?;
     }
     Ok(r.exit_code())
 }

@@ -350,17 +350,15 @@ fn run_inner(ctx: &Ctx, a: RunArgs) -> CliResult {
     let scratch = match &opts.scratch {
         Some(dir) => {
             let store = ctx.open_store(true)?;
-            let after = rewind::Id::from_hex(&r.after)
-                .ok_or_else(|| Error::Invalid(format!("bad after id {}", r.after)))?;
-            Some(rewind::scratch::keep(&store, dir, &after)?)
+            Some(rewind::scratch::keep(&store, dir, &r.after)?)
         }
         None => None,
     };
-    let mut reported = serde_json::to_value(r.reported())
+    let mut reported = rewind::wire::RunResult::from(&r);
+    reported.scratch = scratch.map(Into::into);
+    // Through a Value, as it always was: its keys come out sorted.
+    let reported = serde_json::to_value(&reported)
         .map_err(|e| Error::Invalid(format!("encoding the result: {e}")))?;
-    if let Some(sc) = &scratch {
-        reported["scratch"] = json!(sc);
-    }
     match (&a.result, ctx.json) {
         (Some(path), _) => write_atomic(path, &reported)?,
         (None, true) => output::print_json(&reported)?,
@@ -385,29 +383,34 @@ fn run_inner(ctx: &Ctx, a: RunArgs) -> CliResult {
 /// The human summary, on stderr: stdout belongs to the command.
 fn print_summary(r: &RunResult) {
     let color = output::auto_color(output::Stream::Stderr);
-    let ended = match (&r.spawn_error, r.exit_code, &r.signal_name) {
+    let ended = match (&r.spawn_error, r.exit_code, r.signal) {
         (Some(e), _, _) => format!("could not start ({e})"),
-        (_, _, Some(sig)) => format!("killed by {sig}"),
+        (_, _, Some(sig)) => format!("killed by {}", rewind::run::signals::name(sig)),
         (_, Some(c), _) => format!("exit {c}"),
         _ => "ended".into(),
     };
     eprintln!(
         "rewind: {} -> {}: {ended}, {}, {:.2} s",
-        paint(color, output::id_style(), &r.before[..12]),
-        paint(color, output::id_style(), &r.after[..12]),
+        paint(color, output::id_style(), &r.before.short()),
+        paint(color, output::id_style(), &r.after.short()),
         rewind::diff::stat::summary_line(r.diff.files_changed, r.diff.insertions, r.diff.deletions)
             .trim(),
         r.total_seconds
     );
     for s in r.skipped.iter().filter(|s| s.warn) {
-        output::warn(&format!("{}: {} ({})", s.path, s.reason, s.detail));
+        output::warn(&format!(
+            "{}: {} ({})",
+            path_str(&s.path),
+            s.reason.name(),
+            s.detail
+        ));
     }
     for v in &r.violations {
         eprintln!(
             "rewind: violation: {} {} ({})",
-            v.path,
-            v.reason.replace('_', " "),
-            v.status
+            path_str(&v.path),
+            v.reason.name().replace('_', " "),
+            v.status.name()
         );
     }
     if let Some(k) = &r.patch_ref {
@@ -420,7 +423,7 @@ fn print_summary(r: &RunResult) {
         eprintln!(
             "rewind: reverted {} to {} (undo with `rewind undo`)",
             output::count(r.reverted.len(), "path"),
-            &r.before[..12]
+            r.before.short()
         );
     }
     if let Some(o) = &r.overlay {
@@ -432,7 +435,11 @@ fn print_summary(r: &RunResult) {
                 "rewind: {} path(s) conflict with the workspace and stay pending in overlay {}: {}",
                 o.conflicts.len(),
                 o.id,
-                o.conflicts.join(", ")
+                o.conflicts
+                    .iter()
+                    .map(|p| path_str(p))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             );
         }
         if o.accepted {
@@ -448,8 +455,8 @@ fn print_summary(r: &RunResult) {
     if r.rolled_back {
         eprintln!(
             "rewind: rolled back to {}; the failed state is {} (undo with `rewind undo`)",
-            &r.before[..12],
-            &r.after[..12]
+            r.before.short(),
+            r.after.short()
         );
     }
 }
@@ -526,7 +533,7 @@ pub fn check(ctx: &Ctx, a: CheckArgs) -> CliResult {
             "b": idb.hex(),
             "ok": r.violations.is_empty(),
             "rules": !contract.is_empty(),
-            "violations": rewind::run::violation_entries(&r.violations),
+            "violations": r.violations.iter().map(rewind::wire::RunViolation::from).collect::<Vec<_>>(),
             "reverted": r.reverted.iter().map(|p| path_str(p)).collect::<Vec<_>>(),
             "op": r.op,
         }))?;

@@ -749,3 +749,18 @@ fn the_watched_after_snapshot_misses_no_change() {
         env.ok(&["snapshot", "-q"]);
     }
 }
+
+/// A path the after snapshot passes over is in `skipped` with its `warn` flag, and the result
+/// still matches the shipped schema (the hand-written schema had no `warn` and refused it).
+#[test]
+fn a_run_that_passes_over_a_fifo_matches_the_schema() {
+    let env = Env::new();
+    seed(&env);
+    let (code, v) = run(&env, &[], &["mkfifo", "pipe"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        v["skipped"],
+        json!([{"path": "pipe", "path_bytes": null, "reason": "special",
+                "detail": "fifo, socket or device", "warn": true}])
+    );
+}

@@ -1968,6 +1968,35 @@ fn a_file_too_large_for_the_page_opens_alone() {
     }
 }
 
+/// schemas/run-result.schema.json is what schemars generates from `rewind::wire::RunResult`
+/// (the type the CLI, the HTTP API and the MCP server print runs with): change the type and
+/// this fails until the file is regenerated (`REWIND_BLESS=1 cargo test -p rewind-cli --test
+/// cli -- openapi_wire`, which regenerates openapi.json's components too).
+#[test]
+fn openapi_wire_run_result_schema_is_generated_from_the_type() {
+    let mut schema = schemars::generate::SchemaSettings::draft2020_12()
+        .for_serialize()
+        .into_generator()
+        .into_root_schema_for::<rewind::wire::RunResult>();
+    schema.insert("$id".into(), "urn:rewind:schema:run-result:1".into());
+    schema.insert("title".into(), "rewind run result".into());
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../schemas/run-result.schema.json"
+    );
+    let mut text = serde_json::to_string_pretty(&schema).unwrap();
+    text.push('\n');
+    if std::env::var_os("REWIND_BLESS").is_some() {
+        std::fs::write(path, text).unwrap();
+        return;
+    }
+    let shipped = std::fs::read_to_string(path).unwrap();
+    assert!(
+        shipped == text,
+        "schemas/run-result.schema.json differs from rewind::wire::RunResult: regenerate with REWIND_BLESS=1"
+    );
+}
+
 /// The components of serve/openapi.json that describe wire types (`rewind::wire`) are what
 /// schemars generates from those types: change a type and this fails until the document is
 /// regenerated (`REWIND_BLESS=1 cargo test -p rewind-cli --test cli -- openapi_wire`, then
@@ -2002,6 +2031,7 @@ fn openapi_wire_components_are_generated_from_the_types() {
     g.subschema_for::<rewind::wire::Workspace>();
     g.subschema_for::<rewind::wire::LogEntry>();
     g.subschema_for::<rewind::wire::SnapshotShown>();
+    g.subschema_for::<rewind::wire::RunResult>();
     let generated = g.take_definitions(true);
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../serve/openapi.json");
     let mut doc = openapi();

@@ -19,9 +19,6 @@ pub(crate) trait OverlayBackend {
     /// Its name in listings and JSON.
     fn name(&self) -> &'static str;
 
-    /// Its name as a run's backend in a run result.
-    fn run_name(&self) -> &'static str;
-
     /// Lays out a new overlay's directory `dir`; returns how many files were copied.
     fn create(
         &self,
@@ -82,10 +79,6 @@ pub(crate) struct Copy;
 impl OverlayBackend for Namespace {
     fn name(&self) -> &'static str {
         "namespace"
-    }
-
-    fn run_name(&self) -> &'static str {
-        "overlay-namespace"
     }
 
     fn create(
@@ -153,10 +146,6 @@ impl OverlayBackend for Namespace {
 impl OverlayBackend for Copy {
     fn name(&self) -> &'static str {
         "copy"
-    }
-
-    fn run_name(&self) -> &'static str {
-        "overlay-copy"
     }
 
     fn create(

@@ -5,14 +5,14 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use serde::Serialize;
-
 use crate::carry::ConflictPolicy;
-use crate::contract::{Checker, OnViolation, revert_paths};
+use crate::contract::{OnViolation, revert_paths};
 use crate::error::{Error, Result};
-use crate::files::display;
-use crate::overlay::{AcceptOptions, BackendChoice, CreateOptions};
-use crate::run::{Finished, RunEvent, RunOptions, RunResult, report_diff, run_prepared, signals};
+use crate::overlay::{AcceptOptions, Backend, BackendChoice, CreateOptions};
+use crate::run::{
+    AfterLabel, Finished, Prepared, RetentionEntry, RunEvent, RunOptions, RunResult, report_diff,
+    run_prepared,
+};
 use crate::store::Store;
 use crate::store::oplog::{self, OpRecord};
 
@@ -47,38 +47,33 @@ pub struct Isolate {
 }
 
 /// The overlay part of an isolated run's result.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug)]
 pub struct OverlayOutcome {
     /// The overlay's id.
     pub id: u64,
-    /// "namespace" or "copy".
-    pub backend: &'static str,
+    /// Its backend.
+    pub backend: Backend,
     /// Why `auto` fell back to the copy backend.
     pub fallback: Option<String>,
     /// Whether the changes were accepted onto the workspace.
     pub accepted: bool,
     /// Paths that conflicted with changes made in the workspace meanwhile (left pending).
-    pub conflicts: Vec<String>,
+    pub conflicts: Vec<Vec<u8>>,
     /// The accept operation (undo target).
     pub accept_op: Option<u64>,
     /// Whether the overlay still exists (not accepted, or accepted with conflicts).
     pub kept: bool,
 }
 
-/// Runs `opts.command` in a new overlay of the workspace at `root`.
-pub fn run_isolated(
+/// Runs `opts.command` in an overlay of the workspace `prep` resolved.
+pub(crate) fn run_isolated(
     open: &dyn Fn() -> Result<Store>,
-    root: &Path,
+    mut prep: Prepared,
     opts: &RunOptions,
     events: &mut dyn FnMut(&RunEvent),
 ) -> Result<RunResult> {
-    let t0 = Instant::now();
     let iso = opts.isolate.clone().unwrap_or_default();
-    if opts.command.is_empty() {
-        return Err(Error::NoCommand);
-    }
-    let checker = Checker::new(&opts.contract)?;
-    let root = crate::workspace::resolve(root)?;
+    let root = prep.root.clone();
     let rel_cwd = match &opts.cwd {
         Some(d) => d
             .canonicalize()
@@ -86,16 +81,6 @@ pub fn run_isolated(
             .and_then(|d| d.strip_prefix(&root).ok().map(Path::to_path_buf))
             .unwrap_or_default(),
         None => PathBuf::new(),
-    };
-    let command: Vec<String> = opts
-        .command
-        .iter()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
-    let guard = if opts.forward_signals {
-        Some(signals::Guard::install()?)
-    } else {
-        None
     };
 
     // 1. The overlay (its base snapshot is the run's "before"), its run lock, the command.
@@ -136,7 +121,7 @@ pub fn run_isolated(
                 (created.overlay, created.fallback)
             }
         };
-        let session = crate::overlay::begin_run(&store, &mut rec, &command.join(" "))?;
+        let session = crate::overlay::begin_run(&store, &mut rec, &prep.command.join(" "))?;
         let before = session.before();
         let before_rec = store.reader()?.snapshot(&before)?;
         events(&RunEvent::WorkspaceSnapshotTaken {
@@ -150,9 +135,7 @@ pub fn run_isolated(
         (rec, fallback, session, cmd)
     };
     let before = session.before();
-    if let Some(sig) = guard.as_ref().and_then(|g| g.interrupted()) {
-        return Err(Error::Interrupted(sig));
-    }
+    prep.check_interrupted()?;
 
     // 2. The command, with the store closed.
     let (outcome, duration) = run_prepared(cmd, opts, events)?;
@@ -162,7 +145,7 @@ pub fn run_isolated(
     let store = open()?;
     let t_state = Instant::now();
     let after = crate::overlay::finish_run(&store, &mut rec, session)?;
-    let after_label = crate::run::after_label(success);
+    let after_label = AfterLabel::of(success).name();
     let state_rec = store.reader()?.snapshot(&after)?;
     events(&RunEvent::WorkspaceSnapshotTaken {
         label: after_label.into(),
@@ -171,7 +154,7 @@ pub fn run_isolated(
         bytes: state_rec.stats.bytes,
         seconds: t_state.elapsed().as_secs_f64(),
     });
-    let report = report_diff(&store, before, after, opts, &checker, events)?;
+    let report = report_diff(&store, before, after, opts, &prep.checker, events)?;
     let op = oplog::record_alone(
         &store,
         OpRecord {
@@ -191,7 +174,7 @@ pub fn run_isolated(
     if !report.violations.is_empty() && opts.on_violation == OnViolation::Revert {
         let paths = revert_paths(&report.violations);
         crate::overlay::reject(&store, &mut rec, &paths, &[])?;
-        reverted = paths.iter().map(|p| display(p)).collect();
+        reverted = paths;
     }
     let contract_ok = report.violations.is_empty() || !reverted.is_empty();
     let wanted = match iso.accept {
@@ -203,7 +186,7 @@ pub fn run_isolated(
     };
     let mut result_overlay = OverlayOutcome {
         id: rec.id,
-        backend: rec.backend.name(),
+        backend: rec.backend,
         fallback,
         accepted: false,
         conflicts: Vec::new(),
@@ -225,11 +208,7 @@ pub fn run_isolated(
         )?;
         result_overlay.accepted = true;
         result_overlay.accept_op = accepted.op;
-        result_overlay.conflicts = accepted
-            .conflicts
-            .iter()
-            .map(|c| display(&c.path))
-            .collect();
+        result_overlay.conflicts = accepted.conflicts.iter().map(|c| c.path.clone()).collect();
         // Ignored build outputs go with the overlay: `overlay accept --include-ignored` on a
         // kept overlay is the way to take them.
         if accepted.conflicts.is_empty() && !iso.keep {
@@ -237,25 +216,25 @@ pub fn run_isolated(
             result_overlay.kept = false;
         }
     }
-    drop(guard);
+    drop(prep.guard.take());
 
     let cwd = root.join(&rel_cwd);
-    Ok(RunResult {
-        reverted,
-        overlay: Some(result_overlay),
-        ..RunResult::finished(Finished {
-            backend: rec.backend.imp().run_name(),
-            workspace: &root,
-            cwd: &cwd,
-            command,
+    Ok(RunResult::finished(
+        prep,
+        Finished {
+            cwd,
             before,
             after,
             outcome,
             duration,
-            started: t0,
             report,
             on_violation: opts.on_violation,
             op,
-        })
-    })
+            reverted,
+            restore: None,
+            skipped: Vec::new(),
+            retention: RetentionEntry::default(),
+            overlay: Some(result_overlay),
+        },
+    ))
 }

@@ -52,7 +52,6 @@ use crate::compare::{DiffRequest, Rev, diff};
 use crate::contract::{Checker, Contract, OnViolation, revert_paths};
 use crate::diff::text::DiffOptions;
 use crate::error::{Error, Result};
-use crate::files::{display, path_bytes};
 use crate::id::Id;
 use crate::progress::NoProgress;
 use crate::restore::{OpInfo, RestoreOptions, restore};
@@ -181,34 +180,20 @@ pub fn run(
     opts: &RunOptions,
     events: &mut dyn FnMut(&RunEvent),
 ) -> Result<RunResult> {
-    let t0 = Instant::now();
-    if opts.command.is_empty() {
-        return Err(Error::NoCommand);
-    }
+    let mut prep = Prepared::new(root, opts)?;
     if opts.isolate.is_some() {
-        return isolate::run_isolated(open, root, opts, events);
+        return isolate::run_isolated(open, prep, opts, events);
     }
-    let checker = Checker::new(&opts.contract)?;
-    let root = crate::workspace::resolve(root)?;
+    let root = prep.root.clone();
     let cwd = match &opts.cwd {
         Some(d) => d.clone(),
         None => root.clone(),
-    };
-    let command: Vec<String> = opts
-        .command
-        .iter()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
-    let guard = if opts.forward_signals {
-        Some(signals::Guard::install()?)
-    } else {
-        None
     };
     let message = if opts.message.is_empty() {
         format!(
             "{}{}",
             crate::history::RUN_MESSAGE_PREFIX,
-            command.join(" ")
+            prep.command.join(" ")
         )
     } else {
         opts.message.clone()
@@ -252,9 +237,7 @@ pub fn run(
         let id = snapshot_event(events, "before", &outcome.report);
         (id, outcome.report.skipped, watcher, outcome.linked_dirs)
     };
-    if let Some(sig) = guard.as_ref().and_then(|g| g.interrupted()) {
-        return Err(Error::Interrupted(sig));
-    }
+    prep.check_interrupted()?;
 
     // 2. The command, with the store closed.
     let (outcome, duration) = run_command(opts, &cwd, events)?;
@@ -262,7 +245,7 @@ pub fn run(
 
     // 3. After, diff, patch, operation.
     let store = open()?;
-    let after_label = after_label(success);
+    let after_label = AfterLabel::of(success).name();
     let trusted = watcher
         .and_then(|w| w.finish())
         .map(|changes| std::sync::Arc::new(changes.trusted(&linked_dirs)));
@@ -272,7 +255,7 @@ pub fn run(
     };
     let after_report = snapshot(&store, &root, &after_opts, &NoProgress)?.report;
     let after = snapshot_event(events, after_label, &after_report);
-    let report = report_diff(&store, before, after, opts, &checker, events)?;
+    let report = report_diff(&store, before, after, opts, &prep.checker, events)?;
     // A second signal killed the command's group: the run still happened, as far as it got.
     let kind = if opts.forward_signals && signals::killed() {
         "run (interrupted)"
@@ -282,9 +265,8 @@ pub fn run(
     let op = record_run(&store, &root, kind, before, after)?;
 
     // 4. Rollback or revert.
-    let mut rolled_back = false;
     let mut reverted = Vec::new();
-    let mut restore_op = None;
+    let mut restore_done = None;
     if !success && opts.rollback_on_failure && !report.summary.files.is_empty() {
         let r = restore(
             &store,
@@ -301,8 +283,10 @@ pub fn run(
             },
             &NoProgress,
         )?;
-        rolled_back = true;
-        restore_op = r.op;
+        restore_done = Some(Restored {
+            rolled_back: true,
+            op: r.op,
+        });
     } else if !report.violations.is_empty() && opts.on_violation == OnViolation::Revert {
         let paths = revert_paths(&report.violations);
         let r = restore(
@@ -321,10 +305,13 @@ pub fn run(
             },
             &NoProgress,
         )?;
-        reverted = paths.iter().map(|p| display(p)).collect();
-        restore_op = r.op;
+        reverted = paths;
+        restore_done = Some(Restored {
+            rolled_back: false,
+            op: r.op,
+        });
     }
-    drop(guard);
+    drop(prep.guard.take());
     let mut store = store;
     let retention = match crate::forget::after_run(&mut store, &root) {
         Ok((forgotten, gc)) => RetentionEntry {
@@ -337,43 +324,84 @@ pub fn run(
             ..RetentionEntry::default()
         },
     };
-
-    Ok(RunResult {
-        reverted,
-        rolled_back,
-        skipped: after_report
-            .skipped
-            .iter()
-            .map(|s| SkippedEntry {
-                path: display(&s.path),
-                path_bytes: path_bytes(&s.path),
-                reason: s.reason.name(),
-                detail: s.detail.clone(),
-                warn: s.worth_warning(&before_skipped),
-            })
-            .collect(),
-        restore_op,
-        retention,
-        ..RunResult::finished(Finished {
-            backend: "hash",
-            workspace: &root,
-            cwd: &cwd,
-            command,
+    let skipped = after_report
+        .skipped
+        .iter()
+        .map(|s| SkippedEntry {
+            path: s.path.clone(),
+            reason: s.reason,
+            detail: s.detail.clone(),
+            warn: s.worth_warning(&before_skipped),
+        })
+        .collect();
+    Ok(RunResult::finished(
+        prep,
+        Finished {
+            cwd,
             before,
             after,
             outcome,
             duration,
-            started: t0,
             report,
             on_violation: opts.on_violation,
             op,
-        })
-    })
+            reverted,
+            restore: restore_done,
+            skipped,
+            retention,
+            overlay: None,
+        },
+    ))
 }
 
-/// The after snapshot's label: "after", or "after_failure" when the command failed.
-pub(crate) fn after_label(success: bool) -> &'static str {
-    if success { "after" } else { "after_failure" }
+/// What both kinds of run (in the workspace, or isolated) set up before their first
+/// snapshot.
+pub(crate) struct Prepared {
+    /// When the whole run began.
+    pub started: Instant,
+    pub checker: Checker,
+    /// The workspace's canonical path.
+    pub root: PathBuf,
+    /// The command line, as text.
+    pub command: Vec<String>,
+    /// The signal handlers, while they are installed.
+    pub guard: Option<signals::Guard>,
+}
+
+impl Prepared {
+    fn new(root: &Path, opts: &RunOptions) -> Result<Prepared> {
+        let started = Instant::now();
+        if opts.command.is_empty() {
+            return Err(Error::NoCommand);
+        }
+        let checker = Checker::new(&opts.contract)?;
+        let root = crate::workspace::resolve(root)?;
+        let command = opts
+            .command
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        let guard = if opts.forward_signals {
+            Some(signals::Guard::install()?)
+        } else {
+            None
+        };
+        Ok(Prepared {
+            started,
+            checker,
+            root,
+            command,
+            guard,
+        })
+    }
+
+    /// A signal that arrived before the command started aborts the run, with nothing run.
+    pub fn check_interrupted(&self) -> Result<()> {
+        match self.guard.as_ref().and_then(|g| g.interrupted()) {
+            Some(sig) => Err(Error::Interrupted(sig)),
+            None => Ok(()),
+        }
+    }
 }
 
 /// What a run reports about its change: line statistics, the patch (when captured), and the

@@ -1,41 +1,30 @@
-//! The run's result: the object `--json` prints and `--result` writes (its layout is
-//! `schemas/run-result.schema.json`), and the parts of it built from a diff.
+//! The run's result as the library reports it: ids, paths as bytes and enums.
+//! [`crate::wire::RunResult`] is how it looks as JSON (`--json`, `--result`, the HTTP API;
+//! `schemas/run-result.schema.json` is generated from that type).
 
-use std::path::Path;
-use std::time::Instant;
+use std::path::PathBuf;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::compare::Diff;
 use crate::contract::{OnViolation, Violation};
-use crate::diff::SideJson;
+use crate::diff::FileChange;
 use crate::diff::text::DiffOptions;
 use crate::error::Result;
-use crate::files::{display, path_bytes};
+use crate::files::RelPath;
 use crate::id::Id;
+use crate::store::snapshot::SkipReason;
 
-use super::{DiffReport, EXIT_VIOLATION, Outcome, after_label, isolate, signals};
+use super::{DiffReport, EXIT_VIOLATION, Outcome, isolate};
 
 /// Version of the result object's layout (`schemas/run-result.schema.json`).
 pub const RESULT_VERSION: u32 = 1;
 
-/// One changed file in the result.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+/// One changed file of a run, with its line statistics.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FileEntry {
-    /// The path (the new path for renames), lossy UTF-8.
-    pub path: String,
-    /// The path's exact bytes in base64 when it is not UTF-8, else null.
-    pub path_bytes: Option<String>,
-    /// The old path of a rename.
-    pub old_path: Option<String>,
-    /// The old path's exact bytes in base64 when it is not UTF-8, else null.
-    pub old_path_bytes: Option<String>,
-    /// added, deleted, modified, mode_changed, type_changed or renamed.
-    pub status: &'static str,
-    /// The side before (kind, mode, blob id, size); null for an added file.
-    pub old: Option<SideJson>,
-    /// The side after; null for a deleted file.
-    pub new: Option<SideJson>,
+    /// The change.
+    pub change: FileChange,
     /// Whether either side is binary (then the line counts are 0).
     pub binary: bool,
     /// Lines added.
@@ -44,8 +33,8 @@ pub struct FileEntry {
     pub deletions: u64,
 }
 
-/// The diff part of the result.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+/// What a run changed, with line statistics.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DiffSummary {
     /// Files changed.
     pub files_changed: usize,
@@ -57,65 +46,86 @@ pub struct DiffSummary {
     pub files: Vec<FileEntry>,
 }
 
-/// One violation in the result.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct ViolationEntry {
-    /// The offending path.
-    pub path: String,
-    /// The path's exact bytes in base64 when it is not UTF-8, else null.
-    pub path_bytes: Option<String>,
-    /// forbidden, not_allowed or new_file_disallowed.
-    pub reason: &'static str,
-    /// What happened to it (as in the diff's files).
-    pub status: &'static str,
-}
-
-/// A path a snapshot passed over.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+/// A path the after snapshot passed over.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SkippedEntry {
-    /// The path.
-    pub path: String,
-    /// The path's exact bytes in base64 when it is not UTF-8, else null.
-    pub path_bytes: Option<String>,
-    /// too_large, unreadable, vanished, special or changed_while_read.
-    pub reason: &'static str,
+    /// The path (workspace-relative, raw bytes).
+    pub path: Vec<u8>,
+    /// Why.
+    pub reason: SkipReason,
     /// Detail (an error message).
     pub detail: String,
     /// Whether it is worth a warning: not a special file the before snapshot skipped too.
     pub warn: bool,
 }
 
-/// What a run did: the object `--json` prints and `--result` writes. Every key is always
-/// present (null when it does not apply), so consumers need no presence checks.
-#[derive(Clone, Debug, Serialize)]
+/// The after snapshot's label: which of the two a run's second snapshot is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum AfterLabel {
+    /// The command exited 0.
+    After,
+    /// The command failed, was killed or could not start.
+    AfterFailure,
+}
+
+impl AfterLabel {
+    /// The label of a run whose command did (or did not) succeed.
+    pub fn of(success: bool) -> AfterLabel {
+        if success {
+            AfterLabel::After
+        } else {
+            AfterLabel::AfterFailure
+        }
+    }
+
+    /// The snapshot's `label` metadata (and the JSON name).
+    pub fn name(self) -> &'static str {
+        match self {
+            AfterLabel::After => "after",
+            AfterLabel::AfterFailure => "after_failure",
+        }
+    }
+}
+
+/// Why rewind exits with the code it does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum ExitReason {
+    /// 0: the command succeeded (and the contract did not fail the run).
+    Success,
+    /// The command's own non-zero code.
+    Command,
+    /// 128 + N: a signal killed the command.
+    Signal,
+    /// 126 or 127: the command could not start.
+    SpawnFailed,
+    /// 123: the contract failed under `--on-violation=fail`.
+    ContractViolation,
+}
+
+/// What a run did. [`crate::wire::RunResult`] is its JSON form.
+#[derive(Clone, Debug)]
 pub struct RunResult {
-    /// [`RESULT_VERSION`].
-    pub version: u32,
-    /// How changes were detected: "hash" (content-addressed snapshots).
-    pub backend: &'static str,
     /// The workspace's canonical path.
-    pub workspace: String,
+    pub workspace: PathBuf,
     /// Where the command started.
-    pub cwd: String,
+    pub cwd: PathBuf,
     /// The command line.
     pub command: Vec<String>,
-    /// The before snapshot (64 hex digits).
-    pub before: String,
-    /// The after (or after_failure) snapshot.
-    pub after: String,
-    /// The after snapshot's label: "after" or "after_failure".
-    pub after_label: &'static str,
+    /// The before snapshot (for an isolated run, the overlay's base).
+    pub before: Id,
+    /// The after snapshot (for an isolated run, the overlay's state).
+    pub after: Id,
     /// The command's exit code (None when a signal killed it).
     pub exit_code: Option<i32>,
     /// The signal that killed it.
     pub signal: Option<i32>,
-    /// That signal's name ("SIGTERM").
-    pub signal_name: Option<String>,
     /// Why the command could not be started (exit_code is then 126 or 127).
     pub spawn_error: Option<String>,
-    /// Exit code 0.
-    pub success: bool,
-    /// How long the command ran.
+    /// How long the command ran, in seconds.
     pub duration_seconds: f64,
     /// How long the whole run took, snapshots included.
     pub total_seconds: f64,
@@ -128,11 +138,11 @@ pub struct RunResult {
     /// The patch's length in bytes, whenever it was captured.
     pub patch_bytes: Option<u64>,
     /// Contract violations.
-    pub violations: Vec<ViolationEntry>,
-    /// What was done about them: report, revert or fail.
-    pub on_violation: &'static str,
+    pub violations: Vec<Violation>,
+    /// What was done about them.
+    pub on_violation: OnViolation,
     /// Paths put back to the before snapshot because they violated the contract.
-    pub reverted: Vec<String>,
+    pub reverted: Vec<RelPath>,
     /// Whether the whole workspace was restored to the before snapshot.
     pub rolled_back: bool,
     /// Paths the after snapshot passed over.
@@ -149,7 +159,7 @@ pub struct RunResult {
 
 /// The run retention's outcome (see [`crate::forget::after_run`]). It never fails the run:
 /// the command has run and both snapshots are stored, so an error is only reported.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default)]
 pub struct RetentionEntry {
     /// Older run snapshots of this workspace forgotten.
     pub forgotten: usize,
@@ -159,102 +169,90 @@ pub struct RetentionEntry {
     pub error: Option<String>,
 }
 
-/// The run result as printed and written: every field of [`RunResult`] plus the exit rewind
-/// ends with and why, so the result file is unambiguous where the exit code is not (123 is both
-/// a command's own code and the contract's).
-#[derive(Serialize)]
-pub struct ReportedResult<'a> {
-    /// The result.
-    #[serde(flatten)]
-    pub result: &'a RunResult,
-    /// The code rewind exits with ([`RunResult::exit_code`]).
-    pub rewind_exit_code: i32,
-    /// Why: [`RunResult::exit_reason`].
-    pub exit_reason: &'static str,
-}
-
 /// What every run reports, however the command ran (in the workspace, or isolated in an
-/// overlay): [`RunResult::finished`] turns it into the result, the one place its common
-/// fields are filled in.
-pub(crate) struct Finished<'a> {
-    /// "hash", "overlay-namespace" or "overlay-copy".
-    pub backend: &'static str,
-    pub workspace: &'a Path,
-    pub cwd: &'a Path,
-    pub command: Vec<String>,
+/// overlay): [`RunResult::finished`] turns it into the result, the one place a result is
+/// put together.
+pub(crate) struct Finished {
+    pub cwd: PathBuf,
     pub before: Id,
     pub after: Id,
     pub outcome: Outcome,
     /// How long the command ran, in seconds.
     pub duration: f64,
-    /// When the whole run began.
-    pub started: Instant,
     pub report: DiffReport,
     pub on_violation: OnViolation,
     /// The operation recording the run.
     pub op: u64,
+    pub reverted: Vec<RelPath>,
+    /// For a run in the workspace: the restore that rolled it back or reverted violations.
+    pub restore: Option<Restored>,
+    /// For a run in the workspace: its after snapshot's skipped paths.
+    pub skipped: Vec<SkippedEntry>,
+    pub retention: RetentionEntry,
+    pub overlay: Option<isolate::OverlayOutcome>,
+}
+
+/// A restore a run made after the command: a rollback of the whole run, or a revert of the
+/// paths that broke the contract.
+pub(crate) struct Restored {
+    /// Whether it was the whole workspace (a rollback).
+    pub rolled_back: bool,
+    /// Its operation.
+    pub op: Option<u64>,
 }
 
 impl RunResult {
-    /// The result of a finished run; what only one kind of run does (a rollback, a revert in
-    /// the workspace, retention, the overlay's outcome) starts empty for the caller to set.
-    pub(crate) fn finished(f: Finished<'_>) -> RunResult {
-        let success = f.outcome.exit_code == Some(0);
+    /// The result of a finished run of `prep`'s command.
+    pub(crate) fn finished(prep: super::Prepared, f: Finished) -> RunResult {
         RunResult {
-            version: RESULT_VERSION,
-            backend: f.backend,
-            workspace: f.workspace.display().to_string(),
-            cwd: f.cwd.display().to_string(),
-            command: f.command,
-            before: f.before.hex(),
-            after: f.after.hex(),
-            after_label: after_label(success),
+            workspace: prep.root,
+            cwd: f.cwd,
+            command: prep.command,
+            before: f.before,
+            after: f.after,
             exit_code: f.outcome.exit_code,
             signal: f.outcome.signal,
-            signal_name: f.outcome.signal.map(signals::name),
             spawn_error: f.outcome.spawn_error,
-            success,
             duration_seconds: f.duration,
-            total_seconds: f.started.elapsed().as_secs_f64(),
+            total_seconds: prep.started.elapsed().as_secs_f64(),
             diff: f.report.summary,
             patch: f.report.patch.0,
             patch_ref: f.report.patch.1,
             patch_bytes: f.report.patch.2,
-            violations: violation_entries(&f.report.violations),
-            on_violation: f.on_violation.name(),
-            reverted: Vec::new(),
-            rolled_back: false,
-            skipped: Vec::new(),
+            violations: f.report.violations,
+            on_violation: f.on_violation,
+            reverted: f.reverted,
+            rolled_back: f.restore.as_ref().is_some_and(|r| r.rolled_back),
+            skipped: f.skipped,
             op: f.op,
-            restore_op: None,
-            retention: RetentionEntry::default(),
-            overlay: None,
+            restore_op: f.restore.and_then(|r| r.op),
+            retention: f.retention,
+            overlay: f.overlay,
         }
     }
 
-    /// What is printed (`--json`) and written (`--result`).
-    pub fn reported(&self) -> ReportedResult<'_> {
-        ReportedResult {
-            result: self,
-            rewind_exit_code: self.exit_code(),
-            exit_reason: self.exit_reason(),
-        }
+    /// Whether the command exited 0.
+    pub fn success(&self) -> bool {
+        self.exit_code == Some(0)
     }
 
-    /// Why rewind exits with [`RunResult::exit_code`]: "success" (0), "command" (the command's
-    /// own non-zero code), "signal" (128 + N), "spawn_failed" (126/127: it could not start) or
-    /// "contract_violation" ([`EXIT_VIOLATION`] under `--on-violation=fail`).
-    pub fn exit_reason(&self) -> &'static str {
+    /// The after snapshot's label.
+    pub fn after_label(&self) -> AfterLabel {
+        AfterLabel::of(self.success())
+    }
+
+    /// Why rewind exits with [`RunResult::exit_code`].
+    pub fn exit_reason(&self) -> ExitReason {
         if self.signal.is_some() {
-            return "signal";
+            return ExitReason::Signal;
         }
         if self.spawn_error.is_some() {
-            return "spawn_failed";
+            return ExitReason::SpawnFailed;
         }
         match self.exit_code {
-            Some(c) if c != 0 => "command",
-            _ if !self.violations.is_empty() && self.on_violation == "fail" => "contract_violation",
-            _ => "success",
+            Some(c) if c != 0 => ExitReason::Command,
+            _ if self.contract_failed() => ExitReason::ContractViolation,
+            _ => ExitReason::Success,
         }
     }
 
@@ -267,9 +265,13 @@ impl RunResult {
         }
         match self.exit_code {
             Some(c) if c != 0 => c,
-            _ if !self.violations.is_empty() && self.on_violation == "fail" => EXIT_VIOLATION,
+            _ if self.contract_failed() => EXIT_VIOLATION,
             _ => 0,
         }
+    }
+
+    fn contract_failed(&self) -> bool {
+        !self.violations.is_empty() && self.on_violation == OnViolation::Fail
     }
 }
 
@@ -281,13 +283,7 @@ pub fn summarize(d: &Diff, dopts: &DiffOptions) -> Result<DiffSummary> {
         .iter()
         .zip(&stats)
         .map(|(c, s)| FileEntry {
-            path: display(&c.path),
-            path_bytes: path_bytes(&c.path),
-            old_path: c.old_path.as_deref().map(display),
-            old_path_bytes: c.old_path.as_deref().and_then(path_bytes),
-            status: c.status.name(),
-            old: c.old.map(|e| e.json()),
-            new: c.new.map(|e| e.json()),
+            change: c.clone(),
             binary: s.binary,
             insertions: s.insertions,
             deletions: s.deletions,
@@ -299,16 +295,4 @@ pub fn summarize(d: &Diff, dopts: &DiffOptions) -> Result<DiffSummary> {
         deletions: files.iter().map(|f| f.deletions).sum(),
         files,
     })
-}
-
-/// The violations as the result shows them.
-pub fn violation_entries(v: &[Violation]) -> Vec<ViolationEntry> {
-    v.iter()
-        .map(|v| ViolationEntry {
-            path: display(&v.path),
-            path_bytes: path_bytes(&v.path),
-            reason: v.reason.name(),
-            status: v.status.name(),
-        })
-        .collect()
 }

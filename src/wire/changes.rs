@@ -12,12 +12,16 @@ use crate::store::tree::Kind;
 /// One side of a change (`diff --json`'s `old` and `new`).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(deny_unknown_fields))]
 pub struct Side {
     /// file, executable or symlink.
+    #[cfg_attr(feature = "schema", schemars(extend("enum" = ["file", "executable", "symlink"])))]
     pub kind: String,
     /// git's mode, octal (100644, 100755, 120000).
+    #[cfg_attr(feature = "schema", schemars(extend("enum" = ["100644", "100755", "120000"])))]
     pub mode: String,
     /// The blob id (hex): its content is in the store.
+    #[cfg_attr(feature = "schema", schemars(regex(pattern = r"^[0-9a-f]{64}$")))]
     pub id: String,
     /// Bytes.
     pub size: u64,

@@ -16,6 +16,7 @@ mod changes;
 mod edits;
 mod ops;
 mod overlay;
+mod run;
 mod runs;
 mod session;
 mod snapshot;
@@ -32,6 +33,10 @@ pub use ops::Op;
 pub use overlay::{
     Overlay, OverlayAccept, OverlayConflict, OverlayCreated, OverlayDiff, OverlayReject,
     OverlayRunChanges, OverlayRunFile, OverlayRuns,
+};
+pub use run::{
+    OverlayBackend, RunBackend, RunDiff, RunFile, RunOverlay, RunResult, RunRetention, RunScratch,
+    RunSkipped, RunViolation, SkipReason,
 };
 pub use runs::{RangeRunChanges, RangeRuns, RangeUnit};
 pub use session::Session;

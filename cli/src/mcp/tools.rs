@@ -498,7 +498,7 @@ fn run(st: &State, p: RunParams) -> Result<serde_json::Value> {
     };
     let open = || st.ctx.open_store(true);
     let r = rewind::run(&open, &st.root, &opts, &mut |_| {})?;
-    serde_json::to_value(r.reported())
+    serde_json::to_value(wire::RunResult::from(&r))
         .map_err(|e| Error::Invalid(format!("encoding the run result: {e}")))
 }
 

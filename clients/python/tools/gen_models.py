@@ -21,11 +21,21 @@ def ref_name(s):
     return s["$ref"].rsplit("/", 1)[1]
 
 
+# The document's components, for hint() to look through references to what is not an object.
+SCHEMAS = {}
+
+
 def hint(s):
     """The Python type of a schema, and how to decode it: None, ("one"|"list"|"dict", Class)."""
     if "$ref" in s:
+        target = SCHEMAS.get(ref_name(s), {})
+        if target.get("type") != "object":
+            # An enum (or another plain value) the document names: no class of its own.
+            return hint(target)
         return ref_name(s), ("one", ref_name(s))
     alts = s.get("oneOf") or s.get("anyOf")
+    if alts and all(isinstance(a.get("const"), str) for a in alts):
+        return "str", None
     if alts:
         real = [a for a in alts if a.get("type") != "null"]
         if len(real) == 1:
@@ -60,7 +70,7 @@ def hint(s):
             base = "Dict[str, str]"
         else:
             base = "Dict[str, Any]"
-    if "const" in s:
+    if isinstance(s.get("const"), str):
         base = "str"
     if nullable and base != "Any":
         base = f"Optional[{base}]"
@@ -70,6 +80,7 @@ def hint(s):
 def main():
     doc = json.loads(DOC.read_text())
     schemas = doc["components"]["schemas"]
+    SCHEMAS.update(schemas)
     lines = [
         '"""The API\'s JSON shapes as dataclasses: generated from serve/openapi.json by',
         "tools/gen_models.py (do not edit by hand). Each class's `from_json` takes the decoded",

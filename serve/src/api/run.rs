@@ -241,16 +241,14 @@ pub(crate) async fn start(
                 v["run"] = json!(id);
                 st2.events().publish_run(&ws_text, v);
             })?;
-            let mut v = json!(r.reported());
+            let mut v = rewind::wire::RunResult::from(&r);
             if let Some(dir) = &opts.scratch {
-                let after = rewind::Id::from_hex(&r.after)
-                    .ok_or_else(|| rewind::Error::Invalid(format!("bad after id {}", r.after)))?;
-                v["scratch"] = json!(rewind::scratch::keep(st2.store(), dir, &after)?);
+                v.scratch = Some(rewind::scratch::keep(st2.store(), dir, &r.after)?.into());
             }
             if hunks {
-                add_hunks(st2.store(), &mut v)?;
+                add_hunks(st2.store(), &r, &mut v)?;
             }
-            Ok(v)
+            Ok(json!(v))
         })();
         let out = match result {
             Ok(v) => {
@@ -284,29 +282,27 @@ pub(crate) async fn start(
 /// Gives each file of a run result's `diff` its `hunks` (null where there are none): an
 /// overlay's pending hunks while the overlay exists (the ids its accept and reject take),
 /// else the hunks between the before and after snapshots (the ids revert takes).
-fn add_hunks(store: &rewind::Store, v: &mut Value) -> rewind::Result<()> {
-    let mut by_path: std::collections::HashMap<String, Value> = Default::default();
-    let overlay = v["overlay"]["id"].as_u64();
-    let kept = v["overlay"]["kept"].as_bool().unwrap_or(false);
-    match overlay.filter(|_| kept) {
-        Some(id) => {
-            let mut r = rewind::overlay::find(store, &id.to_string())?;
-            let od = rewind::overlay::overlay_diff(store, &mut r, true)?;
-            let hs = rewind::overlay::review_hunks(store, &r, &od.diff)?;
+fn add_hunks(
+    store: &rewind::Store,
+    r: &rewind::RunResult,
+    v: &mut rewind::wire::RunResult,
+) -> rewind::Result<()> {
+    type Hunks = Option<Vec<rewind::hunks::ReviewHunk>>;
+    let mut by_path: std::collections::HashMap<Vec<u8>, Hunks> = Default::default();
+    match r.overlay.as_ref().filter(|o| o.kept) {
+        Some(o) => {
+            let mut rec = rewind::overlay::find(store, &o.id.to_string())?;
+            let od = rewind::overlay::overlay_diff(store, &mut rec, true)?;
+            let hs = rewind::overlay::review_hunks(store, &rec, &od.diff)?;
             for (c, h) in od.diff.changes.iter().zip(hs) {
-                by_path.insert(super::text(&c.path), json!(h));
+                by_path.insert(c.path.clone(), h);
             }
         }
         None => {
-            let id = |k: &str| {
-                v[k].as_str()
-                    .and_then(rewind::Id::from_hex)
-                    .ok_or_else(|| rewind::Error::Invalid(format!("the result's {k} id")))
-            };
             let d = rewind::diff(
                 store,
-                rewind::Rev::Snapshot(id("before")?),
-                rewind::Rev::Snapshot(id("after")?),
+                rewind::Rev::Snapshot(r.before),
+                rewind::Rev::Snapshot(r.after),
                 None,
                 &rewind::DiffRequest {
                     renames: true,
@@ -315,16 +311,13 @@ fn add_hunks(store: &rewind::Store, v: &mut Value) -> rewind::Result<()> {
                 },
             )?;
             for c in &d.changes {
-                let h = rewind::wire::change_hunks(&d, c)?;
-                by_path.insert(super::text(&c.path), json!(h));
+                by_path.insert(c.path.clone(), rewind::wire::change_hunks(&d, c)?);
             }
         }
     }
-    if let Some(files) = v["diff"]["files"].as_array_mut() {
-        for f in files {
-            let path = f["path"].as_str().unwrap_or_default().to_string();
-            f["hunks"] = by_path.remove(&path).unwrap_or(Value::Null);
-        }
+    for (f, e) in v.diff.files.iter_mut().zip(&r.diff.files) {
+        let hunks = by_path.remove(&e.change.path).flatten();
+        f.hunks = Some(hunks.map(|hs| hs.into_iter().map(rewind::wire::Hunk::from).collect()));
     }
     Ok(())
 }

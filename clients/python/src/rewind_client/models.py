@@ -1079,7 +1079,7 @@ files written, and the conflicts that stopped it (then nothing was written).."""
 
 @dataclass
 class RunDiff:
-    """`RunDiff`."""
+    """`RunDiff`: What a run changed.."""
 
     deletions: int = field(metadata={"json": "deletions"})
     files: List[RunFile] = field(metadata={"json": "files"})
@@ -1104,18 +1104,22 @@ class RunDiff:
 
 @dataclass
 class RunFile:
-    """`RunFile`."""
+    """`RunFile`: One changed file of a run.."""
 
     binary: bool = field(metadata={"json": "binary"})
     deletions: int = field(metadata={"json": "deletions"})
     insertions: int = field(metadata={"json": "insertions"})
+    new: Optional[Side] = field(metadata={"json": "new"})
+    old: Optional[Side] = field(metadata={"json": "old"})
+    old_path: Optional[str] = field(metadata={"json": "old_path"})
+    old_path_bytes: Optional[str] = field(metadata={"json": "old_path_bytes"})
     path: str = field(metadata={"json": "path"})
+    path_bytes: Optional[str] = field(metadata={"json": "path_bytes"})
     status: str = field(metadata={"json": "status"})
     hunks: Optional[List[Hunk]] = field(default=None, metadata={"json": "hunks"})
-    old_path: Optional[str] = field(default=None, metadata={"json": "old_path"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
 
-    _decoders = {'hunks': ('list', 'Hunk')}
+    _decoders = {'new': ('one', 'Side'), 'old': ('one', 'Side'), 'hunks': ('list', 'Hunk')}
 
     @classmethod
     def from_json(cls, d: Dict[str, Any]) -> "RunFile":
@@ -1131,47 +1135,154 @@ class RunFile:
 
 
 @dataclass
-class RunResult:
-    """`RunResult`: schemas/run-result.schema.json (the object rewind run --json prints); with hunks: true each diff file has hunks."""
+class RunOverlay:
+    """`RunOverlay`: `run --isolate`: the overlay and what became of its changes.."""
 
-    after: str = field(metadata={"json": "after"})
-    before: str = field(metadata={"json": "before"})
-    diff: RunDiff = field(metadata={"json": "diff"})
-    version: int = field(metadata={"json": "version"})
-    workspace: str = field(metadata={"json": "workspace"})
-    after_label: Optional[str] = field(default=None, metadata={"json": "after_label"})
-    backend: Optional[str] = field(default=None, metadata={"json": "backend"})
-    command: Optional[List[str]] = field(default=None, metadata={"json": "command"})
-    cwd: Optional[str] = field(default=None, metadata={"json": "cwd"})
-    duration_seconds: Optional[float] = field(default=None, metadata={"json": "duration_seconds"})
-    exit_code: Optional[int] = field(default=None, metadata={"json": "exit_code"})
-    exit_reason: Optional[str] = field(default=None, metadata={"json": "exit_reason"})
-    on_violation: Optional[str] = field(default=None, metadata={"json": "on_violation"})
-    op: Optional[int] = field(default=None, metadata={"json": "op"})
-    overlay: Optional[Dict[str, Any]] = field(default=None, metadata={"json": "overlay"})
-    patch: Optional[str] = field(default=None, metadata={"json": "patch"})
-    patch_bytes: Optional[int] = field(default=None, metadata={"json": "patch_bytes"})
-    patch_ref: Optional[str] = field(default=None, metadata={"json": "patch_ref"})
-    restore_op: Optional[int] = field(default=None, metadata={"json": "restore_op"})
-    retention: Optional[Dict[str, Any]] = field(default=None, metadata={"json": "retention"})
-    reverted: Optional[List[str]] = field(default=None, metadata={"json": "reverted"})
-    rewind_exit_code: Optional[int] = field(default=None, metadata={"json": "rewind_exit_code"})
-    rolled_back: Optional[bool] = field(default=None, metadata={"json": "rolled_back"})
-    scratch: Optional[Dict[str, Any]] = field(default=None, metadata={"json": "scratch"})
-    signal: Optional[int] = field(default=None, metadata={"json": "signal"})
-    signal_name: Optional[str] = field(default=None, metadata={"json": "signal_name"})
-    skipped: Optional[List[Dict[str, Any]]] = field(default=None, metadata={"json": "skipped"})
-    spawn_error: Optional[str] = field(default=None, metadata={"json": "spawn_error"})
-    success: Optional[bool] = field(default=None, metadata={"json": "success"})
-    total_seconds: Optional[float] = field(default=None, metadata={"json": "total_seconds"})
-    violations: Optional[List[Dict[str, Any]]] = field(default=None, metadata={"json": "violations"})
+    accept_op: Optional[int] = field(metadata={"json": "accept_op"})
+    accepted: bool = field(metadata={"json": "accepted"})
+    backend: str = field(metadata={"json": "backend"})
+    conflicts: List[str] = field(metadata={"json": "conflicts"})
+    fallback: Optional[str] = field(metadata={"json": "fallback"})
+    id: int = field(metadata={"json": "id"})
+    kept: bool = field(metadata={"json": "kept"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
 
-    _decoders = {'diff': ('one', 'RunDiff')}
+    _decoders = {}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "RunOverlay":
+        """Builds a `RunOverlay` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class RunResult:
+    """`RunResult`: The object `rewind run --json` prints on stdout (or `--result FILE` writes) after the
+command ends (its JSON Schema: schemas/run-result.schema.json). Every key is always present;
+null where it does not apply.."""
+
+    after: str = field(metadata={"json": "after"})
+    after_label: str = field(metadata={"json": "after_label"})
+    backend: str = field(metadata={"json": "backend"})
+    before: str = field(metadata={"json": "before"})
+    command: List[str] = field(metadata={"json": "command"})
+    cwd: str = field(metadata={"json": "cwd"})
+    diff: RunDiff = field(metadata={"json": "diff"})
+    duration_seconds: float = field(metadata={"json": "duration_seconds"})
+    exit_code: Optional[int] = field(metadata={"json": "exit_code"})
+    exit_reason: str = field(metadata={"json": "exit_reason"})
+    on_violation: str = field(metadata={"json": "on_violation"})
+    op: int = field(metadata={"json": "op"})
+    overlay: Optional[RunOverlay] = field(metadata={"json": "overlay"})
+    patch: Optional[str] = field(metadata={"json": "patch"})
+    patch_bytes: Optional[int] = field(metadata={"json": "patch_bytes"})
+    patch_ref: Optional[str] = field(metadata={"json": "patch_ref"})
+    restore_op: Optional[int] = field(metadata={"json": "restore_op"})
+    retention: RunRetention = field(metadata={"json": "retention"})
+    reverted: List[str] = field(metadata={"json": "reverted"})
+    rewind_exit_code: int = field(metadata={"json": "rewind_exit_code"})
+    rolled_back: bool = field(metadata={"json": "rolled_back"})
+    signal: Optional[int] = field(metadata={"json": "signal"})
+    signal_name: Optional[str] = field(metadata={"json": "signal_name"})
+    skipped: List[RunSkipped] = field(metadata={"json": "skipped"})
+    spawn_error: Optional[str] = field(metadata={"json": "spawn_error"})
+    success: bool = field(metadata={"json": "success"})
+    total_seconds: float = field(metadata={"json": "total_seconds"})
+    version: int = field(metadata={"json": "version"})
+    violations: List[RunViolation] = field(metadata={"json": "violations"})
+    workspace: str = field(metadata={"json": "workspace"})
+    scratch: Optional[RunScratch] = field(default=None, metadata={"json": "scratch"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {'diff': ('one', 'RunDiff'), 'overlay': ('one', 'RunOverlay'), 'retention': ('one', 'RunRetention'), 'skipped': ('list', 'RunSkipped'), 'violations': ('list', 'RunViolation'), 'scratch': ('one', 'RunScratch')}
 
     @classmethod
     def from_json(cls, d: Dict[str, Any]) -> "RunResult":
         """Builds a `RunResult` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class RunRetention:
+    """`RunRetention`: The store's run retention, applied after the run (config.toml `[retention]`); it never
+fails the run.."""
+
+    error: Optional[str] = field(metadata={"json": "error"})
+    forgotten: int = field(metadata={"json": "forgotten"})
+    gc: bool = field(metadata={"json": "gc"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "RunRetention":
+        """Builds a `RunRetention` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class RunScratch:
+    """`RunScratch`: With `--scratch` only: the scratch directory the command saw (`$REWIND_SCRATCH`, removed
+now) and the artifact key prefix its files are kept under (`rewind scratch ls/cat RUN`).."""
+
+    bytes: int = field(metadata={"json": "bytes"})
+    dir: str = field(metadata={"json": "dir"})
+    files: int = field(metadata={"json": "files"})
+    prefix: str = field(metadata={"json": "prefix"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "RunScratch":
+        """Builds a `RunScratch` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class RunSkipped:
+    """`RunSkipped`: A path the run's after snapshot passed over.."""
+
+    detail: str = field(metadata={"json": "detail"})
+    path: str = field(metadata={"json": "path"})
+    path_bytes: Optional[str] = field(metadata={"json": "path_bytes"})
+    reason: str = field(metadata={"json": "reason"})
+    warn: bool = field(metadata={"json": "warn"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "RunSkipped":
+        """Builds a `RunSkipped` from its JSON object."""
         kw = {}
         for f in cls.__dataclass_fields__.values():
             key = f.metadata.get("json")
@@ -1221,6 +1332,31 @@ class RunState:
     @classmethod
     def from_json(cls, d: Dict[str, Any]) -> "RunState":
         """Builds a `RunState` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class RunViolation:
+    """`RunViolation`: A path that broke the run's contract.."""
+
+    path: str = field(metadata={"json": "path"})
+    path_bytes: Optional[str] = field(metadata={"json": "path_bytes"})
+    reason: str = field(metadata={"json": "reason"})
+    status: str = field(metadata={"json": "status"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "RunViolation":
+        """Builds a `RunViolation` from its JSON object."""
         kw = {}
         for f in cls.__dataclass_fields__.values():
             key = f.metadata.get("json")
@@ -1667,9 +1803,14 @@ _CLASSES = {
     "Revert": Revert,
     "RunDiff": RunDiff,
     "RunFile": RunFile,
+    "RunOverlay": RunOverlay,
     "RunResult": RunResult,
+    "RunRetention": RunRetention,
+    "RunScratch": RunScratch,
+    "RunSkipped": RunSkipped,
     "RunStarted": RunStarted,
     "RunState": RunState,
+    "RunViolation": RunViolation,
     "Session": Session,
     "Side": Side,
     "Skipped": Skipped,
