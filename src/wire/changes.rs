@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{path_bytes, path_text};
+use super::PathPair;
 use crate::compare::{Diff, Rev};
 use crate::diff::{DiffOptions, EntryState, FileChange, PatchOptions};
 use crate::error::Result;
@@ -78,17 +78,9 @@ impl From<ReviewHunk> for Hunk {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Change {
-    /// The path (the new one for a rename).
-    pub path: String,
-    /// The path's exact bytes (base64), only when it is not UTF-8.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub path_bytes: Option<String>,
-    /// The old path of a rename.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub old_path: Option<String>,
-    /// The old path's exact bytes (base64), only when it is not UTF-8.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub old_path_bytes: Option<String>,
+    /// The path, and the one it had for a rename.
+    #[serde(flatten)]
+    pub paths: PathPair,
     /// added, deleted, modified, mode, type or renamed.
     pub status: String,
     /// What it was (None when added).
@@ -117,10 +109,7 @@ pub struct Change {
 impl From<&FileChange> for Change {
     fn from(c: &FileChange) -> Self {
         Change {
-            path: path_text(&c.path),
-            path_bytes: path_bytes(&c.path),
-            old_path: c.old_path.as_deref().map(path_text),
-            old_path_bytes: c.old_path.as_deref().and_then(path_bytes),
+            paths: PathPair::new(&c.path, c.old_path.as_deref()),
             status: c.status.name().to_string(),
             old: c.old.as_ref().map(Side::from),
             new: c.new.as_ref().map(Side::from),

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{path_bytes, path_text, paths_and_bytes};
+use super::{PathPair, path_bytes, path_text, paths_and_bytes};
 use crate::apply::FileOutcome;
 use crate::diff::{ChangeStatus, FileChange};
 use crate::hunks::RevertReport;
@@ -49,17 +49,9 @@ impl From<&FileChange> for PlanEntry {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct EditedFile {
-    /// The path.
-    pub path: String,
-    /// The path's exact bytes (base64), only when it is not UTF-8.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub path_bytes: Option<String>,
-    /// The path it had before, for a rename.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub old_path: Option<String>,
-    /// The old path's exact bytes (base64), only when it is not UTF-8.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub old_path_bytes: Option<String>,
+    /// The path, and the one it had for a rename.
+    #[serde(flatten)]
+    pub paths: PathPair,
     /// modify, create, delete, rename, copy or mode.
     pub action: String,
     /// Whether a three-way merge was needed.
@@ -71,10 +63,7 @@ pub struct EditedFile {
 impl From<&FileOutcome> for EditedFile {
     fn from(f: &FileOutcome) -> Self {
         EditedFile {
-            path: path_text(&f.path),
-            path_bytes: path_bytes(&f.path),
-            old_path: f.old_path.as_deref().map(path_text),
-            old_path_bytes: f.old_path.as_deref().and_then(path_bytes),
+            paths: PathPair::new(&f.path, f.old_path.as_deref()),
             action: f.action.to_string(),
             merged: f.merged,
             conflicts: f.conflicts,

@@ -16,6 +16,7 @@ mod changes;
 mod edits;
 mod ops;
 mod overlay;
+mod paths;
 mod run;
 mod runs;
 mod session;
@@ -34,6 +35,7 @@ pub use overlay::{
     Overlay, OverlayAccept, OverlayConflict, OverlayCreated, OverlayDiff, OverlayReject,
     OverlayRunChanges, OverlayRunFile, OverlayRuns,
 };
+pub use paths::PathPair;
 pub use run::{
     OverlayBackend, RunBackend, RunDiff, RunFile, RunOverlay, RunResult, RunRetention, RunScratch,
     RunSkipped, RunViolation, SkipReason,

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Change, Skipped, path_bytes, path_text, time_text};
+use super::{Change, PathPair, Skipped, path_text, time_text};
 use crate::compare::{DiffRequest, Rev};
 use crate::error::Result;
 use crate::id::Id;
@@ -108,17 +108,10 @@ pub struct Checkpoint {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PathChange {
-    /// The path in this snapshot (for a deletion, the path it had).
-    pub path: String,
-    /// The path's exact bytes (base64), only when it is not UTF-8.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub path_bytes: Option<String>,
-    /// The path before, for a rename.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub old_path: Option<String>,
-    /// The old path's exact bytes (base64), only when it is not UTF-8.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub old_path_bytes: Option<String>,
+    /// The path in this snapshot (for a deletion, the path it had), and the one before for a
+    /// rename.
+    #[serde(flatten)]
+    pub paths: PathPair,
     /// added, deleted, modified, mode, type or renamed.
     pub status: String,
 }
@@ -126,10 +119,7 @@ pub struct PathChange {
 impl From<&crate::history::PathChange> for PathChange {
     fn from(c: &crate::history::PathChange) -> Self {
         PathChange {
-            path: path_text(&c.path),
-            path_bytes: path_bytes(&c.path),
-            old_path: c.old_path.as_deref().map(path_text),
-            old_path_bytes: c.old_path.as_deref().and_then(path_bytes),
+            paths: PathPair::new(&c.path, c.old_path.as_deref()),
             status: c.status.name().to_string(),
         }
     }

@@ -20,9 +20,9 @@ fn snapshot_line(s: &wire::Snapshot) -> String {
 }
 
 fn change_line(c: &wire::Change) -> String {
-    let mut t = format!("{:<9}{}", c.status, c.path);
-    if let Some(old) = &c.old_path {
-        t = format!("{:<9}{old} -> {}", c.status, c.path);
+    let mut t = format!("{:<9}{}", c.status, c.paths.path);
+    if let Some(old) = &c.paths.old_path {
+        t = format!("{:<9}{old} -> {}", c.status, c.paths.path);
     }
     if let (Some(i), Some(d)) = (c.insertions, c.deletions) {
         if c.binary == Some(true) {
@@ -116,7 +116,7 @@ pub fn restore(r: &wire::Restore) -> String {
         let _ = write!(t, "\n{:<10}{}", p.action, p.path);
     }
     for f in &r.edited {
-        let _ = write!(t, "\n{:<10}{}", f.action, f.path);
+        let _ = write!(t, "\n{:<10}{}", f.action, f.paths.path);
     }
     t
 }
@@ -204,7 +204,7 @@ pub fn accept(a: &wire::OverlayAccept) -> String {
         a.conflicts.len()
     );
     for f in &a.files {
-        let _ = write!(t, "\n{:<10}{}", f.action, f.path);
+        let _ = write!(t, "\n{:<10}{}", f.action, f.paths.path);
     }
     for c in &a.conflicts {
         let _ = write!(t, "\nconflict  {} ({})", c.path, c.why);
@@ -257,7 +257,7 @@ pub fn revert(r: &wire::Revert) -> String {
         r.conflicts.len()
     );
     for f in &r.files {
-        let _ = write!(t, "\n{:<10}{}", f.action, f.path);
+        let _ = write!(t, "\n{:<10}{}", f.action, f.paths.path);
     }
     for c in &r.conflicts {
         let _ = write!(t, "\nconflict  {} ({})", c.path, c.why);
