@@ -38,12 +38,17 @@ def check(cond, what, got=None):
 async def call(session, name, args=None):
     """A tool call that must succeed; returns its structured content (validated against the
     tool's output schema by the client) after checking the text rendering is there."""
+    return (await call_text(session, name, args))[0]
+
+
+async def call_text(session, name, args=None):
+    """`call`, returning the text rendering too."""
     r = await session.call_tool(name, args or {})
     text = " ".join(c.text for c in r.content if getattr(c, "text", None))
     check(not r.is_error, f"{name} failed", text)
     check(r.structured_content is not None, f"{name}: no structuredContent", text)
     check(text.strip() != "", f"{name}: no text rendering", r.structured_content)
-    return r.structured_content
+    return r.structured_content, text
 
 
 async def main(binary, store, ws):
@@ -163,6 +168,8 @@ async def main(binary, store, ws):
                 f.write("".join(lines))
             od = await call(s, "overlay_diff", {"overlay": "review"})
             hs = od["files"][0]["hunks"]
+            _, runs_text = await call_text(s, "overlay_runs", {"overlay": "review"})
+            check("outside any run (1 files, 2 hunks)" in runs_text, "overlay_runs text", runs_text)
             check(od["overlay"] == ov["id"] and len(hs) == 2, "overlay diff: two hunks", od)
             acc = await call(s, "overlay_accept", {"overlay": ov["id"], "hunks": [hs[0]["id"]]})
             check(acc["op"] is not None, "overlay accept", acc)
@@ -183,7 +190,8 @@ async def main(binary, store, ws):
             start = (await call(s, "checkpoint", {"message": "before the runs"}))["snapshot"]["id"]
             await call(s, "run", {"command": ["sed", "-i", "10s/.*/FIRST/", "runs.txt"]})
             await call(s, "run", {"command": ["sed", "-i", "11s/.*/SECOND/", "runs.txt"]})
-            by = await call(s, "changes_by_run", {"from": start})
+            by, by_text = await call_text(s, "changes_by_run", {"from": start})
+            check(by_text.count("(1 files, 1 hunks)") == 2, "changes_by_run text", by_text)
             check([u["run"] for u in by["units"]] == [1, 2], "two runs", by)
             check([g["run"] for g in by["runs"]] == [1, 2], "one group per run", by)
             dry = await call(s, "revert", {"from": start, "run": 1, "dry_run": True})

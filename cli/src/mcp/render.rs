@@ -185,14 +185,19 @@ pub fn overlay_runs(r: &wire::OverlayRuns) -> String {
             Some(n) => format!("run {n}: {}", g.command.as_deref().unwrap_or("")),
             None => "interleaved runs".to_string(),
         };
-        let hunks: usize = g
-            .files
-            .iter()
-            .map(|f| f.hunks.as_ref().map_or(1, Vec::len))
-            .sum();
-        let _ = write!(t, "\n{who} ({} files, {hunks} hunks)", g.files.len());
+        run_group(&mut t, &who, &g.files);
     }
     t
+}
+
+/// One group of changes by run, a line: who made them, and how many files and hunks (a file
+/// without line hunks is taken whole: one).
+fn run_group(t: &mut String, who: &str, files: &[wire::OverlayRunFile]) {
+    let hunks: usize = files
+        .iter()
+        .map(|f| f.hunks.as_ref().map_or(1, Vec::len))
+        .sum();
+    let _ = write!(t, "\n{who} ({} files, {hunks} hunks)", files.len());
 }
 
 /// `overlay_accept`.
@@ -234,12 +239,7 @@ pub fn changes_by_run(r: &wire::RangeRuns) -> String {
             },
             None => "interleaved runs".to_string(),
         };
-        let hunks: usize = g
-            .files
-            .iter()
-            .map(|f| f.hunks.as_ref().map_or(1, Vec::len))
-            .sum();
-        let _ = write!(t, "\n{who} ({} files, {hunks} hunks)", g.files.len());
+        run_group(&mut t, &who, &g.files);
     }
     t
 }
