@@ -764,3 +764,40 @@ fn a_run_that_passes_over_a_fifo_matches_the_schema() {
                 "detail": "fifo, socket or device", "warn": true}])
     );
 }
+
+/// The generated schema is as strict as the hand-written one was: a real result passes, and
+/// each of these breaks it (an unknown key, a missing one, a value outside an enum, a label
+/// that disagrees with `success`, a short id, a patch both inline and stored).
+#[test]
+fn the_schema_refuses_what_rewind_never_writes() {
+    let env = Env::new();
+    seed(&env);
+    let (_, v) = run(&env, &["--capture-patch"], &["sh", "-c", "echo x >> a.txt"]);
+    let val = validator();
+    assert!(val.is_valid(&v), "a real result is valid");
+    type Break = fn(&mut Value);
+    let breaks: [(&str, Break); 9] = [
+        ("unknown key", |v| v["surprise"] = json!(1)),
+        ("missing key", |v| {
+            v.as_object_mut().unwrap().remove("retention");
+        }),
+        ("unknown backend", |v| v["backend"] = json!("magic")),
+        ("unknown file status", |v| {
+            v["diff"]["files"][0]["status"] = json!("mode")
+        }),
+        ("unknown key in a file", |v| {
+            v["diff"]["files"][0]["x"] = json!(1)
+        }),
+        ("label against success", |v| {
+            v["after_label"] = json!("after_failure")
+        }),
+        ("short id", |v| v["before"] = json!("abc")),
+        ("patch and patch_ref", |v| v["patch_ref"] = json!("patch/x")),
+        ("version 2", |v| v["version"] = json!(2)),
+    ];
+    for (what, f) in breaks {
+        let mut b = v.clone();
+        f(&mut b);
+        assert!(!val.is_valid(&b), "{what}: accepted {b}");
+    }
+}
