@@ -10,7 +10,7 @@ use crate::contract::{OnViolation, Reason, Violation};
 use crate::diff::ChangeStatus;
 use crate::overlay::Backend;
 use crate::run::isolate::OverlayOutcome;
-use crate::run::{AfterLabel, ExitReason, RESULT_VERSION, RetentionEntry, signals};
+use crate::run::{AfterLabel, ExitReason, RESULT_VERSION, RetentionEntry, SkippedEntry, signals};
 use crate::scratch::ScratchReport;
 use crate::store::snapshot;
 
@@ -109,8 +109,22 @@ pub struct RunFile {
     /// hunks with the ids accept, reject and revert take (an overlay's pending hunks while it
     /// is kept, else those between before and after); null for a file without line hunks.
     /// Absent otherwise.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
     pub hunks: Option<Option<Vec<Hunk>>>,
+}
+
+/// A key that is present, null or not: `Some`, so that `hunks: null` reads back as it was
+/// written (absent is `None`, by `default`).
+fn present<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d).map(Some)
 }
 
 impl From<&crate::run::FileEntry> for RunFile {
@@ -189,6 +203,18 @@ pub struct RunSkipped {
     pub detail: String,
     /// Whether it is worth a warning: not a special file the before snapshot skipped too.
     pub warn: bool,
+}
+
+impl From<&SkippedEntry> for RunSkipped {
+    fn from(s: &SkippedEntry) -> Self {
+        RunSkipped {
+            path: path_text(&s.path),
+            path_bytes: path_bytes(&s.path),
+            reason: s.reason.into(),
+            detail: s.detail.clone(),
+            warn: s.warn,
+        }
+    }
 }
 
 /// The store's run retention, applied after the run (config.toml `[retention]`); it never
@@ -426,17 +452,7 @@ impl From<&crate::run::RunResult> for RunResult {
             on_violation: r.on_violation,
             reverted: r.reverted.iter().map(|p| path_text(p)).collect(),
             rolled_back: r.rolled_back,
-            skipped: r
-                .skipped
-                .iter()
-                .map(|s| RunSkipped {
-                    path: path_text(&s.path),
-                    path_bytes: path_bytes(&s.path),
-                    reason: s.reason.into(),
-                    detail: s.detail.clone(),
-                    warn: s.warn,
-                })
-                .collect(),
+            skipped: r.skipped.iter().map(RunSkipped::from).collect(),
             op: r.op,
             restore_op: r.restore_op,
             retention: RunRetention::from(&r.retention),
@@ -444,6 +460,35 @@ impl From<&crate::run::RunResult> for RunResult {
             rewind_exit_code: r.exit_code(),
             exit_reason: r.exit_reason(),
             scratch: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `hunks` has three states on the wire: absent, null (a file without line hunks) and a
+    /// list; each reads back as it was written.
+    #[test]
+    fn a_files_hunks_read_back_absent_null_or_a_list() {
+        let file = |hunks| RunFile {
+            path: "a".into(),
+            path_bytes: None,
+            old_path: None,
+            old_path_bytes: None,
+            status: ChangeStatus::Modified,
+            old: None,
+            new: None,
+            binary: false,
+            insertions: 0,
+            deletions: 0,
+            hunks,
+        };
+        for f in [file(None), file(Some(None)), file(Some(Some(Vec::new())))] {
+            let text = serde_json::to_string(&f).unwrap();
+            let back: RunFile = serde_json::from_str(&text).unwrap();
+            assert_eq!(back, f, "{text}");
         }
     }
 }
