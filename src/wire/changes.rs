@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use super::PathPair;
 use crate::compare::{Diff, Rev};
-use crate::diff::{DiffOptions, EntryState, FileChange, PatchOptions};
+use crate::diff::{ChangeStatus, DiffOptions, EntryState, FileChange, PatchOptions};
 use crate::error::Result;
 use crate::hunks::ReviewHunk;
 use crate::store::tree::Kind;
@@ -81,8 +81,8 @@ pub struct Change {
     /// The path, and the one it had for a rename.
     #[serde(flatten)]
     pub paths: PathPair,
-    /// added, deleted, modified, mode, type or renamed.
-    pub status: String,
+    /// What happened to it.
+    pub status: ChangeStatus,
     /// What it was (None when added).
     pub old: Option<Side>,
     /// What it is (None when deleted).
@@ -110,7 +110,7 @@ impl From<&FileChange> for Change {
     fn from(c: &FileChange) -> Self {
         Change {
             paths: PathPair::new(&c.path, c.old_path.as_deref()),
-            status: c.status.name().to_string(),
+            status: c.status,
             old: c.old.as_ref().map(Side::from),
             new: c.new.as_ref().map(Side::from),
             binary: None,

@@ -19,8 +19,8 @@ pub struct PlanEntry {
     /// The path's exact bytes (base64), only when it is not UTF-8.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path_bytes: Option<String>,
-    /// The change from the live tree to the target: added, deleted, modified, mode, type.
-    pub status: String,
+    /// The change from the live tree to the target.
+    pub status: ChangeStatus,
     /// file, executable, symlink or dir.
     pub kind: String,
     /// What it does to the live tree: create, overwrite or delete.
@@ -38,7 +38,7 @@ impl From<&FileChange> for PlanEntry {
         PlanEntry {
             path: path_text(&c.path),
             path_bytes: path_bytes(&c.path),
-            status: c.status.name().to_string(),
+            status: c.status,
             kind: kind.to_string(),
             action: action.to_string(),
         }

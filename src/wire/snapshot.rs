@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Change, PathPair, Skipped, path_text, time_text};
 use crate::compare::{DiffRequest, Rev};
+use crate::diff::ChangeStatus;
 use crate::error::Result;
 use crate::id::Id;
 use crate::store::Store;
@@ -112,15 +113,15 @@ pub struct PathChange {
     /// rename.
     #[serde(flatten)]
     pub paths: PathPair,
-    /// added, deleted, modified, mode, type or renamed.
-    pub status: String,
+    /// What happened to it.
+    pub status: ChangeStatus,
 }
 
 impl From<&crate::history::PathChange> for PathChange {
     fn from(c: &crate::history::PathChange) -> Self {
         PathChange {
             paths: PathPair::new(&c.path, c.old_path.as_deref()),
-            status: c.status.name().to_string(),
+            status: c.status,
         }
     }
 }

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Change, path_bytes, path_text};
+use super::{Change, SkipReason, path_bytes, path_text};
 use crate::compare::Diff;
 use crate::files::RelPath;
 use crate::id::Id;
@@ -19,8 +19,8 @@ pub struct Skipped {
     /// The path's exact bytes (base64), only when it is not UTF-8.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path_bytes: Option<String>,
-    /// Why: too_large, unreadable, special, changed_while_read, ...
-    pub reason: String,
+    /// Why.
+    pub reason: SkipReason,
     /// More about it (an error's text).
     pub detail: String,
 }
@@ -30,7 +30,7 @@ impl From<&crate::store::snapshot::Skipped> for Skipped {
         Skipped {
             path: path_text(&s.path),
             path_bytes: path_bytes(&s.path),
-            reason: s.reason.name().to_string(),
+            reason: s.reason.into(),
             detail: s.detail.clone(),
         }
     }

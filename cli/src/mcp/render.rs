@@ -20,9 +20,9 @@ fn snapshot_line(s: &wire::Snapshot) -> String {
 }
 
 fn change_line(c: &wire::Change) -> String {
-    let mut t = format!("{:<9}{}", c.status, c.paths.path);
+    let mut t = format!("{:<9}{}", c.status.name(), c.paths.path);
     if let Some(old) = &c.paths.old_path {
-        t = format!("{:<9}{old} -> {}", c.status, c.paths.path);
+        t = format!("{:<9}{old} -> {}", c.status.name(), c.paths.path);
     }
     if let (Some(i), Some(d)) = (c.insertions, c.deletions) {
         if c.binary == Some(true) {
