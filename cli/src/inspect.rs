@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::io::Write;
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::args::{CatArgs, LogArgs, LsArgs, ShowArgs};
 use super::output::{self, format_time, human_bytes, paint, path_str};
@@ -260,12 +260,11 @@ pub fn ls(ctx: &Ctx, a: LsArgs) -> CliResult {
     if ctx.json {
         let mut v = Vec::with_capacity(rows.len());
         for (p, e) in &rows {
-            let mut o = json!({"kind": e.kind.name(), "size": e.size, "id": e.id.hex()});
-            output::put_path(&mut o, "path", Some(p));
+            let mut entry = rewind::wire::TreeEntry::new(p, e.kind, e.size, &e.id);
             if e.kind == Kind::Symlink {
-                o["target"] = Value::String(path_str(&reader.read_blob(&e.id)?));
+                entry.target = Some(path_str(&reader.read_blob(&e.id)?));
             }
-            v.push(o);
+            v.push(entry);
         }
         output::print_json(&v)?;
         return Ok(0);

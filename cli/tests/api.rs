@@ -1428,3 +1428,140 @@ fn cli_and_api_answer_the_same_log_and_show() {
     );
     assert!(shown["skipped"].is_array(), "{shown}");
 }
+
+impl Server {
+    /// `POST path` with a patch as the body: (status, JSON body).
+    fn post_patch(&self, path: &str, patch: &str) -> (u16, Value) {
+        let mut r = self
+            .agent
+            .post(&format!("{}{path}", self.url))
+            .header("Authorization", &format!("Bearer {}", self.token))
+            .header("Content-Type", "text/x-diff")
+            .send(patch)
+            .expect("request");
+        let text = r.body_mut().read_to_string().expect("body");
+        (
+            r.status().as_u16(),
+            serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        )
+    }
+}
+
+/// Every key of `v` (and of the objects under it), as `a.b` paths, sorted.
+fn keys(v: &Value) -> Vec<String> {
+    fn walk(v: &Value, at: &str, out: &mut Vec<String>) {
+        match v {
+            Value::Object(m) => {
+                for (k, v) in m {
+                    let here = if at.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{at}.{k}")
+                    };
+                    out.push(here.clone());
+                    walk(v, &here, out);
+                }
+            }
+            Value::Array(a) => {
+                for v in a {
+                    walk(v, &format!("{at}[]"), out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(v, "", &mut out);
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// `apply --json` and the API's apply route answer one object: the same names (`check`,
+/// `applied`, `resumed`), and per file where each hunk went.
+#[test]
+fn cli_and_api_answer_the_same_apply() {
+    let env = setup();
+    // The hunk's header is two lines off: it applies at offset +2.
+    env.write("a.txt", format!("zero\nzero\n{A_TXT}").as_bytes());
+    crate::common::snap(&env, "shifted");
+    let patch = "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n";
+    let file = env.tmp.path().join("p.diff");
+    std::fs::write(&file, patch).unwrap();
+    let srv = Server::start(&env);
+    let ws = ws_id(&srv);
+
+    let cli = crate::common::json(&env, &["apply", "--check", file.to_str().unwrap()]);
+    let (s, api) = srv.post_patch(&format!("/v1/workspaces/{ws}/apply?check=true"), patch);
+    assert_eq!(s, 200, "{api}");
+    assert_eq!(api, cli);
+    assert_eq!(cli["files"][0]["hunks"][0]["offset"], 2, "{cli}");
+    assert_eq!(cli["applied"], false, "{cli}");
+
+    let by_cli = crate::common::json(&env, &["apply", file.to_str().unwrap()]);
+    env.ok(&["undo"]);
+    let (s, by_api) = srv.post_patch(&format!("/v1/workspaces/{ws}/apply"), patch);
+    assert_eq!(s, 200, "{by_api}");
+    assert_eq!(keys(&by_api), keys(&by_cli));
+    assert_eq!(shape(&by_api), shape(&by_cli));
+    assert_eq!(by_api["files"], by_cli["files"]);
+    assert_eq!(by_api["applied"], true, "{by_api}");
+    assert_eq!(by_api["files"][0]["path"], "a.txt", "{by_api}");
+}
+
+/// `snapshot --json` and the API's snapshot route answer one object: the snapshot as the log
+/// lists it, and the scan's figures (`skipped` a list of paths in both).
+#[test]
+fn cli_and_api_answer_the_same_snapshot() {
+    let env = setup();
+    let srv = Server::start(&env);
+    let ws = ws_id(&srv);
+    env.write("a.txt", b"by the cli\n");
+    let cli = crate::common::json(&env, &["snapshot", "-m", "cli", "--tag", "t1"]);
+    env.write("a.txt", b"by the api\n");
+    let (s, api) = srv.call(
+        "POST",
+        &format!("/v1/workspaces/{ws}/snapshots"),
+        Some(json!({"message": "api", "tags": ["t2"]})),
+    );
+    assert_eq!(s, 201, "{api}");
+    assert_eq!(keys(&api), keys(&cli));
+    assert_eq!(shape(&timeless(api.clone())), shape(&timeless(cli.clone())));
+    assert_eq!(cli["snapshot"]["message"], "cli", "{cli}");
+    assert_eq!(cli["snapshot"]["tags"], json!(["t1"]), "{cli}");
+    assert_eq!(api["snapshot"]["id"], api["id"], "{api}");
+    assert!(api["skipped"].is_array(), "{api}");
+    let log = srv.get(&format!("/v1/workspaces/{ws}/snapshots"));
+    let mut listed = log[0].clone();
+    let m = listed.as_object_mut().unwrap();
+    m.retain(|k, _| api["snapshot"].get(k).is_some());
+    assert_eq!(listed, api["snapshot"]);
+}
+
+/// `ls --json`'s rows are the API's tree entries: name, path, kind, size, id, and a
+/// symlink's target.
+#[cfg(unix)]
+#[test]
+fn cli_and_api_list_a_tree_alike() {
+    let env = setup();
+    env.write("sub/b.txt", b"bee\n");
+    std::os::unix::fs::symlink("a.txt", env.path("link")).unwrap();
+    crate::common::snap(&env, "more");
+    let srv = Server::start(&env);
+    let ws = ws_id(&srv);
+    let cli = crate::common::json(&env, &["ls", "@"]);
+    let api = srv.get(&format!("/v1/workspaces/{ws}/tree/@"));
+    assert_eq!(api["entries"], cli);
+    let link = cli
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "link")
+        .unwrap_or_else(|| panic!("{cli}"));
+    assert_eq!(link["target"], "a.txt", "{cli}");
+    let cli = crate::common::json(&env, &["ls", "@", "sub"]);
+    let api = srv.get(&format!("/v1/workspaces/{ws}/tree/@?path=sub"));
+    assert_eq!(api["entries"], cli);
+    assert_eq!(cli[0]["path"], "sub/b.txt", "{cli}");
+    assert_eq!(cli[0]["name"], "b.txt", "{cli}");
+}

@@ -2002,6 +2002,13 @@ fn openapi_wire_components_are_generated_from_the_types() {
     g.subschema_for::<rewind::wire::Workspace>();
     g.subschema_for::<rewind::wire::LogEntry>();
     g.subschema_for::<rewind::wire::SnapshotShown>();
+    g.subschema_for::<rewind::wire::Applied>();
+    g.subschema_for::<rewind::wire::SnapshotTaken>();
+    g.subschema_for::<rewind::wire::Tree>();
+    g.subschema_for::<rewind::wire::OverlaySplit>();
+    g.subschema_for::<rewind::wire::OverlaySnapshot>();
+    g.subschema_for::<rewind::wire::OverlayDropped>();
+    g.subschema_for::<rewind::wire::ArtifactRemoved>();
     let generated = g.take_definitions(true);
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../serve/openapi.json");
     let mut doc = openapi();

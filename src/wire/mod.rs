@@ -11,20 +11,26 @@
 //! epoch beside them (`time_ns`); paths are workspace-relative strings, lossy for names that
 //! are not UTF-8, with `KEY_bytes` (base64 of the exact bytes) beside them only then.
 
+mod apply;
 mod artifact;
 mod changes;
 mod edits;
 mod ops;
 mod overlay;
+mod overlay_ops;
+mod removed;
 mod runs;
 mod session;
 mod snapshot;
 mod stats;
 mod status;
 mod tag;
+mod taken;
+mod tree;
 mod verify;
 mod workspace;
 
+pub use apply::{Applied, AppliedFile, AppliedHunk};
 pub use artifact::{Artifact, ArtifactStored};
 pub use changes::{Change, Changes, Hunk, HunksFor, Side, Totals, change_hunks, rev_text};
 pub use edits::{EditedFile, PlanEntry, Restore, Revert, Undo, UndoneOp};
@@ -33,6 +39,8 @@ pub use overlay::{
     Overlay, OverlayAccept, OverlayConflict, OverlayCreated, OverlayDiff, OverlayReject,
     OverlayRunChanges, OverlayRunFile, OverlayRuns,
 };
+pub use overlay_ops::{OverlayDropped, OverlayPath, OverlaySnapshot, OverlaySplit};
+pub use removed::ArtifactRemoved;
 pub use runs::{RangeRunChanges, RangeRuns, RangeUnit};
 pub use session::Session;
 pub use snapshot::{
@@ -43,6 +51,8 @@ pub use stats::{
 };
 pub use status::{Skipped, Status};
 pub use tag::Tag;
+pub use taken::{SnapshotTaken, Walk};
+pub use tree::{Tree, TreeEntry};
 pub use verify::{Verify, VerifyProblem};
 pub use workspace::Workspace;
 

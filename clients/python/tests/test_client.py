@@ -21,7 +21,7 @@ def test_snapshots_files_and_diffs_are_typed(client, ws):
     assert isinstance(w, models.Workspace) and w.path == str(ws.dir.resolve())
     (ws.dir / "a.txt").write_text("1\nTWO\n3\n4\n5\n6\n7\n8\n9\n10\n")
     taken = client.snapshot(w.id, message="via python", meta={"agent": "py"}, tags=["py"])
-    assert isinstance(taken, models.Taken) and taken.snapshot.message == "via python"
+    assert isinstance(taken, models.SnapshotTaken) and taken.snapshot.message == "via python"
     assert taken.snapshot.meta == {"agent": "py"}
     log = client.snapshots(w.id)
     assert [s.message for s in log] == ["via python", "base"]
@@ -111,7 +111,7 @@ def test_overlay_review_split_and_checkpoint(client, ws):
     d = client.overlay_diff("py")
     [hunk] = d.files[0].hunks
     split = client.split("py", hunk.id)
-    assert isinstance(split, models.Split) and len(split.parts) == 2
+    assert isinstance(split, models.OverlaySplit) and len(split.parts) == 2
     acc = client.accept("py", hunks=[split.parts[0].id])
     assert isinstance(acc, models.OverlayAccept) and acc.conflicts == []
     text = (ws.dir / "a.txt").read_text()

@@ -21,9 +21,21 @@ def ref_name(s):
     return s["$ref"].rsplit("/", 1)[1]
 
 
+# The document's schemas, by name (set by main).
+SCHEMAS = {}
+
+
+def is_class(name):
+    """Whether the schema `name` becomes a dataclass (an object; not an enum or a union)."""
+    return SCHEMAS.get(name, {}).get("type") == "object"
+
+
 def hint(s):
     """The Python type of a schema, and how to decode it: None, ("one"|"list"|"dict", Class)."""
     if "$ref" in s:
+        if not is_class(ref_name(s)):
+            # A union of objects or an enum: kept as the decoded JSON.
+            return "Any", None
         return ref_name(s), ("one", ref_name(s))
     alts = s.get("oneOf") or s.get("anyOf")
     if alts:
@@ -48,13 +60,13 @@ def hint(s):
     }.get(t, ("Any", None))
     if t == "array":
         items = s.get("items", {})
-        if "$ref" in items:
+        if "$ref" in items and is_class(ref_name(items)):
             base, dec = f"List[{ref_name(items)}]", ("list", ref_name(items))
         else:
             base = f"List[{hint(items)[0]}]"
     elif t == "object":
         ap = s.get("additionalProperties")
-        if isinstance(ap, dict) and "$ref" in ap:
+        if isinstance(ap, dict) and "$ref" in ap and is_class(ref_name(ap)):
             base, dec = f"Dict[str, {ref_name(ap)}]", ("dict", ref_name(ap))
         elif isinstance(ap, dict) and ap.get("type") == "string":
             base = "Dict[str, str]"
@@ -70,6 +82,7 @@ def hint(s):
 def main():
     doc = json.loads(DOC.read_text())
     schemas = doc["components"]["schemas"]
+    SCHEMAS.update(schemas)
     lines = [
         '"""The API\'s JSON shapes as dataclasses: generated from serve/openapi.json by',
         "tools/gen_models.py (do not edit by hand). Each class's `from_json` takes the decoded",

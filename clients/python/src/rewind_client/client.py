@@ -167,7 +167,7 @@ class _Api:
         """`POST /v1/workspaces/{ws}/snapshots`: takes a snapshot."""
         body = _drop_none({"message": message, "meta": meta, "tags": list(tags) or None})
         return self._do(_Req("POST", f"/v1/workspaces/{ws}/snapshots", json=body,
-                             decode=_json_of(m.Taken)))
+                             decode=_json_of(m.SnapshotTaken)))
 
     def show(self, ws: int, rev: str = "@"):
         """`GET /v1/workspaces/{ws}/snapshots/{rev}`: a snapshot with its changes."""
@@ -224,7 +224,7 @@ class _Api:
         return self._do(_Req("POST", f"/v1/workspaces/{ws}/apply",
                              params={"check": "true"} if check else None, content=data,
                              headers={"Content-Type": "text/x-diff"},
-                             decode=_json_of(m.Written)))
+                             decode=_json_of(m.Applied)))
 
     def undo(self, ws: int):
         """`POST /v1/workspaces/{ws}/undo`."""
@@ -309,7 +309,7 @@ class _Api:
     def split(self, ov: Any, hunk: str):
         """`POST /v1/overlays/{ov}/split`: the parts of a hunk, each accepted on its own."""
         return self._do(_Req("POST", f"/v1/overlays/{_seg(ov)}/split", json={"hunk": hunk},
-                             decode=_json_of(m.Split)))
+                             decode=_json_of(m.OverlaySplit)))
 
     def overlay_snapshot(self, ov: Any, message: Optional[str] = None,
                          meta: Optional[Dict[str, str]] = None):
