@@ -60,22 +60,6 @@ pub(crate) fn who(r: &SnapshotRecord) -> String {
     }
 }
 
-fn snapshot_json(r: &SnapshotRecord) -> Value {
-    let a = author(r);
-    json!({
-        "time": format_time(r.time_ns),
-        "time_ns": r.time_ns,
-        "message": r.message,
-        "label": a.label,
-        "agent": a.agent,
-        "session": a.session,
-        "turn": a.turn,
-        "tool": a.tool,
-        "command": a.command,
-        "meta": r.meta.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect::<serde_json::Map<_, _>>(),
-    })
-}
-
 /// `rewind blame PATH [REV]`.
 pub fn blame(ctx: &Ctx, a: BlameArgs) -> CliResult {
     let store = ctx.open_store(false)?;
@@ -99,36 +83,11 @@ pub fn blame(ctx: &Ctx, a: BlameArgs) -> CliResult {
         b.snapshots.iter().map(|(id, r)| (*id, r)).collect();
 
     if ctx.json {
-        let lines: Vec<Value> = b
-            .lines
-            .iter()
-            .map(|l| {
-                let mut o = json!({
-                    "line": l.line,
-                    "snapshot": l.origin.as_ref().map(|o| o.snapshot.hex()),
-                    "original_line": l.origin.as_ref().map(|o| o.line),
-                    "text": String::from_utf8_lossy(&l.text),
-                });
-                if let Some(o2) = &l.origin
-                    && o2.path != b.path
-                {
-                    output::put_path(&mut o, "original_path", Some(&o2.path));
-                }
-                o
-            })
-            .collect();
-        let snapshots: serde_json::Map<String, Value> = b
-            .snapshots
-            .iter()
-            .map(|(id, r)| (id.hex(), snapshot_json(r)))
-            .collect();
-        let mut o = json!({
-            "snapshot": b.rev.map(|r| r.hex()),
-            "lines": lines,
-            "snapshots": snapshots,
-        });
-        output::put_path(&mut o, "path", Some(&b.path));
-        output::print_json(&o)?;
+        let mut tags: std::collections::HashMap<_, Vec<String>> = std::collections::HashMap::new();
+        for (name, id) in reader.tags()? {
+            tags.entry(id).or_default().push(name);
+        }
+        output::print_json(&rewind::wire::Blame::new(&b, &tags))?;
         return Ok(0);
     }
 

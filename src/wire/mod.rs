@@ -13,6 +13,7 @@
 
 mod apply;
 mod artifact;
+mod blame;
 mod changes;
 mod edits;
 mod ops;
@@ -32,6 +33,7 @@ mod workspace;
 
 pub use apply::{Applied, AppliedFile, AppliedHunk};
 pub use artifact::{Artifact, ArtifactStored};
+pub use blame::{Blame, BlameLine, BlameSnapshot};
 pub use changes::{Change, Changes, Hunk, HunksFor, Side, Totals, change_hunks, rev_text};
 pub use edits::{EditedFile, PlanEntry, Restore, Revert, Undo, UndoneOp};
 pub use ops::Op;
