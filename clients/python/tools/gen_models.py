@@ -21,23 +21,21 @@ def ref_name(s):
     return s["$ref"].rsplit("/", 1)[1]
 
 
-# The document's schemas, by name (set by main).
+# The document's components, for hint() to look through references to what is not an object.
 SCHEMAS = {}
-
-
-def is_class(name):
-    """Whether the schema `name` becomes a dataclass (an object; not an enum or a union)."""
-    return SCHEMAS.get(name, {}).get("type") == "object"
 
 
 def hint(s):
     """The Python type of a schema, and how to decode it: None, ("one"|"list"|"dict", Class)."""
     if "$ref" in s:
-        if not is_class(ref_name(s)):
-            # A union of objects or an enum: kept as the decoded JSON.
-            return "Any", None
+        target = SCHEMAS.get(ref_name(s), {})
+        if target.get("type") != "object":
+            # An enum (or another plain value) the document names: no class of its own.
+            return hint(target)
         return ref_name(s), ("one", ref_name(s))
     alts = s.get("oneOf") or s.get("anyOf")
+    if alts and all(isinstance(a.get("const"), str) for a in alts):
+        return "str", None
     if alts:
         real = [a for a in alts if a.get("type") != "null"]
         if len(real) == 1:
@@ -60,19 +58,19 @@ def hint(s):
     }.get(t, ("Any", None))
     if t == "array":
         items = s.get("items", {})
-        if "$ref" in items and is_class(ref_name(items)):
+        if "$ref" in items:
             base, dec = f"List[{ref_name(items)}]", ("list", ref_name(items))
         else:
             base = f"List[{hint(items)[0]}]"
     elif t == "object":
         ap = s.get("additionalProperties")
-        if isinstance(ap, dict) and "$ref" in ap and is_class(ref_name(ap)):
+        if isinstance(ap, dict) and "$ref" in ap:
             base, dec = f"Dict[str, {ref_name(ap)}]", ("dict", ref_name(ap))
         elif isinstance(ap, dict) and ap.get("type") == "string":
             base = "Dict[str, str]"
         else:
             base = "Dict[str, Any]"
-    if "const" in s:
+    if isinstance(s.get("const"), str):
         base = "str"
     if nullable and base != "Any":
         base = f"Optional[{base}]"
