@@ -309,6 +309,9 @@ fn events(
                 id = v.trim().parse().ok();
             } else if let Some(d) = line.strip_prefix("data:") {
                 data = serde_json::from_str::<Value>(d.trim()).ok();
+                if let Some(v) = &data {
+                    assert_server_event(v);
+                }
             } else if line.is_empty() {
                 // An event ends at a blank line; its fields come in any order.
                 if let Some(v) = data.take()
@@ -324,6 +327,23 @@ fn events(
         .recv_timeout(Duration::from_secs(10))
         .expect("the event stream opened");
     rx
+}
+
+/// `v` is what openapi.json says an event's data is (`ServerEvent`), and reads back as the
+/// wire type unchanged.
+fn assert_server_event(v: &Value) {
+    let doc = openapi();
+    let schema = json!({
+        "allOf": [{"$ref": "#/components/schemas/ServerEvent"}],
+        "components": doc["components"],
+    });
+    let validator = jsonschema::validator_for(&schema).expect("ServerEvent compiles");
+    let errors: Vec<String> = validator.iter_errors(v).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:?}\n{v}");
+    let typed: rewind::wire::ServerEvent =
+        serde_json::from_value(v.clone()).unwrap_or_else(|e| panic!("{e}: {v}"));
+    assert_eq!(&serde_json::to_value(&typed).unwrap(), v);
+    assert_eq!(Some(typed.kind()), v["event"].as_str(), "{v}");
 }
 
 /// The first event `want` accepts, calling `poke` between waits (a write the watch may
@@ -1564,4 +1584,36 @@ fn cli_and_api_list_a_tree_alike() {
     assert_eq!(api["entries"], cli);
     assert_eq!(cli[0]["path"], "sub/b.txt", "{cli}");
     assert_eq!(cli[0]["name"], "b.txt", "{cli}");
+}
+
+/// A run this server started reports its progress on the event stream as `run` events (the
+/// run's own kind in `run_event`, its fields beside it), ending with `run_finished`; each is
+/// a `ServerEvent` as the document describes it.
+#[test]
+fn a_runs_progress_is_typed_run_events() {
+    let env = setup();
+    let srv = Server::start(&env);
+    let ws = ws_id(&srv);
+    let rx = events(&srv, &format!("workspace={ws}"), None);
+    let v = srv.post(
+        &format!("/v1/workspaces/{ws}/run"),
+        json!({"command": ["sh", "-c", "echo x >> a.txt"], "wait": false}),
+    );
+    let run = v["run"].as_u64().unwrap_or_else(|| panic!("{v}"));
+    let (_, started) = wait_for(
+        &rx,
+        "command_started",
+        || {},
+        |v| v["event"] == "run" && v["run_event"] == "command_started",
+    );
+    assert_eq!(started["run"], run, "{started}");
+    assert!(started["pid"].is_u64(), "{started}");
+    assert_eq!(started["workspace"], ws_path(&srv, ws), "{started}");
+    let (_, done) = wait_for(
+        &rx,
+        "run_finished",
+        || {},
+        |v| v["event"] == "run" && v["run_event"] == "run_finished",
+    );
+    assert_eq!(done["run"], run, "{done}");
 }

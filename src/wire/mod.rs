@@ -16,6 +16,7 @@ mod artifact;
 mod blame;
 mod changes;
 mod edits;
+mod events;
 mod ops;
 mod overlay;
 mod overlay_ops;
@@ -36,6 +37,7 @@ pub use artifact::{Artifact, ArtifactStored};
 pub use blame::{Blame, BlameLine, BlameSnapshot};
 pub use changes::{Change, Changes, Hunk, HunksFor, Side, Totals, change_hunks, rev_text};
 pub use edits::{EditedFile, PlanEntry, Restore, Revert, Undo, UndoneOp};
+pub use events::{DaemonState, ServerEvent, ServerNotice};
 pub use ops::Op;
 pub use overlay::{
     Overlay, OverlayAccept, OverlayConflict, OverlayCreated, OverlayDiff, OverlayReject,
