@@ -1,7 +1,5 @@
 //! `init` and `snapshot`.
 
-use serde_json::json;
-
 use super::args::{InitArgs, SnapshotArgs};
 use super::output::{self, human_bytes, paint};
 use super::{CliResult, Ctx};
@@ -17,12 +15,11 @@ pub fn init(ctx: &Ctx, a: InitArgs) -> CliResult {
     let known = store.reader()?.workspace(&root)?.is_some();
     let ws = store.register_workspace(&root)?;
     if ctx.json {
-        output::print_json(&json!({
-            "workspace": root.display().to_string(),
-            "workspace_id": ws.id,
-            "store": store.dir().display().to_string(),
-            "newly_registered": !known,
-        }))?;
+        output::print_json(&rewind::wire::WorkspaceRegistered {
+            workspace: rewind::wire::Workspace::new(&store, &ws)?,
+            newly_registered: !known,
+            store: store.dir().display().to_string(),
+        })?;
     } else if !ctx.quiet {
         println!(
             "{} {} in store {}",

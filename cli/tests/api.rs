@@ -1617,3 +1617,21 @@ fn a_runs_progress_is_typed_run_events() {
     );
     assert_eq!(done["run"], run, "{done}");
 }
+
+/// `init --json` and the API's `POST /v1/workspaces` answer one object: the workspace (as
+/// the workspace list shows it), whether it was new, and the store.
+#[test]
+fn cli_and_api_register_a_workspace_alike() {
+    let env = setup();
+    let srv = Server::start(&env);
+    let cli = crate::common::json(&env, &["init"]);
+    let path = cli["path"].as_str().unwrap_or_else(|| panic!("{cli}"));
+    let (s, api) = srv.call("POST", "/v1/workspaces", Some(json!({"path": path})));
+    assert_eq!(s, 200, "{api}");
+    assert_eq!(api, cli);
+    assert_eq!(cli["newly_registered"], false, "{cli}");
+    let listed = srv.get("/v1/workspaces")[0].clone();
+    for (k, v) in listed.as_object().unwrap() {
+        assert_eq!(&cli[k], v, "{k}: {cli}");
+    }
+}

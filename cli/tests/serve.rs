@@ -2010,6 +2010,8 @@ fn openapi_wire_components_are_generated_from_the_types() {
     g.subschema_for::<rewind::wire::OverlayDropped>();
     g.subschema_for::<rewind::wire::ArtifactRemoved>();
     g.subschema_for::<rewind::wire::ServerEvent>();
+    g.subschema_for::<rewind::wire::WorkspaceRegistered>();
+    g.subschema_for::<rewind::wire::Health>();
     let generated = g.take_definitions(true);
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../serve/openapi.json");
     let mut doc = openapi();

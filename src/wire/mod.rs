@@ -17,9 +17,11 @@ mod blame;
 mod changes;
 mod edits;
 mod events;
+mod health;
 mod ops;
 mod overlay;
 mod overlay_ops;
+mod registered;
 mod removed;
 mod runs;
 mod session;
@@ -38,12 +40,14 @@ pub use blame::{Blame, BlameLine, BlameSnapshot};
 pub use changes::{Change, Changes, Hunk, HunksFor, Side, Totals, change_hunks, rev_text};
 pub use edits::{EditedFile, PlanEntry, Restore, Revert, Undo, UndoneOp};
 pub use events::{DaemonState, ServerEvent, ServerNotice};
+pub use health::Health;
 pub use ops::Op;
 pub use overlay::{
     Overlay, OverlayAccept, OverlayConflict, OverlayCreated, OverlayDiff, OverlayReject,
     OverlayRunChanges, OverlayRunFile, OverlayRuns,
 };
 pub use overlay_ops::{OverlayDropped, OverlayPath, OverlaySnapshot, OverlaySplit};
+pub use registered::WorkspaceRegistered;
 pub use removed::ArtifactRemoved;
 pub use runs::{RangeRunChanges, RangeRuns, RangeUnit};
 pub use session::Session;

@@ -63,7 +63,7 @@ def test_init_a_new_workspace(client, tmp_path):
     d.mkdir()
     (d / "f.txt").write_text("f\n")
     w = client.init(str(d.resolve()))
-    assert isinstance(w, models.Workspace)
+    assert isinstance(w, models.WorkspaceRegistered) and w.newly_registered
     assert client.snapshot(w.id).snapshot.files == 1
     with pytest.raises(ApiError) as e:
         client.init("relative")

@@ -6,7 +6,7 @@ use axum::body::Bytes;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::StatusCode;
 use rewind::NoProgress;
-use rewind::wire::{Restore, Undo, Workspace};
+use rewind::wire::{Restore, Undo, Workspace, WorkspaceRegistered};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
@@ -270,7 +270,7 @@ pub struct InitBody {
 pub async fn init(
     State(st): State<AppState>,
     b: Bytes,
-) -> ApiResult<(StatusCode, Json<Workspace>)> {
+) -> ApiResult<(StatusCode, Json<WorkspaceRegistered>)> {
     let b: InitBody = body(&b)?;
     let dir = std::path::PathBuf::from(&b.path);
     if !dir.is_absolute() {
@@ -291,7 +291,14 @@ pub async fn init(
         } else {
             StatusCode::CREATED
         };
-        Ok((status, Json(Workspace::new(store, &w)?)))
+        Ok((
+            status,
+            Json(WorkspaceRegistered {
+                workspace: Workspace::new(store, &w)?,
+                newly_registered: !known,
+                store: store.dir().display().to_string(),
+            }),
+        ))
     })
     .await
 }

@@ -9,7 +9,6 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use rewind::history::LogQuery;
 use rewind::store::tree::Kind;
-use serde_json::{Value, json};
 
 use super::{blocking, query_all, root_of, snapshot_id, tags_by_id, text, workspace};
 use crate::AppState;
@@ -18,12 +17,12 @@ use crate::paths;
 use rewind::wire::{LogEntry, SnapshotShown, Workspace};
 
 /// `GET /v1/health`.
-pub async fn health(State(st): State<AppState>) -> Json<Value> {
-    Json(json!({
-        "ok": true,
-        "version": env!("CARGO_PKG_VERSION"),
-        "store": st.store().dir().display().to_string(),
-    }))
+pub async fn health(State(st): State<AppState>) -> Json<rewind::wire::Health> {
+    Json(rewind::wire::Health {
+        ok: true,
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        store: st.store().dir().display().to_string(),
+    })
 }
 
 /// `GET /v1/workspaces`.

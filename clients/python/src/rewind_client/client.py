@@ -146,7 +146,7 @@ class _Api:
         """`POST /v1/workspaces`: registers a directory (an absolute path) as a workspace."""
         return self._do(
             _Req("POST", "/v1/workspaces", json={"path": str(path), "force": force},
-                 decode=_json_of(m.Workspace))
+                 decode=_json_of(m.WorkspaceRegistered))
         )
 
     def workspace(self, ws: int):

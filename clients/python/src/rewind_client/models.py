@@ -318,7 +318,7 @@ class Error:
 
 @dataclass
 class Health:
-    """`Health`."""
+    """`Health`: That the server answers, which version it is and which store it serves.."""
 
     ok: bool = field(metadata={"json": "ok"})
     store: str = field(metadata={"json": "store"})
@@ -1512,6 +1512,35 @@ class Workspace:
         return cls(raw=d, **kw)
 
 
+@dataclass
+class WorkspaceRegistered:
+    """`WorkspaceRegistered`: The workspace a registration names, and whether it was new.."""
+
+    created_ns: int = field(metadata={"json": "created_ns"})
+    head: Optional[str] = field(metadata={"json": "head"})
+    id: int = field(metadata={"json": "id"})
+    newly_registered: bool = field(metadata={"json": "newly_registered"})
+    path: str = field(metadata={"json": "path"})
+    snapshots: int = field(metadata={"json": "snapshots"})
+    store: str = field(metadata={"json": "store"})
+    path_bytes: Optional[str] = field(default=None, metadata={"json": "path_bytes"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "WorkspaceRegistered":
+        """Builds a `WorkspaceRegistered` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
 _CLASSES = {
     "Applied": Applied,
     "AppliedFile": AppliedFile,
@@ -1565,4 +1594,5 @@ _CLASSES = {
     "Undo": Undo,
     "UndoneOp": UndoneOp,
     "Workspace": Workspace,
+    "WorkspaceRegistered": WorkspaceRegistered,
 }
