@@ -3,7 +3,6 @@
 use std::collections::HashMap;
 use std::io::Write;
 
-use serde_json::json;
 
 use super::args::{CatArgs, LogArgs, LsArgs, ShowArgs};
 use super::output::{self, format_time, human_bytes, paint, path_str};
@@ -325,20 +324,9 @@ pub fn cat(ctx: &Ctx, a: CatArgs) -> CliResult {
     }
     if ctx.json {
         let bytes = reader.read_blob(&entry.id)?;
-        let (encoding, content) = match std::str::from_utf8(&bytes) {
-            Ok(text) => ("utf-8", text.to_string()),
-            Err(_) => ("base64", output::base64(&bytes)),
-        };
-        let mut o = json!({
-            "snapshot": id.hex(),
-            "kind": entry.kind.name(),
-            "size": entry.size,
-            "id": entry.id.hex(),
-            "encoding": encoding,
-            "content": content,
-        });
-        output::put_path(&mut o, "path", Some(path));
-        output::print_json(&o)?;
+        output::print_json(&rewind::wire::FileContent::new(
+            &id, path, entry.kind, entry.size, &entry.id, bytes,
+        ))?;
         return Ok(0);
     }
     let mut out = std::io::stdout().lock();

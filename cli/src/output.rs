@@ -232,13 +232,6 @@ pub fn paths_text<'a>(paths: impl IntoIterator<Item = &'a [u8]>) -> String {
         .join(", ")
 }
 
-/// Standard base64 with padding (RFC 4648), for binary content in JSON output: the same
-/// encoding as the `path_bytes` keys.
-pub fn base64(data: &[u8]) -> String {
-    use base64::Engine;
-    base64::engine::general_purpose::STANDARD.encode(data)
-}
-
 /// `REWIND_OVERLAY_PROBE=fail` treats the namespace backend as unavailable (tests of the
 /// fallback; machines where the probe itself misbehaves): the reason given to the library.
 pub fn namespace_refused() -> Option<String> {

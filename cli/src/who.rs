@@ -4,7 +4,6 @@ use std::ffi::OsString;
 use std::io::Write;
 
 use clap::Args;
-use serde_json::{Value, json};
 
 use super::output::{self, format_time, paint};
 use super::{CliResult, Ctx};
@@ -130,49 +129,8 @@ pub fn revert_meta(ctx: &Ctx, meta: &[String], dry_run: bool) -> CliResult {
     let root = ctx.workspace_root(&store)?;
     let ws = store.reader()?.snapshotted_workspace(&root)?;
     let r = rewind::session::revert_selected(&store, &root, ws.id, &selector, dry_run)?;
-    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
     if ctx.json {
-        let files: Vec<Value> = r
-            .files
-            .iter()
-            .map(|f| {
-                let mut o = json!({"action": f.action, "conflicts": f.conflicts});
-                output::put_path(&mut o, "path", Some(&f.path));
-                o
-            })
-            .collect();
-        let conflicts: Vec<Value> = r
-            .conflicts
-            .iter()
-            .map(|c| {
-                let mut o = json!({
-                    "after": c.after.hex(),
-                    "before": c.before.hex(),
-                    "why": c.why,
-                    "line": c.lines.map(|l| l.0),
-                    "lines": c.lines.map(|l| l.1),
-                    "changed": text(&c.changed),
-                    "live": text(&c.live),
-                    "reverted": text(&c.reverted),
-                });
-                output::put_path(&mut o, "path", Some(&c.path));
-                o
-            })
-            .collect();
-        output::print_json(&json!({
-            "dry_run": dry_run,
-            "changes": r.changes.iter().map(|c| json!({
-                "before": c.before.hex(),
-                "after": c.after.hex(),
-                "time": format_time(c.record.time_ns),
-                "message": c.record.message,
-            })).collect::<Vec<_>>(),
-            "files": files,
-            "conflicts": conflicts,
-            "before": r.before.map(|i| i.hex()),
-            "after": r.after.map(|i| i.hex()),
-            "op": r.op,
-        }))?;
+        output::print_json(&rewind::wire::SelectionReverted::new(&r, dry_run))?;
     } else if !ctx.quiet {
         println!(
             "{} to take back, newest first:",

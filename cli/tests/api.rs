@@ -1413,6 +1413,8 @@ fn a_tag_is_one_object() {
     let list = crate::common::json(&env, &["tags"]);
     assert_eq!(list, json!([made]));
     assert!(made["workspace"].is_string(), "{made}");
+    let gone = crate::common::json(&env, &["tag", "-d", "v1"]);
+    assert_eq!(gone, json!({"deleted": "v1"}));
 }
 
 /// The log and one snapshot: `log --json` (with and without a path) and `show --json` answer

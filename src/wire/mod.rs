@@ -15,6 +15,7 @@ mod apply;
 mod artifact;
 mod blame;
 mod changes;
+mod content;
 mod edits;
 mod events;
 mod health;
@@ -24,6 +25,7 @@ mod overlay_ops;
 mod registered;
 mod removed;
 mod runs;
+mod selection;
 mod session;
 mod snapshot;
 mod stats;
@@ -38,6 +40,7 @@ pub use apply::{Applied, AppliedFile, AppliedHunk};
 pub use artifact::{Artifact, ArtifactStored};
 pub use blame::{Blame, BlameLine, BlameSnapshot};
 pub use changes::{Change, Changes, Hunk, HunksFor, Side, Totals, change_hunks, rev_text};
+pub use content::FileContent;
 pub use edits::{EditedFile, PlanEntry, Restore, Revert, Undo, UndoneOp};
 pub use events::{DaemonState, ServerEvent, ServerNotice};
 pub use health::Health;
@@ -48,8 +51,9 @@ pub use overlay::{
 };
 pub use overlay_ops::{OverlayDropped, OverlayPath, OverlaySnapshot, OverlaySplit};
 pub use registered::WorkspaceRegistered;
-pub use removed::ArtifactRemoved;
+pub use removed::{ArtifactRemoved, TagDeleted};
 pub use runs::{RangeRunChanges, RangeRuns, RangeUnit};
+pub use selection::{SelectedChange, SelectedConflict, SelectedFile, SelectionReverted};
 pub use session::Session;
 pub use snapshot::{
     Checkpoint, LogEntry, PathChange, ScannedSnapshot, Snapshot, SnapshotList, SnapshotShown,

@@ -1,4 +1,4 @@
-//! What removing an artifact did.
+//! What removing a named thing (an artifact, a tag) did.
 
 use serde::{Deserialize, Serialize};
 
@@ -8,4 +8,12 @@ use serde::{Deserialize, Serialize};
 pub struct ArtifactRemoved {
     /// Its key.
     pub removed: String,
+}
+
+/// A tag deleted (`tag -d NAME --json`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct TagDeleted {
+    /// Its name.
+    pub deleted: String,
 }
