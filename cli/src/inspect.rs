@@ -3,7 +3,6 @@
 use std::collections::HashMap;
 use std::io::Write;
 
-
 use super::args::{CatArgs, LogArgs, LsArgs, ShowArgs};
 use super::output::{self, format_time, human_bytes, paint, path_str};
 use super::{CliResult, Ctx};

@@ -64,7 +64,7 @@ pub use stats::{
 pub use status::{Skipped, Status};
 pub use tag::Tag;
 pub use taken::{SnapshotTaken, Walk};
-pub use tree::{Tree, TreeEntry};
+pub use tree::{LinkedTreeEntry, SnapshotDirectory, Tree, TreeEntry};
 pub use verify::{Verify, VerifyProblem};
 pub use workspace::Workspace;
 

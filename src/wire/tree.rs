@@ -58,3 +58,30 @@ pub struct Tree {
     /// Its entries, sorted by name.
     pub entries: Vec<TreeEntry>,
 }
+
+/// A tree entry with the address that reads it (the MCP server's resource URI).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct LinkedTreeEntry {
+    /// The entry.
+    #[serde(flatten)]
+    pub entry: TreeEntry,
+    /// Where to read it.
+    pub uri: String,
+}
+
+/// A directory of a snapshot with the snapshot itself (the MCP server's snapshot and
+/// directory resources).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct SnapshotDirectory {
+    /// The snapshot.
+    pub snapshot: super::Snapshot,
+    /// The directory ("" for the root).
+    pub path: String,
+    /// The path's exact bytes (base64), only when it is not UTF-8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path_bytes: Option<String>,
+    /// Its entries, sorted by name.
+    pub entries: Vec<LinkedTreeEntry>,
+}
