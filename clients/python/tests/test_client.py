@@ -118,7 +118,7 @@ def test_overlay_review_split_and_checkpoint(client, ws):
     assert "TWO" in text and "FIVE" not in text
     client.reject("py", hunks=[split.parts[1].id])
     assert client.overlay_diff("py").files == []
-    client.drop_overlay("py")
+    assert isinstance(client.drop_overlay("py"), models.OverlayDropped)
     with pytest.raises(ApiError) as e:
         client.overlay("py")
     assert e.value.code == "not_found"
@@ -129,7 +129,7 @@ def test_artifacts(client):
     assert isinstance(a, models.ArtifactStored) and a.size == 6
     assert client.artifact_get("logs/run.txt") == b"hello\n"
     assert client.artifacts()[0].meta == {"kind": "log"}
-    client.artifact_delete("logs/run.txt")
+    assert client.artifact_delete("logs/run.txt").removed == "logs/run.txt"
     with pytest.raises(ApiError) as e:
         client.artifact_get("logs/run.txt")
     assert e.value.code == "not_found"

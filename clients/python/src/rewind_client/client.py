@@ -282,7 +282,8 @@ class _Api:
 
     def drop_overlay(self, ov: Any):
         """`DELETE /v1/overlays/{ov}`."""
-        return self._do(_Req("DELETE", f"/v1/overlays/{_seg(ov)}"))
+        return self._do(_Req("DELETE", f"/v1/overlays/{_seg(ov)}",
+                             decode=_json_of(m.OverlayDropped)))
 
     def overlay_diff(self, ov: Any):
         """`GET /v1/overlays/{ov}/diff`: the pending changes with hunk ids."""
@@ -337,7 +338,8 @@ class _Api:
 
     def artifact_delete(self, key: str):
         """`DELETE /v1/artifacts/{key}`."""
-        return self._do(_Req("DELETE", f"/v1/artifacts/{_path(key)}"))
+        return self._do(_Req("DELETE", f"/v1/artifacts/{_path(key)}",
+                             decode=_json_of(m.ArtifactRemoved)))
 
     def _events_req(self, workspace: Optional[int], last_event_id: Optional[int],
                     replay: bool) -> Dict[str, Any]:
