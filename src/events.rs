@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 /// One event.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum Event {
     /// Files or directories changed in a watched workspace. Paths are relative to the

@@ -2,8 +2,6 @@
 
 use std::io::Read;
 
-use serde_json::{Value, json};
-
 use super::args::{ApplyArgs, ConflictMode, RevertArgs};
 use super::output::{self, path_text};
 use super::{CliResult, Ctx};
@@ -41,42 +39,12 @@ pub fn apply(ctx: &Ctx, a: ApplyArgs) -> CliResult {
     };
     let report = apply_patch(&store, &root, &input, &opts)?;
     if ctx.json {
-        output::print_json(&report_json(&report, a.check))?;
+        output::print_json(&rewind::wire::Applied::new(&report, a.check))?;
     } else if !ctx.quiet {
         print_human(&report, a.check);
     }
     let conflicts: usize = report.files.iter().map(|f| f.conflicts).sum();
     Ok(if conflicts > 0 { 1 } else { 0 })
-}
-
-fn report_json(r: &ApplyReport, check: bool) -> Value {
-    let files = files_json(&r.files);
-    json!({
-        "check": check,
-        "applies": true,
-        "files": files,
-        "before": r.before.map(|i| i.hex()),
-        "after": r.after.map(|i| i.hex()),
-        "op": r.op,
-        "resumed": r.resumed,
-    })
-}
-
-fn files_json(files: &[rewind::apply::FileOutcome]) -> Vec<Value> {
-    files
-        .iter()
-        .map(|f| {
-            let mut o = json!({
-                "action": f.action,
-                "merged": f.merged,
-                "conflicts": f.conflicts,
-                "hunks": f.hunks.iter().map(|h| json!({"hunk": h.index, "offset": h.offset, "fuzz": h.fuzz})).collect::<Vec<_>>(),
-            });
-            output::put_path(&mut o, "path", Some(&f.path));
-            output::put_path(&mut o, "old_path", f.old_path.as_deref());
-            o
-        })
-        .collect()
 }
 
 fn print_human(r: &ApplyReport, check: bool) {

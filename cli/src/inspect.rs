@@ -3,8 +3,6 @@
 use std::collections::HashMap;
 use std::io::Write;
 
-use serde_json::{Value, json};
-
 use super::args::{CatArgs, LogArgs, LsArgs, ShowArgs};
 use super::output::{self, format_time, human_bytes, paint, path_str};
 use super::{CliResult, Ctx};
@@ -260,12 +258,11 @@ pub fn ls(ctx: &Ctx, a: LsArgs) -> CliResult {
     if ctx.json {
         let mut v = Vec::with_capacity(rows.len());
         for (p, e) in &rows {
-            let mut o = json!({"kind": e.kind.name(), "size": e.size, "id": e.id.hex()});
-            output::put_path(&mut o, "path", Some(p));
+            let mut entry = rewind::wire::TreeEntry::new(p, e.kind, e.size, &e.id);
             if e.kind == Kind::Symlink {
-                o["target"] = Value::String(path_str(&reader.read_blob(&e.id)?));
+                entry.target = Some(path_str(&reader.read_blob(&e.id)?));
             }
-            v.push(o);
+            v.push(entry);
         }
         output::print_json(&v)?;
         return Ok(0);
@@ -326,20 +323,9 @@ pub fn cat(ctx: &Ctx, a: CatArgs) -> CliResult {
     }
     if ctx.json {
         let bytes = reader.read_blob(&entry.id)?;
-        let (encoding, content) = match std::str::from_utf8(&bytes) {
-            Ok(text) => ("utf-8", text.to_string()),
-            Err(_) => ("base64", output::base64(&bytes)),
-        };
-        let mut o = json!({
-            "snapshot": id.hex(),
-            "kind": entry.kind.name(),
-            "size": entry.size,
-            "id": entry.id.hex(),
-            "encoding": encoding,
-            "content": content,
-        });
-        output::put_path(&mut o, "path", Some(path));
-        output::print_json(&o)?;
+        output::print_json(&rewind::wire::FileContent::new(
+            &id, path, entry.kind, entry.size, &entry.id, bytes,
+        ))?;
         return Ok(0);
     }
     let mut out = std::io::stdout().lock();

@@ -218,13 +218,6 @@ pub fn skipped_text(s: &rewind::store::snapshot::Skipped) -> String {
     format!("{} ({}: {})", path_text(&s.path), s.reason.name(), s.detail)
 }
 
-/// A skipped path as JSON (with `path_bytes` when the name is not UTF-8).
-pub fn skipped_json(s: &rewind::store::snapshot::Skipped) -> serde_json::Value {
-    let mut o = serde_json::json!({"reason": s.reason.name(), "detail": s.detail});
-    put_path(&mut o, "path", Some(&s.path));
-    o
-}
-
 /// `n` and a noun, plural unless `n` is 1: "1 file", "3 files".
 pub fn count(n: usize, noun: &str) -> String {
     format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
@@ -237,13 +230,6 @@ pub fn paths_text<'a>(paths: impl IntoIterator<Item = &'a [u8]>) -> String {
         .map(path_text)
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// Standard base64 with padding (RFC 4648), for binary content in JSON output: the same
-/// encoding as the `path_bytes` keys.
-pub fn base64(data: &[u8]) -> String {
-    use base64::Engine;
-    base64::engine::general_purpose::STANDARD.encode(data)
 }
 
 /// `REWIND_OVERLAY_PROBE=fail` treats the namespace backend as unavailable (tests of the

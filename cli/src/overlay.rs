@@ -3,7 +3,6 @@
 use std::ffi::OsString;
 
 use clap::{Args, Subcommand, ValueEnum};
-use serde_json::json;
 
 use super::args::DiffArgs;
 use super::output::{self, format_time, paint, path_str};
@@ -334,7 +333,10 @@ fn path(ctx: &Ctx, a: OverlayPathArgs) -> CliResult {
         }
     };
     if ctx.json {
-        output::print_json(&json!({ "id": rec.id, "path": path.display().to_string() }))?;
+        output::print_json(&rewind::wire::OverlayPath {
+            id: rec.id,
+            path: path.display().to_string(),
+        })?;
     } else {
         println!("{}", path.display());
     }
@@ -525,7 +527,7 @@ fn drop_one(ctx: &Ctx, a: OverlayDropArgs) -> CliResult {
     let rec = ov::find(&store, &id)?;
     ov::drop_overlay(&store, &rec)?;
     if ctx.json {
-        output::print_json(&json!({ "dropped": rec.id }))?;
+        output::print_json(&rewind::wire::OverlayDropped { dropped: rec.id })?;
     } else if !ctx.quiet {
         eprintln!("rewind: dropped overlay {}", rec.id);
     }

@@ -656,7 +656,7 @@ pub fn artifact(ctx: &Ctx, a: ArtifactArgs) -> CliResult {
             if !ctx.quiet && !ctx.json {
                 println!("removed artifact {key}");
             } else if ctx.json {
-                output::print_json(&json!({"removed": key}))?;
+                output::print_json(&rewind::wire::ArtifactRemoved { removed: key })?;
             }
             Ok(0)
         }

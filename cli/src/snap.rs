@@ -1,7 +1,5 @@
 //! `init` and `snapshot`.
 
-use serde_json::json;
-
 use super::args::{InitArgs, SnapshotArgs};
 use super::output::{self, human_bytes, paint};
 use super::{CliResult, Ctx};
@@ -17,12 +15,11 @@ pub fn init(ctx: &Ctx, a: InitArgs) -> CliResult {
     let known = store.reader()?.workspace(&root)?.is_some();
     let ws = store.register_workspace(&root)?;
     if ctx.json {
-        output::print_json(&json!({
-            "workspace": root.display().to_string(),
-            "workspace_id": ws.id,
-            "store": store.dir().display().to_string(),
-            "newly_registered": !known,
-        }))?;
+        output::print_json(&rewind::wire::WorkspaceRegistered {
+            workspace: rewind::wire::Workspace::new(&store, &ws)?,
+            newly_registered: !known,
+            store: store.dir().display().to_string(),
+        })?;
     } else if !ctx.quiet {
         println!(
             "{} {} in store {}",
@@ -91,14 +88,13 @@ pub fn snapshot(ctx: &Ctx, a: SnapshotArgs) -> CliResult {
         }
     }
     if ctx.json {
-        output::print_json(&report_json(r))?;
+        output::print_json(&rewind::wire::SnapshotTaken::new(&store, r)?)?;
     } else {
         print_human(ctx, r);
     }
     Ok(0)
 }
 
-/// The JSON form of a snapshot report (shared with `run`'s events).
 /// A snapshot's timed phases as `walk 1.2 ms, store 3.4 ms`, for `REWIND_TRACE`.
 pub fn phases_text(r: &SnapshotReport) -> String {
     let parts: Vec<String> = r
@@ -107,32 +103,6 @@ pub fn phases_text(r: &SnapshotReport) -> String {
         .map(|(n, t)| format!("{n} {:.1} ms", t * 1000.0))
         .collect();
     parts.join(", ")
-}
-
-pub fn report_json(r: &SnapshotReport) -> serde_json::Value {
-    json!({
-        "id": r.id.map(|i| i.hex()),
-        "short_id": r.id.map(|i| i.short()),
-        "dry_run": r.id.is_none(),
-        "root": r.root.hex(),
-        "parent": r.parent.map(|i| i.hex()),
-        "unchanged": r.unchanged,
-        "created": r.created,
-        "workspace": r.workspace.display().to_string(),
-        "files": r.stats.files,
-        "dirs": r.stats.dirs,
-        "symlinks": r.stats.symlinks,
-        "bytes": r.stats.bytes,
-        "files_read": r.files_read,
-        "bytes_read": r.bytes_read,
-        "new_blobs": r.new_blobs,
-        "new_chunks": r.new_chunks,
-        "new_trees": r.new_trees,
-        "stored_bytes": r.stored_bytes,
-        "seconds": r.seconds,
-        "walk": r.walk,
-        "skipped": r.skipped.iter().map(output::skipped_json).collect::<Vec<_>>(),
-    })
 }
 
 fn print_human(ctx: &Ctx, r: &SnapshotReport) {

@@ -2,8 +2,6 @@
 
 use std::io::Write;
 
-use serde_json::json;
-
 use super::args::TagArgs;
 use super::output::{self, paint};
 use super::{CliResult, Ctx};
@@ -17,7 +15,7 @@ pub fn tag(ctx: &Ctx, a: TagArgs) -> CliResult {
             return Err(rewind::Error::NoTag(a.name).into());
         }
         if ctx.json {
-            output::print_json(&json!({ "deleted": a.name }))?;
+            output::print_json(&rewind::wire::TagDeleted { deleted: a.name })?;
         } else if !ctx.quiet {
             println!("deleted tag {}", a.name);
         }

@@ -4,7 +4,6 @@ use std::ffi::OsString;
 use std::io::Write;
 
 use clap::Args;
-use serde_json::{Value, json};
 
 use super::output::{self, format_time, paint};
 use super::{CliResult, Ctx};
@@ -60,22 +59,6 @@ pub(crate) fn who(r: &SnapshotRecord) -> String {
     }
 }
 
-fn snapshot_json(r: &SnapshotRecord) -> Value {
-    let a = author(r);
-    json!({
-        "time": format_time(r.time_ns),
-        "time_ns": r.time_ns,
-        "message": r.message,
-        "label": a.label,
-        "agent": a.agent,
-        "session": a.session,
-        "turn": a.turn,
-        "tool": a.tool,
-        "command": a.command,
-        "meta": r.meta.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect::<serde_json::Map<_, _>>(),
-    })
-}
-
 /// `rewind blame PATH [REV]`.
 pub fn blame(ctx: &Ctx, a: BlameArgs) -> CliResult {
     let store = ctx.open_store(false)?;
@@ -99,36 +82,11 @@ pub fn blame(ctx: &Ctx, a: BlameArgs) -> CliResult {
         b.snapshots.iter().map(|(id, r)| (*id, r)).collect();
 
     if ctx.json {
-        let lines: Vec<Value> = b
-            .lines
-            .iter()
-            .map(|l| {
-                let mut o = json!({
-                    "line": l.line,
-                    "snapshot": l.origin.as_ref().map(|o| o.snapshot.hex()),
-                    "original_line": l.origin.as_ref().map(|o| o.line),
-                    "text": String::from_utf8_lossy(&l.text),
-                });
-                if let Some(o2) = &l.origin
-                    && o2.path != b.path
-                {
-                    output::put_path(&mut o, "original_path", Some(&o2.path));
-                }
-                o
-            })
-            .collect();
-        let snapshots: serde_json::Map<String, Value> = b
-            .snapshots
-            .iter()
-            .map(|(id, r)| (id.hex(), snapshot_json(r)))
-            .collect();
-        let mut o = json!({
-            "snapshot": b.rev.map(|r| r.hex()),
-            "lines": lines,
-            "snapshots": snapshots,
-        });
-        output::put_path(&mut o, "path", Some(&b.path));
-        output::print_json(&o)?;
+        let mut tags: std::collections::HashMap<_, Vec<String>> = std::collections::HashMap::new();
+        for (name, id) in reader.tags()? {
+            tags.entry(id).or_default().push(name);
+        }
+        output::print_json(&rewind::wire::Blame::new(&b, &tags))?;
         return Ok(0);
     }
 
@@ -171,49 +129,8 @@ pub fn revert_meta(ctx: &Ctx, meta: &[String], dry_run: bool) -> CliResult {
     let root = ctx.workspace_root(&store)?;
     let ws = store.reader()?.snapshotted_workspace(&root)?;
     let r = rewind::session::revert_selected(&store, &root, ws.id, &selector, dry_run)?;
-    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
     if ctx.json {
-        let files: Vec<Value> = r
-            .files
-            .iter()
-            .map(|f| {
-                let mut o = json!({"action": f.action, "conflicts": f.conflicts});
-                output::put_path(&mut o, "path", Some(&f.path));
-                o
-            })
-            .collect();
-        let conflicts: Vec<Value> = r
-            .conflicts
-            .iter()
-            .map(|c| {
-                let mut o = json!({
-                    "after": c.after.hex(),
-                    "before": c.before.hex(),
-                    "why": c.why,
-                    "line": c.lines.map(|l| l.0),
-                    "lines": c.lines.map(|l| l.1),
-                    "changed": text(&c.changed),
-                    "live": text(&c.live),
-                    "reverted": text(&c.reverted),
-                });
-                output::put_path(&mut o, "path", Some(&c.path));
-                o
-            })
-            .collect();
-        output::print_json(&json!({
-            "dry_run": dry_run,
-            "changes": r.changes.iter().map(|c| json!({
-                "before": c.before.hex(),
-                "after": c.after.hex(),
-                "time": format_time(c.record.time_ns),
-                "message": c.record.message,
-            })).collect::<Vec<_>>(),
-            "files": files,
-            "conflicts": conflicts,
-            "before": r.before.map(|i| i.hex()),
-            "after": r.after.map(|i| i.hex()),
-            "op": r.op,
-        }))?;
+        output::print_json(&rewind::wire::SelectionReverted::new(&r, dry_run))?;
     } else if !ctx.quiet {
         println!(
             "{} to take back, newest first:",

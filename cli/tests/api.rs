@@ -309,6 +309,9 @@ fn events(
                 id = v.trim().parse().ok();
             } else if let Some(d) = line.strip_prefix("data:") {
                 data = serde_json::from_str::<Value>(d.trim()).ok();
+                if let Some(v) = &data {
+                    assert_server_event(v);
+                }
             } else if line.is_empty() {
                 // An event ends at a blank line; its fields come in any order.
                 if let Some(v) = data.take()
@@ -324,6 +327,23 @@ fn events(
         .recv_timeout(Duration::from_secs(10))
         .expect("the event stream opened");
     rx
+}
+
+/// `v` is what openapi.json says an event's data is (`ServerEvent`), and reads back as the
+/// wire type unchanged.
+fn assert_server_event(v: &Value) {
+    let doc = openapi();
+    let schema = json!({
+        "allOf": [{"$ref": "#/components/schemas/ServerEvent"}],
+        "components": doc["components"],
+    });
+    let validator = jsonschema::validator_for(&schema).expect("ServerEvent compiles");
+    let errors: Vec<String> = validator.iter_errors(v).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:?}\n{v}");
+    let typed: rewind::wire::ServerEvent =
+        serde_json::from_value(v.clone()).unwrap_or_else(|e| panic!("{e}: {v}"));
+    assert_eq!(&serde_json::to_value(&typed).unwrap(), v);
+    assert_eq!(Some(typed.kind()), v["event"].as_str(), "{v}");
 }
 
 /// The first event `want` accepts, calling `poke` between waits (a write the watch may
@@ -1393,6 +1413,8 @@ fn a_tag_is_one_object() {
     let list = crate::common::json(&env, &["tags"]);
     assert_eq!(list, json!([made]));
     assert!(made["workspace"].is_string(), "{made}");
+    let gone = crate::common::json(&env, &["tag", "-d", "v1"]);
+    assert_eq!(gone, json!({"deleted": "v1"}));
 }
 
 /// The log and one snapshot: `log --json` (with and without a path) and `show --json` answer
@@ -1427,4 +1449,191 @@ fn cli_and_api_answer_the_same_log_and_show() {
         "{shown}"
     );
     assert!(shown["skipped"].is_array(), "{shown}");
+}
+
+impl Server {
+    /// `POST path` with a patch as the body: (status, JSON body).
+    fn post_patch(&self, path: &str, patch: &str) -> (u16, Value) {
+        let mut r = self
+            .agent
+            .post(&format!("{}{path}", self.url))
+            .header("Authorization", &format!("Bearer {}", self.token))
+            .header("Content-Type", "text/x-diff")
+            .send(patch)
+            .expect("request");
+        let text = r.body_mut().read_to_string().expect("body");
+        (
+            r.status().as_u16(),
+            serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        )
+    }
+}
+
+/// Every key of `v` (and of the objects under it), as `a.b` paths, sorted.
+fn keys(v: &Value) -> Vec<String> {
+    fn walk(v: &Value, at: &str, out: &mut Vec<String>) {
+        match v {
+            Value::Object(m) => {
+                for (k, v) in m {
+                    let here = if at.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{at}.{k}")
+                    };
+                    out.push(here.clone());
+                    walk(v, &here, out);
+                }
+            }
+            Value::Array(a) => {
+                for v in a {
+                    walk(v, &format!("{at}[]"), out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(v, "", &mut out);
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// `apply --json` and the API's apply route answer one object: the same names (`check`,
+/// `applied`, `resumed`), and per file where each hunk went.
+#[test]
+fn cli_and_api_answer_the_same_apply() {
+    let env = setup();
+    // The hunk's header is two lines off: it applies at offset +2.
+    env.write("a.txt", format!("zero\nzero\n{A_TXT}").as_bytes());
+    crate::common::snap(&env, "shifted");
+    let patch = "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n";
+    let file = env.tmp.path().join("p.diff");
+    std::fs::write(&file, patch).unwrap();
+    let srv = Server::start(&env);
+    let ws = ws_id(&srv);
+
+    let cli = crate::common::json(&env, &["apply", "--check", file.to_str().unwrap()]);
+    let (s, api) = srv.post_patch(&format!("/v1/workspaces/{ws}/apply?check=true"), patch);
+    assert_eq!(s, 200, "{api}");
+    assert_eq!(api, cli);
+    assert_eq!(cli["files"][0]["hunks"][0]["offset"], 2, "{cli}");
+    assert_eq!(cli["applied"], false, "{cli}");
+
+    let by_cli = crate::common::json(&env, &["apply", file.to_str().unwrap()]);
+    env.ok(&["undo"]);
+    let (s, by_api) = srv.post_patch(&format!("/v1/workspaces/{ws}/apply"), patch);
+    assert_eq!(s, 200, "{by_api}");
+    assert_eq!(keys(&by_api), keys(&by_cli));
+    assert_eq!(shape(&by_api), shape(&by_cli));
+    assert_eq!(by_api["files"], by_cli["files"]);
+    assert_eq!(by_api["applied"], true, "{by_api}");
+    assert_eq!(by_api["files"][0]["path"], "a.txt", "{by_api}");
+}
+
+/// `snapshot --json` and the API's snapshot route answer one object: the snapshot as the log
+/// lists it, and the scan's figures (`skipped` a list of paths in both).
+#[test]
+fn cli_and_api_answer_the_same_snapshot() {
+    let env = setup();
+    let srv = Server::start(&env);
+    let ws = ws_id(&srv);
+    env.write("a.txt", b"by the cli\n");
+    let cli = crate::common::json(&env, &["snapshot", "-m", "cli", "--tag", "t1"]);
+    env.write("a.txt", b"by the api\n");
+    let (s, api) = srv.call(
+        "POST",
+        &format!("/v1/workspaces/{ws}/snapshots"),
+        Some(json!({"message": "api", "tags": ["t2"]})),
+    );
+    assert_eq!(s, 201, "{api}");
+    assert_eq!(keys(&api), keys(&cli));
+    assert_eq!(shape(&timeless(api.clone())), shape(&timeless(cli.clone())));
+    assert_eq!(cli["snapshot"]["message"], "cli", "{cli}");
+    assert_eq!(cli["snapshot"]["tags"], json!(["t1"]), "{cli}");
+    assert_eq!(api["snapshot"]["id"], api["id"], "{api}");
+    assert!(api["skipped"].is_array(), "{api}");
+    let log = srv.get(&format!("/v1/workspaces/{ws}/snapshots"));
+    let mut listed = log[0].clone();
+    let m = listed.as_object_mut().unwrap();
+    m.retain(|k, _| api["snapshot"].get(k).is_some());
+    assert_eq!(listed, api["snapshot"]);
+}
+
+/// `ls --json`'s rows are the API's tree entries: name, path, kind, size, id, and a
+/// symlink's target.
+#[cfg(unix)]
+#[test]
+fn cli_and_api_list_a_tree_alike() {
+    let env = setup();
+    env.write("sub/b.txt", b"bee\n");
+    std::os::unix::fs::symlink("a.txt", env.path("link")).unwrap();
+    crate::common::snap(&env, "more");
+    let srv = Server::start(&env);
+    let ws = ws_id(&srv);
+    let cli = crate::common::json(&env, &["ls", "@"]);
+    let api = srv.get(&format!("/v1/workspaces/{ws}/tree/@"));
+    assert_eq!(api["entries"], cli);
+    let link = cli
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "link")
+        .unwrap_or_else(|| panic!("{cli}"));
+    assert_eq!(link["target"], "a.txt", "{cli}");
+    let cli = crate::common::json(&env, &["ls", "@", "sub"]);
+    let api = srv.get(&format!("/v1/workspaces/{ws}/tree/@?path=sub"));
+    assert_eq!(api["entries"], cli);
+    assert_eq!(cli[0]["path"], "sub/b.txt", "{cli}");
+    assert_eq!(cli[0]["name"], "b.txt", "{cli}");
+}
+
+/// A run this server started reports its progress on the event stream as `run` events (the
+/// run's own kind in `run_event`, its fields beside it), ending with `run_finished`; each is
+/// a `ServerEvent` as the document describes it.
+#[test]
+fn a_runs_progress_is_typed_run_events() {
+    let env = setup();
+    let srv = Server::start(&env);
+    let ws = ws_id(&srv);
+    let rx = events(&srv, &format!("workspace={ws}"), None);
+    let v = srv.post(
+        &format!("/v1/workspaces/{ws}/run"),
+        json!({"command": ["sh", "-c", "echo x >> a.txt"], "wait": false}),
+    );
+    let run = v["run"].as_u64().unwrap_or_else(|| panic!("{v}"));
+    let (_, started) = wait_for(
+        &rx,
+        "command_started",
+        || {},
+        |v| v["event"] == "run" && v["run_event"] == "command_started",
+    );
+    assert_eq!(started["run"], run, "{started}");
+    assert!(started["pid"].is_u64(), "{started}");
+    assert_eq!(started["workspace"], ws_path(&srv, ws), "{started}");
+    let (_, done) = wait_for(
+        &rx,
+        "run_finished",
+        || {},
+        |v| v["event"] == "run" && v["run_event"] == "run_finished",
+    );
+    assert_eq!(done["run"], run, "{done}");
+}
+
+/// `init --json` and the API's `POST /v1/workspaces` answer one object: the workspace (as
+/// the workspace list shows it), whether it was new, and the store.
+#[test]
+fn cli_and_api_register_a_workspace_alike() {
+    let env = setup();
+    let srv = Server::start(&env);
+    let cli = crate::common::json(&env, &["init"]);
+    let path = cli["path"].as_str().unwrap_or_else(|| panic!("{cli}"));
+    let (s, api) = srv.call("POST", "/v1/workspaces", Some(json!({"path": path})));
+    assert_eq!(s, 200, "{api}");
+    assert_eq!(api, cli);
+    assert_eq!(cli["newly_registered"], false, "{cli}");
+    let listed = srv.get("/v1/workspaces")[0].clone();
+    for (k, v) in listed.as_object().unwrap() {
+        assert_eq!(&cli[k], v, "{k}: {cli}");
+    }
 }

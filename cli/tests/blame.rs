@@ -211,6 +211,50 @@ fn renames_are_followed() {
     );
 }
 
+/// Each snapshot `blame --json` names is the snapshot object the log prints (`wire::Snapshot`),
+/// plus who wrote it.
+#[test]
+fn blamed_snapshots_are_the_logs_snapshot_object() {
+    let env = Env::new();
+    env.write("f.txt", b"one\n");
+    env.ok(&["init"]);
+    env.ok(&[
+        "snapshot",
+        "-m",
+        "first",
+        "--tag",
+        "v1",
+        "--meta",
+        "label=after",
+    ]);
+    let b = json(&env, &["blame", "f.txt"]);
+    let log = json(&env, &["log"]);
+    let row = &log[0];
+    let id = row["id"].as_str().expect("id");
+    let blamed = &b["snapshots"][id];
+    for key in [
+        "id",
+        "short_id",
+        "time",
+        "time_ns",
+        "workspace",
+        "workspace_id",
+        "parent",
+        "root",
+        "message",
+        "meta",
+        "tags",
+        "files",
+        "dirs",
+        "symlinks",
+        "bytes",
+    ] {
+        assert_eq!(blamed[key], row[key], "{key}: {b}");
+    }
+    assert_eq!(blamed["tags"], serde_json::json!(["v1"]), "{b}");
+    assert_eq!(blamed["label"], "after", "{b}");
+}
+
 #[test]
 fn bad_input_is_refused_clearly() {
     let env = Env::new();

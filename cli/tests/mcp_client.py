@@ -212,6 +212,11 @@ async def main(binary, store, ws):
             snap = await s.read_resource(f"rewind://snapshot/{first}")
             body = json.loads(snap.contents[0].text)
             check(body["snapshot"]["id"] == first and any(e["path"] == "a.txt" for e in body["entries"]), "snapshot resource", body)
+            # Its entries are the tree entries the CLI's ls and the API's tree route list, each
+            # with the URI that reads it.
+            a_txt = next(e for e in body["entries"] if e["path"] == "a.txt")
+            check(body["path"] == "" and a_txt["name"] == "a.txt" and len(a_txt["id"]) == 64
+                  and a_txt["uri"].endswith("/file/a.txt"), "snapshot resource entries", body)
             f = await s.read_resource(f"rewind://snapshot/{second}/file/a.txt")
             check(f.contents[0].text == "one\nTWO\nthree\n", "file resource", f.contents[0].text)
 

@@ -2032,6 +2032,16 @@ fn openapi_wire_components_are_generated_from_the_types() {
     g.subschema_for::<rewind::wire::LogEntry>();
     g.subschema_for::<rewind::wire::SnapshotShown>();
     g.subschema_for::<rewind::wire::RunResult>();
+    g.subschema_for::<rewind::wire::Applied>();
+    g.subschema_for::<rewind::wire::SnapshotTaken>();
+    g.subschema_for::<rewind::wire::Tree>();
+    g.subschema_for::<rewind::wire::OverlaySplit>();
+    g.subschema_for::<rewind::wire::OverlaySnapshot>();
+    g.subschema_for::<rewind::wire::OverlayDropped>();
+    g.subschema_for::<rewind::wire::ArtifactRemoved>();
+    g.subschema_for::<rewind::wire::ServerEvent>();
+    g.subschema_for::<rewind::wire::WorkspaceRegistered>();
+    g.subschema_for::<rewind::wire::Health>();
     let generated = g.take_definitions(true);
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../serve/openapi.json");
     let mut doc = openapi();

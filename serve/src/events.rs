@@ -19,7 +19,8 @@ use axum::http::HeaderMap;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use futures::Stream;
 use rewind::events::{Event, Notice};
-use serde_json::{Value, json};
+use rewind::wire::{DaemonState, ServerEvent, ServerNotice};
+use serde_json::Value;
 use tokio::sync::{broadcast, mpsc};
 
 use crate::AppState;
@@ -30,7 +31,7 @@ use crate::error::{ApiError, ApiResult};
 const REPLAY: usize = 1024;
 
 /// An event: its id, the workspace it is about, the event.
-type Tagged = (u64, String, Value);
+type Tagged = (u64, String, ServerEvent);
 
 /// Where events are published, and the recent ones.
 pub struct Hub {
@@ -57,13 +58,17 @@ impl Default for Hub {
 }
 
 /// A `gap` event: `missed` events (None: unknown) after `last`.
-fn gap(missed: Option<u64>, last: Option<u64>) -> Value {
-    json!({"event": "gap", "missed": missed, "last_event_id": last, "time_ns": rewind::files::now_ns()})
+fn gap(missed: Option<u64>, last: Option<u64>) -> ServerEvent {
+    ServerEvent::Server(ServerNotice::Gap {
+        missed,
+        last_event_id: last,
+        time_ns: rewind::files::now_ns(),
+    })
 }
 
 impl Hub {
     /// Publishes an event about workspace `ws` (its canonical path; empty: store-wide).
-    pub fn publish(&self, ws: &str, v: Value) {
+    pub fn publish(&self, ws: &str, v: ServerEvent) {
         let mut r = self.recent.lock().unwrap_or_else(|p| p.into_inner());
         let id = r.0;
         r.0 += 1;
@@ -75,15 +80,12 @@ impl Hub {
         let _ = self.tx.send((id, ws.to_string(), v));
     }
 
-    /// A run's progress event (the object `rewind run --events` prints, with the run's id).
-    pub fn publish_run(&self, ws: &str, mut v: Value) {
-        if let Some(kind) = v.get("event").cloned() {
-            v["run_event"] = kind;
-        }
-        v["event"] = json!("run");
-        v["workspace"] = json!(ws);
-        v["time_ns"] = json!(rewind::files::now_ns());
-        self.publish(ws, v);
+    /// A run's progress event (the object `rewind run --events` prints, with the run's id
+    /// as `run`).
+    pub fn publish_run(&self, ws: &str, v: Value) {
+        let run = v.get("run").and_then(Value::as_u64).unwrap_or_default();
+        let notice = ServerNotice::run(ws, run, v, rewind::files::now_ns());
+        self.publish(ws, ServerEvent::Server(notice));
     }
 
     /// The events to send first (all recent ones with `replay`; those after `last` for a
@@ -92,7 +94,11 @@ impl Hub {
         &self,
         replay: bool,
         last: Option<u64>,
-    ) -> (Vec<Tagged>, Option<Value>, broadcast::Receiver<Tagged>) {
+    ) -> (
+        Vec<Tagged>,
+        Option<ServerEvent>,
+        broadcast::Receiver<Tagged>,
+    ) {
         let r = self.recent.lock().unwrap_or_else(|p| p.into_inner());
         let (next, kept) = (&r.0, &r.1);
         let oldest = kept.front().map_or(*next, |e| e.0);
@@ -166,7 +172,7 @@ pub async fn tail_oplog(st: AppState) {
             for (e, id) in events {
                 last = id;
                 let ws = e.workspace().to_string();
-                st.events().publish(&ws, json!(e));
+                st.events().publish(&ws, ServerEvent::Store(e));
             }
         }
     }
@@ -204,7 +210,7 @@ pub async fn sse(
             ApiError::bad_request(format!("Last-Event-ID {v:?}: an event id (a number)"))
         })?),
     };
-    let (tx, rx) = mpsc::channel::<(Option<u64>, Value)>(256);
+    let (tx, rx) = mpsc::channel::<(Option<u64>, ServerEvent)>(256);
     let (past, gap_first, mut live) = st.events().subscribe(replay, last);
     let wanted = move |ws: &str| ws_path.as_deref().is_none_or(|w| w == ws || ws.is_empty());
     tokio::spawn(async move {
@@ -236,12 +242,11 @@ pub async fn sse(
     });
     let stream = futures::stream::unfold(rx, |mut rx| async move {
         let (id, v) = rx.recv().await?;
-        let kind = v
-            .get("event")
-            .and_then(Value::as_str)
-            .unwrap_or("event")
-            .to_string();
-        let mut ev = SseEvent::default().event(kind).data(v.to_string());
+        // A wire type always serializes; were it not to, the event says so rather than vanish.
+        let data = serde_json::to_string(&v).unwrap_or_else(|e| {
+            serde_json::json!({"event": "error", "error": e.to_string()}).to_string()
+        });
+        let mut ev = SseEvent::default().event(v.kind()).data(data);
         if let Some(id) = id {
             ev = ev.id(id.to_string());
         }
@@ -265,13 +270,18 @@ fn follow_daemon(st: &AppState) {
                         continue;
                     }
                     let ws = e.workspace().to_string();
-                    st.events().publish(&ws, json!(e));
+                    st.events().publish(&ws, ServerEvent::Store(e));
                 }
                 Notice::DaemonUp | Notice::DaemonDown => {
-                    let state = if n == Notice::DaemonUp { "up" } else { "down" };
+                    let state = if n == Notice::DaemonUp {
+                        DaemonState::Up
+                    } else {
+                        DaemonState::Down
+                    };
+                    let time_ns = rewind::files::now_ns();
                     st.events().publish(
                         "",
-                        json!({"event": "daemon", "state": state, "time_ns": rewind::files::now_ns()}),
+                        ServerEvent::Server(ServerNotice::Daemon { state, time_ns }),
                     );
                 }
             }

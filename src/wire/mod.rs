@@ -11,36 +11,56 @@
 //! epoch beside them (`time_ns`); paths are workspace-relative strings, lossy for names that
 //! are not UTF-8, with `KEY_bytes` (base64 of the exact bytes) beside them only then.
 
+mod apply;
 mod artifact;
+mod blame;
 mod changes;
+mod content;
 mod edits;
+mod events;
+mod health;
 mod ops;
 mod overlay;
+mod overlay_ops;
 mod paths;
+mod registered;
+mod removed;
 mod run;
 mod runs;
+mod selection;
 mod session;
 mod snapshot;
 mod stats;
 mod status;
 mod tag;
+mod taken;
+mod tree;
 mod verify;
 mod workspace;
 
+pub use apply::{Applied, AppliedFile, AppliedHunk};
 pub use artifact::{Artifact, ArtifactStored};
+pub use blame::{Blame, BlameLine, BlameSnapshot};
 pub use changes::{Change, Changes, Hunk, HunksFor, Side, Totals, change_hunks, rev_text};
+pub use content::FileContent;
 pub use edits::{EditedFile, PlanEntry, Restore, Revert, Undo, UndoneOp};
+pub use events::{DaemonState, ServerEvent, ServerNotice};
+pub use health::Health;
 pub use ops::Op;
 pub use overlay::{
     Overlay, OverlayAccept, OverlayConflict, OverlayCreated, OverlayDiff, OverlayReject,
     OverlayRunChanges, OverlayRunFile, OverlayRuns,
 };
+pub use overlay_ops::{OverlayDropped, OverlayPath, OverlaySnapshot, OverlaySplit};
 pub use paths::PathPair;
+pub use registered::WorkspaceRegistered;
+pub use removed::{ArtifactRemoved, TagDeleted};
 pub use run::{
     OverlayBackend, RunBackend, RunDiff, RunFile, RunOverlay, RunResult, RunRetention, RunScratch,
     RunSkipped, RunViolation, SkipReason,
 };
 pub use runs::{RangeRunChanges, RangeRuns, RangeUnit};
+pub use selection::{SelectedChange, SelectedConflict, SelectedFile, SelectionReverted};
 pub use session::Session;
 pub use snapshot::{
     Checkpoint, LogEntry, PathChange, ScannedSnapshot, Snapshot, SnapshotList, SnapshotShown,
@@ -50,6 +70,8 @@ pub use stats::{
 };
 pub use status::{Skipped, Status};
 pub use tag::Tag;
+pub use taken::{SnapshotTaken, Walk};
+pub use tree::{LinkedTreeEntry, SnapshotDirectory, Tree, TreeEntry};
 pub use verify::{Verify, VerifyProblem};
 pub use workspace::Workspace;
 

@@ -10,7 +10,6 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, tool_handler};
-use serde_json::json;
 
 use super::State;
 use super::tools::Server;
@@ -152,37 +151,39 @@ fn read(st: &State, uri: &str) -> Result<ResourceContents, ErrorData> {
     let reader = st.store.reader().map_err(|e| lib_error(&e))?;
     let id = rewind::revision::resolve(&reader, &rev, Some(&st.root)).map_err(|e| lib_error(&e))?;
     let rec = reader.snapshot(&id).map_err(|e| lib_error(&e))?;
-    let entries = |tree: &rewind::Id, dir: &[u8]| -> Result<Vec<serde_json::Value>, ErrorData> {
-        Ok(reader
-            .tree(tree)
-            .map_err(|e| lib_error(&e))?
-            .entries
-            .iter()
-            .map(|e| {
-                let path = rewind::files::child_path(dir, &e.name);
-                json!({
-                    "name": wire::path_text(&e.name),
-                    "path": wire::path_text(&path),
-                    "kind": if e.kind == Kind::Dir { "dir" } else { e.kind.name() },
-                    "size": e.size,
-                    "uri": format!("{PREFIX}{}/file/{}", id.hex(), wire::path_text(&path)),
-                })
-            })
-            .collect())
+    let tags: Vec<String> = reader
+        .tags()
+        .map_err(|e| lib_error(&e))?
+        .into_iter()
+        .filter(|(_, t)| *t == id)
+        .map(|(n, _)| n)
+        .collect();
+    let listing = |tree: &rewind::Id, dir: &[u8]| -> Result<ResourceContents, ErrorData> {
+        let mut entries = Vec::new();
+        for e in &reader.tree(tree).map_err(|e| lib_error(&e))?.entries {
+            let path = rewind::files::child_path(dir, &e.name);
+            let mut entry = wire::TreeEntry::new(&path, e.kind, e.size, &e.id);
+            if e.kind == Kind::Symlink {
+                let target = reader.read_blob(&e.id).map_err(|e| lib_error(&e))?;
+                entry.target = Some(wire::path_text(&target));
+            }
+            entries.push(wire::LinkedTreeEntry {
+                entry,
+                uri: format!("{PREFIX}{}/file/{}", id.hex(), wire::path_text(&path)),
+            });
+        }
+        let v = wire::SnapshotDirectory {
+            snapshot: wire::Snapshot::new(&id, &rec, &tags),
+            path: wire::path_text(dir),
+            path_bytes: wire::path_bytes(dir),
+            entries,
+        };
+        let text = serde_json::to_string(&v)
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        Ok(ResourceContents::text(text, uri).with_mime_type("application/json"))
     };
     let Some(path) = path else {
-        let tags: Vec<String> = reader
-            .tags()
-            .map_err(|e| lib_error(&e))?
-            .into_iter()
-            .filter(|(_, t)| *t == id)
-            .map(|(n, _)| n)
-            .collect();
-        let v = json!({
-            "snapshot": wire::Snapshot::new(&id, &rec, &tags),
-            "entries": entries(&rec.root, b"")?,
-        });
-        return Ok(ResourceContents::text(v.to_string(), uri).with_mime_type("application/json"));
+        return listing(&rec.root, b"");
     };
     let path = rewind::RelPath::parse(path.trim_ascii_end().strip_suffix(b"/").unwrap_or(&path))
         .map_err(|e| ErrorData::invalid_params(hints::message(&e), None))?;
@@ -196,8 +197,7 @@ fn read(st: &State, uri: &str) -> Result<ResourceContents, ErrorData> {
             )
         })?;
     if entry.kind == Kind::Dir {
-        let v = json!({"snapshot": id.hex(), "path": wire::path_text(&path), "entries": entries(&entry.id, &path)?});
-        return Ok(ResourceContents::text(v.to_string(), uri).with_mime_type("application/json"));
+        return listing(&entry.id, &path);
     }
     let bytes = reader.read_blob(&entry.id).map_err(|e| lib_error(&e))?;
     Ok(match String::from_utf8(bytes) {

@@ -21,7 +21,7 @@ def test_snapshots_files_and_diffs_are_typed(client, ws):
     assert isinstance(w, models.Workspace) and w.path == str(ws.dir.resolve())
     (ws.dir / "a.txt").write_text("1\nTWO\n3\n4\n5\n6\n7\n8\n9\n10\n")
     taken = client.snapshot(w.id, message="via python", meta={"agent": "py"}, tags=["py"])
-    assert isinstance(taken, models.Taken) and taken.snapshot.message == "via python"
+    assert isinstance(taken, models.SnapshotTaken) and taken.snapshot.message == "via python"
     assert taken.snapshot.meta == {"agent": "py"}
     log = client.snapshots(w.id)
     assert [s.message for s in log] == ["via python", "base"]
@@ -63,7 +63,7 @@ def test_init_a_new_workspace(client, tmp_path):
     d.mkdir()
     (d / "f.txt").write_text("f\n")
     w = client.init(str(d.resolve()))
-    assert isinstance(w, models.Workspace)
+    assert isinstance(w, models.WorkspaceRegistered) and w.newly_registered
     assert client.snapshot(w.id).snapshot.files == 1
     with pytest.raises(ApiError) as e:
         client.init("relative")
@@ -111,14 +111,14 @@ def test_overlay_review_split_and_checkpoint(client, ws):
     d = client.overlay_diff("py")
     [hunk] = d.files[0].hunks
     split = client.split("py", hunk.id)
-    assert isinstance(split, models.Split) and len(split.parts) == 2
+    assert isinstance(split, models.OverlaySplit) and len(split.parts) == 2
     acc = client.accept("py", hunks=[split.parts[0].id])
     assert isinstance(acc, models.OverlayAccept) and acc.conflicts == []
     text = (ws.dir / "a.txt").read_text()
     assert "TWO" in text and "FIVE" not in text
     client.reject("py", hunks=[split.parts[1].id])
     assert client.overlay_diff("py").files == []
-    client.drop_overlay("py")
+    assert isinstance(client.drop_overlay("py"), models.OverlayDropped)
     with pytest.raises(ApiError) as e:
         client.overlay("py")
     assert e.value.code == "not_found"
@@ -129,7 +129,7 @@ def test_artifacts(client):
     assert isinstance(a, models.ArtifactStored) and a.size == 6
     assert client.artifact_get("logs/run.txt") == b"hello\n"
     assert client.artifacts()[0].meta == {"kind": "log"}
-    client.artifact_delete("logs/run.txt")
+    assert client.artifact_delete("logs/run.txt").removed == "logs/run.txt"
     with pytest.raises(ApiError) as e:
         client.artifact_get("logs/run.txt")
     assert e.value.code == "not_found"

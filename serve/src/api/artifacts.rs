@@ -8,7 +8,6 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use futures::TryStreamExt;
 use rewind::wire::{Artifact, ArtifactStored};
-use serde_json::{Value, json};
 use tokio_util::io::{StreamReader, SyncIoBridge};
 
 use super::{blocking, query_all};
@@ -73,10 +72,13 @@ pub async fn put(
 }
 
 /// `DELETE /v1/artifacts/{*key}`.
-pub async fn remove(State(st): State<AppState>, Path(key): Path<String>) -> ApiResult<Json<Value>> {
+pub async fn remove(
+    State(st): State<AppState>,
+    Path(key): Path<String>,
+) -> ApiResult<Json<rewind::wire::ArtifactRemoved>> {
     blocking(&st, move |st| {
         rewind::artifact::remove(st.store(), &key)?;
-        Ok(Json(json!({"removed": key})))
+        Ok(Json(rewind::wire::ArtifactRemoved { removed: key }))
     })
     .await
 }

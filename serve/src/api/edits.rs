@@ -6,12 +6,11 @@ use axum::body::Bytes;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::StatusCode;
 use rewind::NoProgress;
-use rewind::wire::{Restore, Undo, Workspace};
+use rewind::wire::{Restore, Undo, Workspace, WorkspaceRegistered};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
-use serde_json::{Value, json};
 
-use super::{blocking, query_all, root_of, snapshot_id, snapshot_json, text, workspace};
+use super::{blocking, query_all, root_of, snapshot_id, workspace};
 use crate::AppState;
 use crate::error::{ApiError, ApiResult};
 use crate::guard::Caller;
@@ -40,7 +39,7 @@ pub async fn take_snapshot(
     Path(ws): Path<u64>,
     caller: Caller,
     b: Bytes,
-) -> ApiResult<(StatusCode, Json<Value>)> {
+) -> ApiResult<(StatusCode, Json<rewind::wire::SnapshotTaken>)> {
     let b: TakeBody = body(&b)?;
     blocking(&st, move |st| {
         let store = &st.store_for(&caller, caller.command(&[]))?;
@@ -52,36 +51,12 @@ pub async fn take_snapshot(
             ..rewind::SnapshotOptions::default()
         };
         let out = rewind::snapshot(store, &root_of(&w), &opts, &NoProgress)?;
-        let r = out.report;
-        let snap = match r.id {
-            Some(id) => {
-                let rec = store.reader()?.snapshot(&id)?;
-                let tags = super::tags_by_id(store)?;
-                snapshot_json(&id, &rec, tags.get(&id).map_or(&[], Vec::as_slice))
-            }
-            None => Value::Null,
-        };
         Ok((
             StatusCode::CREATED,
-            Json(json!({"snapshot": snap, "unchanged": r.unchanged, "skipped": r.skipped.len()})),
+            Json(rewind::wire::SnapshotTaken::new(store, &out.report)?),
         ))
     })
     .await
-}
-
-fn outcomes_json(files: &[rewind::apply::FileOutcome]) -> Vec<Value> {
-    files
-        .iter()
-        .map(|f| {
-            json!({
-                "path": text(&f.path),
-                "old_path": f.old_path.as_deref().map(text),
-                "action": f.action,
-                "merged": f.merged,
-                "conflicts": f.conflicts,
-            })
-        })
-        .collect()
 }
 
 /// `POST /v1/workspaces/{ws}/restore` body.
@@ -201,7 +176,7 @@ pub async fn apply(
     RawQuery(q): RawQuery,
     caller: Caller,
     patch: Bytes,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<rewind::wire::Applied>> {
     let q = q.as_deref();
     let mut opts = rewind::apply::ApplyPatchOptions {
         check: flag(q, "check")?,
@@ -226,14 +201,7 @@ pub async fn apply(
             opts.three_way = true;
         }
         let r = rewind::apply::apply_patch(store, &root, &patch, &opts)?;
-        Ok(Json(json!({
-            "applied": !opts.check,
-            "check": opts.check,
-            "op": r.op,
-            "before": r.before.map(|i| i.hex()),
-            "after": r.after.map(|i| i.hex()),
-            "files": outcomes_json(&r.files),
-        })))
+        Ok(Json(rewind::wire::Applied::new(&r, opts.check)))
     })
     .await
 }
@@ -302,7 +270,7 @@ pub struct InitBody {
 pub async fn init(
     State(st): State<AppState>,
     b: Bytes,
-) -> ApiResult<(StatusCode, Json<Workspace>)> {
+) -> ApiResult<(StatusCode, Json<WorkspaceRegistered>)> {
     let b: InitBody = body(&b)?;
     let dir = std::path::PathBuf::from(&b.path);
     if !dir.is_absolute() {
@@ -323,7 +291,14 @@ pub async fn init(
         } else {
             StatusCode::CREATED
         };
-        Ok((status, Json(Workspace::new(store, &w)?)))
+        Ok((
+            status,
+            Json(WorkspaceRegistered {
+                workspace: Workspace::new(store, &w)?,
+                newly_registered: !known,
+                store: store.dir().display().to_string(),
+            }),
+        ))
     })
     .await
 }

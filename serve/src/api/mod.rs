@@ -15,9 +15,8 @@ use std::path::PathBuf;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{MethodRouter, delete, get, post, put};
-use rewind::store::snapshot::{SnapshotRecord, WorkspaceRecord};
+use rewind::store::snapshot::WorkspaceRecord;
 use rewind::{Id, Rev, Store};
-use serde_json::{Value, json};
 
 use crate::AppState;
 use crate::error::{ApiError, ApiResult};
@@ -198,11 +197,6 @@ pub(crate) fn tags_by_id(store: &Store) -> ApiResult<std::collections::HashMap<I
         m.entry(id).or_default().push(name);
     }
     Ok(m)
-}
-
-/// `Snapshot`.
-pub(crate) fn snapshot_json(id: &Id, r: &SnapshotRecord, tags: &[String]) -> Value {
-    json!(rewind::wire::Snapshot::new(id, r, tags))
 }
 
 /// Query values that may repeat (`path=a&path=b`): axum's `Query` takes one value per key.

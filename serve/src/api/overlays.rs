@@ -10,10 +10,9 @@ use rewind::BackendChoice;
 use rewind::overlay as ov;
 use rewind::wire::{Overlay, OverlayAccept, OverlayCreated, OverlayReject};
 use serde::Deserialize;
-use serde_json::{Value, json};
 
 use super::edits::body;
-use super::{blocking, root_of, snapshot_id, text, workspace};
+use super::{blocking, root_of, snapshot_id, workspace};
 use crate::AppState;
 use crate::error::{ApiError, ApiResult};
 use crate::guard::Caller;
@@ -114,12 +113,12 @@ pub async fn drop_overlay(
     State(st): State<AppState>,
     Path(key): Path<String>,
     caller: Caller,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<rewind::wire::OverlayDropped>> {
     blocking(&st, move |st| {
         let store = &st.store_for(&caller, caller.command(&[]))?;
         let r = ov::find(store, &key)?;
         ov::drop_overlay(store, &r)?;
-        Ok(Json(json!({"dropped": r.id})))
+        Ok(Json(rewind::wire::OverlayDropped { dropped: r.id }))
     })
     .await
 }
@@ -277,7 +276,7 @@ pub async fn split(
     State(st): State<AppState>,
     Path(key): Path<String>,
     b: Bytes,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<rewind::wire::OverlaySplit>> {
     let b: SplitBody = body(&b)?;
     if b.hunk.is_empty() {
         return Err(ApiError::bad_request("`hunk` is empty"));
@@ -295,12 +294,9 @@ pub async fn split(
             for p in &mut parts {
                 p.pending = h.pending;
             }
-            return Ok(Json(json!({
-                "overlay": r.id,
-                "path": text(&c.path),
-                "hunk": h.id,
-                "parts": parts,
-            })));
+            return Ok(Json(rewind::wire::OverlaySplit::new(
+                r.id, &c.path, h.id, parts,
+            )));
         }
         Err(rewind::Error::UnknownHunk {
             hunk: b.hunk,
@@ -326,7 +322,7 @@ pub async fn snapshot(
     Path(key): Path<String>,
     caller: Caller,
     b: Bytes,
-) -> ApiResult<(StatusCode, Json<Value>)> {
+) -> ApiResult<(StatusCode, Json<rewind::wire::OverlaySnapshot>)> {
     let b: SnapshotBody = body(&b)?;
     blocking(&st, move |st| {
         let store = &st.store_for(&caller, caller.command(&[]))?;
@@ -336,10 +332,10 @@ pub async fn snapshot(
         let rec = store.reader()?.snapshot(&id)?;
         Ok((
             StatusCode::CREATED,
-            Json(json!({
-                "overlay": r.id,
-                "snapshot": super::snapshot_json(&id, &rec, &[]),
-            })),
+            Json(rewind::wire::OverlaySnapshot {
+                overlay: r.id,
+                snapshot: rewind::wire::Snapshot::new(&id, &rec, &[]),
+            }),
         ))
     })
     .await

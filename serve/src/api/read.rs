@@ -9,7 +9,6 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use rewind::history::LogQuery;
 use rewind::store::tree::Kind;
-use serde_json::{Value, json};
 
 use super::{blocking, query_all, root_of, snapshot_id, tags_by_id, text, workspace};
 use crate::AppState;
@@ -18,12 +17,12 @@ use crate::paths;
 use rewind::wire::{LogEntry, SnapshotShown, Workspace};
 
 /// `GET /v1/health`.
-pub async fn health(State(st): State<AppState>) -> Json<Value> {
-    Json(json!({
-        "ok": true,
-        "version": env!("CARGO_PKG_VERSION"),
-        "store": st.store().dir().display().to_string(),
-    }))
+pub async fn health(State(st): State<AppState>) -> Json<rewind::wire::Health> {
+    Json(rewind::wire::Health {
+        ok: true,
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        store: st.store().dir().display().to_string(),
+    })
 }
 
 /// `GET /v1/workspaces`.
@@ -159,7 +158,7 @@ pub async fn tree(
     State(st): State<AppState>,
     Path((ws, rev)): Path<(u64, String)>,
     RawQuery(q): RawQuery,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<rewind::wire::Tree>> {
     let dir = match query_all(q.as_deref(), "path").last() {
         Some(p) if !p.is_empty() => paths::rel_path(p)?.into_bytes(),
         _ => Vec::new(),
@@ -188,23 +187,21 @@ pub async fn tree(
                 }
             }
         }
-        let entries: Vec<Value> = reader
-            .tree(&tree_id)?
-            .entries
-            .iter()
-            .map(|e| {
-                json!({
-                    "name": text(&e.name),
-                    "path": text(&rewind::files::child_path(&dir, &e.name)),
-                    "kind": kind_name(e.kind),
-                    "size": e.size,
-                    "id": e.id.hex(),
-                })
-            })
-            .collect();
-        Ok(Json(
-            json!({"rev": id.hex(), "path": text(&dir), "entries": entries}),
-        ))
+        let mut entries = Vec::new();
+        for e in &reader.tree(&tree_id)?.entries {
+            let path = rewind::files::child_path(&dir, &e.name);
+            let mut entry = rewind::wire::TreeEntry::new(&path, e.kind, e.size, &e.id);
+            if e.kind == Kind::Symlink {
+                entry.target = Some(text(&reader.read_blob(&e.id)?));
+            }
+            entries.push(entry);
+        }
+        Ok(Json(rewind::wire::Tree {
+            rev: id.hex(),
+            path: text(&dir),
+            path_bytes: rewind::wire::path_bytes(&dir),
+            entries,
+        }))
     })
     .await
 }

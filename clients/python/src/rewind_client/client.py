@@ -146,7 +146,7 @@ class _Api:
         """`POST /v1/workspaces`: registers a directory (an absolute path) as a workspace."""
         return self._do(
             _Req("POST", "/v1/workspaces", json={"path": str(path), "force": force},
-                 decode=_json_of(m.Workspace))
+                 decode=_json_of(m.WorkspaceRegistered))
         )
 
     def workspace(self, ws: int):
@@ -167,7 +167,7 @@ class _Api:
         """`POST /v1/workspaces/{ws}/snapshots`: takes a snapshot."""
         body = _drop_none({"message": message, "meta": meta, "tags": list(tags) or None})
         return self._do(_Req("POST", f"/v1/workspaces/{ws}/snapshots", json=body,
-                             decode=_json_of(m.Taken)))
+                             decode=_json_of(m.SnapshotTaken)))
 
     def show(self, ws: int, rev: str = "@"):
         """`GET /v1/workspaces/{ws}/snapshots/{rev}`: a snapshot with its changes."""
@@ -224,7 +224,7 @@ class _Api:
         return self._do(_Req("POST", f"/v1/workspaces/{ws}/apply",
                              params={"check": "true"} if check else None, content=data,
                              headers={"Content-Type": "text/x-diff"},
-                             decode=_json_of(m.Written)))
+                             decode=_json_of(m.Applied)))
 
     def undo(self, ws: int):
         """`POST /v1/workspaces/{ws}/undo`."""
@@ -282,7 +282,8 @@ class _Api:
 
     def drop_overlay(self, ov: Any):
         """`DELETE /v1/overlays/{ov}`."""
-        return self._do(_Req("DELETE", f"/v1/overlays/{_seg(ov)}"))
+        return self._do(_Req("DELETE", f"/v1/overlays/{_seg(ov)}",
+                             decode=_json_of(m.OverlayDropped)))
 
     def overlay_diff(self, ov: Any):
         """`GET /v1/overlays/{ov}/diff`: the pending changes with hunk ids."""
@@ -309,7 +310,7 @@ class _Api:
     def split(self, ov: Any, hunk: str):
         """`POST /v1/overlays/{ov}/split`: the parts of a hunk, each accepted on its own."""
         return self._do(_Req("POST", f"/v1/overlays/{_seg(ov)}/split", json={"hunk": hunk},
-                             decode=_json_of(m.Split)))
+                             decode=_json_of(m.OverlaySplit)))
 
     def overlay_snapshot(self, ov: Any, message: Optional[str] = None,
                          meta: Optional[Dict[str, str]] = None):
@@ -337,7 +338,8 @@ class _Api:
 
     def artifact_delete(self, key: str):
         """`DELETE /v1/artifacts/{key}`."""
-        return self._do(_Req("DELETE", f"/v1/artifacts/{_path(key)}"))
+        return self._do(_Req("DELETE", f"/v1/artifacts/{_path(key)}",
+                             decode=_json_of(m.ArtifactRemoved)))
 
     def _events_req(self, workspace: Optional[int], last_event_id: Optional[int],
                     replay: bool) -> Dict[str, Any]:

@@ -22,6 +22,87 @@ def _decode(how, value):
 
 
 @dataclass
+class Applied:
+    """`Applied`: What applying a patch did, or with `check` would do (all files or none).."""
+
+    after: Optional[str] = field(metadata={"json": "after"})
+    applied: bool = field(metadata={"json": "applied"})
+    before: Optional[str] = field(metadata={"json": "before"})
+    check: bool = field(metadata={"json": "check"})
+    files: List[AppliedFile] = field(metadata={"json": "files"})
+    op: Optional[int] = field(metadata={"json": "op"})
+    resumed: bool = field(metadata={"json": "resumed"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {'files': ('list', 'AppliedFile')}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "Applied":
+        """Builds a `Applied` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class AppliedFile:
+    """`AppliedFile`: A file a patch changed (or, with `check`, would change), and where each hunk went.."""
+
+    action: str = field(metadata={"json": "action"})
+    conflicts: int = field(metadata={"json": "conflicts"})
+    hunks: List[AppliedHunk] = field(metadata={"json": "hunks"})
+    merged: bool = field(metadata={"json": "merged"})
+    path: str = field(metadata={"json": "path"})
+    old_path: Optional[str] = field(default=None, metadata={"json": "old_path"})
+    old_path_bytes: Optional[str] = field(default=None, metadata={"json": "old_path_bytes"})
+    path_bytes: Optional[str] = field(default=None, metadata={"json": "path_bytes"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {'hunks': ('list', 'AppliedHunk')}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "AppliedFile":
+        """Builds a `AppliedFile` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class AppliedHunk:
+    """`AppliedHunk`: Where one hunk of a file's patch went.."""
+
+    fuzz: int = field(metadata={"json": "fuzz"})
+    hunk: int = field(metadata={"json": "hunk"})
+    offset: int = field(metadata={"json": "offset"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "AppliedHunk":
+        """Builds a `AppliedHunk` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
 class Artifact:
     """`Artifact`: One artifact (`artifact ls --json`'s row).."""
 
@@ -38,6 +119,28 @@ class Artifact:
     @classmethod
     def from_json(cls, d: Dict[str, Any]) -> "Artifact":
         """Builds a `Artifact` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class ArtifactRemoved:
+    """`ArtifactRemoved`: An artifact removed (`artifact rm --json`, the API's `DELETE`).."""
+
+    removed: str = field(metadata={"json": "removed"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "ArtifactRemoved":
+        """Builds a `ArtifactRemoved` from its JSON object."""
         kw = {}
         for f in cls.__dataclass_fields__.values():
             key = f.metadata.get("json")
@@ -191,32 +294,6 @@ class EditedFile:
 
 
 @dataclass
-class Entry:
-    """`Entry`."""
-
-    id: str = field(metadata={"json": "id"})
-    kind: str = field(metadata={"json": "kind"})
-    name: str = field(metadata={"json": "name"})
-    path: str = field(metadata={"json": "path"})
-    size: int = field(metadata={"json": "size"})
-    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
-
-    _decoders = {}
-
-    @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "Entry":
-        """Builds a `Entry` from its JSON object."""
-        kw = {}
-        for f in cls.__dataclass_fields__.values():
-            key = f.metadata.get("json")
-            if key is not None and key in d:
-                kw[f.name] = _decode(cls._decoders.get(key), d[key])
-            elif key is not None and f.default is not None and f.default_factory is None:
-                kw[f.name] = None
-        return cls(raw=d, **kw)
-
-
-@dataclass
 class Error:
     """`Error`."""
 
@@ -240,239 +317,8 @@ class Error:
 
 
 @dataclass
-class EventChanged:
-    """`EventChanged`: paths changed in a watched workspace."""
-
-    event: str = field(metadata={"json": "event"})
-    paths: List[str] = field(metadata={"json": "paths"})
-    time_ns: int = field(metadata={"json": "time_ns"})
-    workspace: str = field(metadata={"json": "workspace"})
-    overlay: Optional[int] = field(default=None, metadata={"json": "overlay"})
-    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
-
-    _decoders = {}
-
-    @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "EventChanged":
-        """Builds a `EventChanged` from its JSON object."""
-        kw = {}
-        for f in cls.__dataclass_fields__.values():
-            key = f.metadata.get("json")
-            if key is not None and key in d:
-                kw[f.name] = _decode(cls._decoders.get(key), d[key])
-            elif key is not None and f.default is not None and f.default_factory is None:
-                kw[f.name] = None
-        return cls(raw=d, **kw)
-
-
-@dataclass
-class EventDaemon:
-    """`EventDaemon`: the watch daemon's file events start (up) or stop (down) reaching this stream."""
-
-    event: str = field(metadata={"json": "event"})
-    state: str = field(metadata={"json": "state"})
-    time_ns: int = field(metadata={"json": "time_ns"})
-    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
-
-    _decoders = {}
-
-    @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "EventDaemon":
-        """Builds a `EventDaemon` from its JSON object."""
-        kw = {}
-        for f in cls.__dataclass_fields__.values():
-            key = f.metadata.get("json")
-            if key is not None and key in d:
-                kw[f.name] = _decode(cls._decoders.get(key), d[key])
-            elif key is not None and f.default is not None and f.default_factory is None:
-                kw[f.name] = None
-        return cls(raw=d, **kw)
-
-
-@dataclass
-class EventGap:
-    """`EventGap`: events were missed (the reconnecting client's Last-Event-ID is older than what is kept, or the stream lagged): re-read state."""
-
-    event: str = field(metadata={"json": "event"})
-    time_ns: int = field(metadata={"json": "time_ns"})
-    last_event_id: Optional[int] = field(default=None, metadata={"json": "last_event_id"})
-    missed: Optional[int] = field(default=None, metadata={"json": "missed"})
-    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
-
-    _decoders = {}
-
-    @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "EventGap":
-        """Builds a `EventGap` from its JSON object."""
-        kw = {}
-        for f in cls.__dataclass_fields__.values():
-            key = f.metadata.get("json")
-            if key is not None and key in d:
-                kw[f.name] = _decode(cls._decoders.get(key), d[key])
-            elif key is not None and f.default is not None and f.default_factory is None:
-                kw[f.name] = None
-        return cls(raw=d, **kw)
-
-
-@dataclass
-class EventOperation:
-    """`EventOperation`: an operation was recorded (restore, apply, run, accept...)."""
-
-    event: str = field(metadata={"json": "event"})
-    kind: str = field(metadata={"json": "kind"})
-    op: int = field(metadata={"json": "op"})
-    time_ns: int = field(metadata={"json": "time_ns"})
-    workspace: str = field(metadata={"json": "workspace"})
-    after: Optional[str] = field(default=None, metadata={"json": "after"})
-    before: Optional[str] = field(default=None, metadata={"json": "before"})
-    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
-
-    _decoders = {}
-
-    @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "EventOperation":
-        """Builds a `EventOperation` from its JSON object."""
-        kw = {}
-        for f in cls.__dataclass_fields__.values():
-            key = f.metadata.get("json")
-            if key is not None and key in d:
-                kw[f.name] = _decode(cls._decoders.get(key), d[key])
-            elif key is not None and f.default is not None and f.default_factory is None:
-                kw[f.name] = None
-        return cls(raw=d, **kw)
-
-
-@dataclass
-class EventOverflow:
-    """`EventOverflow`: the watch lost track of changes; the next walk is a full one."""
-
-    event: str = field(metadata={"json": "event"})
-    time_ns: int = field(metadata={"json": "time_ns"})
-    workspace: str = field(metadata={"json": "workspace"})
-    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
-
-    _decoders = {}
-
-    @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "EventOverflow":
-        """Builds a `EventOverflow` from its JSON object."""
-        kw = {}
-        for f in cls.__dataclass_fields__.values():
-            key = f.metadata.get("json")
-            if key is not None and key in d:
-                kw[f.name] = _decode(cls._decoders.get(key), d[key])
-            elif key is not None and f.default is not None and f.default_factory is None:
-                kw[f.name] = None
-        return cls(raw=d, **kw)
-
-
-@dataclass
-class EventRun:
-    """`EventRun`: progress of a run this server started (run_event: what rewind run --events prints, and run_finished)."""
-
-    event: str = field(metadata={"json": "event"})
-    run: int = field(metadata={"json": "run"})
-    run_event: str = field(metadata={"json": "run_event"})
-    time_ns: int = field(metadata={"json": "time_ns"})
-    workspace: str = field(metadata={"json": "workspace"})
-    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
-
-    _decoders = {}
-
-    @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "EventRun":
-        """Builds a `EventRun` from its JSON object."""
-        kw = {}
-        for f in cls.__dataclass_fields__.values():
-            key = f.metadata.get("json")
-            if key is not None and key in d:
-                kw[f.name] = _decode(cls._decoders.get(key), d[key])
-            elif key is not None and f.default is not None and f.default_factory is None:
-                kw[f.name] = None
-        return cls(raw=d, **kw)
-
-
-@dataclass
-class EventSnapshot:
-    """`EventSnapshot`: a snapshot was recorded."""
-
-    event: str = field(metadata={"json": "event"})
-    id: str = field(metadata={"json": "id"})
-    kind: str = field(metadata={"json": "kind"})
-    op: int = field(metadata={"json": "op"})
-    time_ns: int = field(metadata={"json": "time_ns"})
-    workspace: str = field(metadata={"json": "workspace"})
-    label: Optional[str] = field(default=None, metadata={"json": "label"})
-    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
-
-    _decoders = {}
-
-    @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "EventSnapshot":
-        """Builds a `EventSnapshot` from its JSON object."""
-        kw = {}
-        for f in cls.__dataclass_fields__.values():
-            key = f.metadata.get("json")
-            if key is not None and key in d:
-                kw[f.name] = _decode(cls._decoders.get(key), d[key])
-            elif key is not None and f.default is not None and f.default_factory is None:
-                kw[f.name] = None
-        return cls(raw=d, **kw)
-
-
-@dataclass
-class EventUnwatched:
-    """`EventUnwatched`: the daemon stopped watching a workspace."""
-
-    event: str = field(metadata={"json": "event"})
-    reason: str = field(metadata={"json": "reason"})
-    time_ns: int = field(metadata={"json": "time_ns"})
-    workspace: str = field(metadata={"json": "workspace"})
-    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
-
-    _decoders = {}
-
-    @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "EventUnwatched":
-        """Builds a `EventUnwatched` from its JSON object."""
-        kw = {}
-        for f in cls.__dataclass_fields__.values():
-            key = f.metadata.get("json")
-            if key is not None and key in d:
-                kw[f.name] = _decode(cls._decoders.get(key), d[key])
-            elif key is not None and f.default is not None and f.default_factory is None:
-                kw[f.name] = None
-        return cls(raw=d, **kw)
-
-
-@dataclass
-class EventWatching:
-    """`EventWatching`: the daemon started watching a workspace."""
-
-    dirs: int = field(metadata={"json": "dirs"})
-    event: str = field(metadata={"json": "event"})
-    time_ns: int = field(metadata={"json": "time_ns"})
-    workspace: str = field(metadata={"json": "workspace"})
-    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
-
-    _decoders = {}
-
-    @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "EventWatching":
-        """Builds a `EventWatching` from its JSON object."""
-        kw = {}
-        for f in cls.__dataclass_fields__.values():
-            key = f.metadata.get("json")
-            if key is not None and key in d:
-                kw[f.name] = _decode(cls._decoders.get(key), d[key])
-            elif key is not None and f.default is not None and f.default_factory is None:
-                kw[f.name] = None
-        return cls(raw=d, **kw)
-
-
-@dataclass
 class Health:
-    """`Health`."""
+    """`Health`: That the server answers, which version it is and which store it serves.."""
 
     ok: bool = field(metadata={"json": "ok"})
     store: str = field(metadata={"json": "store"})
@@ -760,6 +606,28 @@ class OverlayDiff:
 
 
 @dataclass
+class OverlayDropped:
+    """`OverlayDropped`: What dropping an overlay did (`overlay drop --json`, the API's `DELETE`).."""
+
+    dropped: int = field(metadata={"json": "dropped"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "OverlayDropped":
+        """Builds a `OverlayDropped` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
 class OverlayReject:
     """`OverlayReject`: What rejecting (some of) an overlay's changes did: those paths are back at the base inside
 the overlay; the workspace is untouched.."""
@@ -861,7 +729,7 @@ class OverlayRuns:
 
 @dataclass
 class OverlaySnapshot:
-    """`OverlaySnapshot`."""
+    """`OverlaySnapshot`: A checkpoint of an overlay's state.."""
 
     overlay: int = field(metadata={"json": "overlay"})
     snapshot: Snapshot = field(metadata={"json": "snapshot"})
@@ -872,6 +740,33 @@ class OverlaySnapshot:
     @classmethod
     def from_json(cls, d: Dict[str, Any]) -> "OverlaySnapshot":
         """Builds a `OverlaySnapshot` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class OverlaySplit:
+    """`OverlaySplit`: A pending hunk of an overlay cut at the unchanged lines between its runs of changes;
+accept and reject take each part's id like a hunk's.."""
+
+    hunk: str = field(metadata={"json": "hunk"})
+    overlay: int = field(metadata={"json": "overlay"})
+    parts: List[Hunk] = field(metadata={"json": "parts"})
+    path: str = field(metadata={"json": "path"})
+    path_bytes: Optional[str] = field(default=None, metadata={"json": "path_bytes"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {'parts': ('list', 'Hunk')}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "OverlaySplit":
+        """Builds a `OverlaySplit` from its JSON object."""
         kw = {}
         for f in cls.__dataclass_fields__.values():
             key = f.metadata.get("json")
@@ -1529,20 +1424,38 @@ class SnapshotShown:
 
 
 @dataclass
-class Split:
-    """`Split`."""
+class SnapshotTaken:
+    """`SnapshotTaken`: What taking a snapshot did: the snapshot as the log lists it, and the scan's figures.."""
 
-    hunk: str = field(metadata={"json": "hunk"})
-    overlay: int = field(metadata={"json": "overlay"})
-    parts: List[Hunk] = field(metadata={"json": "parts"})
-    path: str = field(metadata={"json": "path"})
+    bytes: int = field(metadata={"json": "bytes"})
+    bytes_read: int = field(metadata={"json": "bytes_read"})
+    created: bool = field(metadata={"json": "created"})
+    dirs: int = field(metadata={"json": "dirs"})
+    dry_run: bool = field(metadata={"json": "dry_run"})
+    files: int = field(metadata={"json": "files"})
+    files_read: int = field(metadata={"json": "files_read"})
+    id: Optional[str] = field(metadata={"json": "id"})
+    new_blobs: int = field(metadata={"json": "new_blobs"})
+    new_chunks: int = field(metadata={"json": "new_chunks"})
+    new_trees: int = field(metadata={"json": "new_trees"})
+    parent: Optional[str] = field(metadata={"json": "parent"})
+    root: str = field(metadata={"json": "root"})
+    seconds: float = field(metadata={"json": "seconds"})
+    short_id: Optional[str] = field(metadata={"json": "short_id"})
+    skipped: List[Skipped] = field(metadata={"json": "skipped"})
+    snapshot: Optional[Snapshot] = field(metadata={"json": "snapshot"})
+    stored_bytes: int = field(metadata={"json": "stored_bytes"})
+    symlinks: int = field(metadata={"json": "symlinks"})
+    unchanged: bool = field(metadata={"json": "unchanged"})
+    walk: Any = field(metadata={"json": "walk"})
+    workspace: str = field(metadata={"json": "workspace"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
 
-    _decoders = {'parts': ('list', 'Hunk')}
+    _decoders = {'skipped': ('list', 'Skipped'), 'snapshot': ('one', 'Snapshot')}
 
     @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "Split":
-        """Builds a `Split` from its JSON object."""
+    def from_json(cls, d: Dict[str, Any]) -> "SnapshotTaken":
+        """Builds a `SnapshotTaken` from its JSON object."""
         kw = {}
         for f in cls.__dataclass_fields__.values():
             key = f.metadata.get("json")
@@ -1580,30 +1493,6 @@ class Status:
 
 
 @dataclass
-class Taken:
-    """`Taken`."""
-
-    snapshot: Optional[Snapshot] = field(metadata={"json": "snapshot"})
-    unchanged: bool = field(metadata={"json": "unchanged"})
-    skipped: Optional[int] = field(default=None, metadata={"json": "skipped"})
-    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
-
-    _decoders = {'snapshot': ('one', 'Snapshot')}
-
-    @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "Taken":
-        """Builds a `Taken` from its JSON object."""
-        kw = {}
-        for f in cls.__dataclass_fields__.values():
-            key = f.metadata.get("json")
-            if key is not None and key in d:
-                kw[f.name] = _decode(cls._decoders.get(key), d[key])
-            elif key is not None and f.default is not None and f.default_factory is None:
-                kw[f.name] = None
-        return cls(raw=d, **kw)
-
-
-@dataclass
 class Totals:
     """`Totals`: Totals over a diff's files.."""
 
@@ -1629,18 +1518,47 @@ class Totals:
 
 @dataclass
 class Tree:
-    """`Tree`."""
+    """`Tree`: A directory of a snapshot.."""
 
-    entries: List[Entry] = field(metadata={"json": "entries"})
+    entries: List[TreeEntry] = field(metadata={"json": "entries"})
     path: str = field(metadata={"json": "path"})
     rev: str = field(metadata={"json": "rev"})
+    path_bytes: Optional[str] = field(default=None, metadata={"json": "path_bytes"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
 
-    _decoders = {'entries': ('list', 'Entry')}
+    _decoders = {'entries': ('list', 'TreeEntry')}
 
     @classmethod
     def from_json(cls, d: Dict[str, Any]) -> "Tree":
         """Builds a `Tree` from its JSON object."""
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            key = f.metadata.get("json")
+            if key is not None and key in d:
+                kw[f.name] = _decode(cls._decoders.get(key), d[key])
+            elif key is not None and f.default is not None and f.default_factory is None:
+                kw[f.name] = None
+        return cls(raw=d, **kw)
+
+
+@dataclass
+class TreeEntry:
+    """`TreeEntry`: One entry of a snapshot's tree.."""
+
+    id: str = field(metadata={"json": "id"})
+    kind: str = field(metadata={"json": "kind"})
+    name: str = field(metadata={"json": "name"})
+    path: str = field(metadata={"json": "path"})
+    size: int = field(metadata={"json": "size"})
+    path_bytes: Optional[str] = field(default=None, metadata={"json": "path_bytes"})
+    target: Optional[str] = field(default=None, metadata={"json": "target"})
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
+
+    _decoders = {}
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "TreeEntry":
+        """Builds a `TreeEntry` from its JSON object."""
         kw = {}
         for f in cls.__dataclass_fields__.values():
             key = f.metadata.get("json")
@@ -1731,27 +1649,24 @@ class Workspace:
 
 
 @dataclass
-class Written:
-    """`Written`."""
+class WorkspaceRegistered:
+    """`WorkspaceRegistered`: The workspace a registration names, and whether it was new.."""
 
-    after: Optional[str] = field(metadata={"json": "after"})
-    before: Optional[str] = field(metadata={"json": "before"})
-    files: List[Any] = field(metadata={"json": "files"})
-    op: Optional[int] = field(metadata={"json": "op"})
-    applied: Optional[bool] = field(default=None, metadata={"json": "applied"})
-    check: Optional[bool] = field(default=None, metadata={"json": "check"})
-    deleted: Optional[int] = field(default=None, metadata={"json": "deleted"})
-    redone: Optional[Dict[str, Any]] = field(default=None, metadata={"json": "redone"})
-    target: Optional[str] = field(default=None, metadata={"json": "target"})
-    undone: Optional[Dict[str, Any]] = field(default=None, metadata={"json": "undone"})
-    written: Optional[int] = field(default=None, metadata={"json": "written"})
+    created_ns: int = field(metadata={"json": "created_ns"})
+    head: Optional[str] = field(metadata={"json": "head"})
+    id: int = field(metadata={"json": "id"})
+    newly_registered: bool = field(metadata={"json": "newly_registered"})
+    path: str = field(metadata={"json": "path"})
+    snapshots: int = field(metadata={"json": "snapshots"})
+    store: str = field(metadata={"json": "store"})
+    path_bytes: Optional[str] = field(default=None, metadata={"json": "path_bytes"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
 
     _decoders = {}
 
     @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "Written":
-        """Builds a `Written` from its JSON object."""
+    def from_json(cls, d: Dict[str, Any]) -> "WorkspaceRegistered":
+        """Builds a `WorkspaceRegistered` from its JSON object."""
         kw = {}
         for f in cls.__dataclass_fields__.values():
             key = f.metadata.get("json")
@@ -1763,23 +1678,17 @@ class Written:
 
 
 _CLASSES = {
+    "Applied": Applied,
+    "AppliedFile": AppliedFile,
+    "AppliedHunk": AppliedHunk,
     "Artifact": Artifact,
+    "ArtifactRemoved": ArtifactRemoved,
     "ArtifactStored": ArtifactStored,
     "Change": Change,
     "Changes": Changes,
     "Contract": Contract,
     "EditedFile": EditedFile,
-    "Entry": Entry,
     "Error": Error,
-    "EventChanged": EventChanged,
-    "EventDaemon": EventDaemon,
-    "EventGap": EventGap,
-    "EventOperation": EventOperation,
-    "EventOverflow": EventOverflow,
-    "EventRun": EventRun,
-    "EventSnapshot": EventSnapshot,
-    "EventUnwatched": EventUnwatched,
-    "EventWatching": EventWatching,
     "Health": Health,
     "Hunk": Hunk,
     "LogEntry": LogEntry,
@@ -1789,11 +1698,13 @@ _CLASSES = {
     "OverlayConflict": OverlayConflict,
     "OverlayCreated": OverlayCreated,
     "OverlayDiff": OverlayDiff,
+    "OverlayDropped": OverlayDropped,
     "OverlayReject": OverlayReject,
     "OverlayRunChanges": OverlayRunChanges,
     "OverlayRunFile": OverlayRunFile,
     "OverlayRuns": OverlayRuns,
     "OverlaySnapshot": OverlaySnapshot,
+    "OverlaySplit": OverlaySplit,
     "PathChange": PathChange,
     "PlanEntry": PlanEntry,
     "RangeRunChanges": RangeRunChanges,
@@ -1816,13 +1727,13 @@ _CLASSES = {
     "Skipped": Skipped,
     "Snapshot": Snapshot,
     "SnapshotShown": SnapshotShown,
-    "Split": Split,
+    "SnapshotTaken": SnapshotTaken,
     "Status": Status,
-    "Taken": Taken,
     "Totals": Totals,
     "Tree": Tree,
+    "TreeEntry": TreeEntry,
     "Undo": Undo,
     "UndoneOp": UndoneOp,
     "Workspace": Workspace,
-    "Written": Written,
+    "WorkspaceRegistered": WorkspaceRegistered,
 }
