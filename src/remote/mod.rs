@@ -82,8 +82,10 @@ pub type OnObject<'a> = dyn FnMut(&Entry, &[u8], Vec<u8>) -> Result<()> + 'a;
 
 /// The step [`Remote::fetch_many_with`] runs on the rayon pool for each checked object.
 pub type ParStep<'a, T> = dyn Fn(&Entry, &[u8], Vec<u8>) -> Result<T> + Sync + 'a;
-/// The step [`Remote::fetch_many_with`] then runs on the calling thread, in order.
-pub type EachStep<'a, T> = dyn FnMut(&Entry, &[u8], T) -> Result<()> + 'a;
+/// The step [`Remote::fetch_many_with`] then runs on the calling thread, in order. It is given
+/// the stored bytes (decrypted, still compressed) to keep: owned when decrypting made them, so
+/// keeping them costs no copy.
+pub type EachStep<'a, T> = dyn FnMut(&Entry, Cow<'_, [u8]>, T) -> Result<()> + 'a;
 
 /// The marker's contents.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -842,7 +844,11 @@ impl Remote {
     /// and keeping [`PARALLEL`] requests in flight, and checks each object against its id.
     /// Calls `each` with the entry, its stored bytes and its checked content.
     pub fn fetch_many(&self, jobs: Vec<(Id, Vec<Entry>)>, each: &mut OnObject<'_>) -> Result<()> {
-        self.fetch_many_with(jobs, &|_, _, content| Ok(content), each)
+        self.fetch_many_with(
+            jobs,
+            &|_, _, content| Ok(content),
+            &mut |e, stored, content| each(e, &stored, content),
+        )
     }
 
     /// [`Remote::fetch_many`] with a first step run on the rayon pool for each checked object
@@ -913,7 +919,7 @@ impl Remote {
                     .collect();
                 for (e, c) in entries.iter().zip(checked) {
                     let (stored, t) = c?;
-                    each(e, &stored, t)?;
+                    each(e, stored, t)?;
                 }
             }
             Ok(())

@@ -237,7 +237,7 @@ pub fn check(e: &Entry, pack: &Id, stored: &[u8]) -> Result<Vec<u8>> {
             Err(err) => Err(damaged(e, pack, err)),
         };
     }
-    let content = blob::inflate(e.kind.name(), &e.id, e.zstd, e.size, stored.to_vec())
+    let content = blob::inflate(e.kind.name(), &e.id, e.zstd, e.size, stored)
         .map_err(|err| damaged(e, pack, err))?;
     if Id::of(&content) != e.id {
         return Err(damaged(e, pack, "content does not match its id"));

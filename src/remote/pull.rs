@@ -271,17 +271,22 @@ pub(super) fn check_chunked(
             h.update(&reader.read_chunk(c)?);
         }
         if Id::from(h.finalize()) != *id {
-            return Err(Error::Corrupt {
-                kind: "blob",
-                id: id.hex(),
-                why: format!(
-                    "on remote {}: its chunks do not add up to its id",
-                    remote.name
-                ),
-            });
+            return Err(chunks_do_not_add_up(remote, id));
         }
     }
     Ok(())
+}
+
+/// A chunked blob on `remote` whose chunks, each intact, are not the blob `id` together.
+pub(super) fn chunks_do_not_add_up(remote: &Remote, id: &Id) -> Error {
+    Error::Corrupt {
+        kind: "blob",
+        id: id.hex(),
+        why: format!(
+            "on remote {}: its chunks do not add up to its id",
+            remote.name
+        ),
+    }
 }
 
 fn set_tags(txn: &WriteTransaction, tags: &[(String, Id)], report: &mut PullReport) -> Result<()> {

@@ -5,7 +5,8 @@
 //! is written to its files as soon as it is checked, on the rayon pool while the next ranges
 //! download, and its stored bytes go to a thread that imports them into the store (so the
 //! store ends with the snapshot, as after a pull, and `status`, `diff` and `undo` work).
-//! Chunked blobs, and blobs the store already had, are written from the store afterwards.
+//! Chunked blobs are written from their chunks once those are imported, hashed as they are
+//! written (one pass over their data); blobs the store already had, from the store.
 //!
 //! Nothing is half-restored: files are written into a temporary directory inside the target
 //! (named with the scan's temporary prefix, so no snapshot takes it and a killed restore's
@@ -22,7 +23,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use super::pack::{Entry, ObjKind};
-use super::pull::{PullReport, check_chunked, commit_data, store_holders};
+use super::pull::{PullReport, commit_data, store_holders};
 use super::{Location, Remote, TransferProgress};
 use crate::error::{Error, IoContext, Result};
 use crate::files::Beneath;
@@ -163,7 +164,7 @@ pub fn restore_empty(
     }
     let mut whole = Vec::new();
     let mut lists = Vec::new();
-    let mut later: Vec<Id> = Vec::new(); // written from the store at the end
+    let mut later: Vec<Id> = Vec::new(); // blobs the store has: written from it
     for bid in by_blob.keys() {
         if reader.has_blob(bid)? {
             later.push(*bid);
@@ -172,7 +173,6 @@ pub fn restore_empty(
         let loc = locate("blob", bid)?;
         if loc.entry.kind == ObjKind::ChunkedBlob {
             lists.push(loc);
-            later.push(*bid);
         } else {
             whole.push(loc);
         }
@@ -246,7 +246,7 @@ pub fn restore_empty(
             &mut |e, stored, ()| {
                 progress.advance(stored.len() as u64, 1);
                 // A closed channel means the importer failed: its error is the one reported.
-                let _ = tx.send((*e, stored.to_vec()));
+                let _ = tx.send((*e, stored.into_owned()));
                 Ok(())
             },
         );
@@ -262,23 +262,27 @@ pub fn restore_empty(
     progress.finish();
     import.objects += fetched?.objects;
 
-    // 5. Chunked blobs are checked whole.
-    check_chunked(store, remote, &chunked)?;
-
-    // 6. Trees, chunk lists and the snapshot record, in one transaction.
-    let txn = store.begin_write()?;
-    if crate::store::epoch_in(&txn)? != epoch {
-        return Err(Error::ConcurrentGc("remote restore"));
-    }
-    import.objects += store_holders(&txn, &new_trees, &chunked)?;
-    if !have_snapshot {
-        refcount::insert_snapshot(&txn, &id, &record.encode()?, &record.root)?;
-    }
-    refcount::seal(&txn)?;
-    txn.commit()?;
-
-    // 7. Chunked blobs, and blobs the store had, from the store.
+    // 5. Chunked blobs, written from their chunks (each checked as the import stored it) and
+    // hashed as they are written: their id is the hash of the whole, checked before anything
+    // refers to them. One pass over their data, on the rayon pool.
     let reader = store.reader()?;
+    chunked
+        .par_iter()
+        .try_for_each(|(bid, _, chunks)| -> Result<()> {
+            for &i in &by_blob[bid] {
+                let f = &files[i];
+                let mut content = Hashing::new(reader.chunks_reader(chunks.clone()));
+                stage.write(&f.path, f.kind, &mut content)?;
+                if content.id() != *bid {
+                    return Err(super::pull::chunks_do_not_add_up(remote, bid));
+                }
+                written.fetch_add(1, Ordering::Relaxed);
+                bytes_written.fetch_add(f.size, Ordering::Relaxed);
+            }
+            Ok(())
+        })?;
+
+    // 6. Blobs the store had, from the store.
     later
         .par_iter()
         .flat_map(|bid| by_blob[bid].par_iter())
@@ -290,6 +294,18 @@ pub fn restore_empty(
             Ok(())
         })?;
     drop(reader);
+
+    // 7. Trees, chunk lists and the snapshot record, in one transaction.
+    let txn = store.begin_write()?;
+    if crate::store::epoch_in(&txn)? != epoch {
+        return Err(Error::ConcurrentGc("remote restore"));
+    }
+    import.objects += store_holders(&txn, &new_trees, &chunked)?;
+    if !have_snapshot {
+        refcount::insert_snapshot(&txn, &id, &record.encode()?, &record.root)?;
+    }
+    refcount::seal(&txn)?;
+    txn.commit()?;
 
     // 8. Into place, then recorded as the workspace's state.
     move_into(&stage, &root)?;
@@ -335,4 +351,123 @@ fn move_into(stage: &Beneath, to: &Path) -> Result<()> {
         })?;
     }
     Ok(())
+}
+
+/// Hashes what it reads: a chunked blob's content checked as it is written.
+struct Hashing<R> {
+    inner: R,
+    hasher: blake3::Hasher,
+}
+
+impl<R: std::io::Read> Hashing<R> {
+    fn new(inner: R) -> Hashing<R> {
+        Hashing {
+            inner,
+            hasher: blake3::Hasher::new(),
+        }
+    }
+
+    /// The id of what was read.
+    fn id(&self) -> Id {
+        Id::from(self.hasher.finalize())
+    }
+}
+
+impl<R: std::io::Read> std::io::Read for Hashing<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.hasher.update(&buf[..n]);
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::remote::pack::{Index, PackBuilder};
+    use crate::remote::push::{PushOptions, push};
+    use crate::remote::{NoTransferProgress, Remote};
+
+    /// A chunk list whose chunks are each intact but together are not the blob it names (two
+    /// swapped): the restore refuses it, naming the blob, and leaves the directory empty.
+    #[test]
+    fn a_chunk_list_that_does_not_add_up_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let ws = tmp.path().join("ws");
+        std::fs::create_dir(&ws).unwrap();
+        let mut big = vec![0u8; 6 << 20];
+        blake3::Hasher::new()
+            .update(b"noise")
+            .finalize_xof()
+            .fill(&mut big);
+        std::fs::write(ws.join("big.bin"), &big).unwrap();
+        std::fs::write(ws.join("small.txt"), b"small\n").unwrap();
+        let store = Store::open(&tmp.path().join("store"), Default::default()).unwrap();
+        let opts = crate::snapshot::SnapshotOptions::default();
+        let snap = store
+            .snapshot(&ws, &opts, &crate::progress::NoProgress)
+            .unwrap()
+            .report
+            .id
+            .unwrap();
+        let dir = tmp.path().join("remote");
+        std::fs::create_dir(&dir).unwrap();
+        let url = format!("file://{}", dir.display());
+        let remote = Remote::open("r", &url).unwrap();
+        let push_opts = PushOptions {
+            snapshots: vec![snap],
+            ..PushOptions::default()
+        };
+        push(&store, &remote, &push_opts, &NoTransferProgress, &|_| {}).unwrap();
+
+        // Every pack rewritten as it was, but for the chunk list: its first two chunks swapped.
+        let mut forged = 0;
+        for item in std::fs::read_dir(dir.join("index")).unwrap() {
+            let path = item.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            let pack_id = Id::from_hex(&name).unwrap();
+            let index = Index::decode(&pack_id, &std::fs::read(&path).unwrap()).unwrap();
+            let pack_path = dir.join("packs").join(&name);
+            let bytes = std::fs::read(&pack_path).unwrap();
+            let mut b = PackBuilder::new(None);
+            for e in &index.entries {
+                let stored = &bytes[e.offset as usize..][..e.len as usize];
+                let stored = match blob::decode_blob(&e.id, stored) {
+                    Ok(BlobRecord::Chunked { size, mut chunks })
+                        if e.kind == ObjKind::ChunkedBlob =>
+                    {
+                        assert!(chunks.len() > 1, "the file is chunked in several");
+                        chunks.swap(0, 1);
+                        forged += 1;
+                        blob::encode_chunked(size, &chunks)
+                    }
+                    _ => stored.to_vec(),
+                };
+                b.add(e.kind, e.id, e.zstd, e.size, &stored).unwrap();
+            }
+            let (new_bytes, new_index) = b.take();
+            std::fs::remove_file(&path).unwrap();
+            std::fs::remove_file(&pack_path).unwrap();
+            let new_name = new_index.pack.hex();
+            std::fs::write(dir.join("packs").join(&new_name), new_bytes).unwrap();
+            std::fs::write(
+                dir.join("index").join(&new_name),
+                new_index.encode().unwrap(),
+            )
+            .unwrap();
+        }
+        assert_eq!(forged, 1);
+
+        let store2 = Store::open(&tmp.path().join("store2"), Default::default()).unwrap();
+        let dest = tmp.path().join("dest");
+        std::fs::create_dir(&dest).unwrap();
+        let remote = Remote::open("r", &url).unwrap();
+        let err = restore_empty(&store2, &remote, snap, &dest, &NoTransferProgress).unwrap_err();
+        assert!(err.to_string().contains("do not add up to its id"), "{err}");
+        assert_eq!(
+            std::fs::read_dir(&dest).unwrap().count(),
+            0,
+            "nothing restored"
+        );
+    }
 }

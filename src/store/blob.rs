@@ -571,13 +571,15 @@ pub fn decode_chunk(id: &Id, value: &[u8]) -> Result<ChunkRecord> {
     })
 }
 
-/// Turns stored bytes back into content, checking the length.
+/// Turns stored bytes back into content, checking the length. Takes the bytes owned or
+/// borrowed: a zstd frame is only read, and only stored bytes that are the content already
+/// (not compressed) are copied when borrowed.
 pub fn inflate(
     kind: &'static str,
     id: &Id,
     zstd: bool,
     size: u64,
-    stored: Vec<u8>,
+    stored: impl AsRef<[u8]> + Into<Vec<u8>>,
 ) -> Result<Vec<u8>> {
     inflate_with(kind, id, zstd, None, size, stored)
 }
@@ -590,7 +592,7 @@ pub fn inflate_with(
     zstd: bool,
     dict: Option<&zstd::zstd_safe::DDict<'static>>,
     size: u64,
-    stored: Vec<u8>,
+    stored: impl AsRef<[u8]> + Into<Vec<u8>>,
 ) -> Result<Vec<u8>> {
     thread_local! {
         static DECOMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
@@ -605,7 +607,7 @@ pub fn inflate_with(
             // The record's size bounds the allocation: a damaged record cannot make us
             // allocate more than it claims, and a frame that decodes longer fails.
             let mut out = Vec::with_capacity(size as usize);
-            dctx.decompress_using_ddict(&mut out, &stored, ddict)
+            dctx.decompress_using_ddict(&mut out, stored.as_ref(), ddict)
                 .map(|_| out)
                 .map_err(|code| {
                     corrupt(
@@ -626,13 +628,13 @@ pub fn inflate_with(
                     *slot = Some(zstd::bulk::Decompressor::new()?);
                 }
                 match slot.as_mut() {
-                    Some(d) => d.decompress(&stored, size as usize),
+                    Some(d) => d.decompress(stored.as_ref(), size as usize),
                     None => Err(std::io::Error::other("no zstd context")),
                 }
             })
             .map_err(|e| corrupt(kind, id, format!("zstd: {e}")))?
     } else {
-        stored
+        stored.into()
     };
     if out.len() as u64 != size {
         return Err(corrupt(

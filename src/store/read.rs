@@ -370,6 +370,20 @@ impl Reader {
         })
     }
 
+    /// Streams the content of `chunks` in order: a chunked blob's content before its record is
+    /// stored (each chunk is checked against its id as it is read; the whole, against the
+    /// blob's id, is the caller's to check).
+    #[cfg(feature = "remote")]
+    pub(crate) fn chunks_reader(&self, chunks: Vec<ChunkRef>) -> BlobReader<'_> {
+        BlobReader {
+            reader: self,
+            current: Vec::new(),
+            pos: 0,
+            chunks,
+            next: 0,
+        }
+    }
+
     /// The chunks of blob `id`, whose chunk list is in `pages`, in order.
     pub fn read_pages(&self, id: &Id, pages: &[ChunkRef]) -> Result<Vec<ChunkRef>> {
         blob::read_pages(id, pages, &self.chunks, &self.segments)
