@@ -4,19 +4,25 @@
 # derivation per command is included), beside restic backup / restore to a local repository
 # (restic encrypts too) when restic is installed. Wall and CPU (user + system) seconds.
 #
-# usage: benches/remote-crypt.sh [-n RUNS] [CORPUS]
+# usage: benches/remote-crypt.sh [-n RUNS] [-t DIR] [CORPUS]
 #   CORPUS  the tree (default /work/corpus/linux)
 #   -n      rounds (default 1; medians when more): each round runs plain, encrypted and restic
 #           once, in that order, so a slow spell of the shared machine hits every side
+#   -t      where the restores write (their targets and rewind's new store), e.g. /dev/shm: on
+#           an ext4 without a journal, creating files right after a tree was deleted scans
+#           every inode deleted in the last 60 s (the kernel's `recently_deleted`), which can
+#           take minutes of system time and decides the figures more than either tool does
 # Every timed command is echoed. The page cache is refilled (the tree or the store read) right
 # before each timed run, and old stores and targets are moved aside, deleted only at the end.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 RUNS=1
-while getopts n: opt; do
+TARGETS=
+while getopts n:t: opt; do
 	case $opt in
 	n) RUNS=$OPTARG ;;
-	*) sed -n '2,11p' "$0" >&2; exit 2 ;;
+	t) TARGETS=$OPTARG ;;
+	*) sed -n '2,15p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -24,9 +30,23 @@ CORPUS=${1:-/work/corpus/linux}
 (cd "$HERE" && cargo build --release --quiet -p rewind-cli)
 R="$HERE/target/release/rewind"
 SCRATCH=$(mktemp -d /tmp/rewind-crypt-bench.XXXXXX)
-trap 'rm -rf "$SCRATCH"' EXIT
+OUT=$SCRATCH
+[ -n "$TARGETS" ] && OUT=$(mktemp -d "$TARGETS/rewind-crypt-bench.XXXXXX")
+trap 'rm -rf "$SCRATCH" "$OUT"' EXIT
 mkdir -p "$SCRATCH/trash"
-trash() { for p in "$@"; do [ -e "$p" ] && mv "$p" "$SCRATCH/trash/$(date +%s%N)"; done; true; }
+# Old trees are moved aside and deleted at the end (a deletion makes the next file creations
+# slow on some file systems, see -t), except on the -t file system (memory: deleted at once).
+trash() {
+	for p in "$@"; do
+		[ -e "$p" ] || continue
+		if [ "$OUT" != "$SCRATCH" ] && [ "${p#"$OUT"/}" != "$p" ]; then
+			rm -rf "$p"
+		else
+			mv "$p" "$SCRATCH/trash/$(date +%s%N)"
+		fi
+	done
+	true
+}
 export REWIND_REMOTE_PASSWORD=bench RESTIC_PASSWORD=bench
 warm() { tar -cf - "$@" 2>/dev/null >/dev/null; }
 
@@ -50,18 +70,18 @@ run_rewind() { # one run; $1 = label, $2... = extra `remote add` flags
 	local label=$1 snap
 	shift
 	{
-		trash "$SCRATCH/store" "$SCRATCH/store2" "$SCRATCH/dest" "$SCRATCH/remote"
+		trash "$SCRATCH/store" "$OUT/store2" "$OUT/dest" "$SCRATCH/remote"
 		"$R" --store "$SCRATCH/store" -C "$CORPUS" snapshot -q >/dev/null
 		"$R" --store "$SCRATCH/store" remote add bench "file://$SCRATCH/remote" "$@" >/dev/null
 		warm "$SCRATCH/store"
 		timed "$label.push" "$R" --store "$SCRATCH/store" -C "$CORPUS" push bench -q
 		snap=$("$R" --store "$SCRATCH/store" -C "$CORPUS" log -n 1 --json |
 			python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])')
-		mkdir -p "$SCRATCH/dest"
+		mkdir -p "$OUT/dest"
 		warm "$SCRATCH/remote"
-		timed "$label.restore" "$R" --store "$SCRATCH/store2" -C "$SCRATCH/dest" -q \
+		timed "$label.restore" "$R" --store "$OUT/store2" -C "$OUT/dest" -q \
 			restore --remote "file://$SCRATCH/remote" "$snap"
-		if diff -r --no-dereference "$CORPUS" "$SCRATCH/dest" | grep -v "^Only in $CORPUS" | grep -q .; then
+		if diff -r --no-dereference "$CORPUS" "$OUT/dest" | grep -v "^Only in $CORPUS" | grep -q .; then
 			echo "restored tree differs!" >&2
 			exit 1
 		fi
@@ -71,12 +91,12 @@ run_rewind() { # one run; $1 = label, $2... = extra `remote add` flags
 
 run_restic() { # one run
 	{
-		trash "$SCRATCH/restic" "$SCRATCH/rdest"
+		trash "$SCRATCH/restic" "$OUT/rdest"
 		restic -r "$SCRATCH/restic" init -q >/dev/null
 		warm "$CORPUS"
 		timed restic.push restic -r "$SCRATCH/restic" backup -q "$CORPUS"
 		warm "$SCRATCH/restic"
-		timed restic.restore restic -r "$SCRATCH/restic" restore -q latest --target "$SCRATCH/rdest"
+		timed restic.restore restic -r "$SCRATCH/restic" restore -q latest --target "$OUT/rdest"
 		du -sb "$SCRATCH/restic" | cut -f1 >"$SCRATCH/restic.bytes"
 	}
 }

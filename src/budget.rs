@@ -218,10 +218,18 @@ pub fn snapshot(
     opts: &crate::snapshot::SnapshotOptions,
     progress: &dyn crate::progress::Progress,
 ) -> Result<crate::snapshot::SnapshotOutcome> {
-    let outcome = crate::snapshot::snapshot(store, root, opts, progress)?;
+    let mut outcome = crate::snapshot::snapshot(store, root, opts, progress)?;
     if !opts.dry_run {
+        let t = std::time::Instant::now();
         // Said through the store's notices; never fails the snapshot just taken.
-        let _ = after_snapshot(store);
+        if after_snapshot(store).is_some() {
+            // What the budget cost this snapshot (one `stat` while the store is within it),
+            // beside the snapshot's own phases.
+            outcome
+                .report
+                .phases
+                .push(("budget", t.elapsed().as_secs_f64()));
+        }
     }
     Ok(outcome)
 }

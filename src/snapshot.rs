@@ -120,8 +120,9 @@ pub struct SnapshotReport {
     pub skipped: Vec<Skipped>,
     /// Wall time.
     pub seconds: f64,
-    /// Seconds per phase (open, daemon, cache, clock, walk, join, read, trees, write, commit),
-    /// for tuning.
+    /// Seconds per phase (open, daemon, cache, clock, walk, join, read, trees, write, commit;
+    /// then budget, when the store has one and the snapshot was taken through
+    /// [`crate::budget::snapshot`]), for tuning.
     pub phases: Vec<(&'static str, f64)>,
     /// Whether the watch daemon narrowed the walk (see `crate::scan::daemon_link`).
     pub walk: crate::scan::daemon_link::WalkNarrowing,
