@@ -147,7 +147,7 @@ pub fn format_time(ns: i64) -> String {
     humantime::format_rfc3339_seconds(t).to_string()
 }
 
-/// A path for JSON's `path` keys (lossy for non-UTF-8 bytes; [`put_path`] adds the exact bytes).
+/// A path for JSON's `path` keys (lossy for non-UTF-8 bytes).
 pub fn path_str(p: &[u8]) -> String {
     String::from_utf8_lossy(p).into_owned()
 }
@@ -162,15 +162,6 @@ pub fn path_text(p: &[u8]) -> String {
     }
     // Quoted output is ASCII, so this conversion is exact.
     path_str(&rewind::diff::quote::quote_path(b"", p))
-}
-
-/// Sets `key` to the path (lossy) and, when the path is not UTF-8, `{key}_bytes` to its exact
-/// bytes in base64 (standard alphabet, padded), so a caller never loses a name.
-pub fn put_path(o: &mut serde_json::Value, key: &str, p: Option<&[u8]>) {
-    o[key] = p.map(path_str).into();
-    if let Some(b) = p.and_then(rewind::files::path_bytes) {
-        o[format!("{key}_bytes")] = b.into();
-    }
 }
 
 /// An OS string argument as the bytes it is made of.

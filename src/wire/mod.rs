@@ -19,12 +19,17 @@ mod content;
 mod edits;
 mod error;
 mod events;
+mod export;
 mod health;
+mod hooks;
+mod maintain;
 mod ops;
 mod overlay;
 mod overlay_ops;
 mod paths;
 mod registered;
+#[cfg(feature = "remote")]
+mod remote;
 mod removed;
 mod run;
 mod runs;
@@ -47,7 +52,10 @@ pub use content::FileContent;
 pub use edits::{EditedFile, PlanEntry, Restore, Revert, Undo, UndoneOp};
 pub use error::{ErrorBody, ErrorCode};
 pub use events::{DaemonState, ServerEvent, ServerNotice};
+pub use export::{Exported, FoundPath, FoundVersion};
 pub use health::Health;
+pub use hooks::{HookEvent, HooksInstalled, HooksRemoved};
+pub use maintain::{BudgetEnforced, Forgotten, GcDone, GcRecompressed, GcRegrouped, GcRepacked};
 pub use ops::Op;
 pub use overlay::{
     Overlay, OverlayAccept, OverlayConflict, OverlayCreated, OverlayDiff, OverlayReject,
@@ -56,6 +64,12 @@ pub use overlay::{
 pub use overlay_ops::{OverlayDropped, OverlayPath, OverlaySnapshot, OverlaySplit};
 pub use paths::PathPair;
 pub use registered::WorkspaceRegistered;
+#[cfg(feature = "remote")]
+pub use remote::{
+    LocalTag, LogAppended, Pulled, Pushed, RemoteAdded, RemoteEntry, RemoteForgotten, RemoteGc,
+    RemoteKeyRotated, RemoteMapped, RemoteProblem, RemoteRemoved, RemoteRestored, RemoteTag,
+    RemoteVerify,
+};
 pub use removed::{ArtifactRemoved, TagDeleted};
 pub use run::{
     OverlayBackend, RunBackend, RunDiff, RunFile, RunOverlay, RunResult, RunRetention, RunScratch,
