@@ -16,6 +16,8 @@ mod artifact;
 mod blame;
 mod changes;
 mod content;
+#[cfg(feature = "daemon")]
+mod daemon;
 mod edits;
 mod error;
 mod events;
@@ -27,6 +29,7 @@ mod ops;
 mod overlay;
 mod overlay_ops;
 mod paths;
+mod progress;
 mod registered;
 #[cfg(feature = "remote")]
 mod remote;
@@ -49,6 +52,8 @@ pub use artifact::{Artifact, ArtifactStored};
 pub use blame::{Blame, BlameLine, BlameSnapshot};
 pub use changes::{Change, Changes, Hunk, HunksFor, Side, Totals, change_hunks, rev_text};
 pub use content::FileContent;
+#[cfg(feature = "daemon")]
+pub use daemon::{DaemonStarted, DaemonStopped, WatchAuto, WatchList, WatchOff, WatchOn, Watched};
 pub use edits::{EditedFile, PlanEntry, Restore, Revert, Undo, UndoneOp};
 pub use error::{ErrorBody, ErrorCode};
 pub use events::{DaemonState, ServerEvent, ServerNotice};
@@ -63,6 +68,7 @@ pub use overlay::{
 };
 pub use overlay_ops::{OverlayDropped, OverlayPath, OverlaySnapshot, OverlaySplit};
 pub use paths::PathPair;
+pub use progress::{Listening, ProgressEvent};
 pub use registered::WorkspaceRegistered;
 #[cfg(feature = "remote")]
 pub use remote::{
