@@ -580,7 +580,7 @@ pub fn push(ctx: &Ctx, a: PushArgs) -> CliResult {
         ));
     }
     if ctx.json {
-        output::print_json(&wire::Pushed::new(&remote, &r))?;
+        output::print_json(&wire::Pushed::new(remote, &r))?;
     } else if !ctx.quiet {
         println!(
             "pushed to {}: {} snapshots ({} already there), {} objects in {} packs, {} sent, {} requests, {:.2} s",
