@@ -11,6 +11,7 @@ use super::output::{self, human_bytes, paint};
 use super::{CliResult, Ctx};
 use rewind::daemon::watchlist::{AutoPolicy, WatchList};
 use rewind::daemon::{DaemonError, DaemonOptions};
+use rewind::wire;
 
 /// How long `start` and `stop` wait for the daemon (generous: a loaded machine is slow).
 const WAIT: Duration = Duration::from_secs(60);
@@ -122,17 +123,19 @@ pub fn daemon(ctx: &Ctx, a: DaemonArgs) -> CliResult {
         }
         DaemonCommand::Start(r) => start(ctx, &dir, &r),
         DaemonCommand::Stop => {
-            let answer = match rewind::daemon::stop(&dir, WAIT) {
-                Ok(_) => json!({"stopped": true}),
-                Err(rewind::Error::Daemon(DaemonError::NotRunning(_))) => {
-                    json!({"stopped": false, "running": false})
-                }
+            let stopped = match rewind::daemon::stop(&dir, WAIT) {
+                Ok(_) => true,
+                Err(rewind::Error::Daemon(DaemonError::NotRunning(_))) => false,
                 Err(e) => return Err(e.into()),
+            };
+            let answer = wire::DaemonStopped {
+                stopped,
+                running: false,
             };
             if ctx.json {
                 output::print_json(&answer)?;
             } else if !ctx.quiet {
-                if answer["stopped"] == true {
+                if answer.stopped {
                     println!("stopped the rewind daemon for {}", dir.display());
                 } else {
                     println!("no rewind daemon was running for {}", dir.display());
@@ -174,7 +177,11 @@ pub fn daemon(ctx: &Ctx, a: DaemonArgs) -> CliResult {
 fn start(ctx: &Ctx, dir: &Path, r: &DaemonRunArgs) -> CliResult {
     if let Ok(v) = rewind::daemon::call(dir, &rewind::daemon::Request::Status) {
         if ctx.json {
-            output::print_json(&json!({"started": false, "running": true, "pid": v["pid"]}))?;
+            output::print_json(&wire::DaemonStarted {
+                started: false,
+                running: true,
+                pid: v["pid"].as_u64(),
+            })?;
         } else if !ctx.quiet {
             println!("a rewind daemon is already running (pid {})", v["pid"]);
         }
@@ -245,7 +252,11 @@ fn start(ctx: &Ctx, dir: &Path, r: &DaemonRunArgs) -> CliResult {
         std::thread::sleep(Duration::from_millis(20));
     };
     if ctx.json {
-        output::print_json(&json!({"started": true, "running": true, "pid": status["pid"]}))?;
+        output::print_json(&wire::DaemonStarted {
+            started: true,
+            running: true,
+            pid: status["pid"].as_u64(),
+        })?;
     } else if !ctx.quiet {
         println!(
             "started the rewind daemon (pid {}) for {}; log: {}",
@@ -319,12 +330,12 @@ pub fn watch(ctx: &Ctx, a: WatchArgs) -> CliResult {
             list.save(&dir)?;
             rewind::daemon::reload(&dir);
             if ctx.json {
-                output::print_json(&json!({
-                    "workspace": root.display().to_string(),
-                    "watched": true,
-                    "auto": auto,
-                    "daemon_running": running,
-                }))?;
+                output::print_json(&wire::WatchOn {
+                    workspace: root.display().to_string(),
+                    watched: true,
+                    auto: auto.as_ref().map(wire::WatchAuto::from),
+                    daemon_running: running,
+                })?;
             } else if !ctx.quiet {
                 let auto_text = match auto {
                     Some(p) => format!(
@@ -352,11 +363,11 @@ pub fn watch(ctx: &Ctx, a: WatchArgs) -> CliResult {
             list.save(&dir)?;
             rewind::daemon::reload(&dir);
             if ctx.json {
-                output::print_json(&json!({
-                    "workspace": root.display().to_string(),
-                    "watched": false,
-                    "was_watched": was,
-                }))?;
+                output::print_json(&wire::WatchOff {
+                    workspace: root.display().to_string(),
+                    watched: false,
+                    was_watched: was,
+                })?;
             } else if !ctx.quiet {
                 if was {
                     println!("stopped watching {}", root.display());
@@ -367,10 +378,7 @@ pub fn watch(ctx: &Ctx, a: WatchArgs) -> CliResult {
         }
         WatchCommand::List => {
             if ctx.json {
-                output::print_json(&json!({
-                    "workspaces": list.workspaces,
-                    "daemon_running": running,
-                }))?;
+                output::print_json(&wire::WatchList::new(&list.workspaces, running))?;
             } else {
                 for w in &list.workspaces {
                     match w.auto {

@@ -5,7 +5,6 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use clap::Args;
-use serde_json::json;
 
 use super::output::{self, format_time, human_bytes, paint};
 use super::{CliResult, Ctx};
@@ -96,14 +95,7 @@ pub fn export(ctx: &Ctx, a: ExportArgs) -> CliResult {
         }
     };
     if ctx.json && a.output.is_some() {
-        output::print_json(&json!({
-            "snapshot": id.hex(),
-            "format": format.name(),
-            "files": report.files,
-            "symlinks": report.symlinks,
-            "dirs": report.dirs,
-            "bytes": report.bytes,
-        }))?;
+        output::print_json(&rewind::wire::Exported::new(&id, format, &report))?;
     } else if !ctx.quiet {
         eprintln!(
             "rewind: exported {}: {}, {}, {} ({})",
@@ -132,25 +124,8 @@ pub fn find(ctx: &Ctx, a: FindArgs) -> CliResult {
         },
     )?;
     if ctx.json {
-        let v: Vec<_> = found
-            .iter()
-            .map(|f| {
-                let mut o = json!({
-                    "versions": f.versions.iter().map(|v| json!({
-                        "kind": v.kind.name(),
-                        "id": v.id.hex(),
-                        "size": v.size,
-                        "first": v.first.0.hex(),
-                        "first_time": format_time(v.first.1),
-                        "last": v.last.0.hex(),
-                        "last_time": format_time(v.last.1),
-                        "snapshots": v.snapshots,
-                    })).collect::<Vec<_>>(),
-                });
-                output::put_path(&mut o, "path", Some(&f.path));
-                o
-            })
-            .collect();
+        let v: Vec<rewind::wire::FoundPath> =
+            found.iter().map(rewind::wire::FoundPath::from).collect();
         output::print_json(&v)?;
         return Ok(if found.is_empty() { 1 } else { 0 });
     }

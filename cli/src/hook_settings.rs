@@ -25,7 +25,6 @@ use std::path::{Path, PathBuf};
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
-use serde_json::json;
 
 use super::hook::{Agent, InstallArgs};
 use super::output;
@@ -435,14 +434,19 @@ pub fn install(ctx: &Ctx, a: &InstallArgs) -> CliResult {
         write_settings(&path, &s)?;
     }
     if ctx.json {
-        output::print_json(&json!({
-            "agent": a.agent.name(),
-            "file": path.display().to_string(),
-            "command": cmd,
-            "changed": changed,
-            "events": changes.iter().map(|(e, c)| json!({"event": e, "status": c.name()}))
-                .collect::<Vec<_>>(),
-        }))?;
+        output::print_json(&rewind::wire::HooksInstalled {
+            agent: a.agent.name().to_string(),
+            file: path.display().to_string(),
+            command: cmd.clone(),
+            changed,
+            events: changes
+                .iter()
+                .map(|(e, c)| rewind::wire::HookEvent {
+                    event: e.to_string(),
+                    status: c.name().to_string(),
+                })
+                .collect(),
+        })?;
     } else if !ctx.quiet {
         if changed {
             let list: Vec<String> = changes
@@ -534,13 +538,13 @@ pub fn uninstall(ctx: &Ctx, a: &InstallArgs) -> CliResult {
         }
     }
     if ctx.json {
-        output::print_json(&json!({
-            "agent": a.agent.name(),
-            "file": path.display().to_string(),
-            "changed": removed > 0,
-            "removed": removed,
-            "deleted_file": deleted,
-        }))?;
+        output::print_json(&rewind::wire::HooksRemoved {
+            agent: a.agent.name().to_string(),
+            file: path.display().to_string(),
+            changed: removed > 0,
+            removed,
+            deleted_file: deleted,
+        })?;
     } else if !ctx.quiet {
         if removed == 0 {
             println!(

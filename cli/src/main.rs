@@ -289,9 +289,10 @@ fn usage_error(e: clap::Error) -> i32 {
     }
     if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
         if json {
-            let _ = output::print_json(
-                &serde_json::json!({ "error": "a command is required", "kind": "missing_subcommand" }),
-            );
+            let _ = output::print_json(&rewind::wire::ErrorBody::new(
+                rewind::wire::ErrorCode::Usage,
+                "a command is required",
+            ));
         }
         return code;
     }
@@ -324,9 +325,9 @@ fn usage_error(e: clap::Error) -> i32 {
         );
     }
     if json {
-        let mut v = usage_json(&text, e.kind());
+        let mut v = usage_json(&text);
         if let Some(line) = unnamed {
-            v["error"] = format!("{}\n{line}", v["error"].as_str().unwrap_or_default()).into();
+            v.error = format!("{}\n{line}", v.error);
         }
         let _ = output::print_json(&v);
     }
@@ -346,18 +347,10 @@ fn subcommand_of(args: &[String]) -> Option<&'static str> {
 
 /// A usage error as JSON: clap's whole message without colours or the `error: ` label (the
 /// argument it is about is on its second line, "the following required arguments were not
-/// provided:" alone says nothing), and its kind in snake case (`missing_required_argument`).
-fn usage_json(rendered: &str, kind: clap::error::ErrorKind) -> serde_json::Value {
+/// provided:" alone says nothing).
+fn usage_json(rendered: &str) -> rewind::wire::ErrorBody {
     let text = rendered.trim().trim_start_matches("error: ");
-    let kind = format!("{kind:?}");
-    let mut snake = String::with_capacity(kind.len() + 4);
-    for (i, c) in kind.chars().enumerate() {
-        if c.is_ascii_uppercase() && i > 0 {
-            snake.push('_');
-        }
-        snake.push(c.to_ascii_lowercase());
-    }
-    serde_json::json!({ "error": text, "kind": snake })
+    rewind::wire::ErrorBody::new(rewind::wire::ErrorCode::Usage, text)
 }
 
 /// Runs the CLI with the process's arguments; returns the exit code.
@@ -425,7 +418,7 @@ fn run_cli() -> i32 {
             0
         }
         Err(CliError::Lib(e)) => {
-            output::error_report(&hints::report(&e), e.kind(), ctx.json);
+            output::error_report(&e, ctx.json);
             exit_code(&e)
         }
         Err(CliError::Io(e)) => {

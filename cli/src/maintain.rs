@@ -2,12 +2,10 @@
 
 use std::io::Write;
 
-use serde_json::{Value, json};
-
 use super::args::{ForgetArgs, GcArgs};
-use super::output::{self, format_time, human_bytes, paint, path_str};
+use super::output::{self, format_time, human_bytes, paint};
 use super::{CliResult, Ctx, hints};
-use rewind::forget::{ForgetOptions, Judged};
+use rewind::forget::ForgetOptions;
 use rewind::gc::GcOptions;
 
 /// `rewind forget`.
@@ -79,17 +77,7 @@ pub fn forget(ctx: &Ctx, a: ForgetArgs) -> CliResult {
         },
     )?;
     if ctx.json {
-        let item = |j: &Judged| {
-            json!({"id": j.id.hex(), "short_id": j.id.short(), "workspace": path_str(&j.workspace),
-                   "time": format_time(j.time_ns), "message": j.message, "reason": j.reason})
-        };
-        output::print_json(&json!({
-            "dry_run": report.dry_run,
-            "forgotten": report.forgotten.iter().map(item).collect::<Vec<Value>>(),
-            "protected": report.protected.iter().map(item).collect::<Vec<Value>>(),
-            "kept": report.kept,
-            "op": report.op,
-        }))?;
+        output::print_json(&rewind::wire::Forgotten::from(&report))?;
         return Ok(0);
     }
     let mut out = std::io::stdout().lock();
@@ -135,18 +123,7 @@ pub fn forget(ctx: &Ctx, a: ForgetArgs) -> CliResult {
 
 fn print_budget(ctx: &Ctx, r: &rewind::budget::BudgetReport) -> CliResult {
     if ctx.json {
-        let item = |j: &Judged| {
-            json!({"id": j.id.hex(), "short_id": j.id.short(), "workspace": path_str(&j.workspace),
-                   "time": format_time(j.time_ns), "message": j.message})
-        };
-        output::print_json(&json!({
-            "max_bytes": r.max_bytes,
-            "used_before": r.used_before,
-            "used_after": r.used_after,
-            "evicted": r.evicted.iter().map(item).collect::<Vec<Value>>(),
-            "collections": r.collections,
-            "protected_over": r.protected_over,
-        }))?;
+        output::print_json(&rewind::wire::BudgetEnforced::from(r))?;
         return Ok(0);
     }
     let mut out = std::io::stdout().lock();
@@ -194,42 +171,9 @@ pub fn gc(ctx: &Ctx, a: GcArgs) -> CliResult {
         &bar,
     )?;
     if ctx.json {
-        output::print_json(&json!({
-            "dry_run": r.dry_run,
-            "snapshots": r.snapshots,
-            "trees_removed": r.trees_removed,
-            "blobs_removed": r.blobs_removed,
-            "chunks_removed": r.chunks_removed,
-            "bytes_removed": r.bytes_removed,
-            "segments_removed": r.segments_removed,
-            "objects_moved": r.objects_moved,
-            "bytes_moved": r.bytes_moved,
-            "log_bytes_before": r.log_bytes_before,
-            "log_bytes_after": r.log_bytes_after,
-            "file_bytes_before": r.file_bytes_before,
-            "file_bytes_after": r.file_bytes_after,
-            "file_bytes_committed": r.file_bytes_committed,
-            "regrouped": {
-                "blobs": r.regroup.blobs,
-                "groups": r.regroup.groups,
-                "bytes_before": r.regroup.bytes_before,
-                "bytes_after": r.regroup.bytes_after,
-            },
-            "recompressed": {
-                "dictionary_trained": r.dense.trained,
-                "dictionaries_removed": r.dense.dicts_removed,
-                "blobs": r.dense.blobs,
-                "bytes_before": r.dense.bytes_before,
-                "bytes_after": r.dense.bytes_after,
-            },
-            "stat_cache_repacked": r.stat_cache.map(|s| json!({
-                "bytes_before": s.bytes_before,
-                "bytes_after": s.bytes_after,
-            })),
-            "compacted": r.compacted,
-            "compact_skipped": r.compact_skipped.as_ref().map(hints::compact_skipped),
-            "seconds": r.seconds,
-        }))?;
+        let mut v = rewind::wire::GcDone::from(&r);
+        v.compact_skipped = r.compact_skipped.as_ref().map(hints::compact_skipped);
+        output::print_json(&v)?;
         return Ok(0);
     }
     if let Some(why) = &r.compact_skipped {

@@ -3,6 +3,7 @@
 use std::io::{self, IsTerminal, Write};
 
 use anstyle::{AnsiColor, Style};
+use rewind::wire::{ErrorBody, ErrorCode};
 use serde::Serialize;
 
 use super::args::ColorChoice;
@@ -59,7 +60,8 @@ pub fn bold() -> Style {
     Style::new().bold()
 }
 
-/// Prints an error for people on stderr, and for tools as JSON on stdout.
+/// Prints a failure of the CLI's own (not a library error: writing its output, starting a
+/// command) for people on stderr, and for tools as the error object on stdout.
 pub fn error_line(msg: &str, json: bool) {
     let color = auto_color(Stream::Stderr);
     let label = paint(
@@ -69,13 +71,26 @@ pub fn error_line(msg: &str, json: bool) {
     );
     eprintln!("rewind: {label} {msg}");
     if json {
-        let _ = print_json(&serde_json::json!({ "error": msg }));
+        let _ = print_json(&ErrorBody::new(ErrorCode::Unavailable, msg));
+    }
+}
+
+/// The error object of a library error in this CLI's words: its sentence (reworded where the
+/// library speaks of a setting the CLI takes as a flag) and its hints.
+pub fn error_body(e: &rewind::Error) -> ErrorBody {
+    let r = crate::hints::report(e);
+    ErrorBody {
+        error: r.message,
+        causes: r.causes,
+        hints: r.hints,
+        ..ErrorBody::from(e)
     }
 }
 
 /// A library error on stderr: the message, each cause on a `caused by:` line and each hint on a
-/// `hint:` line; with `json` also `{"error", "kind", "causes", "hints"}` on stdout.
-pub fn error_report(r: &crate::hints::Report, kind: rewind::error::ErrorKind, json: bool) {
+/// `hint:` line; with `json` also its [`ErrorBody`] on stdout.
+pub fn error_report(e: &rewind::Error, json: bool) {
+    let r = error_body(e);
     let color = auto_color(Stream::Stderr);
     let label = paint(
         color,
@@ -87,7 +102,7 @@ pub fn error_report(r: &crate::hints::Report, kind: rewind::error::ErrorKind, js
         Style::new().fg_color(Some(AnsiColor::Cyan.into())),
         "hint:",
     );
-    let mut text = format!("rewind: {label} {}\n", r.message);
+    let mut text = format!("rewind: {label} {}\n", r.error);
     for cause in &r.causes {
         text.push_str(&format!("rewind: caused by: {cause}\n"));
     }
@@ -96,12 +111,7 @@ pub fn error_report(r: &crate::hints::Report, kind: rewind::error::ErrorKind, js
     }
     eprint!("{text}");
     if json {
-        let _ = print_json(&serde_json::json!({
-            "error": r.message,
-            "kind": kind.as_str(),
-            "causes": r.causes,
-            "hints": r.hints,
-        }));
+        let _ = print_json(&r);
     }
 }
 
@@ -137,7 +147,7 @@ pub fn format_time(ns: i64) -> String {
     humantime::format_rfc3339_seconds(t).to_string()
 }
 
-/// A path for JSON's `path` keys (lossy for non-UTF-8 bytes; [`put_path`] adds the exact bytes).
+/// A path for JSON's `path` keys (lossy for non-UTF-8 bytes).
 pub fn path_str(p: &[u8]) -> String {
     String::from_utf8_lossy(p).into_owned()
 }
@@ -152,15 +162,6 @@ pub fn path_text(p: &[u8]) -> String {
     }
     // Quoted output is ASCII, so this conversion is exact.
     path_str(&rewind::diff::quote::quote_path(b"", p))
-}
-
-/// Sets `key` to the path (lossy) and, when the path is not UTF-8, `{key}_bytes` to its exact
-/// bytes in base64 (standard alphabet, padded), so a caller never loses a name.
-pub fn put_path(o: &mut serde_json::Value, key: &str, p: Option<&[u8]>) {
-    o[key] = p.map(path_str).into();
-    if let Some(b) = p.and_then(rewind::files::path_bytes) {
-        o[format!("{key}_bytes")] = b.into();
-    }
 }
 
 /// An OS string argument as the bytes it is made of.

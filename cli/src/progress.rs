@@ -199,18 +199,19 @@ impl Bar {
             return;
         }
         let c = &self.counts;
-        let line = serde_json::json!({
-            "event": "progress",
-            "phase": phase,
-            "unit": unit(phase),
-            "items": c.items.load(Relaxed),
-            "total_items": c.total_items.load(Relaxed),
-            "bytes": c.bytes.load(Relaxed),
-            "total_bytes": c.total_bytes.load(Relaxed),
-            "done": done,
-        });
+        let line = rewind::wire::ProgressEvent {
+            event: "progress".into(),
+            phase: phase.to_string(),
+            unit: unit(phase).to_string(),
+            items: c.items.load(Relaxed),
+            total_items: c.total_items.load(Relaxed),
+            bytes: c.bytes.load(Relaxed),
+            total_bytes: c.total_bytes.load(Relaxed),
+            done,
+        };
         let mut err = std::io::stderr().lock();
-        let _ = writeln!(err, "{line}");
+        let _ = serde_json::to_writer(&mut err, &line);
+        let _ = writeln!(err);
         let _ = err.flush();
     }
 }

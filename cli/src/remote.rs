@@ -4,7 +4,6 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
-use serde_json::{Value, json};
 
 use super::output::{self, human_bytes, paint};
 use super::{CliResult, Ctx};
@@ -12,6 +11,7 @@ use rewind::error::Error;
 use rewind::id::Id;
 use rewind::remote::{self, Remote, Secret, config};
 use rewind::store::Store;
+use rewind::wire;
 use zeroize::{Zeroize, Zeroizing};
 
 pub use rewind::remote::restore::is_empty_dir;
@@ -318,12 +318,13 @@ pub fn remote(ctx: &Ctx, a: RemoteArgs) -> CliResult {
             };
             config::add(store.dir(), &name, &url)?;
             if ctx.json {
-                output::print_json(&json!({
-                    "added": name,
-                    "url": url,
-                    "checked": found.is_some(),
-                    "holds_remote": found,
-                }))?;
+                output::print_json(&wire::RemoteAdded {
+                    added: name,
+                    url,
+                    checked: found.is_some(),
+                    holds_remote: found,
+                    encrypted: false,
+                })?;
             } else if !ctx.quiet {
                 let what = match found {
                     None => ", not checked",
@@ -361,7 +362,10 @@ pub fn remote(ctx: &Ctx, a: RemoteArgs) -> CliResult {
                 key_file.as_deref().and_then(Path::to_str),
             )?;
             if ctx.json {
-                output::print_json(&json!({"remote": name, "key": id}))?;
+                output::print_json(&wire::RemoteKeyRotated {
+                    remote: name,
+                    key: id,
+                })?;
             } else if !ctx.quiet {
                 println!("remote {name}: new key {id}; the old one no longer opens it");
             }
@@ -369,12 +373,9 @@ pub fn remote(ctx: &Ctx, a: RemoteArgs) -> CliResult {
         RemoteCommand::Ls => {
             let list = config::list(store.dir())?;
             if ctx.json {
-                let v: Vec<Value> = list
+                let v: Vec<wire::RemoteEntry> = list
                     .iter()
-                    .map(|(n, c)| {
-                        json!({"name": n, "url": c.url, "workspaces": c.workspaces,
-                               "encrypted": c.encrypt})
-                    })
+                    .map(|(n, c)| wire::RemoteEntry::new(n, c))
                     .collect();
                 output::print_json(&v)?;
             } else {
@@ -389,7 +390,7 @@ pub fn remote(ctx: &Ctx, a: RemoteArgs) -> CliResult {
                 return Err(Error::NoRemote(name).into());
             }
             if ctx.json {
-                output::print_json(&json!({"removed": name}))?;
+                output::print_json(&wire::RemoteRemoved { removed: name })?;
             } else if !ctx.quiet {
                 println!("removed remote {name} (nothing on it was deleted)");
             }
@@ -398,11 +399,11 @@ pub fn remote(ctx: &Ctx, a: RemoteArgs) -> CliResult {
             let local = ctx.workspace_root(&store)?;
             config::map_workspace(store.dir(), &name, &remote_path, &local)?;
             if ctx.json {
-                output::print_json(&json!({
-                    "remote": name,
-                    "remote_workspace": remote_path,
-                    "workspace": local.display().to_string(),
-                }))?;
+                output::print_json(&wire::RemoteMapped {
+                    remote: name,
+                    remote_workspace: remote_path,
+                    workspace: local.display().to_string(),
+                })?;
             } else if !ctx.quiet {
                 println!(
                     "pulls from {name} append the log of {remote_path} to {}",
@@ -418,11 +419,7 @@ pub fn remote(ctx: &Ctx, a: RemoteArgs) -> CliResult {
                 .collect::<Result<Vec<_>, _>>()?;
             let tags = remote::gc::forget(&remote, &ids)?;
             if ctx.json {
-                output::print_json(&json!({
-                    "remote": name,
-                    "forgotten": ids.iter().map(|i| i.hex()).collect::<Vec<_>>(),
-                    "tags_removed": tags,
-                }))?;
+                output::print_json(&wire::RemoteForgotten::new(&name, &ids, tags.clone()))?;
             } else if !ctx.quiet {
                 println!(
                     "forgot {} snapshots on {name} ({} tags removed); `rewind gc --remote {name}` frees their data",
@@ -511,13 +508,13 @@ fn add_encrypted(
     let key_path = key_file.as_deref().and_then(Path::to_str);
     config::add_with(store.dir(), name, url, true, key_path)?;
     if ctx.json {
-        output::print_json(&json!({
-            "added": name,
-            "url": url,
-            "checked": true,
-            "holds_remote": !created,
-            "encrypted": true,
-        }))?;
+        output::print_json(&wire::RemoteAdded {
+            added: name.to_string(),
+            url: url.to_string(),
+            checked: true,
+            holds_remote: Some(!created),
+            encrypted: true,
+        })?;
     } else if !ctx.quiet {
         let what = if created {
             "encrypted, new key"
@@ -583,23 +580,7 @@ pub fn push(ctx: &Ctx, a: PushArgs) -> CliResult {
         ));
     }
     if ctx.json {
-        output::print_json(&json!({
-            "remote": remote.name,
-            "url": remote.url,
-            "snapshots_sent": r.snapshots_sent,
-            "snapshots_present": r.snapshots_present,
-            "objects_sent": r.objects,
-            "objects_present": r.objects_present,
-            "packs": r.packs,
-            "bytes_sent": r.bytes_sent,
-            "tags_sent": r.tags_sent,
-            "tags_refused": r.tags_refused.iter().map(|(n, i)| json!({"tag": n, "remote_points_at": i.hex()})).collect::<Vec<_>>(),
-            "tags_raced": r.tags_raced.iter().map(|(n, i)| json!({"tag": n, "remote_points_at": i.hex()})).collect::<Vec<_>>(),
-            "artifacts_sent": r.artifacts_sent,
-            "logs": r.logs,
-            "requests": r.requests,
-            "seconds": r.seconds,
-        }))?;
+        output::print_json(&wire::Pushed::new(remote, &r))?;
     } else if !ctx.quiet {
         println!(
             "pushed to {}: {} snapshots ({} already there), {} objects in {} packs, {} sent, {} requests, {:.2} s",
@@ -676,7 +657,7 @@ pub fn pull(ctx: &Ctx, a: PullArgs) -> CliResult {
         ));
     }
     if ctx.json {
-        output::print_json(&pull_json(remote, &r))?;
+        output::print_json(&wire::Pulled::new(remote, &r))?;
     } else if !ctx.quiet {
         println!(
             "pulled from {}: {} snapshots ({} already here), {} objects, {} received, {} requests, {:.2} s",
@@ -693,23 +674,6 @@ pub fn pull(ctx: &Ctx, a: PullArgs) -> CliResult {
         }
     }
     Ok(0)
-}
-
-fn pull_json(remote: &Remote, r: &remote::pull::PullReport) -> Value {
-    json!({
-        "remote": remote.name,
-        "url": remote.url,
-        "snapshots_received": r.snapshots_received,
-        "snapshots_present": r.snapshots_present,
-        "objects_received": r.objects,
-        "bytes_received": r.bytes_received,
-        "tags_set": r.tags_set,
-        "tags_kept": r.tags_kept.iter().map(|(n, i)| json!({"tag": n, "local_points_at": i.hex()})).collect::<Vec<_>>(),
-        "artifacts_received": r.artifacts_received,
-        "logs_appended": r.logs_appended.iter().map(|(p, n)| json!({"workspace": p.display().to_string(), "snapshots": n})).collect::<Vec<_>>(),
-        "requests": r.requests,
-        "seconds": r.seconds,
-    })
 }
 
 /// For `restore --remote NAME REV`: pulls the snapshot REV names on the remote (only what the
@@ -748,18 +712,7 @@ pub fn restore_empty(
     let _interrupt = rewind::interrupt::Guard::install()?;
     let r = remote::restore::restore_empty(store, &remote, id, root, &bar)?;
     if ctx.json {
-        output::print_json(&json!({
-            "workspace": root.display().to_string(),
-            "target": r.snapshot.hex(),
-            "remote": remote.name,
-            "written": r.written,
-            "bytes_written": r.bytes_written,
-            "objects_received": r.objects,
-            "bytes_received": r.bytes_received,
-            "requests": r.requests,
-            "op": r.op,
-            "seconds": r.seconds,
-        }))?;
+        output::print_json(&wire::RemoteRestored::new(root, &remote, &r))?;
     } else if !ctx.quiet {
         println!(
             "restored {} from {}: {} files ({}), {} received in {} requests, {:.2} s (undo with `rewind undo`)",
@@ -782,17 +735,7 @@ pub fn verify(ctx: &Ctx, name: &str, full: bool) -> CliResult {
     let bar = super::progress::Bar::new(ctx);
     let r = remote::gc::verify(&remote, full, &bar)?;
     if ctx.json {
-        output::print_json(&json!({
-            "remote": remote.name,
-            "full": full,
-            "ok": r.problems.is_empty(),
-            "snapshots": r.snapshots,
-            "packs": r.packs,
-            "orphan_packs": r.orphan_packs,
-            "reachable_objects": r.reachable,
-            "bytes_checked": r.bytes_checked,
-            "problems": r.problems.iter().map(|p| json!({"what": p.what, "why": p.why})).collect::<Vec<_>>(),
-        }))?;
+        output::print_json(&wire::RemoteVerify::new(&remote, full, &r))?;
     } else {
         let mut out = std::io::stdout().lock();
         for p in &r.problems {
@@ -836,17 +779,7 @@ pub fn gc(ctx: &Ctx, name: &str) -> CliResult {
     let bar = super::progress::Bar::new(ctx);
     let r = remote::gc::gc(&remote, &bar, ctx.lock_timeout, &waiting(ctx, &remote))?;
     if ctx.json {
-        output::print_json(&json!({
-            "remote": remote.name,
-            "snapshots": r.snapshots,
-            "packs_before": r.packs_before,
-            "packs_deleted": r.packs_deleted,
-            "packs_repacked": r.packs_repacked,
-            "orphan_packs_deleted": r.orphans_deleted,
-            "bytes_freed": r.bytes_freed,
-            "requests": r.requests,
-            "seconds": r.seconds,
-        }))?;
+        output::print_json(&wire::RemoteGc::new(&remote, &r))?;
     } else if !ctx.quiet {
         println!(
             "gc on remote {}: {} snapshots kept; {} of {} packs deleted, {} rewritten, {} orphans removed; {} freed, {:.2} s",

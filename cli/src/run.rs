@@ -244,13 +244,19 @@ pub fn run(ctx: &Ctx, a: RunArgs) -> CliResult {
     match run_inner(ctx, a) {
         Ok(code) => Ok(code),
         Err(e) => {
-            let msg = match e {
-                super::CliError::Lib(e) => super::hints::message(&e),
-                super::CliError::Io(e) => format!("writing output: {e}"),
+            let body = match e {
+                super::CliError::Lib(e) => {
+                    output::error_report(&e, ctx.json && result_file.is_none());
+                    output::error_body(&e)
+                }
+                super::CliError::Io(e) => {
+                    let msg = format!("writing output: {e}");
+                    output::error_line(&msg, ctx.json && result_file.is_none());
+                    rewind::wire::ErrorBody::new(rewind::wire::ErrorCode::Unavailable, msg)
+                }
             };
-            output::error_line(&msg, ctx.json && result_file.is_none());
             if let Some(path) = &result_file {
-                let _ = write_atomic(path, &json!({ "error": msg }));
+                let _ = write_atomic(path, &body);
             }
             Ok(EXIT_RUN_ERROR)
         }

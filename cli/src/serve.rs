@@ -82,8 +82,13 @@ pub fn serve(ctx: &Ctx, a: ServeArgs) -> CliResult {
         let page = http.then(|| format!("{}/", b.url));
         let mut out = std::io::stdout().lock();
         if json {
-            let v = serde_json::json!({"listening": b.url, "token_file": token_file, "page": page});
-            let _ = writeln!(out, "{v}");
+            let v = rewind::wire::Listening {
+                listening: b.url.clone(),
+                token_file: token_file.clone(),
+                page,
+            };
+            let _ = serde_json::to_writer(&mut out, &v);
+            let _ = writeln!(out);
         } else if !quiet {
             let _ = match &token_file {
                 Some(t) => writeln!(out, "rewind: serving on {} (token in {t})", b.url),

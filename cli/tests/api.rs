@@ -1637,3 +1637,36 @@ fn cli_and_api_register_a_workspace_alike() {
         assert_eq!(&cli[k], v, "{k}: {cli}");
     }
 }
+
+/// A failure is one object from both: an unknown snapshot id answers the same `error`, `code`,
+/// `kind`, `causes` and `hints` from `show --json` and from the API.
+#[test]
+fn cli_and_api_answer_the_same_error() {
+    let env = setup();
+    let srv = Server::start(&env);
+    let ws = ws_id(&srv);
+    let out = env
+        .cmd()
+        .args(["--json", "show", "ffffffff"])
+        .output()
+        .expect("spawn rewind");
+    assert_eq!(out.status.code(), Some(2));
+    let cli: Value = serde_json::from_slice(&out.stdout).expect("the error object");
+    let (s, api) = srv.call(
+        "GET",
+        &format!("/v1/workspaces/{ws}/snapshots/ffffffff"),
+        None,
+    );
+    assert_eq!(s, 404, "{api}");
+    assert_eq!(api, cli);
+    assert_eq!(cli["code"], "not_found", "{cli}");
+    assert_eq!(cli["kind"], "not_found", "{cli}");
+    assert!(
+        cli["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("ffffffff")),
+        "{cli}"
+    );
+    assert_eq!(cli["causes"], json!([]), "{cli}");
+    assert_eq!(cli["hints"], json!([]), "{cli}");
+}

@@ -172,6 +172,16 @@ fn forget_max_size_evicts_oldest_first() {
         .collect();
     assert!(!evicted.is_empty(), "{v}");
     assert_eq!(evicted[0], ids[0], "{v}");
+    // An evicted row is forget's row: the same keys (`reason` is null: nothing protected it).
+    let row = &v["evicted"][0];
+    let mut keys: Vec<&String> = row.as_object().unwrap().keys().collect();
+    keys.sort();
+    assert_eq!(
+        keys,
+        ["id", "message", "reason", "short_id", "time", "workspace"],
+        "{v}"
+    );
+    assert!(row["reason"].is_null(), "{v}");
     assert!(v["used_after"].as_u64().unwrap() <= max, "{v}");
     let (_, err) = env.fails(&["forget", "--max-size", "lots"]);
     assert!(err.contains("lots"), "{err}");

@@ -860,3 +860,43 @@ fn one_daemon_per_store_and_status_when_none() {
     assert_eq!(code, 2);
     assert!(err.contains("no rewind daemon is running"), "{err}");
 }
+
+/// `daemon start/stop` and `watch on/off/list` print their wire objects; `daemon stop` says
+/// `running: false` whether it stopped one or found none (it said it only for none).
+#[test]
+fn daemon_and_watch_json_objects() {
+    let env = Env::new();
+    let json = |args: &[&str]| -> Value {
+        let mut a = vec!["--json"];
+        a.extend_from_slice(args);
+        serde_json::from_str(&env.ok(&a)).expect("json")
+    };
+    let on = json(&["watch", "on"]);
+    assert_eq!(on["watched"], true, "{on}");
+    assert_eq!(on["daemon_running"], false, "{on}");
+    assert!(on["auto"].is_null(), "{on}");
+    let list = json(&["watch", "list"]);
+    assert_eq!(
+        list["workspaces"].as_array().map(Vec::len),
+        Some(1),
+        "{list}"
+    );
+    assert!(list["workspaces"][0]["path"].is_string(), "{list}");
+    let d = Daemon::start(&env, &[]);
+    let again = json(&["daemon", "start"]);
+    assert_eq!(again["started"], false, "{again}");
+    assert_eq!(again["pid"].as_i64(), Some(d.pid() as i64), "{again}");
+    let stopped = json(&["daemon", "stop"]);
+    assert_eq!(
+        stopped,
+        serde_json::json!({"stopped": true, "running": false})
+    );
+    let none = json(&["daemon", "stop"]);
+    assert_eq!(
+        none,
+        serde_json::json!({"stopped": false, "running": false})
+    );
+    let off = json(&["watch", "off"]);
+    assert_eq!(off["was_watched"], true, "{off}");
+    assert_eq!(off["watched"], false, "{off}");
+}

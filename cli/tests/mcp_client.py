@@ -73,6 +73,8 @@ async def main(binary, store, ws):
             c1 = await call(s, "checkpoint", {"message": "first", "metadata": {"session": "s1", "turn": "1"}})
             check(c1["created"] and c1["snapshot"]["message"] == "first", "checkpoint", c1)
             check(c1["snapshot"]["meta"] == {"session": "s1", "turn": "1"}, "checkpoint meta", c1)
+            # The paths passed over, listed as `snapshot --json` lists them (not a count).
+            check(c1["skipped"] == [], "checkpoint: skipped is a list", c1)
             first = c1["snapshot"]["id"]
             # The Rust side compares these field names with `rewind log --json`'s.
             print("SNAPSHOT " + json.dumps(c1["snapshot"]))

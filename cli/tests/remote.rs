@@ -1056,3 +1056,60 @@ fn pulled_objects_are_reference_counted() {
     assert_eq!(v["ok"], true, "after pull: {v}");
     assert_eq!(v["refcounts_checked"], true, "after pull: {v}");
 }
+
+/// The remote commands' `--json` objects (wire types): every key of each, and `remote add`
+/// says `encrypted` for a plain remote too (it said it only for an encrypted one).
+#[test]
+fn remote_json_objects_have_their_keys() {
+    let e = Env::new();
+    let r = Remote::file(e.tmp.path());
+    fill(&e.ws, 3);
+    e.ok(&["snapshot", "-q"]);
+    e.ok(&["tag", "v1", "@"]);
+    let keys = |v: &serde_json::Value| {
+        let mut k: Vec<String> = v.as_object().expect("an object").keys().cloned().collect();
+        k.sort();
+        k.join(",")
+    };
+    let added = r.json(&e.store, &e.ws, &["remote", "add", "origin", &r.url]);
+    assert_eq!(
+        keys(&added),
+        "added,checked,encrypted,holds_remote,url",
+        "{added}"
+    );
+    assert_eq!(added["encrypted"], false, "{added}");
+    assert_eq!(added["holds_remote"], false, "{added}");
+    let ls = r.json(&e.store, &e.ws, &["remote", "ls"]);
+    assert_eq!(keys(&ls[0]), "encrypted,name,url,workspaces", "{ls}");
+    let p = r.json(&e.store, &e.ws, &["push", "--all"]);
+    assert_eq!(
+        keys(&p),
+        "artifacts_sent,bytes_sent,logs,objects_present,objects_sent,packs,remote,requests,\
+         seconds,snapshots_present,snapshots_sent,tags_raced,tags_refused,tags_sent,url",
+        "{p}"
+    );
+    let b = Env::new();
+    r.ok(&b.store, &b.ws, &["remote", "add", "origin", &r.url]);
+    let pulled = r.json(&b.store, &b.ws, &["pull"]);
+    assert_eq!(
+        keys(&pulled),
+        "artifacts_received,bytes_received,logs_appended,objects_received,remote,requests,\
+         seconds,snapshots_present,snapshots_received,tags_kept,tags_set,url",
+        "{pulled}"
+    );
+    let v = r.json(&e.store, &e.ws, &["verify", "--remote", "origin"]);
+    assert_eq!(
+        keys(&v),
+        "bytes_checked,full,ok,orphan_packs,packs,problems,reachable_objects,remote,snapshots",
+        "{v}"
+    );
+    let g = r.json(&e.store, &e.ws, &["gc", "--remote", "origin"]);
+    assert_eq!(
+        keys(&g),
+        "bytes_freed,orphan_packs_deleted,packs_before,packs_deleted,packs_repacked,remote,\
+         requests,seconds,snapshots",
+        "{g}"
+    );
+    let rm = r.json(&e.store, &e.ws, &["remote", "rm", "origin"]);
+    assert_eq!(rm, serde_json::json!({"removed": "origin"}));
+}

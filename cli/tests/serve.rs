@@ -2042,6 +2042,7 @@ fn openapi_wire_components_are_generated_from_the_types() {
     g.subschema_for::<rewind::wire::ServerEvent>();
     g.subschema_for::<rewind::wire::WorkspaceRegistered>();
     g.subschema_for::<rewind::wire::Health>();
+    g.subschema_for::<rewind::wire::ErrorBody>();
     let generated = g.take_definitions(true);
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../serve/openapi.json");
     let mut doc = openapi();

@@ -60,7 +60,11 @@ fn text_arguments_that_are_not_utf8_are_refused_naming_the_argument() {
             .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", text(&out.stdout)));
         let msg = v["error"].as_str().unwrap_or_default();
         assert!(msg.contains(name) && msg.contains("not valid UTF-8"), "{v}");
-        assert_eq!(v["kind"], "invalid_utf8", "{v}");
+        assert_eq!(
+            (&v["code"], &v["kind"]),
+            (&"usage".into(), &"invalid".into()),
+            "{v}"
+        );
     }
     // Nothing was stored by any of them.
     assert_eq!(json(&env, &["log"]).as_array().unwrap().len(), 1);
@@ -216,7 +220,8 @@ fn json_usage_errors_carry_the_whole_message_and_its_kind() {
     );
     assert!(!msg.contains('\u{1b}'), "no colour codes: {v}");
     assert!(!msg.starts_with("error:"), "{v}");
-    assert_eq!(v["kind"], "missing_required_argument", "{v}");
+    assert_eq!(v["code"], "usage", "{v}");
+    assert_eq!(v["kind"], "invalid", "{v}");
 
     let out = run(
         &env,
@@ -224,7 +229,7 @@ fn json_usage_errors_carry_the_whole_message_and_its_kind() {
     );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(v["error"].as_str().unwrap().contains("--unified"), "{v}");
-    assert_eq!(v["kind"], "value_validation", "{v}");
+    assert_eq!(v["code"], "usage", "{v}");
 }
 
 #[test]

@@ -19,13 +19,16 @@
     });
   }
 
-  // The API's errors are {"code": "...", "error": "the sentence"}: show the sentence and its
-  // code, never the raw JSON.
+  // The API's errors are {"error": "the sentence", "code": "...", "causes": [...], ...}: show
+  // the sentence, its causes and its code, never the raw JSON.
   function errorText(status, text) {
     try {
       var j = JSON.parse(text);
       var sentence = typeof j.error === "string" ? j.error : null;
       if (!sentence) throw new Error("not an API error");
+      (Array.isArray(j.causes) ? j.causes : []).forEach(function (c) {
+        sentence += ": " + c;
+      });
       return (j.code ? "[" + j.code + "] " : "") + sentence;
     } catch (_) {
       return "HTTP " + status + (text ? ": " + text : "");

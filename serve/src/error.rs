@@ -1,22 +1,21 @@
-//! Errors as JSON: `{"code": "...", "error": "..."}` with an HTTP status. `code` is stable (a
-//! client branches on it); the sentence is for people. A library error's status and code follow
-//! its [`ErrorKind`]; the conditions are the CLI's exit code 2.
+//! Errors as JSON: [`rewind::wire::ErrorBody`] (`{"error", "code", "kind", "causes",
+//! "hints"}`, the object the CLI prints with `--json`) with an HTTP status. `code` is stable (a
+//! client branches on it); the sentence is for people. A library error's status follows its
+//! code; the conditions are the CLI's exit code 2.
 
 use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use rewind::Error;
-use rewind::error::ErrorKind;
+use rewind::wire::{ErrorBody, ErrorCode};
 
-/// An API error: a status, a stable code and a sentence.
+/// An API error: a status and the body.
 #[derive(Debug)]
 pub struct ApiError {
     /// The HTTP status.
     pub status: StatusCode,
-    /// The stable code (see api docs / openapi.json `Error`).
-    pub code: &'static str,
-    /// What went wrong, for people.
-    pub message: String,
+    /// What is answered.
+    pub body: ErrorBody,
 }
 
 /// What handlers return.
@@ -24,75 +23,85 @@ pub type ApiResult<T> = Result<T, ApiError>;
 
 impl ApiError {
     /// An error of `status` and `code`.
-    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
+    pub fn new(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> ApiError {
         ApiError {
             status,
-            code,
-            message: message.into(),
+            body: ErrorBody::new(code, message),
         }
     }
 
     /// 400 `bad_request`.
     pub fn bad_request(message: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::BAD_REQUEST, "bad_request", message)
+        ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::BadRequest, message)
     }
 
     /// 404 `not_found`.
     pub fn not_found(message: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::NOT_FOUND, "not_found", message)
+        ApiError::new(StatusCode::NOT_FOUND, ErrorCode::NotFound, message)
     }
 
     /// 400 `path_outside`: a path parameter that could reach outside its workspace.
     pub fn path_outside(message: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::BAD_REQUEST, "path_outside", message)
+        ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::PathOutside, message)
     }
 
     /// 500 `internal`.
     pub fn internal(message: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", message)
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            ErrorCode::Internal,
+            message,
+        )
     }
 }
 
 impl From<Error> for ApiError {
     fn from(e: Error) -> ApiError {
-        let (status, code) = classify(&e);
-        ApiError::new(status, code, e.full_message())
+        let body = ErrorBody::from(&e);
+        ApiError {
+            status: status_of(body.code),
+            body,
+        }
     }
 }
 
-/// The status and code of a library error: the error's kind decides, and a few conditions of
-/// the server's own store get a code of their own (a client can say "the store is gone" or "the
-/// disk is full" rather than "internal").
-fn classify(e: &Error) -> (StatusCode, &'static str) {
+/// The HTTP status of a library error's code.
+fn status_of(code: ErrorCode) -> StatusCode {
+    use ErrorCode as C;
     use StatusCode as S;
-    match e {
-        Error::BadPath { .. } => return (S::BAD_REQUEST, "path_outside"),
-        Error::NoStore(_) => return (S::SERVICE_UNAVAILABLE, "no_store"),
-        Error::ReadOnlyStore { .. } => return (S::SERVICE_UNAVAILABLE, "read_only_store"),
-        Error::DiskFull(_) => return (S::INSUFFICIENT_STORAGE, "disk_full"),
-        Error::Remote { .. } => return (S::BAD_GATEWAY, "remote_failed"),
-        // The store's file was changed outside rewind: not the request's fault, and not a bug
-        // of the server; a client tells it apart to point its user at verify and a remote.
-        Error::DamagedPage { .. } | Error::Damaged { .. } => {
-            return (S::INTERNAL_SERVER_ERROR, "store_damaged");
-        }
-        _ => {}
+    match code {
+        C::NotFound => S::NOT_FOUND,
+        C::Conflict => S::CONFLICT,
+        C::Locked => S::LOCKED,
+        C::NoStore | C::ReadOnlyStore | C::Unavailable => S::SERVICE_UNAVAILABLE,
+        C::DiskFull => S::INSUFFICIENT_STORAGE,
+        C::RemoteFailed => S::BAD_GATEWAY,
+        C::Internal | C::StoreDamaged | C::Damaged => S::INTERNAL_SERVER_ERROR,
+        C::PayloadTooLarge => S::PAYLOAD_TOO_LARGE,
+        C::RangeNotSatisfiable => S::RANGE_NOT_SATISFIABLE,
+        C::MethodNotAllowed => S::METHOD_NOT_ALLOWED,
+        C::UnsupportedMediaType => S::UNSUPPORTED_MEDIA_TYPE,
+        C::Unauthorized => S::UNAUTHORIZED,
+        C::HostNotAllowed => S::MISDIRECTED_REQUEST,
+        C::Forbidden | C::CrossOrigin | C::ReadOnly | C::RunsDisabled => S::FORBIDDEN,
+        C::BadRequest | C::Usage | C::PathOutside => S::BAD_REQUEST,
     }
-    match e.kind() {
-        ErrorKind::NotFound => (S::NOT_FOUND, "not_found"),
-        ErrorKind::Invalid => (S::BAD_REQUEST, "bad_request"),
-        ErrorKind::Conflict => (S::CONFLICT, "conflict"),
-        ErrorKind::Busy => (S::LOCKED, "locked"),
-        ErrorKind::Damaged => (S::INTERNAL_SERVER_ERROR, "damaged"),
-        ErrorKind::Environment => (S::SERVICE_UNAVAILABLE, "unavailable"),
-        _ => (S::INTERNAL_SERVER_ERROR, "internal"),
-    }
+}
+
+/// A library error's status and code (its name in JSON).
+#[cfg(test)]
+fn classify(e: &Error) -> (StatusCode, String) {
+    let body = ErrorBody::from(e);
+    let code = serde_json::to_value(body.code).unwrap_or_default();
+    (
+        status_of(body.code),
+        code.as_str().unwrap_or_default().to_string(),
+    )
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let body = serde_json::json!({ "code": self.code, "error": self.message });
-        (self.status, Json(body)).into_response()
+        (self.status, Json(self.body)).into_response()
     }
 }
 
@@ -100,7 +109,7 @@ impl IntoResponse for ApiError {
 impl From<axum::extract::rejection::JsonRejection> for ApiError {
     fn from(r: axum::extract::rejection::JsonRejection) -> ApiError {
         if r.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            return ApiError::new(r.status(), "payload_too_large", r.body_text());
+            return ApiError::new(r.status(), ErrorCode::PayloadTooLarge, r.body_text());
         }
         ApiError::bad_request(r.body_text())
     }
@@ -133,12 +142,12 @@ pub async fn json_errors(req: axum::extract::Request, next: axum::middleware::Ne
         return r;
     }
     let code = match status {
-        StatusCode::NOT_FOUND => "not_found",
-        StatusCode::PAYLOAD_TOO_LARGE => "payload_too_large",
-        StatusCode::METHOD_NOT_ALLOWED => "method_not_allowed",
-        StatusCode::UNSUPPORTED_MEDIA_TYPE => "bad_request",
-        s if s.is_client_error() => "bad_request",
-        _ => "internal",
+        StatusCode::NOT_FOUND => ErrorCode::NotFound,
+        StatusCode::PAYLOAD_TOO_LARGE => ErrorCode::PayloadTooLarge,
+        StatusCode::METHOD_NOT_ALLOWED => ErrorCode::MethodNotAllowed,
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => ErrorCode::BadRequest,
+        s if s.is_client_error() => ErrorCode::BadRequest,
+        _ => ErrorCode::Internal,
     };
     let (parts, body) = r.into_parts();
     let text = axum::body::to_bytes(body, 64 << 10)
@@ -203,7 +212,8 @@ mod tests {
             ),
         ];
         for (e, status, code) in cases {
-            assert_eq!(classify(&e), (status, code), "{e}");
+            let (got_status, got_code) = classify(&e);
+            assert_eq!((got_status, got_code.as_str()), (status, code), "{e}");
         }
     }
 
@@ -240,7 +250,8 @@ mod tests {
             ),
         ];
         for (e, status, code) in cases {
-            assert_eq!(classify(&e), (status, code), "{e}");
+            let (got_status, got_code) = classify(&e);
+            assert_eq!((got_status, got_code.as_str()), (status, code), "{e}");
         }
     }
 
@@ -249,7 +260,10 @@ mod tests {
     fn the_body_keeps_the_cause() {
         let e = Error::Db(redb::Error::Corrupted("page 7".into()));
         let api = super::ApiError::from(e);
-        assert_eq!(api.message, "store database error: DB corrupted: page 7");
-        assert_eq!(api.code, "damaged");
+        assert_eq!(
+            api.body.text(),
+            "store database error: DB corrupted: page 7"
+        );
+        assert_eq!(api.body.code, rewind::wire::ErrorCode::Damaged);
     }
 }

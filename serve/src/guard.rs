@@ -35,6 +35,7 @@ use tokio::net::{TcpStream, UnixListener};
 use crate::AppState;
 use crate::auth::{self, Via};
 use crate::error::ApiError;
+use rewind::wire::ErrorCode;
 
 /// Where a connection to a Unix socket came from (a TCP connection's is its address).
 #[derive(Clone, Debug)]
@@ -187,7 +188,8 @@ fn safe(m: &Method) -> bool {
 }
 
 fn unauthorized(message: String) -> Response {
-    let mut r = ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", message).into_response();
+    let mut r =
+        ApiError::new(StatusCode::UNAUTHORIZED, ErrorCode::Unauthorized, message).into_response();
     r.headers_mut().insert(
         header::WWW_AUTHENTICATE,
         axum::http::HeaderValue::from_static("Bearer"),
@@ -216,7 +218,7 @@ pub async fn check(State(st): State<AppState>, mut req: Request, next: Next) -> 
             Some(name) => {
                 return ApiError::new(
                     StatusCode::MISDIRECTED_REQUEST,
-                    "host_not_allowed",
+                    ErrorCode::HostNotAllowed,
                     format!(
                         "Host {name:?} does not name this server ({}, localhost:{} or a name \
                          allowed with --allow-host): a web page that points its own name at \
@@ -230,7 +232,7 @@ pub async fn check(State(st): State<AppState>, mut req: Request, next: Next) -> 
             None => {
                 return ApiError::new(
                     StatusCode::MISDIRECTED_REQUEST,
-                    "host_not_allowed",
+                    ErrorCode::HostNotAllowed,
                     "a request without a Host header",
                 )
                 .into_response();
@@ -313,7 +315,7 @@ fn page_header(h: &HeaderMap) -> bool {
 fn page_header_missing() -> Response {
     ApiError::new(
         StatusCode::FORBIDDEN,
-        "forbidden",
+        ErrorCode::Forbidden,
         "a write from a browser needs the review page's header X-Rewind-Page: 1",
     )
     .into_response()
@@ -322,7 +324,7 @@ fn page_header_missing() -> Response {
 fn cross_origin(what: &str) -> Response {
     ApiError::new(
         StatusCode::FORBIDDEN,
-        "cross_origin",
+        ErrorCode::CrossOrigin,
         format!("{what}: only this server's own page may call it from a browser"),
     )
     .into_response()
@@ -364,7 +366,7 @@ pub async fn route(State(st): State<AppState>, req: Request, next: Next) -> Resp
     if policy.read_only {
         return ApiError::new(
             StatusCode::FORBIDDEN,
-            "read_only",
+            ErrorCode::ReadOnly,
             format!("{method} {path}: this server is read-only (rewind serve --read-only)"),
         )
         .into_response();
@@ -372,7 +374,7 @@ pub async fn route(State(st): State<AppState>, req: Request, next: Next) -> Resp
     if policy.no_run && runs_command(&method, &template) {
         return ApiError::new(
             StatusCode::FORBIDDEN,
-            "runs_disabled",
+            ErrorCode::RunsDisabled,
             format!("{method} {path}: this server runs no commands (rewind serve --no-run)"),
         )
         .into_response();
@@ -397,7 +399,7 @@ pub async fn route(State(st): State<AppState>, req: Request, next: Next) -> Resp
         };
         return ApiError::new(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "unsupported_media_type",
+            ErrorCode::UnsupportedMediaType,
             format!(
                 "{method} {path}: Content-Type {given}; this route takes {wanted} (text/plain, \
                  form and multipart bodies are what any web page can send, so no route takes \

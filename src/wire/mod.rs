@@ -16,14 +16,23 @@ mod artifact;
 mod blame;
 mod changes;
 mod content;
+#[cfg(feature = "daemon")]
+mod daemon;
 mod edits;
+mod error;
 mod events;
+mod export;
 mod health;
+mod hooks;
+mod maintain;
 mod ops;
 mod overlay;
 mod overlay_ops;
 mod paths;
+mod progress;
 mod registered;
+#[cfg(feature = "remote")]
+mod remote;
 mod removed;
 mod run;
 mod runs;
@@ -43,9 +52,15 @@ pub use artifact::{Artifact, ArtifactStored};
 pub use blame::{Blame, BlameLine, BlameSnapshot};
 pub use changes::{Change, Changes, Hunk, HunksFor, Side, Totals, change_hunks, rev_text};
 pub use content::FileContent;
+#[cfg(feature = "daemon")]
+pub use daemon::{DaemonStarted, DaemonStopped, WatchAuto, WatchList, WatchOff, WatchOn, Watched};
 pub use edits::{EditedFile, PlanEntry, Restore, Revert, Undo, UndoneOp};
+pub use error::{ErrorBody, ErrorCode};
 pub use events::{DaemonState, ServerEvent, ServerNotice};
+pub use export::{Exported, FoundPath, FoundVersion};
 pub use health::Health;
+pub use hooks::{HookEvent, HooksInstalled, HooksRemoved};
+pub use maintain::{BudgetEnforced, Forgotten, GcDone, GcRecompressed, GcRegrouped, GcRepacked};
 pub use ops::Op;
 pub use overlay::{
     Overlay, OverlayAccept, OverlayConflict, OverlayCreated, OverlayDiff, OverlayReject,
@@ -53,7 +68,14 @@ pub use overlay::{
 };
 pub use overlay_ops::{OverlayDropped, OverlayPath, OverlaySnapshot, OverlaySplit};
 pub use paths::PathPair;
+pub use progress::{Listening, ProgressEvent};
 pub use registered::WorkspaceRegistered;
+#[cfg(feature = "remote")]
+pub use remote::{
+    LocalTag, LogAppended, Pulled, Pushed, RemoteAdded, RemoteEntry, RemoteForgotten, RemoteGc,
+    RemoteKeyRotated, RemoteMapped, RemoteProblem, RemoteRemoved, RemoteRestored, RemoteTag,
+    RemoteVerify,
+};
 pub use removed::{ArtifactRemoved, TagDeleted};
 pub use run::{
     OverlayBackend, RunBackend, RunDiff, RunFile, RunOverlay, RunResult, RunRetention, RunScratch,

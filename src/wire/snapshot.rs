@@ -99,8 +99,9 @@ pub struct Checkpoint {
     pub files_read: u64,
     /// Encoded bytes the snapshot added to the store.
     pub stored_bytes: u64,
-    /// Paths passed over (unreadable, too large, special files).
-    pub skipped: u64,
+    /// Paths passed over or warned about (unreadable, too large, special files), as
+    /// `snapshot --json` lists them.
+    pub skipped: Vec<super::Skipped>,
     /// Wall time of the snapshot, in seconds.
     pub seconds: f64,
 }

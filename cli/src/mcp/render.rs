@@ -50,6 +50,16 @@ pub fn checkpoint(c: &wire::Checkpoint) -> String {
     if c.changes_truncated {
         t.push_str("\n...");
     }
+    for s in &c.skipped {
+        let reason = serde_json::to_value(s.reason).unwrap_or_default();
+        let _ = write!(
+            t,
+            "\nskipped {} ({}): {}",
+            s.path,
+            reason.as_str().unwrap_or_default(),
+            s.detail
+        );
+    }
     t
 }
 

@@ -339,7 +339,7 @@ fn checkpoint(st: &State, p: CheckpointParams) -> Result<wire::Checkpoint> {
         changes,
         files_read: r.files_read,
         stored_bytes: r.stored_bytes,
-        skipped: r.skipped.len() as u64,
+        skipped: r.skipped.iter().map(wire::Skipped::from).collect(),
         seconds: r.seconds,
     })
 }

@@ -14,7 +14,7 @@ use super::{blocking, query_all, root_of, snapshot_id, tags_by_id, text, workspa
 use crate::AppState;
 use crate::error::{ApiError, ApiResult};
 use crate::paths;
-use rewind::wire::{LogEntry, SnapshotShown, Workspace};
+use rewind::wire::{ErrorCode, LogEntry, SnapshotShown, Workspace};
 
 /// `GET /v1/health`.
 pub async fn health(State(st): State<AppState>) -> Json<rewind::wire::Health> {
@@ -269,7 +269,7 @@ where
         Err(()) => {
             let mut r = ApiError::new(
                 StatusCode::RANGE_NOT_SATISFIABLE,
-                "range_not_satisfiable",
+                ErrorCode::RangeNotSatisfiable,
                 format!("the range cannot be served from {size} bytes"),
             )
             .into_response();

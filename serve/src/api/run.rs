@@ -257,8 +257,7 @@ pub(crate) async fn start(
             }
             Err(e) => {
                 let e = ApiError::from(e);
-                st2.runs()
-                    .finish(id, Err(json!({"code": e.code, "error": e.message})));
+                st2.runs().finish(id, Err(json!(e.body)));
                 Err(e)
             }
         };

@@ -83,7 +83,7 @@ impl From<crate::error::ApiError> for PageError {
     fn from(e: crate::error::ApiError) -> PageError {
         PageError {
             status: e.status,
-            message: e.message,
+            message: e.body.text(),
         }
     }
 }

@@ -58,6 +58,8 @@ def _raise_for(r: httpx.Response) -> None:
     try:
         body = r.json()
         code, message = body.get("code", "error"), body.get("error", r.text)
+        for cause in body.get("causes") or []:
+            message += f": {cause}"
     except ValueError:
         body, code, message = r.text, "error", r.text
     raise ApiError(r.status_code, code, message, body)

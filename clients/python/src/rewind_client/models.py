@@ -295,10 +295,13 @@ class EditedFile:
 
 @dataclass
 class Error:
-    """`Error`."""
+    """`Error`: A failure (the `--json` error object of the CLI, the body of the API's error answers).."""
 
+    causes: List[str] = field(metadata={"json": "causes"})
     code: str = field(metadata={"json": "code"})
     error: str = field(metadata={"json": "error"})
+    hints: List[str] = field(metadata={"json": "hints"})
+    kind: str = field(metadata={"json": "kind"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
 
     _decoders = {}
