@@ -73,6 +73,15 @@ pub fn used_bytes(store: &Store) -> Result<u64> {
     Ok(bytes)
 }
 
+/// Commits twice with nothing to write, so that redb hands back the pages earlier commits
+/// replaced and [`used_bytes`] counts only what is live.
+fn settle(store: &Store) -> Result<()> {
+    for _ in 0..2 {
+        store.begin_write()?.commit()?;
+    }
+    Ok(())
+}
+
 fn file_len(store: &Store) -> u64 {
     std::fs::metadata(store.dir().join(crate::store::DB_FILE)).map_or(0, |m| m.len())
 }
@@ -123,6 +132,13 @@ pub fn enforce(store: &Store, max_bytes: u64, undo_depth: usize) -> Result<Budge
         return fits(store, report);
     }
     report.used_before = used_bytes(store)?;
+    if report.used_before > max_bytes {
+        // Pages the last commits replaced count as in use until redb hands them back, at a
+        // later commit: right after a snapshot that is every page its commit rewrote (megabytes
+        // on a large tree), and evicting for them would forget every unprotected snapshot.
+        settle(store)?;
+        report.used_before = used_bytes(store)?;
+    }
     report.used_after = report.used_before;
     if report.used_before <= max_bytes {
         return fits(store, report);
@@ -189,9 +205,7 @@ pub fn enforce(store: &Store, max_bytes: u64, undo_depth: usize) -> Result<Budge
         };
         crate::gc::collect(store, &opts, &crate::progress::NoProgress)?;
         report.collections += 1;
-        for _ in 0..2 {
-            store.begin_write()?.commit()?;
-        }
+        settle(store)?;
         report.used_after = used_bytes(store)?;
     }
     if report.used_after <= max_bytes {

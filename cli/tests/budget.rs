@@ -443,3 +443,94 @@ fn incremental_eviction_collects_exactly_what_nothing_reaches() {
     );
     assert_eq!(std::fs::read(env.ws.join("big.bin")).unwrap(), big(12));
 }
+
+/// The budget checked right after a snapshot, in the snapshot's own process, measures the
+/// store as it will be once the pages that snapshot's commit replaced are handed back (redb
+/// does so only at a later commit): a snapshot past the budget evicts what its excess needs,
+/// as many snapshots as `forget --max-size` in a later process evicts from the same store.
+#[test]
+fn a_snapshot_over_the_budget_evicts_what_a_later_forget_would() {
+    let env = Env::new();
+    // Enough files that a snapshot's commit rewrites many pages of the store's tables.
+    for d in 0..150 {
+        for f in 0..40 {
+            env.write(&format!("d{d}/f{f}.txt"), format!("{d} {f}\n").as_bytes());
+        }
+    }
+    let config = |store: &std::path::Path, max: u64| {
+        std::fs::write(
+            store.join("config.toml"),
+            format!("[retention]\nmax_store_bytes = {max}\nundo_depth = 1\n"),
+        )
+        .unwrap()
+    };
+    // Stored whole (blobs up to 128 KiB share frames, freed only with their last member).
+    const EACH: usize = 160 * 1024;
+    let mut ids = Vec::new();
+    for i in 0..14 {
+        env.write("data.bin", &noise(700 + i, EACH));
+        env.write(&format!("d{i}/f0.txt"), format!("edit {i}\n").as_bytes());
+        ids.push(snap(&env, &format!("s{i}")));
+        if i == 0 {
+            config(&env.store, 1 << 40);
+        }
+    }
+    // Pages in use as a later process sees them; a budget a little under that.
+    let used = json(&env, &["stats"])["budget"]["used_bytes"]
+        .as_u64()
+        .unwrap();
+    let max = used - EACH as u64 / 2;
+    let twin = env.tmp.path().join("twin");
+    let copied = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(&env.store)
+        .arg(&twin)
+        .status()
+        .unwrap();
+    assert!(copied.success());
+    env.write("data.bin", &noise(800, EACH));
+
+    // The twin: the same snapshot without the budget, then `forget --max-size` apart.
+    let on_twin = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_rewind"))
+            .arg("--store")
+            .arg(&twin)
+            .arg("-C")
+            .arg(&env.ws)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    };
+    on_twin(&["snapshot", "-q"]);
+    let max_text = max.to_string();
+    let v: Value = serde_json::from_slice(&on_twin(&[
+        "--json",
+        "forget",
+        "--max-size",
+        &max_text,
+        "--undo-depth",
+        "1",
+    ]))
+    .unwrap();
+    let later = v["evicted"].as_array().unwrap().len();
+
+    config(&env.store, max);
+    let out = env.cmd().args(["snapshot", "-m", "over"]).output().unwrap();
+    assert!(out.status.success());
+    let gone = ids.iter().filter(|id| !exists(&env, id)).count();
+    assert!(later >= 1, "{v}");
+    assert_eq!(
+        gone,
+        later,
+        "evicted in the snapshot's process vs by a later forget --max-size: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!exists(&env, &ids[0]), "the oldest goes first");
+    env.ok(&["verify", "--full", "-q"]);
+}
