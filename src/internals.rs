@@ -14,3 +14,17 @@ pub use crate::store::blob::{
     encode_chunked, encode_whole,
 };
 pub use crate::store::pending::{PendingWrite, begin as begin_pending};
+
+use crate::error::Result;
+use crate::id::Id;
+use crate::store::snapshot::{Snapshot, SnapshotRecord};
+
+/// Decodes a stored snapshot record as the snapshot `id`.
+pub fn decode_snapshot(id: &Id, bytes: &[u8]) -> Result<Snapshot> {
+    Ok(Snapshot::new(*id, SnapshotRecord::decode(id, bytes)?))
+}
+
+/// A snapshot's stored encoding (its hash is the snapshot id).
+pub fn encode_snapshot(s: &Snapshot) -> Result<Vec<u8>> {
+    s.record().encode()
+}

@@ -684,7 +684,7 @@ impl<'a> Snapshotter<'a> {
             ..Default::default()
         };
         if let Some(p) = self.parent {
-            report.unchanged = self.reader.snapshot(&p)?.root == built.root;
+            report.unchanged = self.reader.snapshot_record(&p)?.root == built.root;
         }
         Ok(report)
     }

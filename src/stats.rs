@@ -116,7 +116,7 @@ pub fn stats(store: &Store) -> Result<StoreStats> {
             if !seen.insert(*id) {
                 continue;
             }
-            let rec = reader.snapshot(id)?;
+            let rec = reader.snapshot_record(id)?;
             w.snapshots += 1;
             w.logical_bytes += rec.stats.bytes;
             if i == 0 {
@@ -130,7 +130,7 @@ pub fn stats(store: &Store) -> Result<StoreStats> {
     // The same content the blob and chunk totals count: every snapshot and every artifact.
     let mut logical = 0;
     for id in reader.all_snapshots()? {
-        logical += reader.snapshot(&id)?.stats.bytes;
+        logical += reader.snapshot_record(&id)?.stats.bytes;
     }
     for (_, a) in reader.artifacts()? {
         logical += a.size;

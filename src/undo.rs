@@ -105,7 +105,7 @@ pub fn undo(
         // operation; their state now is no later change.
         let passed_over: Vec<Vec<u8>> = store
             .reader()?
-            .snapshot(&after)?
+            .snapshot_record(&after)?
             .skipped
             .into_iter()
             .filter(|s| s.reason.excluded() && !s.path.is_empty())

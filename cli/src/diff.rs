@@ -97,7 +97,7 @@ pub fn status(ctx: &Ctx, a: StatusArgs) -> CliResult {
     let head_skipped = if skipped.is_empty() {
         Vec::new()
     } else {
-        store.reader()?.snapshot(&head)?.skipped
+        store.reader()?.snapshot(&head)?.skipped().to_vec()
     };
     let mut out = BufWriter::new(std::io::stdout().lock());
     let print_skipped = |out: &mut BufWriter<std::io::StdoutLock>| -> std::io::Result<()> {

@@ -5,10 +5,9 @@
 
 use rewind::id::Id;
 use rewind::internals::PackIndex as Index;
-use rewind::internals::{DirView, decode_blob, decode_chunk};
+use rewind::internals::{DirView, decode_blob, decode_chunk, decode_snapshot, encode_snapshot};
 use rewind::overlay::OverlayRecord;
 use rewind::store::oplog::OpRecord;
-use rewind::store::snapshot::SnapshotRecord;
 use rewind::store::tree::Tree;
 
 /// Runs every decoder over `data`.
@@ -20,12 +19,9 @@ pub fn check(data: &[u8]) {
         let bytes = tree.encode().expect("a decoded tree encodes");
         assert_eq!(Tree::decode(&id, &bytes).expect("re-decodes"), tree);
     }
-    if let Ok(rec) = SnapshotRecord::decode(&id, data) {
-        let bytes = rec.encode().expect("a decoded snapshot record encodes");
-        assert_eq!(
-            SnapshotRecord::decode(&id, &bytes).expect("re-decodes"),
-            rec
-        );
+    if let Ok(snap) = decode_snapshot(&id, data) {
+        let bytes = encode_snapshot(&snap).expect("a decoded snapshot record encodes");
+        assert_eq!(decode_snapshot(&id, &bytes).expect("re-decodes"), snap);
     }
     let _ = OpRecord::decode(data);
     let _ = OverlayRecord::decode(0, data);

@@ -386,7 +386,7 @@ impl Shared {
         for op in &ops {
             let label = op
                 .after
-                .and_then(|id| reader.snapshot(&id).ok())
+                .and_then(|id| reader.snapshot_record(&id).ok())
                 .and_then(|r| {
                     r.meta
                         .iter()

@@ -106,7 +106,7 @@ pub fn create(
     };
     let base = match opts.from {
         Some(id) => {
-            store.reader()?.snapshot(&id)?;
+            store.reader()?.snapshot_record(&id)?;
             id
         }
         None => {
@@ -331,7 +331,10 @@ pub fn snapshot_state(
     };
     let (state, base) = {
         let reader = store.reader()?;
-        (reader.snapshot(&state_id)?, reader.snapshot(&rec.base)?)
+        (
+            reader.snapshot_record(&state_id)?,
+            reader.snapshot_record(&rec.base)?,
+        )
     };
     let mut meta = meta.to_vec();
     meta.retain(|(k, _)| k != "overlay");

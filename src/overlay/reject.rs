@@ -175,7 +175,7 @@ pub fn move_state(store: &Store, id: u64, from: Id, to: Id, force: bool) -> Resu
     let _lock = lock(store, &mut rec)?;
     let now = state(store, &mut rec)?;
     let reader = store.reader()?;
-    if reader.snapshot(&now)?.root != reader.snapshot(&from)?.root && !force {
+    if reader.snapshot_record(&now)?.root != reader.snapshot_record(&from)?.root && !force {
         return Err(Error::OverlayChanged(id));
     }
     let d = diff(

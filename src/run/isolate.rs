@@ -123,7 +123,7 @@ pub(crate) fn run_isolated(
         };
         let session = crate::overlay::begin_run(&store, &mut rec, &prep.command.join(" "))?;
         let before = session.before();
-        let before_rec = store.reader()?.snapshot(&before)?;
+        let before_rec = store.reader()?.snapshot_record(&before)?;
         events(&RunEvent::WorkspaceSnapshotTaken {
             label: "before".into(),
             snapshot: before.hex(),
@@ -146,7 +146,7 @@ pub(crate) fn run_isolated(
     let t_state = Instant::now();
     let after = crate::overlay::finish_run(&store, &mut rec, session)?;
     let after_label = AfterLabel::of(success).name();
-    let state_rec = store.reader()?.snapshot(&after)?;
+    let state_rec = store.reader()?.snapshot_record(&after)?;
     events(&RunEvent::WorkspaceSnapshotTaken {
         label: after_label.into(),
         snapshot: after.hex(),

@@ -8,7 +8,7 @@ use redb::{ReadOnlyTable, ReadTransaction, ReadableTable};
 use rustc_hash::FxHashMap;
 
 use super::blob::{self, BlobRecord, ChunkRef, Span};
-use super::snapshot::{SnapshotRecord, WorkspaceRecord};
+use super::snapshot::{Snapshot, SnapshotRecord, WorkspaceRecord};
 use super::tables::*;
 use super::tree::{Kind, Tree, TreeEntry};
 use crate::error::{Error, Result};
@@ -270,8 +270,13 @@ impl Reader {
         Tree::decode(id, v.value())
     }
 
-    /// Reads a snapshot record.
-    pub fn snapshot(&self, id: &Id) -> Result<SnapshotRecord> {
+    /// Reads a snapshot.
+    pub fn snapshot(&self, id: &Id) -> Result<Snapshot> {
+        Ok(Snapshot::new(*id, self.snapshot_record(id)?))
+    }
+
+    /// Reads a snapshot's stored record.
+    pub(crate) fn snapshot_record(&self, id: &Id) -> Result<SnapshotRecord> {
         let v = self.snapshots.get(id.0)?.ok_or_else(|| Error::Missing {
             kind: "snapshot",
             id: id.hex(),
@@ -538,12 +543,25 @@ impl Reader {
     /// A workspace's snapshots for `log`: each once, newest first by the time it was taken, at
     /// most `limit`. The history itself repeats a snapshot that a restore or undo returned to,
     /// and is in the order states were reached, not taken.
-    pub fn snapshot_log(&self, ws: u64, limit: usize) -> Result<Vec<(Id, SnapshotRecord)>> {
+    pub fn snapshot_log(&self, ws: u64, limit: usize) -> Result<Vec<Snapshot>> {
+        Ok(self
+            .snapshot_records(ws, limit)?
+            .into_iter()
+            .map(|(id, rec)| Snapshot::new(id, rec))
+            .collect())
+    }
+
+    /// [`Self::snapshot_log`] as stored records, for the library's own use.
+    pub(crate) fn snapshot_records(
+        &self,
+        ws: u64,
+        limit: usize,
+    ) -> Result<Vec<(Id, SnapshotRecord)>> {
         let mut seen = rustc_hash::FxHashSet::default();
         let mut out = Vec::new();
         for id in self.history(ws, usize::MAX)? {
             if seen.insert(id) {
-                let rec = self.snapshot(&id)?;
+                let rec = self.snapshot_record(&id)?;
                 out.push((id, rec));
             }
         }

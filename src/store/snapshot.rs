@@ -84,9 +84,11 @@ pub struct TreeStats {
     pub bytes: u64,
 }
 
-/// What a snapshot id names. Immutable: tags live in the refs table, not here.
+/// What a snapshot id names, as stored: private, so that the encoding can change without
+/// breaking an embedder. The API hands out [`Snapshot`]. Immutable: tags live in the refs
+/// table, not here.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SnapshotRecord {
+pub(crate) struct SnapshotRecord {
     /// The workspace's canonical path, raw bytes.
     pub workspace: Vec<u8>,
     /// The workspace's id in this store.
@@ -130,6 +132,91 @@ impl SnapshotRecord {
             .iter()
             .find(|(k, _)| k == key)
             .map(|(_, v)| v.as_str())
+    }
+}
+
+/// A snapshot: its id and what it records (root tree, time, workspace, message, metadata,
+/// totals, scan settings, the paths it passed over). Read with [`super::Reader::snapshot`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Snapshot {
+    id: Id,
+    rec: SnapshotRecord,
+}
+
+impl Snapshot {
+    pub(crate) fn new(id: Id, rec: SnapshotRecord) -> Self {
+        Snapshot { id, rec }
+    }
+
+    /// The stored record, for the library's own use.
+    pub(crate) fn record(&self) -> &SnapshotRecord {
+        &self.rec
+    }
+
+    /// The snapshot's id (the hash of its stored record).
+    pub fn id(&self) -> Id {
+        self.id
+    }
+
+    /// The workspace's canonical path, raw bytes.
+    pub fn workspace(&self) -> &[u8] {
+        &self.rec.workspace
+    }
+
+    /// The workspace's canonical path.
+    pub fn workspace_path(&self) -> std::path::PathBuf {
+        use std::os::unix::ffi::OsStrExt;
+        std::path::PathBuf::from(std::ffi::OsStr::from_bytes(&self.rec.workspace))
+    }
+
+    /// The workspace's id in this store.
+    pub fn workspace_id(&self) -> u64 {
+        self.rec.workspace_id
+    }
+
+    /// The root tree's id.
+    pub fn root(&self) -> Id {
+        self.rec.root
+    }
+
+    /// When it was taken, nanoseconds since the Unix epoch.
+    pub fn time_ns(&self) -> i64 {
+        self.rec.time_ns
+    }
+
+    /// The previous snapshot of the same workspace, if any.
+    pub fn parent(&self) -> Option<Id> {
+        self.rec.parent
+    }
+
+    /// The message it was taken with (empty if none).
+    pub fn message(&self) -> &str {
+        &self.rec.message
+    }
+
+    /// Its metadata, `KEY=VALUE` pairs in the order given.
+    pub fn meta_pairs(&self) -> &[(String, String)] {
+        &self.rec.meta
+    }
+
+    /// Looks up a metadata value.
+    pub fn meta(&self, key: &str) -> Option<&str> {
+        self.rec.meta(key)
+    }
+
+    /// Totals over its tree.
+    pub fn stats(&self) -> TreeStats {
+        self.rec.stats
+    }
+
+    /// How the tree was scanned.
+    pub fn scan(&self) -> &ScanSettings {
+        &self.rec.scan
+    }
+
+    /// Paths passed over or warned about.
+    pub fn skipped(&self) -> &[Skipped] {
+        &self.rec.skipped
     }
 }
 

@@ -295,7 +295,7 @@ fn checkpoint(st: &State, p: CheckpointParams) -> Result<wire::Checkpoint> {
         r.id.ok_or_else(|| Error::Invalid("the snapshot recorded no id".into()))?;
     let reader = st.store.reader()?;
     let rec = reader.snapshot(&id)?;
-    let snapshot = wire::Snapshot::new(&id, &rec, &tags_of(&reader, &id)?);
+    let snapshot = wire::Snapshot::new(&rec, &tags_of(&reader, &id)?);
     let (files_changed, changes) = match r.parent {
         _ if r.unchanged || !r.created => (0, Some(Vec::new())),
         Some(parent) => {
@@ -388,7 +388,7 @@ fn list(st: &State, p: ListParams) -> Result<wire::SnapshotList> {
                 .filter(|(_, t)| *t == e.id)
                 .map(|(n, _)| n.clone())
                 .collect();
-            wire::Snapshot::new(&e.id, &e.record, &names)
+            wire::Snapshot::new(&e.record, &names)
         })
         .collect();
     Ok(wire::SnapshotList { snapshots })

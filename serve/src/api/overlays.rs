@@ -334,7 +334,7 @@ pub async fn snapshot(
             StatusCode::CREATED,
             Json(rewind::wire::OverlaySnapshot {
                 overlay: r.id,
-                snapshot: rewind::wire::Snapshot::new(&id, &rec, &[]),
+                snapshot: rewind::wire::Snapshot::new(&rec, &[]),
             }),
         ))
     })

@@ -147,7 +147,7 @@ pub async fn show(
         let id = snapshot_id(store, &root, &rev)?;
         let rec = store.reader()?.snapshot(&id)?;
         let tags = tags_by_id(store)?;
-        let shown = SnapshotShown::new(store, &id, &rec, tags.get(&id).map_or(&[], Vec::as_slice))?;
+        let shown = SnapshotShown::new(store, &rec, tags.get(&id).map_or(&[], Vec::as_slice))?;
         Ok(Json(shown))
     })
     .await
@@ -168,7 +168,7 @@ pub async fn tree(
         let w = workspace(store, ws)?;
         let id = snapshot_id(store, &root_of(&w), &rev)?;
         let reader = store.reader()?;
-        let mut tree_id = reader.snapshot(&id)?.root;
+        let mut tree_id = reader.snapshot(&id)?.root();
         if !dir.is_empty() {
             match reader.lookup(&tree_id, &dir)? {
                 Some(e) if e.kind == Kind::Dir => tree_id = e.id,
@@ -327,7 +327,7 @@ pub async fn file(
         }
         let id = snapshot_id(store, &root, &rev)?;
         let reader = store.reader()?;
-        let root_tree = reader.snapshot(&id)?.root;
+        let root_tree = reader.snapshot(&id)?.root();
         match reader.lookup(&root_tree, &rel)? {
             Some(e) if e.kind == Kind::Dir => Err(ApiError::bad_request(format!(
                 "{}: a directory (see /tree)",

@@ -68,11 +68,11 @@ fn index_view(store: &rewind::Store) -> Result<String, PageError> {
                 html::path(&ws.path),
                 latest
                     .as_ref()
-                    .map(|(_, r)| html::time(r.time_ns))
+                    .map(|r| html::time(r.time_ns()))
                     .unwrap_or_else(|| "<span class=\"muted\">none</span>".into()),
                 latest
                     .as_ref()
-                    .map(|(_, r)| html::escape(&r.message))
+                    .map(|r| html::escape(r.message()))
                     .unwrap_or_default(),
                 id = ws.id,
             );
@@ -161,12 +161,13 @@ fn workspace_view(store: &rewind::Store, id: u64) -> Result<String, PageError> {
             "<table class=\"list\" id=\"snapshots\"><tr><th>snapshot</th><th>time</th><th>message</th>\
              <th class=\"num\">files</th><th>diff</th></tr>",
         );
-        for (sid, rec) in &snaps {
+        for rec in &snaps {
+            let sid = &rec.id();
             let mut labels = String::new();
             for (t, _) in tags.iter().filter(|(_, tid)| tid == sid) {
                 let _ = write!(labels, "<span class=\"tag\">{}</span>", html::escape(t));
             }
-            for (k, v) in &rec.meta {
+            for (k, v) in rec.meta_pairs() {
                 let _ = write!(
                     labels,
                     "<span class=\"tag\">{}={}</span>",
@@ -175,7 +176,7 @@ fn workspace_view(store: &rewind::Store, id: u64) -> Result<String, PageError> {
                 );
             }
             let parent = rec
-                .parent
+                .parent()
                 .map(|p| {
                     format!(
                         "<a href=\"/w/{id}/diff?from={}&amp;to={}\">parent</a> · ",
@@ -189,9 +190,9 @@ fn workspace_view(store: &rewind::Store, id: u64) -> Result<String, PageError> {
                 "<tr data-snapshot=\"{hex}\"><td class=\"mono\">{short}</td><td>{}</td>\
                  <td><div class=\"cmd\" title=\"{message}\">{message}{labels}</div></td>\
                  <td class=\"num\">{}</td><td>{parent}<a href=\"/w/{id}/diff?from={hex}&amp;to=live\">live</a></td></tr>",
-                html::time(rec.time_ns),
-                rec.stats.files,
-                message = html::escape(&rec.message),
+                html::time(rec.time_ns()),
+                rec.stats().files,
+                message = html::escape(rec.message()),
                 hex = sid.hex(),
                 short = sid.short(),
             );
@@ -287,11 +288,11 @@ pub(super) fn compare_form(
             ("live".into(), "live workspace".into()),
             ("@".into(), "@ (latest snapshot)".into()),
         ];
-        for (id, rec) in &snaps {
-            let msg: String = rec.message.chars().take(60).collect();
+        for rec in &snaps {
+            let msg: String = rec.message().chars().take(60).collect();
             options.push((
-                id.hex(),
-                format!("{} {} {msg}", id.short(), html::utc(rec.time_ns)),
+                rec.id().hex(),
+                format!("{} {} {msg}", rec.id().short(), html::utc(rec.time_ns())),
             ));
         }
         if !options.iter().any(|(v, _)| v == chosen) {
