@@ -626,7 +626,7 @@ mod tests {
     fn selectors_and_line_ranges_fail_with_their_own_variants() {
         let (tmp, store, _) = play(&[], 0);
         let ws = crate::workspace::resolve(&tmp.path().join("ws")).unwrap();
-        let wsid = store.reader().unwrap().workspace(&ws).unwrap().unwrap().id;
+        let wsid = store.reader().unwrap().workspace(&ws).unwrap().unwrap().id();
         let r = revert_selected(&store, &ws, wsid, &[], true);
         assert!(matches!(r, Err(Error::EmptySelector)), "{r:?}");
         let nobody = [("session".to_string(), "nobody".to_string())];
@@ -666,7 +666,7 @@ mod tests {
             .workspace(&crate::workspace::resolve(&ws).unwrap())
             .unwrap()
             .unwrap()
-            .id;
+            .id();
 
         // Blame names, for every line, the snapshot that recorded its last edit.
         for f in 0..FILES {

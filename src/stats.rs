@@ -103,9 +103,9 @@ pub fn stats(store: &Store) -> Result<StoreStats> {
     for ws in reader.workspaces()? {
         // A restore or undo puts a snapshot in the history again; it holds its bytes once.
         let mut seen = rustc_hash::FxHashSet::default();
-        let history = reader.history(ws.id, usize::MAX)?;
+        let history = reader.history(ws.id(), usize::MAX)?;
         let mut w = WorkspaceStats {
-            path: ws.path.clone(),
+            path: ws.path().to_vec(),
             snapshots: 0,
             latest_files: 0,
             latest_bytes: 0,

@@ -280,7 +280,7 @@ fn by_run(ctx: &Ctx, store: &rewind::Store, old: Rev, new: Rev) -> CliResult {
     };
     let root = ctx.workspace_root(store)?;
     let ws = store.reader()?.snapshotted_workspace(&root)?;
-    let by = rewind::review_runs::by_run(store, ws.id, a, b)?;
+    let by = rewind::review_runs::by_run(store, ws.id(), a, b)?;
     let who: Vec<String> = by
         .units
         .iter()

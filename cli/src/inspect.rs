@@ -91,7 +91,7 @@ pub fn log(ctx: &Ctx, a: LogArgs) -> CliResult {
             .map(|s| parse_time("--until", s, true))
             .transpose()?,
     };
-    let page = rewind::history::log_page(&store, &reader, ws.id, &query, a.all)?;
+    let page = rewind::history::log_page(&store, &reader, ws.id(), &query, a.all)?;
     let entries = &page.entries;
     let tags = tags_by_id(&reader)?;
     let none = Vec::new();
@@ -206,7 +206,7 @@ pub fn show(ctx: &Ctx, a: ShowArgs) -> CliResult {
         "snapshot  {}",
         paint(ctx.color, output::id_style(), &id.hex())
     )?;
-    writeln!(out, "workspace {}", path_str(&r.workspace()))?;
+    writeln!(out, "workspace {}", path_str(r.workspace()))?;
     writeln!(out, "time      {}", format_time(r.time_ns()))?;
     if let Some(p) = r.parent() {
         writeln!(out, "parent    {}", p.short())?;

@@ -111,10 +111,10 @@ fn turn_start(
         .ok_or_else(|| rewind::Error::NoSnapshots(root.to_path_buf()))?;
     let session = match session {
         Some(s) => s.to_string(),
-        None => rewind::history::latest_session(&reader, ws.id)?
+        None => rewind::history::latest_session(&reader, ws.id())?
             .ok_or_else(|| rewind::Error::NoAgentSession(root.to_path_buf()))?,
     };
-    rewind::history::turn_start(&reader, ws.id, &session, turn)
+    rewind::history::turn_start(&reader, ws.id(), &session, turn)
 }
 
 /// `rewind restore REV -p`: asks about each hunk of the modified files, then restores the

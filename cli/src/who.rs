@@ -77,7 +77,7 @@ pub fn blame(ctx: &Ctx, a: BlameArgs) -> CliResult {
         rev,
         lines: a.lines.as_deref().map(parse_range).transpose()?,
     };
-    let b = rewind::blame::blame(&store, &reader, ws.id, &root, &path, &opts)?;
+    let b = rewind::blame::blame(&store, &reader, ws.id(), &root, &path, &opts)?;
     let records: std::collections::HashMap<_, _> =
         b.snapshots.iter().map(|(id, r)| (*id, r)).collect();
 
@@ -128,7 +128,7 @@ pub fn revert_meta(ctx: &Ctx, meta: &[String], dry_run: bool) -> CliResult {
     let store = ctx.open_store(false)?;
     let root = ctx.workspace_root(&store)?;
     let ws = store.reader()?.snapshotted_workspace(&root)?;
-    let r = rewind::session::revert_selected(&store, &root, ws.id, &selector, dry_run)?;
+    let r = rewind::session::revert_selected(&store, &root, ws.id(), &selector, dry_run)?;
     if ctx.json {
         output::print_json(&rewind::wire::SelectionReverted::new(&r, dry_run))?;
     } else if !ctx.quiet {
@@ -178,7 +178,7 @@ pub fn sessions(ctx: &Ctx) -> CliResult {
     let store = ctx.open_store(false)?;
     let root = ctx.workspace_root(&store)?;
     let ws = store.reader()?.snapshotted_workspace(&root)?;
-    let list = rewind::session::sessions(&store, &root, ws.id)?;
+    let list = rewind::session::sessions(&store, &root, ws.id())?;
     if ctx.json {
         let v: Vec<rewind::wire::Session> = list.iter().map(rewind::wire::Session::from).collect();
         output::print_json(&v)?;

@@ -767,7 +767,7 @@ fn concurrent_processes_share_one_store() {
             .workspace(&ws.canonicalize().unwrap())
             .unwrap()
             .unwrap();
-        assert_eq!(reader.history(rec.id, 100).unwrap().len(), 6);
+        assert_eq!(reader.history(rec.id(), 100).unwrap().len(), 6);
     }
 }
 

@@ -195,7 +195,7 @@ pub async fn sse(
             let st = st.clone();
             let w =
                 crate::api::blocking(&st, move |st| crate::api::workspace(st.store(), id)).await?;
-            Some(crate::api::text(&w.path))
+            Some(crate::api::text(w.path()))
         }
     };
     let replay = matches!(query_all(q, "replay").pop().as_deref(), Some("true" | "1"));

@@ -62,7 +62,7 @@ pub fn materialize(
         fs::create_dir(&p).at(&p)?;
     }
     let cache = match reader.workspace(workspace)? {
-        Some(ws) if ws.id == base.workspace_id => Some(StatCache::load(&reader, ws.id)?),
+        Some(ws) if ws.id() == base.workspace_id => Some(StatCache::load(&reader, ws.id())?),
         _ => None,
     };
     // Whether reflinks work here: tried on the first file, then settled for all, because a

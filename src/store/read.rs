@@ -8,7 +8,7 @@ use redb::{ReadOnlyTable, ReadTransaction, ReadableTable};
 use rustc_hash::FxHashMap;
 
 use super::blob::{self, BlobRecord, ChunkRef, Span};
-use super::snapshot::{Snapshot, SnapshotRecord, WorkspaceRecord};
+use super::snapshot::{Snapshot, SnapshotRecord, Workspace};
 use super::tables::*;
 use super::tree::{Kind, Tree, TreeEntry};
 use crate::error::{Error, Result};
@@ -500,26 +500,26 @@ impl Reader {
     }
 
     /// Looks up a workspace by canonical path.
-    pub fn workspace(&self, root: &Path) -> Result<Option<WorkspaceRecord>> {
+    pub fn workspace(&self, root: &Path) -> Result<Option<Workspace>> {
         match self.workspaces.get(root.as_os_str().as_bytes())? {
-            Some(v) => Ok(Some(super::decode_workspace(v.value())?)),
+            Some(v) => Ok(Some(Workspace::new(super::decode_workspace(v.value())?))),
             None => Ok(None),
         }
     }
 
     /// The workspace at `root`, which must have been snapshotted: else
     /// [`Error::NoSnapshots`], the error every command reading a workspace's history gives.
-    pub fn snapshotted_workspace(&self, root: &Path) -> Result<WorkspaceRecord> {
+    pub fn snapshotted_workspace(&self, root: &Path) -> Result<Workspace> {
         self.workspace(root)?
             .ok_or_else(|| crate::Error::NoSnapshots(root.to_path_buf()))
     }
 
     /// All registered workspaces.
-    pub fn workspaces(&self) -> Result<Vec<WorkspaceRecord>> {
+    pub fn workspaces(&self) -> Result<Vec<Workspace>> {
         let mut out = Vec::new();
         for item in self.workspaces.iter()? {
             let (_, v) = item?;
-            out.push(super::decode_workspace(v.value())?);
+            out.push(Workspace::new(super::decode_workspace(v.value())?));
         }
         Ok(out)
     }

@@ -220,9 +220,10 @@ impl Snapshot {
     }
 }
 
-/// A workspace registered in the store.
+/// A workspace registered in the store, as stored (private like [`SnapshotRecord`]; the API
+/// hands out [`Workspace`]).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct WorkspaceRecord {
+pub(crate) struct WorkspaceRecord {
     /// Small integer id, used in the log and stat cache keys.
     pub id: u64,
     /// Canonical path, raw bytes.
@@ -231,4 +232,42 @@ pub struct WorkspaceRecord {
     pub created_ns: i64,
     /// Sequence number the next snapshot gets in the workspace log.
     pub next_seq: u64,
+}
+
+/// A workspace registered in the store: a directory it keeps history for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Workspace {
+    rec: WorkspaceRecord,
+}
+
+impl Workspace {
+    pub(crate) fn new(rec: WorkspaceRecord) -> Self {
+        Workspace { rec }
+    }
+
+    #[cfg(test)]
+    pub(crate) fn record(&self) -> &WorkspaceRecord {
+        &self.rec
+    }
+
+    /// Its small integer id in this store (what the log and the API's routes use).
+    pub fn id(&self) -> u64 {
+        self.rec.id
+    }
+
+    /// Its canonical path, raw bytes.
+    pub fn path(&self) -> &[u8] {
+        &self.rec.path
+    }
+
+    /// Its canonical path.
+    pub fn root(&self) -> std::path::PathBuf {
+        use std::os::unix::ffi::OsStrExt;
+        std::path::PathBuf::from(std::ffi::OsStr::from_bytes(&self.rec.path))
+    }
+
+    /// When it was registered, nanoseconds since the Unix epoch.
+    pub fn created_ns(&self) -> i64 {
+        self.rec.created_ns
+    }
 }

@@ -53,7 +53,7 @@ impl Op {
             .reader()?
             .workspaces()?
             .into_iter()
-            .map(|w| (w.path, w.id))
+            .map(|w| (w.path().to_vec(), w.id()))
             .collect();
         let mut undone: HashMap<&[u8], HashSet<u64>> = HashMap::new();
         let mut out = Vec::with_capacity(rows.len());

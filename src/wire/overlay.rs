@@ -53,7 +53,7 @@ impl Overlay {
         let workspace_id = store
             .reader()?
             .workspace(&r.workspace_path())?
-            .map(|w| w.id);
+            .map(|w| w.id());
         let (ignored, ignored_bytes) = paths_and_bytes(&r.ignored);
         Ok(Overlay {
             id: r.id,

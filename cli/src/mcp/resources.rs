@@ -109,7 +109,7 @@ fn latest(st: &State) -> Result<Vec<Resource>, ErrorData> {
     let Some(ws) = reader.workspace(&st.root).map_err(|e| lib_error(&e))? else {
         return Ok(Vec::new());
     };
-    let ids = reader.history(ws.id, LISTED).map_err(|e| lib_error(&e))?;
+    let ids = reader.history(ws.id(), LISTED).map_err(|e| lib_error(&e))?;
     let mut out = Vec::with_capacity(ids.len());
     for id in ids {
         let rec = reader.snapshot(&id).map_err(|e| lib_error(&e))?;

@@ -377,7 +377,7 @@ fn list(st: &State, p: ListParams) -> Result<wire::SnapshotList> {
         until_ns: None,
     };
     let tags = reader.tags()?;
-    let rows = rewind::history::log(&st.store, &reader, ws.id, &query)?;
+    let rows = rewind::history::log(&st.store, &reader, ws.id(), &query)?;
     let snapshots = rows
         .iter()
         .filter(|e| tagged.is_none_or(|t| t == e.id))
@@ -560,7 +560,7 @@ fn range(st: &State, from: &str, to: Option<&str>) -> Result<(Id, Id)> {
 fn changes_by_run(st: &State, p: ByRunParams) -> Result<wire::RangeRuns> {
     let (a, b) = range(st, &p.from, p.to.as_deref())?;
     let ws = st.store.reader()?.snapshotted_workspace(&st.root)?;
-    let by = rewind::review_runs::by_run(&st.store, ws.id, a, b)?;
+    let by = rewind::review_runs::by_run(&st.store, ws.id(), a, b)?;
     Ok(wire::RangeRuns::new(&a, &b, by))
 }
 
@@ -574,7 +574,7 @@ fn revert(st: &State, p: RevertParams) -> Result<wire::Revert> {
     }
     let r = if let Some(n) = p.run {
         let ws = st.store.reader()?.snapshotted_workspace(&st.root)?;
-        rewind::review_runs::revert_run(&st.store, &st.root, ws.id, a, b, n, false, p.dry_run)?
+        rewind::review_runs::revert_run(&st.store, &st.root, ws.id(), a, b, n, false, p.dry_run)?
     } else if !p.hunks.is_empty() {
         rewind::revert::revert_hunks_report(&st.store, &st.root, a, b, &p.hunks, false, p.dry_run)?
     } else {

@@ -53,7 +53,7 @@ pub async fn list_of_workspace(
         let w = workspace(store, ws)?;
         let all = ov::list(store)?
             .iter()
-            .filter(|r| r.workspace == w.path)
+            .filter(|r| r.workspace == w.path())
             .map(|r| Overlay::new(store, r))
             .collect::<rewind::Result<Vec<_>>>()?;
         Ok(Json(all))

@@ -6,7 +6,7 @@ use std::fmt::Write;
 use axum::extract::{Path, State};
 use axum::response::Html;
 use rewind::overlay::OverlayRecord;
-use rewind::store::snapshot::WorkspaceRecord;
+use rewind::Workspace;
 use serde_json::json;
 
 use super::html::{self, Action};
@@ -31,7 +31,7 @@ pub(super) async fn workspace(
 pub(super) fn workspace_record(
     store: &rewind::Store,
     id: u64,
-) -> Result<WorkspaceRecord, PageError> {
+) -> Result<Workspace, PageError> {
     Ok(crate::api::workspace(store, id)?)
 }
 
@@ -41,7 +41,7 @@ fn index_view(store: &rewind::Store) -> Result<String, PageError> {
     let reader = store.reader()?;
     // A copy overlay's files are snapshotted as a workspace of their own: store internals.
     let internal = rewind::overlay::overlays_dir(store);
-    let workspaces: Vec<WorkspaceRecord> = reader
+    let workspaces: Vec<Workspace> = reader
         .workspaces()?
         .into_iter()
         .filter(|w| !root_of(w).starts_with(&internal))
@@ -59,13 +59,13 @@ fn index_view(store: &rewind::Store) -> Result<String, PageError> {
              <th>message</th><th>overlays</th></tr>",
         );
         for ws in &workspaces {
-            let latest = reader.snapshot_log(ws.id, 1)?.into_iter().next();
-            let ovs = overlays.iter().filter(|o| o.workspace == ws.path).count();
+            let latest = reader.snapshot_log(ws.id(), 1)?.into_iter().next();
+            let ovs = overlays.iter().filter(|o| o.workspace == ws.path()).count();
             let _ = write!(
                 body,
                 "<tr data-ws=\"{id}\"><td><a class=\"mono\" href=\"/w/{id}\">{}</a></td><td>{}</td>\
                  <td>{}</td><td class=\"num\">{ovs}</td></tr>",
-                html::path(&ws.path),
+                html::path(ws.path()),
                 latest
                     .as_ref()
                     .map(|r| html::time(r.time_ns()))
@@ -74,7 +74,7 @@ fn index_view(store: &rewind::Store) -> Result<String, PageError> {
                     .as_ref()
                     .map(|r| html::escape(r.message()))
                     .unwrap_or_default(),
-                id = ws.id,
+                id = ws.id(),
             );
         }
         body.push_str("</table>");
@@ -91,7 +91,7 @@ fn overlay_table(
     out: &mut String,
     store: &rewind::Store,
     overlays: &[OverlayRecord],
-    workspaces: &[WorkspaceRecord],
+    workspaces: &[Workspace],
 ) {
     out.push_str(
         "<table class=\"list\" id=\"overlays\"><tr><th>overlay</th><th>workspace</th><th>backend</th>\
@@ -100,7 +100,7 @@ fn overlay_table(
     for o in overlays {
         // Never waits: a busy overlay shows the count of its last computed state.
         let (pending, running) = rewind::overlay::pending_now(store, o);
-        let ws = workspaces.iter().find(|w| w.path == o.workspace);
+        let ws = workspaces.iter().find(|w| w.path() == o.workspace);
         let _ = write!(
             out,
             "<tr data-overlay=\"{id}\"><td><a href=\"/overlay/{id}\">{id}{}</a>{}</td><td class=\"mono\">{}</td>\
@@ -115,7 +115,7 @@ fn overlay_table(
             } else {
                 ""
             },
-            ws.map(|w| format!("<a href=\"/w/{}\">{}</a>", w.id, html::path(&w.path)))
+            ws.map(|w| format!("<a href=\"/w/{}\">{}</a>", w.id(), html::path(w.path())))
                 .unwrap_or_else(|| html::path(&o.workspace)),
             o.backend.name(),
             o.base.short(),
@@ -130,17 +130,17 @@ fn overlay_table(
 fn workspace_view(store: &rewind::Store, id: u64) -> Result<String, PageError> {
     let ws = workspace_record(store, id)?;
     let reader = store.reader()?;
-    let snaps = reader.snapshot_log(ws.id, LIST_LIMIT)?;
+    let snaps = reader.snapshot_log(ws.id(), LIST_LIMIT)?;
     let tags = reader.tags()?;
-    let ops = rewind::store::oplog::fold_actions(reader.ops(Some(&ws.path), LIST_LIMIT)?);
-    let undone = rewind::undo::undone_ops(store, &ws.path)?;
+    let ops = rewind::store::oplog::fold_actions(reader.ops(Some(ws.path()), LIST_LIMIT)?);
+    let undone = rewind::undo::undone_ops(store, ws.path())?;
     let overlays: Vec<OverlayRecord> = rewind::overlay::list(store)?
         .into_iter()
-        .filter(|o| o.workspace == ws.path)
+        .filter(|o| o.workspace == ws.path())
         .collect();
     drop(reader);
 
-    let mut body = format!("<h1 class=\"mono\">{}</h1>", html::path(&ws.path));
+    let mut body = format!("<h1 class=\"mono\">{}</h1>", html::path(ws.path()));
     body.push_str("<div class=\"toolbar\">");
     body.push_str(&undo_buttons(id));
     let _ = write!(
@@ -241,10 +241,10 @@ fn workspace_view(store: &rewind::Store, id: u64) -> Result<String, PageError> {
     }
     body.push_str("</div></div>");
     Ok(layout(
-        &String::from_utf8_lossy(&ws.path),
+        &String::from_utf8_lossy(ws.path()),
         &[Crumb {
             href: None,
-            label: String::from_utf8_lossy(&ws.path).into_owned(),
+            label: String::from_utf8_lossy(ws.path()).into_owned(),
         }],
         &body,
     ))
@@ -278,11 +278,11 @@ pub(super) fn undo_buttons(ws: u64) -> String {
 /// `from` and `to` selected (a typed revision not in the list is added as an option).
 pub(super) fn compare_form(
     store: &rewind::Store,
-    ws: &WorkspaceRecord,
+    ws: &Workspace,
     from: &str,
     to: &str,
 ) -> Result<String, PageError> {
-    let snaps = store.reader()?.snapshot_log(ws.id, LIST_LIMIT)?;
+    let snaps = store.reader()?.snapshot_log(ws.id(), LIST_LIMIT)?;
     let select = |name: &str, chosen: &str| {
         let mut options: Vec<(String, String)> = vec![
             ("live".into(), "live workspace".into()),
@@ -314,7 +314,7 @@ pub(super) fn compare_form(
     Ok(format!(
         "<form class=\"compare\" method=\"get\" action=\"/w/{}/diff\">compare {} → {} \
          <button type=\"submit\" class=\"primary\">Show diff</button></form>",
-        ws.id,
+        ws.id(),
         select("from", from),
         select("to", to),
     ))

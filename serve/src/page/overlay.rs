@@ -94,11 +94,11 @@ fn view(store: &rewind::Store, key: &str, q: Only) -> Result<String, PageError> 
         );
     }
     if let Some(ws) = &ws {
-        body.push_str(&home::undo_buttons(ws.id));
+        body.push_str(&home::undo_buttons(ws.id()));
         let _ = write!(
             body,
             "<a class=\"button\" href=\"/w/{}\">workspace</a>",
-            ws.id
+            ws.id()
         );
     }
     body.push_str("</div>");
@@ -189,8 +189,8 @@ fn view(store: &rewind::Store, key: &str, q: Only) -> Result<String, PageError> 
     let mut crumbs = Vec::new();
     if let Some(ws) = &ws {
         crumbs.push(Crumb {
-            href: Some(format!("/w/{}", ws.id)),
-            label: String::from_utf8_lossy(&ws.path).into_owned(),
+            href: Some(format!("/w/{}", ws.id())),
+            label: String::from_utf8_lossy(ws.path()).into_owned(),
         });
     }
     crumbs.push(Crumb {
