@@ -24,6 +24,11 @@ pub fn decode_snapshot(id: &Id, bytes: &[u8]) -> Result<Snapshot> {
     Ok(Snapshot::new(*id, SnapshotRecord::decode(id, bytes)?))
 }
 
+/// Decodes a stored overlay record (any of its layouts) as the overlay `id`.
+pub fn decode_overlay(id: u64, bytes: &[u8]) -> Result<crate::overlay::Overlay> {
+    crate::overlay::OverlayRecord::decode(id, bytes).map(crate::overlay::Overlay::new)
+}
+
 /// A snapshot's stored encoding (its hash is the snapshot id).
 pub fn encode_snapshot(s: &Snapshot) -> Result<Vec<u8>> {
     s.record().encode()

@@ -626,7 +626,13 @@ mod tests {
     fn selectors_and_line_ranges_fail_with_their_own_variants() {
         let (tmp, store, _) = play(&[], 0);
         let ws = crate::workspace::resolve(&tmp.path().join("ws")).unwrap();
-        let wsid = store.reader().unwrap().workspace(&ws).unwrap().unwrap().id();
+        let wsid = store
+            .reader()
+            .unwrap()
+            .workspace(&ws)
+            .unwrap()
+            .unwrap()
+            .id();
         let r = revert_selected(&store, &ws, wsid, &[], true);
         assert!(matches!(r, Err(Error::EmptySelector)), "{r:?}");
         let nobody = [("session".to_string(), "nobody".to_string())];

@@ -5,8 +5,9 @@
 
 use rewind::id::Id;
 use rewind::internals::PackIndex as Index;
-use rewind::internals::{DirView, decode_blob, decode_chunk, decode_snapshot, encode_snapshot};
-use rewind::overlay::OverlayRecord;
+use rewind::internals::{
+    DirView, decode_blob, decode_chunk, decode_overlay, decode_snapshot, encode_snapshot,
+};
 use rewind::store::oplog::OpRecord;
 use rewind::store::tree::Tree;
 
@@ -24,7 +25,7 @@ pub fn check(data: &[u8]) {
         assert_eq!(decode_snapshot(&id, &bytes).expect("re-decodes"), snap);
     }
     let _ = OpRecord::decode(data);
-    let _ = OverlayRecord::decode(0, data);
+    let _ = decode_overlay(0, data);
     let _ = Index::decode(&id, data);
     if let Some(view) = DirView::parse(data) {
         let _ = (view.tree(), view.size(), view.len(), view.is_empty());

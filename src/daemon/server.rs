@@ -403,7 +403,7 @@ impl Shared {
 
     /// The copy overlays of the workspaces in `list` whose directory exists.
     fn overlay_trees(&self, store: &Store, list: &WatchList) -> Vec<OverlayTree> {
-        let Ok(all) = crate::overlay::list(store) else {
+        let Ok(all) = crate::overlay::list_records(store) else {
             return Vec::new();
         };
         let mut out = Vec::new();

@@ -88,7 +88,7 @@ pub(crate) fn run_isolated(
         let store = open()?;
         let t_create = Instant::now();
         let found = match &iso.overlay {
-            Some(key) => match crate::overlay::find(&store, key) {
+            Some(key) => match crate::overlay::find_record(&store, key) {
                 Ok(rec) => Some(rec),
                 Err(e) if iso.existing || key.parse::<u64>().is_ok() => return Err(e),
                 Err(_) => None,
@@ -118,7 +118,7 @@ pub(crate) fn run_isolated(
                     },
                     &crate::progress::NoProgress,
                 )?;
-                (created.overlay, created.fallback)
+                (created.overlay.rec, created.fallback)
             }
         };
         let session = crate::overlay::begin_run(&store, &mut rec, &prep.command.join(" "))?;

@@ -532,7 +532,7 @@ fn overlay_create(st: &State, p: OverlayCreateParams) -> Result<wire::OverlayCre
 
 fn overlay_diff(st: &State, p: OverlayDiffParams) -> Result<wire::OverlayDiff> {
     let mut rec = ov::find(&st.store, &p.overlay.text())?;
-    let od = ov::overlay_diff(&st.store, &mut rec, true)?;
+    let od = rec.diff(&st.store, true)?;
     let dopts = rewind::diff::DiffOptions::default();
     let popts = rewind::diff::PatchOptions {
         diff: dopts,
@@ -544,9 +544,9 @@ fn overlay_diff(st: &State, p: OverlayDiffParams) -> Result<wire::OverlayDiff> {
 
 fn overlay_runs(st: &State, p: OverlayRunsParams) -> Result<wire::OverlayRuns> {
     let mut rec = ov::find(&st.store, &p.overlay.text())?;
-    let od = ov::overlay_diff(&st.store, &mut rec, false)?;
-    let groups = ov::by_run(&st.store, &rec, &od.diff)?;
-    Ok(wire::OverlayRuns::new(rec.id, groups))
+    let od = rec.diff(&st.store, false)?;
+    let groups = rec.by_run(&st.store, &od.diff)?;
+    Ok(wire::OverlayRuns::new(rec.id(), groups))
 }
 
 /// `from` and `to` (default `@`) as snapshot ids.
@@ -602,8 +602,8 @@ fn overlay_accept(st: &State, p: OverlayAcceptParams) -> Result<wire::OverlayAcc
         edited: Vec::new(),
         run: p.run,
     };
-    let r = ov::accept(&st.store, &mut rec, &opts)?;
-    Ok(wire::OverlayAccept::new(rec.id, &r))
+    let r = rec.accept(&st.store, &opts)?;
+    Ok(wire::OverlayAccept::new(rec.id(), &r))
 }
 
 fn overlay_reject(st: &State, p: OverlayRejectParams) -> Result<wire::OverlayReject> {
@@ -611,8 +611,8 @@ fn overlay_reject(st: &State, p: OverlayRejectParams) -> Result<wire::OverlayRej
     let root = rec.workspace_path();
     let paths = st.ctx.workspace_paths(Some(&root), &p.paths)?;
     let r = match p.run {
-        Some(n) => ov::reject_run(&st.store, &mut rec, n)?,
-        None => ov::reject(&st.store, &mut rec, &paths, &p.hunks)?,
+        Some(n) => rec.reject_run(&st.store, n)?,
+        None => rec.reject(&st.store, &paths, &p.hunks)?,
     };
-    Ok(wire::OverlayReject::new(rec.id, &r))
+    Ok(wire::OverlayReject::new(rec.id(), &r))
 }

@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use axum::extract::{Path, State};
 use axum::response::Html;
-use rewind::overlay::OverlayRecord;
+use rewind::Overlay;
 use rewind::Workspace;
 use serde_json::json;
 
@@ -28,10 +28,7 @@ pub(super) async fn workspace(
 }
 
 /// The workspace record with this id.
-pub(super) fn workspace_record(
-    store: &rewind::Store,
-    id: u64,
-) -> Result<Workspace, PageError> {
+pub(super) fn workspace_record(store: &rewind::Store, id: u64) -> Result<Workspace, PageError> {
     Ok(crate::api::workspace(store, id)?)
 }
 
@@ -60,7 +57,10 @@ fn index_view(store: &rewind::Store) -> Result<String, PageError> {
         );
         for ws in &workspaces {
             let latest = reader.snapshot_log(ws.id(), 1)?.into_iter().next();
-            let ovs = overlays.iter().filter(|o| o.workspace == ws.path()).count();
+            let ovs = overlays
+                .iter()
+                .filter(|o| o.workspace() == ws.path())
+                .count();
             let _ = write!(
                 body,
                 "<tr data-ws=\"{id}\"><td><a class=\"mono\" href=\"/w/{id}\">{}</a></td><td>{}</td>\
@@ -90,7 +90,7 @@ fn index_view(store: &rewind::Store) -> Result<String, PageError> {
 fn overlay_table(
     out: &mut String,
     store: &rewind::Store,
-    overlays: &[OverlayRecord],
+    overlays: &[Overlay],
     workspaces: &[Workspace],
 ) {
     out.push_str(
@@ -99,15 +99,14 @@ fn overlay_table(
     );
     for o in overlays {
         // Never waits: a busy overlay shows the count of its last computed state.
-        let (pending, running) = rewind::overlay::pending_now(store, o);
-        let ws = workspaces.iter().find(|w| w.path() == o.workspace);
+        let (pending, running) = o.pending_now(store);
+        let ws = workspaces.iter().find(|w| w.path() == o.workspace());
         let _ = write!(
             out,
             "<tr data-overlay=\"{id}\"><td><a href=\"/overlay/{id}\">{id}{}</a>{}</td><td class=\"mono\">{}</td>\
              <td>{}</td><td class=\"mono\">{}</td><td>{}</td><td class=\"num\">{}</td>\
              <td><a href=\"/overlay/{id}\">review</a></td></tr>",
-            o.name
-                .as_deref()
+            o.name()
                 .map(|n| format!(" · {}", html::escape(n)))
                 .unwrap_or_default(),
             if running {
@@ -116,12 +115,12 @@ fn overlay_table(
                 ""
             },
             ws.map(|w| format!("<a href=\"/w/{}\">{}</a>", w.id(), html::path(w.path())))
-                .unwrap_or_else(|| html::path(&o.workspace)),
-            o.backend.name(),
-            o.base.short(),
-            html::time(o.created_ns),
+                .unwrap_or_else(|| html::path(o.workspace())),
+            o.backend().name(),
+            o.base().short(),
+            html::time(o.created_ns()),
             pending.map_or_else(|| "?".into(), |n| n.to_string()),
-            id = o.id,
+            id = o.id(),
         );
     }
     out.push_str("</table>");
@@ -134,9 +133,9 @@ fn workspace_view(store: &rewind::Store, id: u64) -> Result<String, PageError> {
     let tags = reader.tags()?;
     let ops = rewind::store::oplog::fold_actions(reader.ops(Some(ws.path()), LIST_LIMIT)?);
     let undone = rewind::undo::undone_ops(store, ws.path())?;
-    let overlays: Vec<OverlayRecord> = rewind::overlay::list(store)?
+    let overlays: Vec<Overlay> = rewind::overlay::list(store)?
         .into_iter()
-        .filter(|o| o.workspace == ws.path())
+        .filter(|o| o.workspace() == ws.path())
         .collect();
     drop(reader);
 
