@@ -77,7 +77,7 @@
 //!     ..RunOptions::default()
 //! };
 //! let result = rewind::run(&open, &ws, &opts, &mut |_event| {})?;
-//! assert!(result.success);
+//! assert!(result.success());
 //! assert_eq!(result.diff.files_changed, 1, "run");
 //!
 //! // The same in an overlay: the workspace is untouched until the change is accepted.

@@ -1,6 +1,18 @@
 //! The overlay record: what the store keeps of an overlay (its base, state, backend, runs and
 //! what was accepted), its older layouts, the [`Overlay`] the API hands out in its stead, and
 //! finding overlays by id or name.
+//!
+//! ```
+//! fn base(o: &rewind::Overlay) -> rewind::Id {
+//!     o.base()
+//! }
+//! ```
+//!
+//! ```compile_fail,E0603
+//! fn base(o: &rewind::overlay::OverlayRecord) -> rewind::Id {
+//!     o.base
+//! }
+//! ```
 
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;

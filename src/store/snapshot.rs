@@ -1,4 +1,25 @@
 //! Snapshot records: a root tree plus everything needed to interpret it later.
+//!
+//! The records as stored are private to the crate, so that their encoding can change: an
+//! embedder reads [`Snapshot`] and [`Workspace`], which wrap them.
+//!
+//! ```
+//! fn shown(s: &rewind::Snapshot) -> (rewind::Id, &str) {
+//!     (s.root(), s.message())
+//! }
+//! ```
+//!
+//! ```compile_fail,E0603
+//! fn shown(s: &rewind::store::snapshot::SnapshotRecord) -> &str {
+//!     &s.message
+//! }
+//! ```
+//!
+//! ```compile_fail,E0603
+//! fn path(w: &rewind::store::snapshot::WorkspaceRecord) -> &[u8] {
+//!     &w.path
+//! }
+//! ```
 
 use serde::{Deserialize, Serialize};
 
