@@ -29,6 +29,11 @@ pub fn decode_overlay(id: u64, bytes: &[u8]) -> Result<crate::overlay::Overlay> 
     crate::overlay::OverlayRecord::decode(id, bytes).map(crate::overlay::Overlay::new)
 }
 
+/// Decodes a stored operation record (of its current layout or the one before `actor`).
+pub fn decode_op(bytes: &[u8]) -> Result<crate::store::oplog::Operation> {
+    crate::store::oplog::OpRecord::decode(bytes).map(crate::store::oplog::Operation::new)
+}
+
 /// A snapshot's stored encoding (its hash is the snapshot id).
 pub fn encode_snapshot(s: &Snapshot) -> Result<Vec<u8>> {
     s.record().encode()

@@ -6,9 +6,8 @@
 use rewind::id::Id;
 use rewind::internals::PackIndex as Index;
 use rewind::internals::{
-    DirView, decode_blob, decode_chunk, decode_overlay, decode_snapshot, encode_snapshot,
+    DirView, decode_blob, decode_chunk, decode_op, decode_overlay, decode_snapshot, encode_snapshot,
 };
-use rewind::store::oplog::OpRecord;
 use rewind::store::tree::Tree;
 
 /// Runs every decoder over `data`.
@@ -24,7 +23,7 @@ pub fn check(data: &[u8]) {
         let bytes = encode_snapshot(&snap).expect("a decoded snapshot record encodes");
         assert_eq!(decode_snapshot(&id, &bytes).expect("re-decodes"), snap);
     }
-    let _ = OpRecord::decode(data);
+    let _ = decode_op(data);
     let _ = decode_overlay(0, data);
     let _ = Index::decode(&id, data);
     if let Some(view) = DirView::parse(data) {

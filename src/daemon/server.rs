@@ -142,7 +142,7 @@ pub fn run(
         .reader()?
         .ops(None, 1)?
         .first()
-        .map(|o| o.id)
+        .map(|o| o.id())
         .unwrap_or(0);
     let instance = {
         use std::hash::BuildHasher;
@@ -381,11 +381,11 @@ impl Shared {
         let Ok(mut ops) = reader.ops(None, 1000) else {
             return;
         };
-        ops.retain(|o| o.id > last);
+        ops.retain(|o| o.id() > last);
         ops.reverse();
         for op in &ops {
             let label = op
-                .after
+                .after()
                 .and_then(|id| reader.snapshot_record(&id).ok())
                 .and_then(|r| {
                     r.meta
@@ -397,7 +397,7 @@ impl Shared {
         }
         if let Some(op) = ops.last() {
             let mut st = lock(&self.state);
-            st.last_op = st.last_op.max(op.id);
+            st.last_op = st.last_op.max(op.id());
         }
     }
 

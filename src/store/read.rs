@@ -106,8 +106,11 @@ impl Reader {
         &self,
         workspace: Option<&[u8]>,
         limit: usize,
-    ) -> Result<Vec<super::oplog::OpRecord>> {
-        super::oplog::list(&self.oplog, workspace, limit)
+    ) -> Result<Vec<super::oplog::Operation>> {
+        Ok(super::oplog::list(&self.oplog, workspace, limit)?
+            .into_iter()
+            .map(super::oplog::Operation::new)
+            .collect())
     }
 
     /// Space used by each table: (name, entries, stored bytes, metadata bytes, fragmented

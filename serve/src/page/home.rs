@@ -211,10 +211,10 @@ fn workspace_view(store: &rewind::Store, id: u64) -> Result<String, PageError> {
             if let Some(t) = &row.target {
                 let _ = write!(what, " <a href=\"/overlay/{0}\">{0}</a>", html::escape(t));
             }
-            if undone.contains(&op.id) {
+            if undone.contains(&op.id()) {
                 what.push_str(" <span class=\"tag undone\">undone</span>");
             }
-            let diff = match (op.before, op.after) {
+            let diff = match (op.before(), op.after()) {
                 (Some(b), Some(a)) if b != a => format!(
                     "<a href=\"/w/{id}/diff?from={}&amp;to={}\">changes</a>",
                     b.hex(),
@@ -227,12 +227,12 @@ fn workspace_view(store: &rewind::Store, id: u64) -> Result<String, PageError> {
                 "<tr data-op=\"{}\"><td class=\"num\">{}</td><td>{what}\
                  <div class=\"muted mono cmd\" title=\"{cmd}\">{cmd}</div></td>\
                  <td>{}</td><td>{diff}</td></tr>",
-                op.id,
-                op.id,
-                html::time(op.time_ns),
-                cmd = html::escape(&match &op.actor {
-                    Some(a) => format!("{} (by {a})", op.command.join(" ")),
-                    None => op.command.join(" "),
+                op.id(),
+                op.id(),
+                html::time(op.time_ns()),
+                cmd = html::escape(&match &op.actor() {
+                    Some(a) => format!("{} (by {a})", op.command().join(" ")),
+                    None => op.command().join(" "),
                 }),
             );
         }
