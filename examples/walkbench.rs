@@ -33,7 +33,7 @@ fn main() {
         .workspace(&root)
         .expect("ws")
         .expect("a snapshot of DIR in STORE");
-    let cache = rewind::internals::StatCache::load(&reader, ws.id).expect("cache");
+    let cache = rewind::internals::StatCache::load(&reader, ws.id()).expect("cache");
     let all: rustc_hash::FxHashSet<Vec<u8>> = cache.dir_paths().map(<[u8]>::to_vec).collect();
     let trusted = rewind::internals::WalkOptions {
         trusted: Some(rewind::internals::Trust::Only(std::sync::Arc::new(all))),

@@ -311,7 +311,7 @@ pub fn apply_patch(
     }
     let reader = store.reader()?;
     let base_root = match opts.base {
-        Some(id) => Some(reader.snapshot(&id)?.root),
+        Some(id) => Some(reader.snapshot_record(&id)?.root),
         None => None,
     };
     // The content a blob id (full or a hex prefix from an index line) names, if stored.
@@ -382,7 +382,7 @@ pub(crate) fn write_with_op(
     // undone (an undo never deletes what no snapshot looked at).
     if let (Some(id), false) = (before, force) {
         let reader = store.reader()?;
-        let rec = reader.snapshot(&id)?;
+        let rec = reader.snapshot_record(&id)?;
         let tree = rec.root;
         let mut ignores = crate::restore::SnapshotIgnores::new(&reader, &rec)?;
         let mut unsaved = Vec::new();

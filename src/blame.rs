@@ -21,7 +21,7 @@ use crate::error::{Error, Result};
 use crate::files::RelPath;
 use crate::id::Id;
 use crate::patch::linediff::changed_lines;
-use crate::store::snapshot::SnapshotRecord;
+use crate::store::snapshot::Snapshot;
 use crate::store::tree::{Kind, TreeEntry};
 use crate::store::{Reader, Store};
 
@@ -66,7 +66,7 @@ pub struct Blame {
     /// The lines asked for, in order.
     pub lines: Vec<BlameLine>,
     /// Every snapshot a line is blamed on, with its record, newest taken first.
-    pub snapshots: Vec<(Id, SnapshotRecord)>,
+    pub snapshots: Vec<(Id, Snapshot)>,
 }
 
 /// One version of the file being followed back.
@@ -90,11 +90,11 @@ pub fn blame(
     path: &RelPath,
     opts: &BlameOptions,
 ) -> Result<Blame> {
-    let rows = reader.snapshot_log(ws, usize::MAX)?;
+    let rows = reader.snapshot_records(ws, usize::MAX)?;
     let mut lookup = Lookup::default();
     let (mut cur, start) = match opts.rev {
         Some(rev) => {
-            let record = reader.snapshot(&rev)?;
+            let record = reader.snapshot_record(&rev)?;
             let entry = lookup
                 .find(reader, &record.root, path.as_bytes())?
                 .filter(|e| e.kind != Kind::Dir)
@@ -202,7 +202,7 @@ pub fn blame(
     for id in blamed {
         let record = match rows.iter().find(|(r, _)| *r == id) {
             Some((_, r)) => r.clone(),
-            None => reader.snapshot(&id)?,
+            None => reader.snapshot_record(&id)?,
         };
         snapshots.push((id, record));
     }
@@ -221,7 +221,10 @@ pub fn blame(
         path: path.as_bytes().to_vec(),
         rev: opts.rev,
         lines,
-        snapshots,
+        snapshots: snapshots
+            .into_iter()
+            .map(|(id, r)| (id, Snapshot::new(id, r)))
+            .collect(),
     })
 }
 
@@ -333,8 +336,9 @@ pub struct Author<'a> {
     pub command: Option<&'a str>,
 }
 
-/// Reads [`Author`] from a snapshot record.
-pub fn author(r: &SnapshotRecord) -> Author<'_> {
+/// Reads [`Author`] from a snapshot.
+pub fn author(s: &Snapshot) -> Author<'_> {
+    let r = s.record();
     let label = r.meta("label");
     let command = match label {
         Some("before" | "after" | "after_failure") => Some(

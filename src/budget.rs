@@ -92,7 +92,7 @@ fn judge(store: &Store, undo_depth: usize) -> Result<(Vec<Judged>, Vec<Judged>)>
     let reader = store.reader()?;
     let mut all: Vec<Judged> = Vec::new();
     for id in reader.all_snapshots()? {
-        let r = reader.snapshot(&id)?;
+        let r = reader.snapshot_record(&id)?;
         all.push(Judged {
             id,
             workspace: r.workspace,

@@ -133,7 +133,7 @@ pub fn diff(
     });
     for (slot, rev) in [a, b].into_iter().enumerate() {
         roots[slot] = Some(match rev {
-            Rev::Snapshot(id) => store.reader()?.snapshot(&id)?.root,
+            Rev::Snapshot(id) => store.reader()?.snapshot_record(&id)?.root,
             Rev::Live => {
                 let root = workspace.ok_or(Error::LiveNeedsWorkspace)?;
                 let mut opts = SnapshotOptions {
@@ -142,7 +142,7 @@ pub fn diff(
                     ..SnapshotOptions::default()
                 };
                 if let Some(id) = settings_from {
-                    let rec = store.reader()?.snapshot(&id)?;
+                    let rec = store.reader()?.snapshot_record(&id)?;
                     opts.ignore_globs = rec.scan.ignore_globs;
                     opts.max_file_size = rec.scan.max_file_size;
                 }

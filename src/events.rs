@@ -103,24 +103,24 @@ impl Event {
     /// The events an operation-log record stands for: a snapshot event for operations that
     /// record a snapshot of the workspace as it is (`label` is that snapshot's), else an
     /// operation event.
-    pub fn from_op(op: &crate::store::oplog::OpRecord, label: Option<String>) -> Event {
-        let workspace = String::from_utf8_lossy(&op.workspace).into_owned();
-        match (op.kind.as_str(), op.after) {
+    pub fn from_op(op: &crate::store::oplog::Operation, label: Option<String>) -> Event {
+        let workspace = String::from_utf8_lossy(op.workspace()).into_owned();
+        match (op.kind(), op.after()) {
             ("snapshot" | "pre-run" | "post-run", Some(after)) => Event::Snapshot {
                 workspace,
-                time_ns: op.time_ns,
+                time_ns: op.time_ns(),
                 id: after.hex(),
                 label,
-                op: op.id,
-                kind: op.kind.clone(),
+                op: op.id(),
+                kind: op.kind().to_string(),
             },
             _ => Event::Operation {
                 workspace,
-                time_ns: op.time_ns,
-                op: op.id,
-                kind: op.kind.clone(),
-                before: op.before.map(|i| i.hex()),
-                after: op.after.map(|i| i.hex()),
+                time_ns: op.time_ns(),
+                op: op.id(),
+                kind: op.kind().to_string(),
+                before: op.before().map(|i| i.hex()),
+                after: op.after().map(|i| i.hex()),
             },
         }
     }

@@ -73,7 +73,7 @@ pub fn tar(
     out: &mut dyn Write,
     progress: &dyn Progress,
 ) -> Result<ExportReport> {
-    let record = reader.snapshot(snapshot)?;
+    let record = reader.snapshot_record(snapshot)?;
     let mtime = u64::try_from(record.time_ns / 1_000_000_000).unwrap_or(0);
     let entries = select(reader, &record.root, paths)?;
     let (bytes, files) = entries
@@ -149,7 +149,7 @@ pub fn zip(
     progress: &dyn Progress,
 ) -> Result<ExportReport> {
     use ::zip::write::SimpleFileOptions;
-    let record = reader.snapshot(snapshot)?;
+    let record = reader.snapshot_record(snapshot)?;
     let entries = select(reader, &record.root, paths)?;
     // Names and targets as text, all checked before the first byte goes out.
     let mut named = Vec::with_capacity(entries.len());

@@ -70,7 +70,7 @@ pub fn find(reader: &Reader, ws: u64, q: &FindQuery) -> Result<Vec<Found>> {
         dirs: q.dirs,
     };
     // Oldest first, so that versions are built forward in time.
-    let mut rows = reader.snapshot_log(ws, usize::MAX)?;
+    let mut rows = reader.snapshot_records(ws, usize::MAX)?;
     rows.reverse();
     let mut memo: FxHashMap<(Id, Vec<u8>), std::rc::Rc<Vec<Hit>>> = FxHashMap::default();
     let mut found: FxHashMap<Vec<u8>, Vec<Open>> = FxHashMap::default();

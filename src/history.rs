@@ -17,7 +17,7 @@ use crate::diff::ChangeStatus;
 use crate::error::Result;
 use crate::files::RelPath;
 use crate::id::Id;
-use crate::store::snapshot::SnapshotRecord;
+use crate::store::snapshot::{Snapshot, SnapshotRecord};
 use crate::store::tree::{Kind, TreeEntry};
 use crate::store::{Reader, Store};
 
@@ -54,8 +54,8 @@ pub struct PathChange {
 pub struct LogEntry {
     /// The snapshot.
     pub id: Id,
-    /// Its record.
-    pub record: SnapshotRecord,
+    /// What it records.
+    pub record: Snapshot,
     /// The workspace returned to this snapshot after it was taken (a restore or undo).
     pub restored: bool,
     /// With a path query: how the path changed here.
@@ -77,14 +77,14 @@ pub struct LogPage {
     pub more: usize,
     /// Whether `more` is the exact count.
     pub more_exact: bool,
-    /// Bookkeeping snapshots left out among the rows looked at (see [`is_bookkeeping`]).
+    /// Bookkeeping snapshots left out among the rows looked at (see `is_bookkeeping`).
     pub hidden: usize,
 }
 
 /// Whether a snapshot was taken by rewind around an action rather than asked for: the safety
 /// snapshots before and after a restore, undo, apply, revert or overlay accept, an overlay's
 /// base and state, and a run's before snapshot (its after snapshot stands for the run).
-pub fn is_bookkeeping(r: &SnapshotRecord) -> bool {
+pub(crate) fn is_bookkeeping(r: &SnapshotRecord) -> bool {
     r.meta("label").is_some_and(|l| {
         l.starts_with("pre-")
             || l.starts_with("post-")
@@ -127,7 +127,7 @@ fn page(
             returned.insert(id);
         }
     }
-    let rows = reader.snapshot_log(ws, usize::MAX)?;
+    let rows = reader.snapshot_records(ws, usize::MAX)?;
     let mut path = q.path.clone();
     let mut out = LogPage {
         more_exact: true,
@@ -171,7 +171,7 @@ fn page(
         }
         out.entries.push(LogEntry {
             id: *id,
-            record: record.clone(),
+            record: Snapshot::new(*id, record.clone()),
             restored: returned.contains(id),
             change,
         });
@@ -194,22 +194,20 @@ pub const TURN_START_LABEL: &str = "turn-start";
 
 /// The workspace's snapshots carrying the metadata pair `key=value`, each once, newest taken
 /// first.
-pub fn with_meta(
-    reader: &Reader,
-    ws: u64,
-    key: &str,
-    value: &str,
-) -> Result<Vec<(Id, SnapshotRecord)>> {
-    let mut rows = reader.snapshot_log(ws, usize::MAX)?;
+pub fn with_meta(reader: &Reader, ws: u64, key: &str, value: &str) -> Result<Vec<(Id, Snapshot)>> {
+    let mut rows = reader.snapshot_records(ws, usize::MAX)?;
     rows.retain(|(_, r)| r.meta(key) == Some(value));
-    Ok(rows)
+    Ok(rows
+        .into_iter()
+        .map(|(id, r)| (id, Snapshot::new(id, r)))
+        .collect())
 }
 
 /// The session of the newest snapshot (by the time it was taken) that an agent hook recorded in
 /// the workspace, if any.
 pub fn latest_session(reader: &Reader, ws: u64) -> Result<Option<String>> {
     Ok(reader
-        .snapshot_log(ws, usize::MAX)?
+        .snapshot_records(ws, usize::MAX)?
         .into_iter()
         .find_map(|(_, r)| r.meta(SESSION_KEY).map(str::to_string)))
 }
@@ -286,7 +284,7 @@ fn path_change(
 ) -> Result<Option<PathChange>> {
     let now = reader.lookup(&record.root, path)?;
     let before = match older {
-        Some(o) => reader.lookup(&reader.snapshot(o)?.root, path)?,
+        Some(o) => reader.lookup(&reader.snapshot_record(o)?.root, path)?,
         None => None,
     };
     let same = |a: &TreeEntry, b: &TreeEntry| a.kind == b.kind && a.id == b.id;

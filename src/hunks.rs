@@ -732,7 +732,7 @@ pub fn restore_hunks(
         crate::error::HunkSet::LiveAgainst,
     )?;
     let reader = store.reader()?;
-    let rev_root = reader.snapshot(&rev)?.root;
+    let rev_root = reader.snapshot_record(&rev)?.root;
     let mut files = Vec::new();
     for (path, hs) in &review {
         if !hs.iter().any(|h| wanted(&h.id)) {

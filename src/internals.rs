@@ -14,3 +14,27 @@ pub use crate::store::blob::{
     encode_chunked, encode_whole,
 };
 pub use crate::store::pending::{PendingWrite, begin as begin_pending};
+
+use crate::error::Result;
+use crate::id::Id;
+use crate::store::snapshot::{Snapshot, SnapshotRecord};
+
+/// Decodes a stored snapshot record as the snapshot `id`.
+pub fn decode_snapshot(id: &Id, bytes: &[u8]) -> Result<Snapshot> {
+    Ok(Snapshot::new(*id, SnapshotRecord::decode(id, bytes)?))
+}
+
+/// Decodes a stored overlay record (any of its layouts) as the overlay `id`.
+pub fn decode_overlay(id: u64, bytes: &[u8]) -> Result<crate::overlay::Overlay> {
+    crate::overlay::OverlayRecord::decode(id, bytes).map(crate::overlay::Overlay::new)
+}
+
+/// Decodes a stored operation record (of its current layout or the one before `actor`).
+pub fn decode_op(bytes: &[u8]) -> Result<crate::store::oplog::Operation> {
+    crate::store::oplog::OpRecord::decode(bytes).map(crate::store::oplog::Operation::new)
+}
+
+/// A snapshot's stored encoding (its hash is the snapshot id).
+pub fn encode_snapshot(s: &Snapshot) -> Result<Vec<u8>> {
+    s.record().encode()
+}

@@ -14,7 +14,7 @@
 //! | diffs | [`diff()`] | [`Rev`], [`DiffRequest`], [`Diff`], [`FileChange`] |
 //! | restores | [`restore()`] | [`RestoreOptions`], [`OpInfo`], [`RestoreReport`] |
 //! | command runs | [`run()`] | [`RunOptions`], [`RunResult`], [`Isolate`] |
-//! | overlays | [`overlay::create`], [`overlay::overlay_diff`], [`overlay::accept`] | [`CreateOptions`], [`AcceptOptions`], [`BackendChoice`] |
+//! | overlays | [`overlay::create`], [`overlay::find`], [`Overlay::diff`], [`Overlay::accept`] | [`Overlay`], [`CreateOptions`], [`AcceptOptions`], [`BackendChoice`] |
 //! | errors | | [`Error`], [`Result`] |
 //! | progress | | [`Progress`] (implement it), [`NoProgress`] |
 //!
@@ -77,7 +77,7 @@
 //!     ..RunOptions::default()
 //! };
 //! let result = rewind::run(&open, &ws, &opts, &mut |_event| {})?;
-//! assert!(result.success);
+//! assert!(result.success());
 //! assert_eq!(result.diff.files_changed, 1, "run");
 //!
 //! // The same in an overlay: the workspace is untouched until the change is accepted.
@@ -93,7 +93,7 @@
 //!     command: vec!["sh".into(), "-c".into(), "echo four > notes.txt".into()],
 //!     cwd: Some(ws.clone()),
 //!     isolate: Some(Isolate {
-//!         overlay: Some(created.overlay.id.to_string()),
+//!         overlay: Some(created.overlay.id().to_string()),
 //!         existing: true,
 //!         accept: rewind::run::isolate::AcceptWhen::Never,
 //!         keep: true,
@@ -104,8 +104,8 @@
 //! rewind::run(&open, &ws, &opts, &mut |_event| {})?;
 //! assert_eq!(std::fs::read(ws.join("notes.txt")).unwrap(), b"three\n");
 //! let store = open()?;
-//! let mut rec = rewind::overlay::find(&store, &created.overlay.id.to_string())?;
-//! assert_eq!(rewind::overlay::overlay_diff(&store, &mut rec, false)?.diff.changes.len(), 1, "overlay");
+//! let mut rec = rewind::overlay::find(&store, &created.overlay.id().to_string())?;
+//! assert_eq!(rec.diff(&store, false)?.diff.changes.len(), 1, "overlay");
 //! let all = AcceptOptions {
 //!     paths: Vec::new(),
 //!     policy: rewind::carry::ConflictPolicy::Fail,
@@ -114,7 +114,7 @@
 //!     edited: Vec::new(),
 //!     run: None,
 //! };
-//! rewind::overlay::accept(&store, &mut rec, &all)?;
+//! rec.accept(&store, &all)?;
 //! assert_eq!(std::fs::read(ws.join("notes.txt")).unwrap(), b"four\n");
 //! # Ok(())
 //! # }
@@ -195,10 +195,11 @@ pub use diff::FileChange;
 pub use error::{Error, Result};
 pub use files::RelPath;
 pub use id::Id;
-pub use overlay::{AcceptOptions, BackendChoice, CreateOptions};
+pub use overlay::{AcceptOptions, BackendChoice, CreateOptions, Overlay};
 pub use progress::{NoProgress, Progress};
 pub use restore::{OpInfo, RestoreOptions, RestoreReport, restore};
 pub use run::isolate::Isolate;
 pub use run::{RunOptions, RunResult, run};
 pub use snapshot::{SnapshotOptions, SnapshotOutcome, SnapshotReport};
+pub use store::snapshot::{Snapshot, Workspace};
 pub use store::{Reader, Store, StoreOptions};

@@ -109,7 +109,7 @@ pub fn trace(
 /// The entry `path` has in snapshot `id`: its kind and object id; `Some(None)` when the
 /// snapshot has no such path; None when the snapshot cannot be read any more.
 pub(crate) fn entry_at(reader: &Reader, id: &Id, path: &[u8]) -> Option<Option<(Kind, Id)>> {
-    let root = reader.snapshot(id).ok()?.root;
+    let root = reader.snapshot_record(id).ok()?.root;
     Some(reader.lookup(&root, path).ok()?.map(|e| (e.kind, e.id)))
 }
 

@@ -112,7 +112,7 @@ pub fn restore(
 ) -> Result<RestoreReport> {
     let t0 = Instant::now();
     let root = crate::workspace::for_store(store, root, opts.force)?;
-    let target_rec = store.reader()?.snapshot(&target)?;
+    let target_rec = store.reader()?.snapshot_record(&target)?;
     check_origin(store, &root, target, &target_rec, opts)?;
     check_paths(&store.reader()?, &root, &target_rec, &opts.paths)?;
 

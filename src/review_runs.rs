@@ -22,7 +22,7 @@ use crate::files::RelPath;
 use crate::hunks::{self, RevertReport, ReviewHunk};
 use crate::id::Id;
 use crate::owners::{self, RunFile};
-use crate::store::snapshot::SnapshotRecord;
+use crate::store::snapshot::Snapshot;
 use crate::store::{Reader, Store};
 
 /// Labels of the snapshots that close a unit: a run's after snapshot (its command succeeded
@@ -39,7 +39,7 @@ pub struct Unit {
     /// The snapshot that closed it.
     pub after: Id,
     /// That snapshot's record (its label, message and metadata say what ran).
-    pub record: SnapshotRecord,
+    pub record: Snapshot,
 }
 
 /// The changes one unit made (or that no unit made: `run` 0).
@@ -71,7 +71,7 @@ type Steps = Vec<(Id, u32)>;
 /// The steps from `a` to `b` along workspace `ws`'s log, each a snapshot with its owner, and
 /// the units among them. Fails unless `a` is an older snapshot of the workspace than `b`.
 fn steps(reader: &Reader, ws: u64, a: Id, b: Id) -> Result<(Steps, Vec<Unit>)> {
-    let rows = reader.snapshot_log(ws, usize::MAX)?;
+    let rows = reader.snapshot_records(ws, usize::MAX)?;
     let not_a_range = || Error::NotALogRange {
         a: a.short(),
         b: b.short(),
@@ -95,7 +95,7 @@ fn steps(reader: &Reader, ws: u64, a: Id, b: Id) -> Result<(Steps, Vec<Unit>)> {
                 n,
                 before: rows[i + 1].0,
                 after: *id,
-                record: r.clone(),
+                record: Snapshot::new(*id, r.clone()),
             });
             n
         } else {

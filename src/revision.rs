@@ -31,7 +31,7 @@ pub fn resolve(reader: &Reader, rev: &str, workspace: Option<&Path>) -> Result<I
         let ws = reader
             .workspace(ws_path)?
             .ok_or_else(|| Error::NoSnapshots(ws_path.to_path_buf()))?;
-        let history = reader.history(ws.id, back.saturating_add(1))?;
+        let history = reader.history(ws.id(), back.saturating_add(1))?;
         if history.is_empty() {
             return Err(Error::NoSnapshots(ws_path.to_path_buf()));
         }

@@ -21,7 +21,7 @@ use crate::compare::{DiffRequest, Rev, diff};
 use crate::error::{Error, Result};
 use crate::id::Id;
 use crate::patch::{MergeLabels, MergeOutcome, merge3};
-use crate::store::snapshot::SnapshotRecord;
+use crate::store::snapshot::{Snapshot, SnapshotRecord};
 use crate::store::tree::Kind;
 use crate::store::{Reader, Store};
 
@@ -36,7 +36,7 @@ pub struct SelectedChange {
     /// The snapshot carrying the selected metadata, after the change.
     pub after: Id,
     /// The after snapshot's record.
-    pub record: SnapshotRecord,
+    pub record: Snapshot,
 }
 
 /// The workspace `ws`'s changes whose after snapshot carries every pair of `selector`, newest
@@ -49,7 +49,7 @@ pub fn select(
     if selector.is_empty() {
         return Err(Error::EmptySelector);
     }
-    let rows = reader.snapshot_log(ws, usize::MAX)?;
+    let rows = reader.snapshot_records(ws, usize::MAX)?;
     let mut out = Vec::new();
     for (i, (id, r)) in rows.iter().enumerate() {
         let matches = selector.iter().all(|(k, v)| r.meta(k) == Some(v.as_str()));
@@ -62,7 +62,7 @@ pub fn select(
         out.push(SelectedChange {
             before: *before,
             after: *id,
-            record: r.clone(),
+            record: Snapshot::new(*id, r.clone()),
         });
     }
     Ok(out)
@@ -374,7 +374,7 @@ pub struct SessionSummary {
 pub fn sessions(store: &Store, root: &Path, ws: u64) -> Result<Vec<SessionSummary>> {
     let root = crate::workspace::resolve(root)?;
     let reader = store.reader()?;
-    let rows = reader.snapshot_log(ws, usize::MAX)?;
+    let rows = reader.snapshot_records(ws, usize::MAX)?;
     let mut order: Vec<String> = Vec::new();
     for (_, r) in &rows {
         if let Some(s) = r.meta(crate::history::SESSION_KEY)
@@ -626,7 +626,13 @@ mod tests {
     fn selectors_and_line_ranges_fail_with_their_own_variants() {
         let (tmp, store, _) = play(&[], 0);
         let ws = crate::workspace::resolve(&tmp.path().join("ws")).unwrap();
-        let wsid = store.reader().unwrap().workspace(&ws).unwrap().unwrap().id;
+        let wsid = store
+            .reader()
+            .unwrap()
+            .workspace(&ws)
+            .unwrap()
+            .unwrap()
+            .id();
         let r = revert_selected(&store, &ws, wsid, &[], true);
         assert!(matches!(r, Err(Error::EmptySelector)), "{r:?}");
         let nobody = [("session".to_string(), "nobody".to_string())];
@@ -666,7 +672,7 @@ mod tests {
             .workspace(&crate::workspace::resolve(&ws).unwrap())
             .unwrap()
             .unwrap()
-            .id;
+            .id();
 
         // Blame names, for every line, the snapshot that recorded its last edit.
         for f in 0..FILES {

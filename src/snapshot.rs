@@ -382,7 +382,7 @@ impl<'a> Snapshotter<'a> {
         let mut daemon = daemon_narrowing(
             store,
             &reader,
-            ws.as_ref().map(|w| w.id),
+            ws.as_ref().map(|w| w.id()),
             &root,
             opts.trusted_dirs.is_none(),
             &ignore_globs,
@@ -401,18 +401,18 @@ impl<'a> Snapshotter<'a> {
         let mut join_stored = None;
         let cache = match (&ws, &daemon.trusted) {
             (Some(ws), Some(untrusted)) if prune => {
-                StatCache::load_narrowed(&reader, ws.id, untrusted)?
+                StatCache::load_narrowed(&reader, ws.id(), untrusted)?
             }
             (Some(ws), _) if !walk_trusts => {
-                join_stored = Some(ws.id);
+                join_stored = Some(ws.id());
                 StatCache::default()
             }
-            (Some(ws), _) => StatCache::load(&reader, ws.id)?,
+            (Some(ws), _) => StatCache::load(&reader, ws.id())?,
             (None, _) => StatCache::default(),
         };
         phases.mark("cache");
         let parent = match &ws {
-            Some(ws) => reader.history(ws.id, 1)?.first().copied(),
+            Some(ws) => reader.history(ws.id(), 1)?.first().copied(),
             None => None,
         };
         let start_ns = fs_clock_ns(store.dir(), &root);
@@ -685,7 +685,7 @@ impl<'a> Snapshotter<'a> {
             ..Default::default()
         };
         if let Some(p) = self.parent {
-            report.unchanged = self.reader.snapshot(&p)?.root == built.root;
+            report.unchanged = self.reader.snapshot_record(&p)?.root == built.root;
         }
         Ok(report)
     }

@@ -103,9 +103,9 @@ pub fn stats(store: &Store) -> Result<StoreStats> {
     for ws in reader.workspaces()? {
         // A restore or undo puts a snapshot in the history again; it holds its bytes once.
         let mut seen = rustc_hash::FxHashSet::default();
-        let history = reader.history(ws.id, usize::MAX)?;
+        let history = reader.history(ws.id(), usize::MAX)?;
         let mut w = WorkspaceStats {
-            path: ws.path.clone(),
+            path: ws.path().to_vec(),
             snapshots: 0,
             latest_files: 0,
             latest_bytes: 0,
@@ -116,7 +116,7 @@ pub fn stats(store: &Store) -> Result<StoreStats> {
             if !seen.insert(*id) {
                 continue;
             }
-            let rec = reader.snapshot(id)?;
+            let rec = reader.snapshot_record(id)?;
             w.snapshots += 1;
             w.logical_bytes += rec.stats.bytes;
             if i == 0 {
@@ -130,7 +130,7 @@ pub fn stats(store: &Store) -> Result<StoreStats> {
     // The same content the blob and chunk totals count: every snapshot and every artifact.
     let mut logical = 0;
     for id in reader.all_snapshots()? {
-        logical += reader.snapshot(&id)?.stats.bytes;
+        logical += reader.snapshot_record(&id)?.stats.bytes;
     }
     for (_, a) in reader.artifacts()? {
         logical += a.size;

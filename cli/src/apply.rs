@@ -86,7 +86,7 @@ pub fn revert(ctx: &Ctx, a: RevertArgs) -> CliResult {
     let markers = a.conflict == ConflictMode::Markers;
     let r = if let Some(n) = a.run {
         let ws = store.reader()?.snapshotted_workspace(&root)?;
-        rewind::review_runs::revert_run(&store, &root, ws.id, ida, idb, n, markers, a.dry_run)?
+        rewind::review_runs::revert_run(&store, &root, ws.id(), ida, idb, n, markers, a.dry_run)?
     } else if a.hunks.is_empty() {
         rewind::revert::revert_report(&store, &root, ida, idb, &paths, markers, a.dry_run)?
     } else {

@@ -97,7 +97,7 @@ pub fn status(ctx: &Ctx, a: StatusArgs) -> CliResult {
     let head_skipped = if skipped.is_empty() {
         Vec::new()
     } else {
-        store.reader()?.snapshot(&head)?.skipped
+        store.reader()?.snapshot(&head)?.skipped().to_vec()
     };
     let mut out = BufWriter::new(std::io::stdout().lock());
     let print_skipped = |out: &mut BufWriter<std::io::StdoutLock>| -> std::io::Result<()> {
@@ -280,7 +280,7 @@ fn by_run(ctx: &Ctx, store: &rewind::Store, old: Rev, new: Rev) -> CliResult {
     };
     let root = ctx.workspace_root(store)?;
     let ws = store.reader()?.snapshotted_workspace(&root)?;
-    let by = rewind::review_runs::by_run(store, ws.id, a, b)?;
+    let by = rewind::review_runs::by_run(store, ws.id(), a, b)?;
     let who: Vec<String> = by
         .units
         .iter()

@@ -117,7 +117,7 @@ pub fn find(ctx: &Ctx, a: FindArgs) -> CliResult {
     let ws = reader.snapshotted_workspace(&root)?;
     let found = rewind::find::find(
         &reader,
-        ws.id,
+        ws.id(),
         &FindQuery {
             glob: a.glob.clone(),
             dirs: a.dirs,

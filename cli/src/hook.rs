@@ -479,7 +479,7 @@ fn highest_recorded_turn(
         return Ok(0);
     };
     Ok(
-        rewind::history::with_meta(&reader, ws.id, SESSION_KEY, session)?
+        rewind::history::with_meta(&reader, ws.id(), SESSION_KEY, session)?
             .iter()
             .filter_map(|(_, r)| r.meta(TURN_KEY)?.parse::<u64>().ok())
             .max()

@@ -8,9 +8,9 @@ use anstyle::{AnsiColor, Style};
 
 use super::output::{paint, path_str};
 use super::{CliError, Ctx};
+use rewind::Overlay;
 use rewind::files::RelPath;
 use rewind::hunks::{EditedHunk, ReviewHunk};
-use rewind::overlay::{self as ov, OverlayRecord};
 use rewind::store::Store;
 
 const HELP: &str = "y - take this hunk
@@ -59,15 +59,15 @@ pub fn need_terminal(instead: &str) -> Result<(), CliError> {
 pub fn choose(
     ctx: &Ctx,
     store: &Store,
-    rec: &mut OverlayRecord,
+    rec: &mut Overlay,
     paths: &[RelPath],
 ) -> Result<Option<Chosen>, CliError> {
     need_terminal(&format!(
         "pick hunks with --hunk ID (ids from `rewind overlay diff {} --json`)",
-        rec.id
+        rec.id()
     ))?;
-    let od = ov::overlay_diff(store, rec, false)?;
-    let reviews = ov::review_hunks(store, rec, &od.diff)?;
+    let od = rec.diff(store, false)?;
+    let reviews = rec.review_hunks(store, &od.diff)?;
     let items: Vec<Item> = od
         .diff
         .changes

@@ -91,7 +91,7 @@ pub fn log(ctx: &Ctx, a: LogArgs) -> CliResult {
             .map(|s| parse_time("--until", s, true))
             .transpose()?,
     };
-    let page = rewind::history::log_page(&store, &reader, ws.id, &query, a.all)?;
+    let page = rewind::history::log_page(&store, &reader, ws.id(), &query, a.all)?;
     let entries = &page.entries;
     let tags = tags_by_id(&reader)?;
     let none = Vec::new();
@@ -146,14 +146,18 @@ pub fn log(ctx: &Ctx, a: LogArgs) -> CliResult {
             "{}{}  {}  {}{:>7} {:<5} {:>10}{}{}  {}",
             paint(ctx.color, output::id_style(), &id.short()),
             restored,
-            format_time(r.time_ns),
+            format_time(r.time_ns()),
             change,
-            r.stats.files,
-            if r.stats.files == 1 { "file" } else { "files" },
-            human_bytes(r.stats.bytes),
+            r.stats().files,
+            if r.stats().files == 1 {
+                "file"
+            } else {
+                "files"
+            },
+            human_bytes(r.stats().bytes),
             paint(ctx.color, output::bold(), &t),
             label,
-            r.message
+            r.message()
         )?;
     }
     drop(out);
@@ -193,7 +197,7 @@ pub fn show(ctx: &Ctx, a: ShowArgs) -> CliResult {
     let tags = tags_by_id(&reader)?.remove(&id).unwrap_or_default();
     if ctx.json {
         drop(reader);
-        output::print_json(&rewind::wire::SnapshotShown::new(&store, &id, &r, &tags)?)?;
+        output::print_json(&rewind::wire::SnapshotShown::new(&store, &r, &tags)?)?;
         return Ok(0);
     }
     let mut out = std::io::stdout().lock();
@@ -202,9 +206,9 @@ pub fn show(ctx: &Ctx, a: ShowArgs) -> CliResult {
         "snapshot  {}",
         paint(ctx.color, output::id_style(), &id.hex())
     )?;
-    writeln!(out, "workspace {}", path_str(&r.workspace))?;
-    writeln!(out, "time      {}", format_time(r.time_ns))?;
-    if let Some(p) = r.parent {
+    writeln!(out, "workspace {}", path_str(r.workspace()))?;
+    writeln!(out, "time      {}", format_time(r.time_ns()))?;
+    if let Some(p) = r.parent() {
         writeln!(out, "parent    {}", p.short())?;
     }
     if !tags.is_empty() {
@@ -213,22 +217,22 @@ pub fn show(ctx: &Ctx, a: ShowArgs) -> CliResult {
     writeln!(
         out,
         "contents  {}, {}, {}, {}",
-        output::count(r.stats.files as usize, "file"),
-        output::count(r.stats.dirs as usize, "dir"),
-        output::count(r.stats.symlinks as usize, "symlink"),
-        human_bytes(r.stats.bytes)
+        output::count(r.stats().files as usize, "file"),
+        output::count(r.stats().dirs as usize, "dir"),
+        output::count(r.stats().symlinks as usize, "symlink"),
+        human_bytes(r.stats().bytes)
     )?;
-    for (k, v) in &r.meta {
+    for (k, v) in r.meta_pairs() {
         writeln!(out, "meta      {k}={v}")?;
     }
-    if !r.scan.ignore_globs.is_empty() {
-        writeln!(out, "ignored   {}", r.scan.ignore_globs.join(" "))?;
+    if !r.scan().ignore_globs.is_empty() {
+        writeln!(out, "ignored   {}", r.scan().ignore_globs.join(" "))?;
     }
-    for s in &r.skipped {
+    for s in r.skipped() {
         writeln!(out, "skipped   {}", output::skipped_text(s))?;
     }
-    if !r.message.is_empty() {
-        writeln!(out, "\n    {}", r.message)?;
+    if !r.message().is_empty() {
+        writeln!(out, "\n    {}", r.message())?;
     }
     Ok(0)
 }
@@ -240,12 +244,13 @@ pub fn ls(ctx: &Ctx, a: LsArgs) -> CliResult {
     let id = resolve(ctx, &store, &reader, &a.rev)?;
     let snap = reader.snapshot(&id)?;
     let path_bytes = trim_slashes(a.path.as_deref().map(output::arg_bytes).unwrap_or_default());
-    let entry = reader
-        .lookup(&snap.root, path_bytes)?
-        .ok_or_else(|| Error::PathNotInSnapshot {
-            path: output::path_text(path_bytes),
-            snapshot: id.short(),
-        })?;
+    let entry =
+        reader
+            .lookup(&snap.root(), path_bytes)?
+            .ok_or_else(|| Error::PathNotInSnapshot {
+                path: output::path_text(path_bytes),
+                snapshot: id.short(),
+            })?;
     let mut rows = Vec::new();
     if entry.kind == Kind::Dir {
         reader.walk_tree(&entry.id, path_bytes, a.recursive, &mut |p, e| {
@@ -308,7 +313,7 @@ pub fn cat(ctx: &Ctx, a: CatArgs) -> CliResult {
     let snap = reader.snapshot(&id)?;
     let path = trim_slashes(output::arg_bytes(&a.path));
     let entry = reader
-        .lookup(&snap.root, path)?
+        .lookup(&snap.root(), path)?
         .ok_or_else(|| Error::PathNotInSnapshot {
             path: output::path_text(path),
             snapshot: id.short(),

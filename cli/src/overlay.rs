@@ -8,7 +8,7 @@ use super::args::DiffArgs;
 use super::output::{self, format_time, paint, path_str};
 use super::{CliResult, Ctx, hints};
 use rewind::carry::ConflictPolicy;
-use rewind::overlay::{self as ov, AcceptOptions, BackendChoice, CreateOptions, OverlayRecord};
+use rewind::overlay::{self as ov, AcceptOptions, BackendChoice, CreateOptions, Overlay};
 use rewind::run::isolate::AcceptWhen;
 
 /// `--backend`.
@@ -258,7 +258,7 @@ fn create(ctx: &Ctx, a: OverlayCreateArgs) -> CliResult {
     if ctx.json {
         output::print_json(&rewind::wire::OverlayCreated::new(&store, &c)?)?;
     } else {
-        println!("{}", c.overlay.id);
+        println!("{}", c.overlay.id());
     }
     Ok(0)
 }
@@ -277,7 +277,7 @@ fn list(ctx: &Ctx) -> CliResult {
     }
     let mut rows = Vec::new();
     for rec in records {
-        let (pending, running) = ov::pending_now(&store, &rec);
+        let (pending, running) = rec.pending_now(&store);
         rows.push((rec, pending, running));
     }
     {
@@ -290,14 +290,14 @@ fn list(ctx: &Ctx) -> CliResult {
         for (r, p, running) in &rows {
             println!(
                 "{:<4} {:<12} {:<9} {}  {}  {:<9}{}  {}",
-                r.id,
-                r.name.as_deref().unwrap_or("-"),
-                r.backend.name(),
-                paint(ctx.color, output::id_style(), &r.base.short()),
-                format_time(r.created_ns),
+                r.id(),
+                r.name().unwrap_or("-"),
+                r.backend().name(),
+                paint(ctx.color, output::id_style(), &r.base().short()),
+                format_time(r.created_ns()),
                 format!("{} pending", p.map_or("?".into(), |n| n.to_string())),
                 if *running { " (running)" } else { "" },
-                path_str(&r.workspace)
+                path_str(r.workspace())
             );
         }
     }
@@ -322,19 +322,19 @@ fn path(ctx: &Ctx, a: OverlayPathArgs) -> CliResult {
     let OverlayPathArgs { id } = a;
     let store = ctx.open_store(false)?;
     let rec = ov::find(&store, &id)?;
-    let path = match rec.backend.files_dir(&store, &rec) {
+    let path = match rec.files_dir(&store) {
         Some(dir) => dir,
         None => {
             return Err(rewind::Error::Invalid(format!(
                 "overlay {} uses the namespace backend: its files are only visible inside it (`rewind overlay exec {} -- CMD`, or `rewind overlay shell {}`)",
-                rec.id, rec.id, rec.id
+                rec.id(), rec.id(), rec.id()
             ))
             .into());
         }
     };
     if ctx.json {
         output::print_json(&rewind::wire::OverlayPath {
-            id: rec.id,
+            id: rec.id(),
             path: path.display().to_string(),
         })?;
     } else {
@@ -357,7 +357,7 @@ fn diff(ctx: &Ctx, a: OverlayDiffArgs) -> CliResult {
     if by_run {
         return print_by_run(ctx, &store, &mut rec);
     }
-    let od = ov::overlay_diff(&store, &mut rec, true)?;
+    let od = rec.diff(&store, true)?;
     if !ctx.json && !ctx.quiet && !od.ignored.is_empty() {
         output::warn(&format!(
             "ignored paths written in the overlay, not shown (copy them with accept --include-ignored): {}",
@@ -425,9 +425,8 @@ fn accept(ctx: &Ctx, a: OverlayAcceptArgs) -> CliResult {
             None => return Ok(0),
         }
     }
-    let r = ov::accept(
+    let r = rec.accept(
         &store,
-        &mut rec,
         &AcceptOptions {
             paths,
             policy,
@@ -445,7 +444,7 @@ fn accept(ctx: &Ctx, a: OverlayAcceptArgs) -> CliResult {
         1
     };
     if ctx.json {
-        output::print_json(&rewind::wire::OverlayAccept::new(rec.id, &r))?;
+        output::print_json(&rewind::wire::OverlayAccept::new(rec.id(), &r))?;
         return Ok(code);
     }
     if !ctx.quiet {
@@ -507,11 +506,11 @@ fn reject(ctx: &Ctx, a: OverlayRejectArgs) -> CliResult {
     let mut rec = ov::find(&store, &id)?;
     let paths = ctx.workspace_paths(Some(&rec.workspace_path()), &paths)?;
     let r = match run {
-        Some(n) => ov::reject_run(&store, &mut rec, n)?,
-        None => ov::reject(&store, &mut rec, &paths, &hunks)?,
+        Some(n) => rec.reject_run(&store, n)?,
+        None => rec.reject(&store, &paths, &hunks)?,
     };
     if ctx.json {
-        output::print_json(&rewind::wire::OverlayReject::new(rec.id, &r))?;
+        output::print_json(&rewind::wire::OverlayReject::new(rec.id(), &r))?;
     } else if !ctx.quiet {
         for p in &r.paths {
             println!("rejected  {}", output::path_text(p));
@@ -525,11 +524,11 @@ fn drop_one(ctx: &Ctx, a: OverlayDropArgs) -> CliResult {
     let OverlayDropArgs { id } = a;
     let store = ctx.open_store(false)?;
     let rec = ov::find(&store, &id)?;
-    ov::drop_overlay(&store, &rec)?;
+    rec.drop_overlay(&store)?;
     if ctx.json {
-        output::print_json(&rewind::wire::OverlayDropped { dropped: rec.id })?;
+        output::print_json(&rewind::wire::OverlayDropped { dropped: rec.id() })?;
     } else if !ctx.quiet {
-        eprintln!("rewind: dropped overlay {}", rec.id);
+        eprintln!("rewind: dropped overlay {}", rec.id());
     }
     Ok(0)
 }
@@ -540,7 +539,7 @@ fn run_in(ctx: &Ctx, id: &str, argv: Vec<OsString>) -> CliResult {
     let (key, root) = {
         let store = ctx.open_store(false)?;
         let rec = ov::find(&store, id)?;
-        (rec.id.to_string(), rec.workspace_path())
+        (rec.id().to_string(), rec.workspace_path())
     };
     let opts = rewind::run::RunOptions {
         command: argv,
@@ -570,10 +569,10 @@ fn run_in(ctx: &Ctx, id: &str, argv: Vec<OsString>) -> CliResult {
 }
 
 /// `overlay diff --by-run`: the pending hunks under the run that made them.
-fn print_by_run(ctx: &Ctx, store: &rewind::Store, rec: &mut OverlayRecord) -> CliResult {
-    let od = ov::overlay_diff(store, rec, false)?;
-    let groups = ov::by_run(store, rec, &od.diff)?;
-    let runs = rewind::wire::OverlayRuns::new(rec.id, groups);
+fn print_by_run(ctx: &Ctx, store: &rewind::Store, rec: &mut Overlay) -> CliResult {
+    let od = rec.diff(store, false)?;
+    let groups = rec.by_run(store, &od.diff)?;
+    let runs = rewind::wire::OverlayRuns::new(rec.id(), groups);
     if ctx.json {
         output::print_json(&runs)?;
         return Ok(0);

@@ -111,10 +111,10 @@ fn turn_start(
         .ok_or_else(|| rewind::Error::NoSnapshots(root.to_path_buf()))?;
     let session = match session {
         Some(s) => s.to_string(),
-        None => rewind::history::latest_session(&reader, ws.id)?
+        None => rewind::history::latest_session(&reader, ws.id())?
             .ok_or_else(|| rewind::Error::NoAgentSession(root.to_path_buf()))?,
     };
-    rewind::history::turn_start(&reader, ws.id, &session, turn)
+    rewind::history::turn_start(&reader, ws.id(), &session, turn)
 }
 
 /// `rewind restore REV -p`: asks about each hunk of the modified files, then restores the
@@ -185,10 +185,10 @@ pub fn op(ctx: &Ctx, a: OpArgs) -> CliResult {
     let mut rows = if raw {
         ops.into_iter()
             .map(|op| rewind::store::oplog::ActionRow {
-                kind: op.kind.clone(),
+                kind: op.kind().to_string(),
                 target: None,
                 folded: Vec::new(),
-                changed_workspace: op.changed_workspace,
+                changed_workspace: op.changed_workspace(),
                 op,
             })
             .collect()
@@ -205,29 +205,32 @@ pub fn op(ctx: &Ctx, a: OpArgs) -> CliResult {
         let o = &r.op;
         let arrow = format!(
             "{} -> {}",
-            o.before.map(|i| i.short()).unwrap_or_else(|| "-".into()),
-            o.after.map(|i| i.short()).unwrap_or_else(|| "-".into())
+            o.before().map(|i| i.short()).unwrap_or_else(|| "-".into()),
+            o.after().map(|i| i.short()).unwrap_or_else(|| "-".into())
         );
-        let rev = o.reverses.map(|r| format!(" (op {r})")).unwrap_or_default();
+        let rev = o
+            .reverses()
+            .map(|r| format!(" (op {r})"))
+            .unwrap_or_default();
         let kind = match &r.target {
             Some(t) => format!("{} {t}", r.kind),
             None => r.kind.clone(),
         };
         // Who, when not the local user: a server records the caller.
         let by = o
-            .actor
+            .actor()
             .as_ref()
             .map(|a| format!("  (by {a})"))
             .unwrap_or_default();
         writeln!(
             out,
             "{:>5}  {}  {:<13} {}{}  {}{by}",
-            o.id,
-            format_time(o.time_ns),
+            o.id(),
+            format_time(o.time_ns()),
             kind,
             arrow,
             rev,
-            o.command
+            o.command()
                 .iter()
                 .skip(1)
                 .cloned()
@@ -252,8 +255,8 @@ pub fn undo(ctx: &Ctx, op: Option<u64>, force: bool, redo: bool) -> CliResult {
         println!(
             "{} operation {} ({}): {} written, {} removed",
             if redo { "redid" } else { "undid" },
-            target.id,
-            target.kind,
+            target.id(),
+            target.kind(),
             written_text(&r),
             r.deleted
         );

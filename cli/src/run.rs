@@ -524,7 +524,7 @@ pub fn check(ctx: &Ctx, a: CheckArgs) -> CliResult {
             Some(_) => ctx.workspace_root(&store)?,
             // The workspace A was taken of, wherever the user is.
             None => PathBuf::from(std::ffi::OsStr::from_bytes(
-                &reader.snapshot(&ida)?.workspace,
+                reader.snapshot(&ida)?.workspace(),
             )),
         })
     } else {

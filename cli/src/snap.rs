@@ -75,7 +75,7 @@ pub fn snapshot(ctx: &Ctx, a: SnapshotArgs) -> CliResult {
     }
     if !ctx.quiet {
         let before = match r.parent {
-            Some(p) if !r.skipped.is_empty() => store.reader()?.snapshot(&p)?.skipped,
+            Some(p) if !r.skipped.is_empty() => store.reader()?.snapshot(&p)?.skipped().to_vec(),
             _ => Vec::new(),
         };
         for s in r.skipped.iter().filter(|s| s.worth_warning(&before)) {

@@ -8,8 +8,8 @@ use clap::Args;
 use super::output::{self, format_time, paint};
 use super::{CliResult, Ctx};
 use rewind::Error;
+use rewind::Snapshot;
 use rewind::blame::{BlameOptions, author};
-use rewind::store::snapshot::SnapshotRecord;
 
 /// `blame`.
 #[derive(Args, Debug)]
@@ -36,7 +36,7 @@ fn parse_range(s: &str) -> Result<(usize, usize), Error> {
 }
 
 /// What wrote a snapshot, in a few words.
-pub(crate) fn who(r: &SnapshotRecord) -> String {
+pub(crate) fn who(r: &Snapshot) -> String {
     let a = author(r);
     if let Some(s) = a.session {
         let short: String = s.chars().take(8).collect();
@@ -52,7 +52,7 @@ pub(crate) fn who(r: &SnapshotRecord) -> String {
     if let Some(c) = a.command {
         return format!("run: {c}");
     }
-    match (a.label, r.message.as_str()) {
+    match (a.label, r.message()) {
         (_, m) if !m.is_empty() => m.to_string(),
         (Some(l), _) => l.to_string(),
         (None, _) => String::new(),
@@ -77,7 +77,7 @@ pub fn blame(ctx: &Ctx, a: BlameArgs) -> CliResult {
         rev,
         lines: a.lines.as_deref().map(parse_range).transpose()?,
     };
-    let b = rewind::blame::blame(&store, &reader, ws.id, &root, &path, &opts)?;
+    let b = rewind::blame::blame(&store, &reader, ws.id(), &root, &path, &opts)?;
     let records: std::collections::HashMap<_, _> =
         b.snapshots.iter().map(|(id, r)| (*id, r)).collect();
 
@@ -98,7 +98,7 @@ pub fn blame(ctx: &Ctx, a: BlameArgs) -> CliResult {
         let (id, time, w) = match &l.origin {
             Some(o) => {
                 let r = records[&o.snapshot];
-                (o.snapshot.short(), format_time(r.time_ns), who(r))
+                (o.snapshot.short(), format_time(r.time_ns()), who(r))
             }
             None => (
                 "0".repeat(12),
@@ -128,7 +128,7 @@ pub fn revert_meta(ctx: &Ctx, meta: &[String], dry_run: bool) -> CliResult {
     let store = ctx.open_store(false)?;
     let root = ctx.workspace_root(&store)?;
     let ws = store.reader()?.snapshotted_workspace(&root)?;
-    let r = rewind::session::revert_selected(&store, &root, ws.id, &selector, dry_run)?;
+    let r = rewind::session::revert_selected(&store, &root, ws.id(), &selector, dry_run)?;
     if ctx.json {
         output::print_json(&rewind::wire::SelectionReverted::new(&r, dry_run))?;
     } else if !ctx.quiet {
@@ -141,7 +141,7 @@ pub fn revert_meta(ctx: &Ctx, meta: &[String], dry_run: bool) -> CliResult {
                 "  {}..{} {} {}",
                 c.before.short(),
                 c.after.short(),
-                format_time(c.record.time_ns),
+                format_time(c.record.time_ns()),
                 who(&c.record)
             );
         }
@@ -178,7 +178,7 @@ pub fn sessions(ctx: &Ctx) -> CliResult {
     let store = ctx.open_store(false)?;
     let root = ctx.workspace_root(&store)?;
     let ws = store.reader()?.snapshotted_workspace(&root)?;
-    let list = rewind::session::sessions(&store, &root, ws.id)?;
+    let list = rewind::session::sessions(&store, &root, ws.id())?;
     if ctx.json {
         let v: Vec<rewind::wire::Session> = list.iter().map(rewind::wire::Session::from).collect();
         output::print_json(&v)?;

@@ -121,7 +121,7 @@ pub(crate) fn cache_matches_tree(store: &Store, ws: &Path, root: Id) -> Result<(
         .workspace(&canonical)
         .expect("ws")
         .expect("registered")
-        .id;
+        .id();
     let cache = StatCache::load(&reader, id).expect("cache");
     // Depth first: (path, tree id); totals are summed on the way back up.
     fn visit(

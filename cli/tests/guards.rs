@@ -183,10 +183,16 @@ fn a_history_entry_naming_a_forgotten_snapshot_breaks_no_command() {
             .create(env.store.join("store.redb"))
             .expect("open the store's database");
         let txn = db.begin_write().unwrap();
-        txn.open_table(WS_LOG)
-            .unwrap()
-            .insert((ws.id, ws.next_seq + 100), a.0)
-            .unwrap();
+        {
+            use redb::ReadableTable;
+            let mut log = txn.open_table(WS_LOG).unwrap();
+            let last = log
+                .range((ws.id(), 0)..=(ws.id(), u64::MAX))
+                .unwrap()
+                .next_back()
+                .map_or(0, |e| e.unwrap().0.value().1);
+            log.insert((ws.id(), last + 100), a.0).unwrap();
+        }
         txn.commit().unwrap();
     }
     let log = env.ok(&["log"]);

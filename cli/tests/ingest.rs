@@ -51,7 +51,10 @@ fn large_files_with_repeated_chunks_read_back_and_store_each_chunk_once() {
         ("b/big-copy.bin", &big),
         ("c/other.bin", &other),
     ] {
-        let e = reader.lookup(&snap.root, path.as_bytes()).unwrap().unwrap();
+        let e = reader
+            .lookup(&snap.root(), path.as_bytes())
+            .unwrap()
+            .unwrap();
         assert!(
             reader.read_blob(&e.id).unwrap() == *want,
             "{path} reads back"
@@ -59,7 +62,10 @@ fn large_files_with_repeated_chunks_read_back_and_store_each_chunk_once() {
     }
     for i in 0..300u64 {
         let path = format!("small/{i:03}.txt");
-        let e = reader.lookup(&snap.root, path.as_bytes()).unwrap().unwrap();
+        let e = reader
+            .lookup(&snap.root(), path.as_bytes())
+            .unwrap()
+            .unwrap();
         assert_eq!(reader.read_blob(&e.id).unwrap(), small(i), "{path}");
     }
     env.ok(&["verify", "--full"]);
@@ -75,7 +81,7 @@ fn edit_costs(env: &Env, store: &rewind::Store, data: &[u8]) -> rewind::Snapshot
     assert_eq!(r.bytes_read, data.len() as u64);
     let reader = store.reader().unwrap();
     let snap = reader.snapshot(&r.id.unwrap()).unwrap();
-    let e = reader.lookup(&snap.root, b"big.bin").unwrap().unwrap();
+    let e = reader.lookup(&snap.root(), b"big.bin").unwrap().unwrap();
     assert!(
         reader.read_blob(&e.id).unwrap() == data,
         "big.bin reads back"

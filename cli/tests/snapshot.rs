@@ -17,7 +17,7 @@ fn list_snapshot(store: &rewind::Store, id: &rewind::Id) -> Listing {
     let snap = reader.snapshot(id).unwrap();
     let mut out = Listing::new();
     reader
-        .walk_tree(&snap.root, b"", true, &mut |p, e| {
+        .walk_tree(&snap.root(), b"", true, &mut |p, e| {
             let v = match e.kind {
                 Kind::Dir => ('d', Vec::new(), false),
                 Kind::Symlink => ('l', reader.read_blob(&e.id)?, false),
@@ -236,7 +236,7 @@ fn dedup_unchanged_tree_identical_files_and_big_file_edits() {
     );
     let reader = store.reader().unwrap();
     let snap = reader.snapshot(&r3.id.unwrap()).unwrap();
-    let e = reader.lookup(&snap.root, b"big.bin").unwrap().unwrap();
+    let e = reader.lookup(&snap.root(), b"big.bin").unwrap().unwrap();
     assert_eq!(reader.read_blob(&e.id).unwrap(), big);
 }
 
@@ -334,7 +334,7 @@ fn same_size_same_mtime_rewrite_is_seen() {
         let r2 = env.snap(&store);
         assert_ne!(r1.root, r2.root, "round {round}: the rewrite was missed");
         let reader = store.reader().unwrap();
-        let root = reader.snapshot(&r2.id.unwrap()).unwrap().root;
+        let root = reader.snapshot(&r2.id.unwrap()).unwrap().root();
         let e = reader.lookup(&root, b"f").unwrap().unwrap();
         assert_eq!(reader.read_blob(&e.id).unwrap(), after);
     }
@@ -760,14 +760,14 @@ fn concurrent_processes_share_one_store() {
     for id in &ids {
         let id = rewind::Id::from_hex(id).unwrap();
         let snap = reader.snapshot(&id).unwrap();
-        assert_eq!(snap.stats.files, 300);
+        assert_eq!(snap.stats().files, 300);
     }
     for ws in &workspaces {
         let rec = reader
             .workspace(&ws.canonicalize().unwrap())
             .unwrap()
             .unwrap();
-        assert_eq!(reader.history(rec.id, 100).unwrap().len(), 6);
+        assert_eq!(reader.history(rec.id(), 100).unwrap().len(), 6);
     }
 }
 

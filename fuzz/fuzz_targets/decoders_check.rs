@@ -5,10 +5,9 @@
 
 use rewind::id::Id;
 use rewind::internals::PackIndex as Index;
-use rewind::internals::{DirView, decode_blob, decode_chunk};
-use rewind::overlay::OverlayRecord;
-use rewind::store::oplog::OpRecord;
-use rewind::store::snapshot::SnapshotRecord;
+use rewind::internals::{
+    DirView, decode_blob, decode_chunk, decode_op, decode_overlay, decode_snapshot, encode_snapshot,
+};
 use rewind::store::tree::Tree;
 
 /// Runs every decoder over `data`.
@@ -20,15 +19,12 @@ pub fn check(data: &[u8]) {
         let bytes = tree.encode().expect("a decoded tree encodes");
         assert_eq!(Tree::decode(&id, &bytes).expect("re-decodes"), tree);
     }
-    if let Ok(rec) = SnapshotRecord::decode(&id, data) {
-        let bytes = rec.encode().expect("a decoded snapshot record encodes");
-        assert_eq!(
-            SnapshotRecord::decode(&id, &bytes).expect("re-decodes"),
-            rec
-        );
+    if let Ok(snap) = decode_snapshot(&id, data) {
+        let bytes = encode_snapshot(&snap).expect("a decoded snapshot record encodes");
+        assert_eq!(decode_snapshot(&id, &bytes).expect("re-decodes"), snap);
     }
-    let _ = OpRecord::decode(data);
-    let _ = OverlayRecord::decode(0, data);
+    let _ = decode_op(data);
+    let _ = decode_overlay(0, data);
     let _ = Index::decode(&id, data);
     if let Some(view) = DirView::parse(data) {
         let _ = (view.tree(), view.size(), view.len(), view.is_empty());

@@ -134,7 +134,7 @@ pub async fn tail_oplog(st: AppState) {
                 .reader()?
                 .ops(None, 1)?
                 .first()
-                .map_or(0, |o| o.id))
+                .map_or(0, |o| o.id()))
         })
         .await
     };
@@ -154,13 +154,13 @@ pub async fn tail_oplog(st: AppState) {
             let mut batch = 64;
             loop {
                 let ops = reader.ops(None, batch)?;
-                if ops.last().is_none_or(|o| o.id <= from) || ops.len() < batch {
-                    for op in ops.into_iter().rev().filter(|o| o.id > from) {
+                if ops.last().is_none_or(|o| o.id() <= from) || ops.len() < batch {
+                    for op in ops.into_iter().rev().filter(|o| o.id() > from) {
                         let label = op
-                            .after
+                            .after()
                             .and_then(|a| reader.snapshot(&a).ok())
                             .and_then(|r| r.meta("label").map(str::to_string));
-                        out.push((Event::from_op(&op, label), op.id));
+                        out.push((Event::from_op(&op, label), op.id()));
                     }
                     return Ok(out);
                 }
@@ -195,7 +195,7 @@ pub async fn sse(
             let st = st.clone();
             let w =
                 crate::api::blocking(&st, move |st| crate::api::workspace(st.store(), id)).await?;
-            Some(crate::api::text(&w.path))
+            Some(crate::api::text(w.path()))
         }
     };
     let replay = matches!(query_all(q, "replay").pop().as_deref(), Some("true" | "1"));

@@ -142,7 +142,7 @@ pub fn run(
         .reader()?
         .ops(None, 1)?
         .first()
-        .map(|o| o.id)
+        .map(|o| o.id())
         .unwrap_or(0);
     let instance = {
         use std::hash::BuildHasher;
@@ -381,12 +381,12 @@ impl Shared {
         let Ok(mut ops) = reader.ops(None, 1000) else {
             return;
         };
-        ops.retain(|o| o.id > last);
+        ops.retain(|o| o.id() > last);
         ops.reverse();
         for op in &ops {
             let label = op
-                .after
-                .and_then(|id| reader.snapshot(&id).ok())
+                .after()
+                .and_then(|id| reader.snapshot_record(&id).ok())
                 .and_then(|r| {
                     r.meta
                         .iter()
@@ -397,13 +397,13 @@ impl Shared {
         }
         if let Some(op) = ops.last() {
             let mut st = lock(&self.state);
-            st.last_op = st.last_op.max(op.id);
+            st.last_op = st.last_op.max(op.id());
         }
     }
 
     /// The copy overlays of the workspaces in `list` whose directory exists.
     fn overlay_trees(&self, store: &Store, list: &WatchList) -> Vec<OverlayTree> {
-        let Ok(all) = crate::overlay::list(store) else {
+        let Ok(all) = crate::overlay::list_records(store) else {
             return Vec::new();
         };
         let mut out = Vec::new();

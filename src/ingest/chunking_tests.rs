@@ -59,7 +59,7 @@ fn large_blobs_chunked_with_the_old_sizes_read_back_and_dedup() {
     // chunk is stored again either.
     assert_eq!((r.new_blobs, r.new_chunks), (0, 0), "found by its whole id");
     let reader = store.reader().unwrap();
-    let snap = reader.snapshot(&r.id.unwrap()).unwrap();
+    let snap = reader.snapshot_record(&r.id.unwrap()).unwrap();
     assert_eq!(
         reader.lookup(&snap.root, b"big.bin").unwrap().unwrap().id,
         id
@@ -78,7 +78,7 @@ fn large_blobs_chunked_with_the_old_sizes_read_back_and_dedup() {
     assert!(r.new_chunks <= 5, "{} new chunks", r.new_chunks);
     assert!(r.stored_bytes <= 5 << 20, "{} bytes stored", r.stored_bytes);
     let reader = store.reader().unwrap();
-    let snap = reader.snapshot(&r.id.unwrap()).unwrap();
+    let snap = reader.snapshot_record(&r.id.unwrap()).unwrap();
     let e = reader.lookup(&snap.root, b"big.bin").unwrap().unwrap();
     assert!(reader.read_blob(&e.id).unwrap() == edited);
     assert!(

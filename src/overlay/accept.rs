@@ -58,7 +58,7 @@ pub struct AcceptReport {
 }
 
 /// Accepts the overlay's pending changes (or some of them) onto its workspace.
-pub fn accept(
+pub(crate) fn accept(
     store: &Store,
     rec: &mut OverlayRecord,
     opts: &AcceptOptions,

@@ -44,7 +44,7 @@ pub fn materialize(
     let dest = tree_dir(store, rec);
     fs::create_dir(&dest).at(&dest)?;
     let reader = store.reader()?;
-    let base = reader.snapshot(&rec.base)?;
+    let base = reader.snapshot_record(&rec.base)?;
     let mut dirs = Vec::new();
     let mut files = Vec::new();
     reader.walk_tree(&base.root, b"", true, &mut |path, e| {
@@ -62,7 +62,7 @@ pub fn materialize(
         fs::create_dir(&p).at(&p)?;
     }
     let cache = match reader.workspace(workspace)? {
-        Some(ws) if ws.id == base.workspace_id => Some(StatCache::load(&reader, ws.id)?),
+        Some(ws) if ws.id() == base.workspace_id => Some(StatCache::load(&reader, ws.id())?),
         _ => None,
     };
     // Whether reflinks work here: tried on the first file, then settled for all, because a
@@ -181,7 +181,7 @@ fn copy_ignored(workspace: &Path, dest: &Path, globs: &[String]) -> Result<()> {
 
 /// Snapshots the overlay's tree with the base's scan settings.
 pub fn state(store: &Store, rec: &OverlayRecord) -> Result<Id> {
-    let base = store.reader()?.snapshot(&rec.base)?;
+    let base = store.reader()?.snapshot_record(&rec.base)?;
     let opts = SnapshotOptions {
         message: format!("overlay {} state", rec.id),
         meta: vec![
@@ -203,7 +203,7 @@ pub fn state(store: &Store, rec: &OverlayRecord) -> Result<Id> {
             ..opts.clone()
         };
         let now = snapshot(store, &dir, &probe, &NoProgress)?.report.root;
-        if store.reader()?.snapshot(&current)?.root == now {
+        if store.reader()?.snapshot_record(&current)?.root == now {
             return Ok(current);
         }
     }

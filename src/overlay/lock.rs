@@ -95,7 +95,7 @@ pub(super) fn take_lock(store: &Store, rec: &OverlayRecord, kind: LockKind) -> R
 
 /// Takes the overlay's short lock, then re-reads its record (another process may have
 /// changed it since the caller read it).
-pub fn lock(store: &Store, rec: &mut OverlayRecord) -> Result<OverlayLock> {
+pub(crate) fn lock(store: &Store, rec: &mut OverlayRecord) -> Result<OverlayLock> {
     let held = take_lock(store, rec, LockKind::State)?;
     reload(store, rec)?;
     Ok(held)
@@ -103,12 +103,12 @@ pub fn lock(store: &Store, rec: &mut OverlayRecord) -> Result<OverlayLock> {
 
 /// Takes the overlay's run lock (see `LockKind`): what a command in the overlay holds
 /// while it runs, and what accept and reject wait for.
-pub fn run_lock(store: &Store, rec: &OverlayRecord) -> Result<OverlayLock> {
+pub(crate) fn run_lock(store: &Store, rec: &OverlayRecord) -> Result<OverlayLock> {
     take_lock(store, rec, LockKind::Run)
 }
 
 /// Whether a command is running in the overlay now. Never waits.
-pub fn running(store: &Store, rec: &OverlayRecord) -> bool {
+pub(crate) fn running(store: &Store, rec: &OverlayRecord) -> bool {
     match open_lock_file(store, rec, LockKind::Run) {
         // Taken and released at once: free means nobody runs.
         Ok(f) => !try_flock(&f).unwrap_or(true),

@@ -30,7 +30,8 @@ pub use lock::*;
 pub use record::*;
 pub use reject::*;
 
-pub use runs::{OverlayRun, RunChanges, RunFile, by_run};
+pub(crate) use runs::by_run;
+pub use runs::{OverlayRun, RunChanges, RunFile};
 
 use std::fs;
 use std::os::unix::ffi::OsStrExt;
@@ -39,6 +40,7 @@ use std::path::Path;
 use crate::compare::{Diff, DiffRequest, Rev, diff};
 use crate::diff::tree::FileChange;
 use crate::error::{Error, IoContext, Result};
+use crate::files::RelPath;
 use crate::hunks;
 use crate::id::Id;
 use crate::snapshot::{SnapshotOptions, snapshot};
@@ -65,7 +67,7 @@ pub struct CreateOptions {
 #[derive(Clone, Debug)]
 pub struct Created {
     /// The new overlay.
-    pub overlay: OverlayRecord,
+    pub overlay: Overlay,
     /// Why `auto` fell back to the copy backend, if it did.
     pub fallback: Option<String>,
     /// Files materialized (copy backend).
@@ -85,7 +87,10 @@ pub fn create(
     let root = crate::workspace::for_store(store, root, false)?;
     if let Some(name) = &opts.name {
         validate_name(name)?;
-        if list(store)?.iter().any(|o| o.name.as_deref() == Some(name)) {
+        if list_records(store)?
+            .iter()
+            .any(|o| o.name.as_deref() == Some(name))
+        {
             return Err(Error::OverlayExists(name.clone()));
         }
     }
@@ -106,7 +111,7 @@ pub fn create(
     };
     let base = match opts.from {
         Some(id) => {
-            store.reader()?.snapshot(&id)?;
+            store.reader()?.snapshot_record(&id)?;
             id
         }
         None => {
@@ -163,7 +168,7 @@ pub fn create(
         }
     };
     Ok(Created {
-        overlay: rec,
+        overlay: Overlay::new(rec),
         fallback,
         files_copied,
         seconds: t0.elapsed().as_secs_f64(),
@@ -181,7 +186,7 @@ fn reload(store: &Store, rec: &mut OverlayRecord) -> Result<()> {
 
 /// Computes the overlay's state snapshot (base plus its changes), stores it and returns its id.
 /// The caller holds the lock.
-pub fn state(store: &Store, rec: &mut OverlayRecord) -> Result<Id> {
+pub(crate) fn state(store: &Store, rec: &mut OverlayRecord) -> Result<Id> {
     let (id, ignored) = rec.backend.imp().state(store, rec)?;
     if rec.ignored != ignored {
         rec.ignored = ignored;
@@ -220,7 +225,11 @@ impl RunSession {
 /// Gets an overlay ready for a command: takes its run lock (waiting with a notice while
 /// another command runs there) and, for the namespace backend, refreshes the pinned layer so
 /// the command sees the base snapshot.
-pub fn begin_run(store: &Store, rec: &mut OverlayRecord, command: &str) -> Result<RunSession> {
+pub(crate) fn begin_run(
+    store: &Store,
+    rec: &mut OverlayRecord,
+    command: &str,
+) -> Result<RunSession> {
     let run = run_lock(store, rec)?;
     let _lock = lock(store, rec)?;
     let pinned = rec.backend.imp().begin_run(store, rec)?;
@@ -239,9 +248,13 @@ pub fn begin_run(store: &Store, rec: &mut OverlayRecord, command: &str) -> Resul
 }
 
 /// After the command: computes the overlay's state and, for the namespace backend, marks as
-/// raced (see [`OverlayRecord::raced`]) the paths the overlay changed whose workspace content
+/// raced (see `OverlayRecord::raced`) the paths the overlay changed whose workspace content
 /// moved while the command ran. Releases the run lock.
-pub fn finish_run(store: &Store, rec: &mut OverlayRecord, session: RunSession) -> Result<Id> {
+pub(crate) fn finish_run(
+    store: &Store,
+    rec: &mut OverlayRecord,
+    session: RunSession,
+) -> Result<Id> {
     let _lock = lock(store, rec)?;
     let id = state(store, rec)?;
     if let Some(pinned) = &session.pinned {
@@ -300,7 +313,7 @@ pub struct OverlayDiff {
     /// The diff from the base to the state, reduced to pending changes.
     pub diff: Diff,
     /// Ignored paths the overlay wrote (build outputs...): not part of `diff`, and copied into
-    /// the workspace only when asked (see [`OverlayRecord::ignored`]).
+    /// the workspace only when asked (see [`Overlay::ignored`]).
     pub ignored: Vec<Vec<u8>>,
     /// The state snapshot.
     pub state: Id,
@@ -308,7 +321,11 @@ pub struct OverlayDiff {
 
 /// Computes what the overlay changed that is still pending. Works while a command runs in
 /// the overlay (it reads the upper layer as it is at that moment).
-pub fn overlay_diff(store: &Store, rec: &mut OverlayRecord, renames: bool) -> Result<OverlayDiff> {
+pub(crate) fn overlay_diff(
+    store: &Store,
+    rec: &mut OverlayRecord,
+    renames: bool,
+) -> Result<OverlayDiff> {
     let _lock = lock(store, rec)?;
     diff_locked(store, rec, renames)
 }
@@ -317,7 +334,7 @@ pub fn overlay_diff(store: &Store, rec: &mut OverlayRecord, renames: bool) -> Re
 /// a snapshot of its workspace with `message` and `meta` (plus `overlay`: the overlay's id).
 /// It is not put in the workspace's log (the workspace never held that tree) and outlives the
 /// overlay: restore or diff it by id.
-pub fn snapshot_state(
+pub(crate) fn snapshot_state(
     store: &Store,
     rec: &mut OverlayRecord,
     message: &str,
@@ -331,7 +348,10 @@ pub fn snapshot_state(
     };
     let (state, base) = {
         let reader = store.reader()?;
-        (reader.snapshot(&state_id)?, reader.snapshot(&rec.base)?)
+        (
+            reader.snapshot_record(&state_id)?,
+            reader.snapshot_record(&rec.base)?,
+        )
     };
     let mut meta = meta.to_vec();
     meta.retain(|(k, _)| k != "overlay");
@@ -366,7 +386,7 @@ pub fn snapshot_state(
 /// state nor taking a lock: for listings, which must never wait. Ignored outputs are not
 /// counted: no diff shows them and no reject takes them out, so a count including them
 /// would never reach zero.
-pub fn last_known_pending(store: &Store, rec: &OverlayRecord) -> Result<usize> {
+pub(crate) fn last_known_pending(store: &Store, rec: &OverlayRecord) -> Result<usize> {
     let Some(state_id) = rec.state else {
         return Ok(0);
     };
@@ -377,7 +397,7 @@ pub fn last_known_pending(store: &Store, rec: &OverlayRecord) -> Result<usize> {
 /// The overlay's pending changes for a listing, and whether a command runs in it now. Never
 /// waits: while the overlay is busy, the count is the one of its last computed state. None
 /// when it could not be computed.
-pub fn pending_now(store: &Store, rec: &OverlayRecord) -> (Option<usize>, bool) {
+pub(crate) fn pending_now(store: &Store, rec: &OverlayRecord) -> (Option<usize>, bool) {
     let busy = running(store, rec);
     let fresh = (!busy)
         .then(|| try_state_lock(store, rec))
@@ -517,7 +537,7 @@ fn review_with(
 
 /// Every pending change's hunks (None for a change without line hunks), in the order of
 /// `d.changes`: what `overlay diff --json` shows and `--hunk` picks from.
-pub fn review_hunks(
+pub(crate) fn review_hunks(
     store: &Store,
     rec: &OverlayRecord,
     d: &Diff,
@@ -530,11 +550,87 @@ pub fn review_hunks(
         .collect()
 }
 
+impl Overlay {
+    /// Computes what the overlay changed that is still pending. Works while a command runs in
+    /// the overlay (it reads the upper layer as it is at that moment).
+    pub fn diff(&mut self, store: &Store, renames: bool) -> Result<OverlayDiff> {
+        overlay_diff(store, &mut self.rec, renames)
+    }
+
+    /// Every pending change's hunks (None for a change without line hunks), in the order of
+    /// `d.changes` (`d` from [`Overlay::diff`]).
+    pub fn review_hunks(
+        &self,
+        store: &Store,
+        d: &Diff,
+    ) -> Result<Vec<Option<Vec<hunks::ReviewHunk>>>> {
+        review_hunks(store, &self.rec, d)
+    }
+
+    /// The pending changes of `d` (from [`Overlay::diff`]) grouped by the run that made them:
+    /// runs in order, then the changes of no run, then parts of interleaved runs.
+    pub fn by_run(&self, store: &Store, d: &Diff) -> Result<Vec<RunChanges>> {
+        by_run(store, &self.rec, d)
+    }
+
+    /// Accepts the overlay's pending changes (or some of them) onto its workspace.
+    pub fn accept(&mut self, store: &Store, opts: &AcceptOptions) -> Result<AcceptReport> {
+        accept(store, &mut self.rec, opts)
+    }
+
+    /// Puts the base version of `paths` (all pending changes when empty) back inside the
+    /// overlay: later commands there see the base. The workspace is not touched. With `hunks`,
+    /// only those hunks are taken out of their files (the rest stays pending).
+    pub fn reject(
+        &mut self,
+        store: &Store,
+        paths: &[RelPath],
+        hunks: &[String],
+    ) -> Result<RejectReport> {
+        reject(store, &mut self.rec, paths, hunks)
+    }
+
+    /// Takes out of the overlay the pending changes run `n` made (see [`Overlay::by_run`]),
+    /// leaving the other runs' lines. Fails when the overlay has no run `n`.
+    pub fn reject_run(&mut self, store: &Store, n: u32) -> Result<RejectReport> {
+        reject_run(store, &mut self.rec, n)
+    }
+
+    /// A checkpoint of the overlay: its state now, kept as a snapshot of its workspace with
+    /// `message` and `meta` (plus `overlay`: the overlay's id). It is not put in the
+    /// workspace's log and outlives the overlay: restore or diff it by id.
+    pub fn snapshot_state(
+        &mut self,
+        store: &Store,
+        message: &str,
+        meta: &[(String, String)],
+    ) -> Result<Id> {
+        snapshot_state(store, &mut self.rec, message, meta)
+    }
+
+    /// Its pending changes for a listing, and whether a command runs in it now. Never waits:
+    /// while the overlay is busy, the count is the one of its last computed state. None when
+    /// it could not be computed.
+    pub fn pending_now(&self, store: &Store) -> (Option<usize>, bool) {
+        pending_now(store, &self.rec)
+    }
+
+    /// Whether a command is running in the overlay now. Never waits.
+    pub fn running(&self, store: &Store) -> bool {
+        running(store, &self.rec)
+    }
+
+    /// Removes the overlay: its directory and its record. The workspace is not touched.
+    pub fn drop_overlay(&self, store: &Store) -> Result<()> {
+        drop_overlay(store, &self.rec)
+    }
+}
+
 /// A path and the content it should have (None: absent).
 pub type Target = (Vec<u8>, Option<crate::diff::tree::EntryState>);
 
 /// Removes an overlay: its directory and its record. The workspace is not touched.
-pub fn drop_overlay(store: &Store, rec: &OverlayRecord) -> Result<()> {
+pub(crate) fn drop_overlay(store: &Store, rec: &OverlayRecord) -> Result<()> {
     let dir = rec.dir(store);
     if dir.exists() {
         remove_tree(&dir)?;
@@ -572,7 +668,7 @@ fn remove_tree(dir: &Path) -> Result<()> {
 
 /// Builds the command that runs `argv` inside the overlay, starting in `rel_cwd` (relative to
 /// the workspace). The caller holds the lock while it runs.
-pub fn command(
+pub(crate) fn command(
     store: &Store,
     rec: &OverlayRecord,
     argv: &[std::ffi::OsString],

@@ -157,7 +157,7 @@ pub fn refresh_pin(store: &Store, rec: &OverlayRecord) -> Result<Pinned> {
     }
     fs::create_dir(&fresh).at(&fresh)?;
     let reader = store.reader()?;
-    let base_root = reader.snapshot(&rec.base)?.root;
+    let base_root = reader.snapshot_record(&rec.base)?.root;
     for c in &d.changes {
         if let Some(o) = c.old {
             let p = checked_upper_path(&fresh, &c.path)?;
@@ -482,7 +482,7 @@ pub fn state(store: &Store, rec: &OverlayRecord) -> Result<(Id, Vec<Vec<u8>>)> {
     let upper = upper_dir(store, rec);
     let (scanned, base) = {
         let reader = store.reader()?;
-        let base = reader.snapshot(&rec.base)?;
+        let base = reader.snapshot_record(&rec.base)?;
         let mut ignores = SnapshotIgnores::new(&reader, &base)?;
         (scan_upper(&upper, &mut ignores)?, base)
     };
@@ -500,7 +500,7 @@ pub fn state(store: &Store, rec: &OverlayRecord) -> Result<(Id, Vec<Vec<u8>>)> {
     // Unchanged since the last computation: keep that state (dropping the transaction stores
     // nothing; every blob it would hold is stored already).
     if let Some(current) = rec.state
-        && reader.snapshot(&current)?.root == root
+        && reader.snapshot_record(&current)?.root == root
     {
         return Ok((current, scanned.ignored));
     }

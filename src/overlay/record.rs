@@ -1,5 +1,18 @@
 //! The overlay record: what the store keeps of an overlay (its base, state, backend, runs and
-//! what was accepted), its older layouts, and finding overlays by id or name.
+//! what was accepted), its older layouts, the [`Overlay`] the API hands out in its stead, and
+//! finding overlays by id or name.
+//!
+//! ```
+//! fn base(o: &rewind::Overlay) -> rewind::Id {
+//!     o.base()
+//! }
+//! ```
+//!
+//! ```compile_fail,E0603
+//! fn base(o: &rewind::overlay::OverlayRecord) -> rewind::Id {
+//!     o.base
+//! }
+//! ```
 
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
@@ -29,7 +42,7 @@ impl Backend {
 
     /// The directory holding the overlay's files as plain files (the copy backend's tree);
     /// `None` where they are only visible inside the overlay (the namespace backend).
-    pub fn files_dir(self, store: &Store, rec: &OverlayRecord) -> Option<PathBuf> {
+    pub(crate) fn files_dir(self, store: &Store, rec: &OverlayRecord) -> Option<PathBuf> {
         self.imp().files_dir(store, rec)
     }
 
@@ -54,9 +67,10 @@ pub enum BackendChoice {
     Copy,
 }
 
-/// An overlay, as stored in the `overlays` table.
+/// An overlay, as stored in the `overlays` table: private, so that the encoding can change
+/// without breaking an embedder. The API hands out [`Overlay`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct OverlayRecord {
+pub(crate) struct OverlayRecord {
     /// Small integer id, unique in the store.
     pub id: u64,
     /// An optional name (unique among overlays), usable wherever the id is.
@@ -210,8 +224,94 @@ pub(super) fn validate_name(name: &str) -> Result<()> {
     }
 }
 
+/// An overlay: an isolated view of a workspace, from a base snapshot, where commands run and
+/// whose changes are accepted into the workspace or rejected. Found with [`find`] or [`list`];
+/// the operations on it are its methods.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Overlay {
+    pub(crate) rec: OverlayRecord,
+}
+
+impl Overlay {
+    pub(crate) fn new(rec: OverlayRecord) -> Self {
+        Overlay { rec }
+    }
+
+    /// Its small integer id, unique in the store.
+    pub fn id(&self) -> u64 {
+        self.rec.id
+    }
+
+    /// Its name, if it was given one (usable wherever the id is).
+    pub fn name(&self) -> Option<&str> {
+        self.rec.name.as_deref()
+    }
+
+    /// The workspace's canonical path, raw bytes.
+    pub fn workspace(&self) -> &[u8] {
+        &self.rec.workspace
+    }
+
+    /// The workspace's canonical path.
+    pub fn workspace_path(&self) -> PathBuf {
+        self.rec.workspace_path()
+    }
+
+    /// How it isolates its commands.
+    pub fn backend(&self) -> Backend {
+        self.rec.backend
+    }
+
+    /// The snapshot it started from.
+    pub fn base(&self) -> Id {
+        self.rec.base
+    }
+
+    /// When it was created, nanoseconds since the Unix epoch.
+    pub fn created_ns(&self) -> i64 {
+        self.rec.created_ns
+    }
+
+    /// Its latest computed state (base plus its changes), if one was computed.
+    pub fn state_id(&self) -> Option<Id> {
+        self.rec.state
+    }
+
+    /// Paths it wrote that the base's ignore rules exclude (top-most paths only): not part of
+    /// its state, and accepted only when asked.
+    pub fn ignored(&self) -> &[Vec<u8>] {
+        &self.rec.ignored
+    }
+
+    /// Every command run in it, in order.
+    pub fn runs(&self) -> &[OverlayRun] {
+        &self.rec.runs
+    }
+
+    /// Its directory in the store.
+    pub fn dir(&self, store: &Store) -> PathBuf {
+        self.rec.dir(store)
+    }
+
+    /// The directory holding its files as plain files (the copy backend's tree); `None` where
+    /// they are only visible inside the overlay (the namespace backend).
+    pub fn files_dir(&self, store: &Store) -> Option<PathBuf> {
+        self.rec.backend.files_dir(store, &self.rec)
+    }
+}
+
 /// Every overlay, by id.
-pub fn list(store: &Store) -> Result<Vec<OverlayRecord>> {
+pub fn list(store: &Store) -> Result<Vec<Overlay>> {
+    Ok(list_records(store)?.into_iter().map(Overlay::new).collect())
+}
+
+/// Finds an overlay by id or name.
+pub fn find(store: &Store, key: &str) -> Result<Overlay> {
+    find_record(store, key).map(Overlay::new)
+}
+
+/// Every overlay's record, by id.
+pub(crate) fn list_records(store: &Store) -> Result<Vec<OverlayRecord>> {
     store
         .reader()?
         .overlay_records()?
@@ -220,9 +320,9 @@ pub fn list(store: &Store) -> Result<Vec<OverlayRecord>> {
         .collect()
 }
 
-/// Finds an overlay by id or name.
-pub fn find(store: &Store, key: &str) -> Result<OverlayRecord> {
-    let all = list(store)?;
+/// Finds an overlay's record by id or name.
+pub(crate) fn find_record(store: &Store, key: &str) -> Result<OverlayRecord> {
+    let all = list_records(store)?;
     let found = match key.parse::<u64>() {
         Ok(n) => all.into_iter().find(|o| o.id == n),
         Err(_) => all.into_iter().find(|o| o.name.as_deref() == Some(key)),

@@ -2,8 +2,8 @@
 //! untouched), and undoing it.
 
 use super::{
-    OverlayRecord, Target, diff_locked, find, lock, review_with, run_lock, runs, save, state,
-    undone_ops,
+    OverlayRecord, Target, diff_locked, find_record, lock, review_with, run_lock, runs, save,
+    state, undone_ops,
 };
 use crate::compare::{DiffRequest, Rev, diff};
 use crate::diff::tree::FileChange;
@@ -26,7 +26,7 @@ pub struct RejectReport {
 /// Puts the base version of `paths` (all pending changes when empty) back inside the overlay:
 /// later commands there see the base. The workspace is not touched.
 /// With `hunks`, only those hunks are taken out of their files (the rest stays pending).
-pub fn reject(
+pub(crate) fn reject(
     store: &Store,
     rec: &mut OverlayRecord,
     paths: &[RelPath],
@@ -37,7 +37,7 @@ pub fn reject(
 
 /// Takes out of the overlay the pending changes run `n` made (see [`by_run`](super::by_run)), leaving the
 /// other runs' lines, also where they share a hunk. Fails when the overlay has no run `n`.
-pub fn reject_run(store: &Store, rec: &mut OverlayRecord, n: u32) -> Result<RejectReport> {
+pub(crate) fn reject_run(store: &Store, rec: &mut OverlayRecord, n: u32) -> Result<RejectReport> {
     reject_selected(store, rec, &[], &[], Some(n))
 }
 
@@ -170,12 +170,13 @@ pub fn rejected_overlay(kind: &str) -> Option<u64> {
 /// Moves an overlay from state `from` (which it must still be in, unless `force`) to state
 /// `to`, path by path: the undo (or redo) of a reject.
 pub fn move_state(store: &Store, id: u64, from: Id, to: Id, force: bool) -> Result<()> {
-    let mut rec = find(store, &id.to_string()).map_err(|_| Error::RejectedOverlayGone(id))?;
+    let mut rec =
+        find_record(store, &id.to_string()).map_err(|_| Error::RejectedOverlayGone(id))?;
     let _run = run_lock(store, &rec)?;
     let _lock = lock(store, &mut rec)?;
     let now = state(store, &mut rec)?;
     let reader = store.reader()?;
-    if reader.snapshot(&now)?.root != reader.snapshot(&from)?.root && !force {
+    if reader.snapshot_record(&now)?.root != reader.snapshot_record(&from)?.root && !force {
         return Err(Error::OverlayChanged(id));
     }
     let d = diff(

@@ -84,7 +84,7 @@ fn entry_owner(reader: &Reader, rec: &OverlayRecord, c: &FileChange) -> u32 {
 /// The overlay's pending changes grouped by the run that made them: runs in order, then the
 /// changes of no run, then parts of interleaved runs. Every hunk of a file with lines of
 /// several runs is cut by run.
-pub fn by_run(store: &Store, rec: &OverlayRecord, d: &Diff) -> Result<Vec<RunChanges>> {
+pub(crate) fn by_run(store: &Store, rec: &OverlayRecord, d: &Diff) -> Result<Vec<RunChanges>> {
     let undone = super::undone_ops(store, rec)?;
     let reader = store.reader()?;
     let mut by = owners::ByOwner::default();

@@ -68,7 +68,7 @@ pub fn push_logs(remote: &Remote, reader: &Reader, on_remote: &HashSet<Id>) -> R
     for ws in reader.workspaces()? {
         let mut seen = HashSet::new();
         let mut ours: Vec<String> = reader
-            .history(ws.id, usize::MAX)?
+            .history(ws.id(), usize::MAX)?
             .into_iter()
             .rev()
             .filter(|id| on_remote.contains(id) && seen.insert(*id))
@@ -77,7 +77,7 @@ pub fn push_logs(remote: &Remote, reader: &Reader, on_remote: &HashSet<Id>) -> R
         if ours.is_empty() {
             continue;
         }
-        let key = key(&store, &ws.path);
+        let key = key(&store, ws.path());
         let mut done = false;
         for _ in 0..ATTEMPTS {
             let current = remote.get_versioned(&key)?;
@@ -104,8 +104,8 @@ pub fn push_logs(remote: &Remote, reader: &Reader, on_remote: &HashSet<Id>) -> R
             let log = RemoteLog {
                 format: LOG_FORMAT,
                 store: store.clone(),
-                workspace: String::from_utf8_lossy(&ws.path).into_owned(),
-                workspace_hex: ws.path.iter().map(|b| format!("{b:02x}")).collect(),
+                workspace: String::from_utf8_lossy(ws.path()).into_owned(),
+                workspace_hex: ws.path().iter().map(|b| format!("{b:02x}")).collect(),
                 snapshots: merged.clone(),
             };
             let bytes = serde_json::to_vec(&log).unwrap_or_default();

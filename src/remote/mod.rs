@@ -748,7 +748,10 @@ impl Remote {
     }
 
     /// A snapshot record, checked against its id.
-    pub fn snapshot(&self, id: &Id) -> Result<Option<crate::store::snapshot::SnapshotRecord>> {
+    pub(crate) fn snapshot(
+        &self,
+        id: &Id,
+    ) -> Result<Option<crate::store::snapshot::SnapshotRecord>> {
         let Some(bytes) = self.get(&format!("snapshots/{}", id.hex()))? else {
             return Ok(None);
         };

@@ -248,7 +248,7 @@ pub fn push(
             kind: "snapshot",
             id: id.hex(),
         })?;
-        roots.push(reader.snapshot(id)?.root);
+        roots.push(reader.snapshot_record(id)?.root);
         records.push((*id, raw));
     }
     let artifact_blobs: Vec<Id> = opts.artifacts.iter().map(|(_, r)| r.blob).collect();

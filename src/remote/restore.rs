@@ -93,7 +93,7 @@ pub fn restore_empty(
     let reader = store.reader()?;
     let have_snapshot = reader.snapshot_raw(&id)?.is_some();
     let record = match reader.snapshot_raw(&id)? {
-        Some(_) => reader.snapshot(&id)?,
+        Some(_) => reader.snapshot_record(&id)?,
         None => remote.snapshot(&id)?.ok_or_else(|| Error::Remote {
             remote: remote.name.clone(),
             why: format!("no snapshot {} on the remote", id.short()),

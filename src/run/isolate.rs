@@ -88,7 +88,7 @@ pub(crate) fn run_isolated(
         let store = open()?;
         let t_create = Instant::now();
         let found = match &iso.overlay {
-            Some(key) => match crate::overlay::find(&store, key) {
+            Some(key) => match crate::overlay::find_record(&store, key) {
                 Ok(rec) => Some(rec),
                 Err(e) if iso.existing || key.parse::<u64>().is_ok() => return Err(e),
                 Err(_) => None,
@@ -118,12 +118,12 @@ pub(crate) fn run_isolated(
                     },
                     &crate::progress::NoProgress,
                 )?;
-                (created.overlay, created.fallback)
+                (created.overlay.rec, created.fallback)
             }
         };
         let session = crate::overlay::begin_run(&store, &mut rec, &prep.command.join(" "))?;
         let before = session.before();
-        let before_rec = store.reader()?.snapshot(&before)?;
+        let before_rec = store.reader()?.snapshot_record(&before)?;
         events(&RunEvent::WorkspaceSnapshotTaken {
             label: "before".into(),
             snapshot: before.hex(),
@@ -146,7 +146,7 @@ pub(crate) fn run_isolated(
     let t_state = Instant::now();
     let after = crate::overlay::finish_run(&store, &mut rec, session)?;
     let after_label = AfterLabel::of(success).name();
-    let state_rec = store.reader()?.snapshot(&after)?;
+    let state_rec = store.reader()?.snapshot_record(&after)?;
     events(&RunEvent::WorkspaceSnapshotTaken {
         label: after_label.into(),
         snapshot: after.hex(),

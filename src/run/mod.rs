@@ -227,7 +227,7 @@ pub fn run(
             let reader = store.reader()?;
             match reader.workspace(&root)? {
                 Some(ws) => {
-                    let cache = crate::scan::StatCache::load(&reader, ws.id)?;
+                    let cache = crate::scan::StatCache::load(&reader, ws.id())?;
                     crate::scan::watch::Watcher::start(&root, cache.dir_paths())
                 }
                 None => None,

@@ -47,7 +47,10 @@ fn handles_dropped_without_close_lose_nothing_and_block_nothing() {
     let reader = store.reader().unwrap();
     assert_eq!(reader.tag("one").unwrap(), Some(first));
     let root = crate::workspace::canonical(ws.path(), false, &[]).unwrap();
-    assert_eq!(reader.workspace(&root).unwrap().unwrap().next_seq, 2);
+    assert_eq!(
+        reader.workspace(&root).unwrap().unwrap().record().next_seq,
+        2
+    );
     drop(reader);
     let compacted = store.compact();
     assert!(compacted.is_ok(), "{compacted:?}");

@@ -51,7 +51,7 @@ pub use dense::DenseReport;
 pub use format::{Format, SCHEMA_VERSION};
 pub use read::{BlobReader, ContentTotals, DictUsage, Reader, TableUsage};
 pub use regroup::RegroupReport;
-use snapshot::WorkspaceRecord;
+use snapshot::{Workspace, WorkspaceRecord};
 use tables::*;
 
 /// The database file inside a store directory.
@@ -446,19 +446,19 @@ impl Store {
     }
 
     /// Looks up a workspace by canonical path.
-    pub fn workspace(&self, root: &Path) -> Result<Option<WorkspaceRecord>> {
+    pub fn workspace(&self, root: &Path) -> Result<Option<Workspace>> {
         self.reader()?.workspace(root)
     }
 
-    /// Registers a workspace (idempotent) and returns its record.
-    pub fn register_workspace(&self, root: &Path) -> Result<WorkspaceRecord> {
+    /// Registers a workspace (idempotent) and returns it.
+    pub fn register_workspace(&self, root: &Path) -> Result<Workspace> {
         if let Some(ws) = self.workspace(root)? {
             return Ok(ws);
         }
         let txn = self.begin_write()?;
         let ws = register_in(&txn, root)?;
         txn.commit()?;
-        Ok(ws)
+        Ok(Workspace::new(ws))
     }
 
     /// Points tag `name` at `snapshot`, replacing an existing tag only with `force`.

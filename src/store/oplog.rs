@@ -8,9 +8,10 @@ use super::tables::OPLOG;
 use crate::error::{Error, Result};
 use crate::id::Id;
 
-/// One recorded operation.
+/// One recorded operation, as stored: private, so that the encoding can change without
+/// breaking an embedder. The API hands out [`Operation`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct OpRecord {
+pub(crate) struct OpRecord {
     /// Sequence number, store-wide, starting at 1.
     pub id: u64,
     /// When it finished, ns since the epoch.
@@ -101,6 +102,70 @@ impl OpRecord {
     }
 }
 
+/// One recorded operation: a command that changed a workspace or the store's history, with
+/// the snapshots before and after it. Read with [`super::Reader::ops`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Operation {
+    rec: OpRecord,
+}
+
+impl Operation {
+    pub(crate) fn new(rec: OpRecord) -> Self {
+        Operation { rec }
+    }
+
+    /// Its sequence number, store-wide, from 1.
+    pub fn id(&self) -> u64 {
+        self.rec.id
+    }
+
+    /// When it finished, nanoseconds since the Unix epoch.
+    pub fn time_ns(&self) -> i64 {
+        self.rec.time_ns
+    }
+
+    /// What it was: "snapshot", "restore", "undo", "redo", "revert", "apply", "run", ...
+    pub fn kind(&self) -> &str {
+        &self.rec.kind
+    }
+
+    /// The workspace's canonical path, raw bytes.
+    pub fn workspace(&self) -> &[u8] {
+        &self.rec.workspace
+    }
+
+    /// The workspace's state before (None when there was nothing to record).
+    pub fn before(&self) -> Option<Id> {
+        self.rec.before
+    }
+
+    /// The workspace's state after.
+    pub fn after(&self) -> Option<Id> {
+        self.rec.after
+    }
+
+    /// The command line that did it.
+    pub fn command(&self) -> &[String] {
+        &self.rec.command
+    }
+
+    /// For undo and redo: the operation reversed.
+    pub fn reverses(&self) -> Option<u64> {
+        self.rec.reverses
+    }
+
+    /// Whether it is recorded as changing files in the workspace (what `undo` can take back).
+    pub fn changed_workspace(&self) -> bool {
+        self.rec.changed_workspace
+    }
+
+    /// Who started it when not the local user at a terminal (a server's credential and
+    /// origin); None for a command run by hand.
+    pub fn actor(&self) -> Option<&str> {
+        self.rec.actor.as_deref()
+    }
+}
+
 /// Appends an operation inside an open write transaction; returns its id.
 pub(crate) fn record(txn: &WriteTransaction, mut op: OpRecord) -> Result<u64> {
     let next = super::counter(txn, "next_op_id")?.unwrap_or(1);
@@ -112,7 +177,7 @@ pub(crate) fn record(txn: &WriteTransaction, mut op: OpRecord) -> Result<u64> {
 }
 
 /// Records `op` in a write transaction of its own; returns its id.
-pub fn record_alone(store: &super::Store, op: OpRecord) -> Result<u64> {
+pub(crate) fn record_alone(store: &super::Store, op: OpRecord) -> Result<u64> {
     let txn = store.begin_write()?;
     let id = record(&txn, op)?;
     txn.commit()?;
@@ -120,7 +185,7 @@ pub fn record_alone(store: &super::Store, op: OpRecord) -> Result<u64> {
 }
 
 /// Reads the newest operations first, at most `limit`, optionally for one workspace.
-pub fn list(
+pub(crate) fn list(
     table: &impl ReadableTable<u64, &'static [u8]>,
     workspace: Option<&[u8]>,
     limit: usize,
@@ -143,7 +208,7 @@ pub fn list(
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ActionRow {
     /// The action's own record.
-    pub op: OpRecord,
+    pub op: Operation,
     /// Its kind without a target (`overlay-reject`, not `overlay-reject:3`).
     pub kind: String,
     /// What the kind named after a `:` (an overlay id), if anything.
@@ -171,25 +236,25 @@ pub fn split_kind(kind: &str) -> (&str, Option<&str>) {
 /// Folds stored rows (newest first) into user actions: a `pre-X`/`post-X` row that changed
 /// nothing joins the row of kind X recorded by the same command next to it. A bookkeeping row
 /// with no such action (the action failed) stays a row of its own. The stored log is unchanged.
-pub fn fold_actions(ops: Vec<OpRecord>) -> Vec<ActionRow> {
+pub fn fold_actions(ops: Vec<Operation>) -> Vec<ActionRow> {
     // Oldest first, so an undo or redo finds the operation it reverses already judged.
     let mut overlay_only = rustc_hash::FxHashSet::default();
     for op in ops.iter().rev() {
-        let only = OVERLAY_ONLY_KINDS.contains(&split_kind(&op.kind).0)
-            || op.reverses.is_some_and(|r| overlay_only.contains(&r));
+        let only = OVERLAY_ONLY_KINDS.contains(&split_kind(op.kind()).0)
+            || op.reverses().is_some_and(|r| overlay_only.contains(&r));
         if only {
-            overlay_only.insert(op.id);
+            overlay_only.insert(op.id());
         }
     }
     let mut rows: Vec<ActionRow> = ops
         .into_iter()
         .map(|op| {
-            let (k, t) = split_kind(&op.kind);
+            let (k, t) = split_kind(op.kind());
             ActionRow {
                 kind: k.to_string(),
                 target: t.map(str::to_string),
                 folded: Vec::new(),
-                changed_workspace: op.changed_workspace && !overlay_only.contains(&op.id),
+                changed_workspace: op.changed_workspace() && !overlay_only.contains(&op.id()),
                 op,
             }
         })
@@ -197,15 +262,15 @@ pub fn fold_actions(ops: Vec<OpRecord>) -> Vec<ActionRow> {
     let bookkeeping_of = |r: &ActionRow| -> Option<String> {
         let k = r.kind.as_str();
         let base = k.strip_prefix("pre-").or_else(|| k.strip_prefix("post-"))?;
-        (!r.op.changed_workspace).then(|| base.to_string())
+        (!r.op.changed_workspace()).then(|| base.to_string())
     };
     let mut start = 0;
     while start < rows.len() {
         // The rows one command recorded are adjacent and share the command line.
         let mut end = start + 1;
         while end < rows.len()
-            && rows[end].op.command == rows[start].op.command
-            && rows[end].op.workspace == rows[start].op.workspace
+            && rows[end].op.command() == rows[start].op.command()
+            && rows[end].op.workspace() == rows[start].op.workspace()
         {
             end += 1;
         }
@@ -217,7 +282,7 @@ pub fn fold_actions(ops: Vec<OpRecord>) -> Vec<ActionRow> {
             let action = (start..end)
                 .find(|&j| j != i && bookkeeping_of(&rows[j]).is_none() && rows[j].kind == base);
             if let Some(j) = action {
-                let id = rows[i].op.id;
+                let id = rows[i].op.id();
                 rows[j].folded.push(id);
                 absorbed[i - start] = true;
             }
@@ -247,9 +312,9 @@ pub fn undone_ops(
     let mut undone = std::collections::HashSet::new();
     // Oldest first: each undo or redo flips the state of the operation it is about.
     for o in ops.iter().rev() {
-        match (o.kind.as_str(), o.reverses) {
+        match (o.kind(), o.reverses()) {
             ("undo", Some(target)) => {
-                target_of_undo.insert(o.id, target);
+                target_of_undo.insert(o.id(), target);
                 undone.insert(target);
             }
             ("redo", Some(undo)) => {

@@ -8,7 +8,7 @@ use redb::{ReadOnlyTable, ReadTransaction, ReadableTable};
 use rustc_hash::FxHashMap;
 
 use super::blob::{self, BlobRecord, ChunkRef, Span};
-use super::snapshot::{SnapshotRecord, WorkspaceRecord};
+use super::snapshot::{Snapshot, SnapshotRecord, Workspace};
 use super::tables::*;
 use super::tree::{Kind, Tree, TreeEntry};
 use crate::error::{Error, Result};
@@ -106,8 +106,11 @@ impl Reader {
         &self,
         workspace: Option<&[u8]>,
         limit: usize,
-    ) -> Result<Vec<super::oplog::OpRecord>> {
-        super::oplog::list(&self.oplog, workspace, limit)
+    ) -> Result<Vec<super::oplog::Operation>> {
+        Ok(super::oplog::list(&self.oplog, workspace, limit)?
+            .into_iter()
+            .map(super::oplog::Operation::new)
+            .collect())
     }
 
     /// Space used by each table: (name, entries, stored bytes, metadata bytes, fragmented
@@ -270,8 +273,13 @@ impl Reader {
         Tree::decode(id, v.value())
     }
 
-    /// Reads a snapshot record.
-    pub fn snapshot(&self, id: &Id) -> Result<SnapshotRecord> {
+    /// Reads a snapshot.
+    pub fn snapshot(&self, id: &Id) -> Result<Snapshot> {
+        Ok(Snapshot::new(*id, self.snapshot_record(id)?))
+    }
+
+    /// Reads a snapshot's stored record.
+    pub(crate) fn snapshot_record(&self, id: &Id) -> Result<SnapshotRecord> {
         let v = self.snapshots.get(id.0)?.ok_or_else(|| Error::Missing {
             kind: "snapshot",
             id: id.hex(),
@@ -509,26 +517,26 @@ impl Reader {
     }
 
     /// Looks up a workspace by canonical path.
-    pub fn workspace(&self, root: &Path) -> Result<Option<WorkspaceRecord>> {
+    pub fn workspace(&self, root: &Path) -> Result<Option<Workspace>> {
         match self.workspaces.get(root.as_os_str().as_bytes())? {
-            Some(v) => Ok(Some(super::decode_workspace(v.value())?)),
+            Some(v) => Ok(Some(Workspace::new(super::decode_workspace(v.value())?))),
             None => Ok(None),
         }
     }
 
     /// The workspace at `root`, which must have been snapshotted: else
     /// [`Error::NoSnapshots`], the error every command reading a workspace's history gives.
-    pub fn snapshotted_workspace(&self, root: &Path) -> Result<WorkspaceRecord> {
+    pub fn snapshotted_workspace(&self, root: &Path) -> Result<Workspace> {
         self.workspace(root)?
             .ok_or_else(|| crate::Error::NoSnapshots(root.to_path_buf()))
     }
 
     /// All registered workspaces.
-    pub fn workspaces(&self) -> Result<Vec<WorkspaceRecord>> {
+    pub fn workspaces(&self) -> Result<Vec<Workspace>> {
         let mut out = Vec::new();
         for item in self.workspaces.iter()? {
             let (_, v) = item?;
-            out.push(super::decode_workspace(v.value())?);
+            out.push(Workspace::new(super::decode_workspace(v.value())?));
         }
         Ok(out)
     }
@@ -552,12 +560,25 @@ impl Reader {
     /// A workspace's snapshots for `log`: each once, newest first by the time it was taken, at
     /// most `limit`. The history itself repeats a snapshot that a restore or undo returned to,
     /// and is in the order states were reached, not taken.
-    pub fn snapshot_log(&self, ws: u64, limit: usize) -> Result<Vec<(Id, SnapshotRecord)>> {
+    pub fn snapshot_log(&self, ws: u64, limit: usize) -> Result<Vec<Snapshot>> {
+        Ok(self
+            .snapshot_records(ws, limit)?
+            .into_iter()
+            .map(|(id, rec)| Snapshot::new(id, rec))
+            .collect())
+    }
+
+    /// [`Self::snapshot_log`] as stored records, for the library's own use.
+    pub(crate) fn snapshot_records(
+        &self,
+        ws: u64,
+        limit: usize,
+    ) -> Result<Vec<(Id, SnapshotRecord)>> {
         let mut seen = rustc_hash::FxHashSet::default();
         let mut out = Vec::new();
         for id in self.history(ws, usize::MAX)? {
             if seen.insert(id) {
-                let rec = self.snapshot(&id)?;
+                let rec = self.snapshot_record(&id)?;
                 out.push((id, rec));
             }
         }

@@ -156,7 +156,7 @@ fn eviction_collects_exactly_what_nothing_reaches() {
     // And every remaining snapshot restores whole: each of its blobs is there.
     let reader = store.reader().unwrap();
     for id in &ids[4..] {
-        let root = reader.snapshot(id).unwrap().root;
+        let root = reader.snapshot_record(id).unwrap().root;
         assert!(reader.has_tree(&root).unwrap());
     }
 }
@@ -168,7 +168,7 @@ fn a_damaged_count_is_reported_by_verify() {
     let store = open(dir.path());
     write(ws.path(), "f.txt", b"content");
     let id = snap(&store, ws.path());
-    let root = store.reader().unwrap().snapshot(&id).unwrap().root;
+    let root = store.reader().unwrap().snapshot_record(&id).unwrap().root;
     let blob = Id::of(b"content");
     let txn = store.begin_write().unwrap();
     // One too few for the blob, one too many for the root tree.
@@ -263,7 +263,7 @@ fn a_writer_that_does_not_count_makes_the_counts_stale_and_a_collection_counts_a
     let store = open(dir.path());
     write(ws.path(), "f.txt", b"content");
     let id = snap(&store, ws.path());
-    let rec = store.reader().unwrap().snapshot(&id).unwrap();
+    let rec = store.reader().unwrap().snapshot_record(&id).unwrap();
     // A second record of the same tree, stored as a writer that does not count would.
     let other = crate::store::snapshot::SnapshotRecord {
         message: "uncounted".into(),

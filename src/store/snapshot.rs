@@ -1,4 +1,25 @@
 //! Snapshot records: a root tree plus everything needed to interpret it later.
+//!
+//! The records as stored are private to the crate, so that their encoding can change: an
+//! embedder reads [`Snapshot`] and [`Workspace`], which wrap them.
+//!
+//! ```
+//! fn shown(s: &rewind::Snapshot) -> (rewind::Id, &str) {
+//!     (s.root(), s.message())
+//! }
+//! ```
+//!
+//! ```compile_fail,E0603
+//! fn shown(s: &rewind::store::snapshot::SnapshotRecord) -> &str {
+//!     &s.message
+//! }
+//! ```
+//!
+//! ```compile_fail,E0603
+//! fn path(w: &rewind::store::snapshot::WorkspaceRecord) -> &[u8] {
+//!     &w.path
+//! }
+//! ```
 
 use serde::{Deserialize, Serialize};
 
@@ -84,9 +105,11 @@ pub struct TreeStats {
     pub bytes: u64,
 }
 
-/// What a snapshot id names. Immutable: tags live in the refs table, not here.
+/// What a snapshot id names, as stored: private, so that the encoding can change without
+/// breaking an embedder. The API hands out [`Snapshot`]. Immutable: tags live in the refs
+/// table, not here.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SnapshotRecord {
+pub(crate) struct SnapshotRecord {
     /// The workspace's canonical path, raw bytes.
     pub workspace: Vec<u8>,
     /// The workspace's id in this store.
@@ -133,9 +156,95 @@ impl SnapshotRecord {
     }
 }
 
-/// A workspace registered in the store.
+/// A snapshot: its id and what it records (root tree, time, workspace, message, metadata,
+/// totals, scan settings, the paths it passed over). Read with [`super::Reader::snapshot`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Snapshot {
+    id: Id,
+    rec: SnapshotRecord,
+}
+
+impl Snapshot {
+    pub(crate) fn new(id: Id, rec: SnapshotRecord) -> Self {
+        Snapshot { id, rec }
+    }
+
+    /// The stored record, for the library's own use.
+    pub(crate) fn record(&self) -> &SnapshotRecord {
+        &self.rec
+    }
+
+    /// The snapshot's id (the hash of its stored record).
+    pub fn id(&self) -> Id {
+        self.id
+    }
+
+    /// The workspace's canonical path, raw bytes.
+    pub fn workspace(&self) -> &[u8] {
+        &self.rec.workspace
+    }
+
+    /// The workspace's canonical path.
+    pub fn workspace_path(&self) -> std::path::PathBuf {
+        use std::os::unix::ffi::OsStrExt;
+        std::path::PathBuf::from(std::ffi::OsStr::from_bytes(&self.rec.workspace))
+    }
+
+    /// The workspace's id in this store.
+    pub fn workspace_id(&self) -> u64 {
+        self.rec.workspace_id
+    }
+
+    /// The root tree's id.
+    pub fn root(&self) -> Id {
+        self.rec.root
+    }
+
+    /// When it was taken, nanoseconds since the Unix epoch.
+    pub fn time_ns(&self) -> i64 {
+        self.rec.time_ns
+    }
+
+    /// The previous snapshot of the same workspace, if any.
+    pub fn parent(&self) -> Option<Id> {
+        self.rec.parent
+    }
+
+    /// The message it was taken with (empty if none).
+    pub fn message(&self) -> &str {
+        &self.rec.message
+    }
+
+    /// Its metadata, `KEY=VALUE` pairs in the order given.
+    pub fn meta_pairs(&self) -> &[(String, String)] {
+        &self.rec.meta
+    }
+
+    /// Looks up a metadata value.
+    pub fn meta(&self, key: &str) -> Option<&str> {
+        self.rec.meta(key)
+    }
+
+    /// Totals over its tree.
+    pub fn stats(&self) -> TreeStats {
+        self.rec.stats
+    }
+
+    /// How the tree was scanned.
+    pub fn scan(&self) -> &ScanSettings {
+        &self.rec.scan
+    }
+
+    /// Paths passed over or warned about.
+    pub fn skipped(&self) -> &[Skipped] {
+        &self.rec.skipped
+    }
+}
+
+/// A workspace registered in the store, as stored (private like [`SnapshotRecord`]; the API
+/// hands out [`Workspace`]).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct WorkspaceRecord {
+pub(crate) struct WorkspaceRecord {
     /// Small integer id, used in the log and stat cache keys.
     pub id: u64,
     /// Canonical path, raw bytes.
@@ -144,4 +253,42 @@ pub struct WorkspaceRecord {
     pub created_ns: i64,
     /// Sequence number the next snapshot gets in the workspace log.
     pub next_seq: u64,
+}
+
+/// A workspace registered in the store: a directory it keeps history for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Workspace {
+    rec: WorkspaceRecord,
+}
+
+impl Workspace {
+    pub(crate) fn new(rec: WorkspaceRecord) -> Self {
+        Workspace { rec }
+    }
+
+    #[cfg(test)]
+    pub(crate) fn record(&self) -> &WorkspaceRecord {
+        &self.rec
+    }
+
+    /// Its small integer id in this store (what the log and the API's routes use).
+    pub fn id(&self) -> u64 {
+        self.rec.id
+    }
+
+    /// Its canonical path, raw bytes.
+    pub fn path(&self) -> &[u8] {
+        &self.rec.path
+    }
+
+    /// Its canonical path.
+    pub fn root(&self) -> std::path::PathBuf {
+        use std::os::unix::ffi::OsStrExt;
+        std::path::PathBuf::from(std::ffi::OsStr::from_bytes(&self.rec.path))
+    }
+
+    /// When it was registered, nanoseconds since the Unix epoch.
+    pub fn created_ns(&self) -> i64 {
+        self.rec.created_ns
+    }
 }

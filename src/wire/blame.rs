@@ -93,7 +93,7 @@ impl Blame {
                 let a = author(r);
                 let own = |s: Option<&str>| s.map(str::to_string);
                 let snap = BlameSnapshot {
-                    snapshot: Snapshot::new(id, r, tags.get(id).map_or(&[], Vec::as_slice)),
+                    snapshot: Snapshot::new(r, tags.get(id).map_or(&[], Vec::as_slice)),
                     label: own(a.label),
                     agent: own(a.agent),
                     session: own(a.session),

@@ -8,7 +8,7 @@ use crate::apply::FileOutcome;
 use crate::diff::{ChangeStatus, FileChange};
 use crate::hunks::RevertReport;
 use crate::restore::RestoreReport;
-use crate::store::oplog::OpRecord;
+use crate::store::oplog::Operation;
 
 /// One path a restore writes or removes (`restore --json`'s plan row).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -202,12 +202,12 @@ pub struct Undo {
 
 impl Undo {
     /// From the operation taken back and the restore that did it.
-    pub fn new(target: &OpRecord, r: &RestoreReport, redo: bool) -> Self {
+    pub fn new(target: &Operation, r: &RestoreReport, redo: bool) -> Self {
         Undo {
             redo,
             undone: UndoneOp {
-                id: target.id,
-                kind: target.kind.clone(),
+                id: target.id(),
+                kind: target.kind().to_string(),
             },
             op: r.op,
             before: r.before.map(|i| i.hex()),

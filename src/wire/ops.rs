@@ -53,32 +53,32 @@ impl Op {
             .reader()?
             .workspaces()?
             .into_iter()
-            .map(|w| (w.path, w.id))
+            .map(|w| (w.path().to_vec(), w.id()))
             .collect();
         let mut undone: HashMap<&[u8], HashSet<u64>> = HashMap::new();
         let mut out = Vec::with_capacity(rows.len());
         for r in rows {
             let o = &r.op;
-            let ws = o.workspace.as_slice();
+            let ws = o.workspace();
             if !undone.contains_key(ws) {
                 undone.insert(ws, crate::store::oplog::undone_ops(store, ws)?);
             }
             out.push(Op {
-                id: o.id,
-                time: time_text(o.time_ns),
-                time_ns: o.time_ns,
+                id: o.id(),
+                time: time_text(o.time_ns()),
+                time_ns: o.time_ns(),
                 kind: r.kind.clone(),
                 target: r.target.clone(),
                 folded: r.folded.clone(),
                 workspace: path_text(ws),
                 workspace_id: ids.get(ws).copied(),
-                before: o.before.map(|i| i.hex()),
-                after: o.after.map(|i| i.hex()),
-                command: o.command.clone(),
-                actor: o.actor.clone(),
-                reverses: o.reverses,
+                before: o.before().map(|i| i.hex()),
+                after: o.after().map(|i| i.hex()),
+                command: o.command().to_vec(),
+                actor: o.actor().map(str::to_string),
+                reverses: o.reverses(),
                 changed_workspace: r.changed_workspace,
-                undone: undone.get(ws).is_some_and(|u| u.contains(&o.id)),
+                undone: undone.get(ws).is_some_and(|u| u.contains(&o.id())),
             });
         }
         Ok(out)

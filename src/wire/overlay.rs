@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use super::{Changes, EditedFile, Hunk, path_bytes, path_text, paths_and_bytes, time_text};
 use crate::diff::{DiffOptions, PatchOptions};
 use crate::error::Result;
-use crate::overlay::{AcceptReport, OverlayRecord, RejectReport, RunChanges};
+use crate::overlay::{AcceptReport, RejectReport, RunChanges};
 use crate::store::Store;
 
 /// One overlay (`overlay list --json`'s row).
@@ -48,12 +48,13 @@ pub struct Overlay {
 
 impl Overlay {
     /// The overlay `r` of `store`, with its pending count as of now.
-    pub fn new(store: &Store, r: &OverlayRecord) -> Result<Self> {
-        let (pending, running) = crate::overlay::pending_now(store, r);
+    pub fn new(store: &Store, o: &crate::overlay::Overlay) -> Result<Self> {
+        let r = &o.rec;
+        let (pending, running) = o.pending_now(store);
         let workspace_id = store
             .reader()?
             .workspace(&r.workspace_path())?
-            .map(|w| w.id);
+            .map(|w| w.id());
         let (ignored, ignored_bytes) = paths_and_bytes(&r.ignored);
         Ok(Overlay {
             id: r.id,
@@ -123,19 +124,19 @@ pub struct OverlayDiff {
 
 impl OverlayDiff {
     /// The pending changes of overlay `store`'s `rec` (`od` from
-    /// [`crate::overlay::overlay_diff`]), each text change with its review hunks; with
+    /// [`crate::overlay::Overlay::diff`]), each text change with its review hunks; with
     /// `patch`, the unified diff too.
     pub fn new(
         store: &Store,
-        rec: &OverlayRecord,
+        rec: &crate::overlay::Overlay,
         od: &crate::overlay::OverlayDiff,
         opts: &DiffOptions,
         patch: Option<&PatchOptions>,
     ) -> Result<Self> {
-        let hunks = crate::overlay::review_hunks(store, rec, &od.diff)?;
+        let hunks = rec.review_hunks(store, &od.diff)?;
         let changes = Changes::build(
             &od.diff,
-            rec.base.hex(),
+            rec.base().hex(),
             od.state.hex(),
             opts,
             patch,
@@ -143,7 +144,7 @@ impl OverlayDiff {
         )?;
         let (ignored, ignored_bytes) = paths_and_bytes(&od.ignored);
         Ok(OverlayDiff {
-            overlay: rec.id,
+            overlay: rec.id(),
             changes,
             ignored,
             ignored_bytes,

@@ -69,9 +69,9 @@ impl RangeRuns {
                     before: u.before.hex(),
                     after: u.after.hex(),
                     short_id: u.after.short(),
-                    time: time_text(u.record.time_ns),
-                    message: u.record.message.clone(),
-                    meta: u.record.meta.iter().cloned().collect(),
+                    time: time_text(u.record.time_ns()),
+                    message: u.record.message().to_string(),
+                    meta: u.record.meta_pairs().iter().cloned().collect(),
                 })
                 .collect(),
             runs: by

@@ -111,8 +111,8 @@ impl SelectionReverted {
                 .map(|c| SelectedChange {
                     before: c.before.hex(),
                     after: c.after.hex(),
-                    time: time_text(c.record.time_ns),
-                    message: c.record.message.clone(),
+                    time: time_text(c.record.time_ns()),
+                    message: c.record.message().to_string(),
                 })
                 .collect(),
             files: r

@@ -8,9 +8,8 @@ use super::{Change, PathPair, Skipped, path_text, time_text};
 use crate::compare::{DiffRequest, Rev};
 use crate::diff::ChangeStatus;
 use crate::error::Result;
-use crate::id::Id;
 use crate::store::Store;
-use crate::store::snapshot::SnapshotRecord;
+use crate::store::snapshot::Snapshot as Snap;
 
 /// One snapshot (`log --json`'s row, `show --json` without the scan settings).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -49,24 +48,25 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
-    /// The snapshot `id` with record `r`, named by `tags`.
-    pub fn new(id: &Id, r: &SnapshotRecord, tags: &[String]) -> Self {
+    /// The snapshot `s`, named by `tags`.
+    pub fn new(s: &Snap, tags: &[String]) -> Self {
+        let (id, stats) = (s.id(), s.stats());
         Snapshot {
             id: id.hex(),
             short_id: id.short(),
-            time: time_text(r.time_ns),
-            time_ns: r.time_ns,
-            workspace: path_text(&r.workspace),
-            workspace_id: r.workspace_id,
-            parent: r.parent.map(|p| p.hex()),
-            root: r.root.hex(),
-            message: r.message.clone(),
-            meta: r.meta.iter().cloned().collect(),
+            time: time_text(s.time_ns()),
+            time_ns: s.time_ns(),
+            workspace: path_text(s.workspace()),
+            workspace_id: s.workspace_id(),
+            parent: s.parent().map(|p| p.hex()),
+            root: s.root().hex(),
+            message: s.message().to_string(),
+            meta: s.meta_pairs().iter().cloned().collect(),
             tags: tags.to_vec(),
-            files: r.stats.files,
-            dirs: r.stats.dirs,
-            symlinks: r.stats.symlinks,
-            bytes: r.stats.bytes,
+            files: stats.files,
+            dirs: stats.dirs,
+            symlinks: stats.symlinks,
+            bytes: stats.bytes,
         }
     }
 }
@@ -143,13 +143,13 @@ pub struct ScannedSnapshot {
 }
 
 impl ScannedSnapshot {
-    /// The snapshot `id` with record `r`, named by `tags`.
-    pub fn new(id: &Id, r: &SnapshotRecord, tags: &[String]) -> Self {
+    /// The snapshot `s`, named by `tags`.
+    pub fn new(s: &Snap, tags: &[String]) -> Self {
         ScannedSnapshot {
-            snapshot: Snapshot::new(id, r, tags),
-            ignore_globs: r.scan.ignore_globs.clone(),
-            max_file_size: r.scan.max_file_size,
-            skipped: r.skipped.iter().map(Skipped::from).collect(),
+            snapshot: Snapshot::new(s, tags),
+            ignore_globs: s.scan().ignore_globs.clone(),
+            max_file_size: s.scan().max_file_size,
+            skipped: s.skipped().iter().map(Skipped::from).collect(),
         }
     }
 }
@@ -172,7 +172,7 @@ impl LogEntry {
     /// The log's row `e`, its snapshot named by `tags`.
     pub fn new(e: &crate::history::LogEntry, tags: &[String]) -> Self {
         LogEntry {
-            snapshot: ScannedSnapshot::new(&e.id, &e.record, tags),
+            snapshot: ScannedSnapshot::new(&e.record, tags),
             restored: e.restored,
             change: e.change.as_ref().map(PathChange::from),
         }
@@ -191,14 +191,14 @@ pub struct SnapshotShown {
 }
 
 impl SnapshotShown {
-    /// The snapshot `id` of `store` with record `r`, named by `tags`.
-    pub fn new(store: &Store, id: &Id, r: &SnapshotRecord, tags: &[String]) -> Result<Self> {
-        let changes = match r.parent {
+    /// The snapshot `s` of `store`, named by `tags`.
+    pub fn new(store: &Store, s: &Snap, tags: &[String]) -> Result<Self> {
+        let changes = match s.parent() {
             Some(parent) => {
                 let d = crate::compare::diff(
                     store,
                     Rev::Snapshot(parent),
-                    Rev::Snapshot(*id),
+                    Rev::Snapshot(s.id()),
                     None,
                     &DiffRequest::default(),
                 )?;
@@ -207,7 +207,7 @@ impl SnapshotShown {
             None => None,
         };
         Ok(SnapshotShown {
-            snapshot: ScannedSnapshot::new(id, r, tags),
+            snapshot: ScannedSnapshot::new(s, tags),
             changes,
         })
     }

@@ -23,7 +23,7 @@ impl Tag {
     /// The tag `name` of snapshot `id`, as `reader` sees it.
     pub fn new(reader: &Reader, name: &str, id: &Id) -> Result<Self> {
         let workspace = match reader.snapshot(id) {
-            Ok(r) => Some(path_text(&r.workspace)),
+            Ok(r) => Some(path_text(r.workspace())),
             Err(Error::Missing { .. }) => None,
             Err(e) => return Err(e),
         };

@@ -108,7 +108,7 @@ impl SnapshotTaken {
                     .filter(|(_, t)| *t == id)
                     .map(|(name, _)| name)
                     .collect();
-                Some(Snapshot::new(&id, &rec, &tags))
+                Some(Snapshot::new(&rec, &tags))
             }
             None => None,
         };

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use super::{path_bytes, path_text};
 use crate::error::Result;
 use crate::store::Store;
-use crate::store::snapshot::WorkspaceRecord;
+use crate::store::snapshot::Workspace as Registered;
 
 /// One workspace (the API's workspace object).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -28,13 +28,13 @@ pub struct Workspace {
 
 impl Workspace {
     /// The workspace `w` of `store`, with its history's length and head.
-    pub fn new(store: &Store, w: &WorkspaceRecord) -> Result<Self> {
-        let history = store.reader()?.history(w.id, usize::MAX)?;
+    pub fn new(store: &Store, w: &Registered) -> Result<Self> {
+        let history = store.reader()?.history(w.id(), usize::MAX)?;
         Ok(Workspace {
-            id: w.id,
-            path: path_text(&w.path),
-            path_bytes: path_bytes(&w.path),
-            created_ns: w.created_ns,
+            id: w.id(),
+            path: path_text(w.path()),
+            path_bytes: path_bytes(w.path()),
+            created_ns: w.created_ns(),
             snapshots: history.len(),
             head: history.first().map(|i| i.hex()),
         })

@@ -72,8 +72,9 @@ fn seeds() -> &'static [Vec<u8>] {
         let record = store
             .reader()
             .expect("reader")
-            .snapshot(&snap)
-            .expect("record");
+            .snapshot_raw(&snap)
+            .expect("read")
+            .expect("a stored record");
         vec![
             encode_whole(99, true, &span),
             encode_chunked(
@@ -83,7 +84,7 @@ fn seeds() -> &'static [Vec<u8>] {
             encode_chunk(99, false, &span),
             tree.encode().expect("tree"),
             cache.encode(),
-            record.encode().expect("record"),
+            record,
         ]
     })
 }

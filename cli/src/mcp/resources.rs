@@ -109,18 +109,18 @@ fn latest(st: &State) -> Result<Vec<Resource>, ErrorData> {
     let Some(ws) = reader.workspace(&st.root).map_err(|e| lib_error(&e))? else {
         return Ok(Vec::new());
     };
-    let ids = reader.history(ws.id, LISTED).map_err(|e| lib_error(&e))?;
+    let ids = reader.history(ws.id(), LISTED).map_err(|e| lib_error(&e))?;
     let mut out = Vec::with_capacity(ids.len());
     for id in ids {
         let rec = reader.snapshot(&id).map_err(|e| lib_error(&e))?;
-        let name = if rec.message.is_empty() {
+        let name = if rec.message().is_empty() {
             format!("snapshot {}", id.short())
         } else {
-            format!("snapshot {}: {}", id.short(), rec.message)
+            format!("snapshot {}: {}", id.short(), rec.message())
         };
         out.push(
             Resource::new(format!("{PREFIX}{}", id.hex()), name)
-                .with_description(wire::time_text(rec.time_ns))
+                .with_description(wire::time_text(rec.time_ns()))
                 .with_mime_type("application/json"),
         );
     }
@@ -173,7 +173,7 @@ fn read(st: &State, uri: &str) -> Result<ResourceContents, ErrorData> {
             });
         }
         let v = wire::SnapshotDirectory {
-            snapshot: wire::Snapshot::new(&id, &rec, &tags),
+            snapshot: wire::Snapshot::new(&rec, &tags),
             path: wire::path_text(dir),
             path_bytes: wire::path_bytes(dir),
             entries,
@@ -183,12 +183,12 @@ fn read(st: &State, uri: &str) -> Result<ResourceContents, ErrorData> {
         Ok(ResourceContents::text(text, uri).with_mime_type("application/json"))
     };
     let Some(path) = path else {
-        return listing(&rec.root, b"");
+        return listing(&rec.root(), b"");
     };
     let path = rewind::RelPath::parse(path.trim_ascii_end().strip_suffix(b"/").unwrap_or(&path))
         .map_err(|e| ErrorData::invalid_params(hints::message(&e), None))?;
     let entry = reader
-        .lookup(&rec.root, &path)
+        .lookup(&rec.root(), &path)
         .map_err(|e| lib_error(&e))?
         .ok_or_else(|| {
             ErrorData::resource_not_found(

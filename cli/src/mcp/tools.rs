@@ -295,7 +295,7 @@ fn checkpoint(st: &State, p: CheckpointParams) -> Result<wire::Checkpoint> {
         r.id.ok_or_else(|| Error::Invalid("the snapshot recorded no id".into()))?;
     let reader = st.store.reader()?;
     let rec = reader.snapshot(&id)?;
-    let snapshot = wire::Snapshot::new(&id, &rec, &tags_of(&reader, &id)?);
+    let snapshot = wire::Snapshot::new(&rec, &tags_of(&reader, &id)?);
     let (files_changed, changes) = match r.parent {
         _ if r.unchanged || !r.created => (0, Some(Vec::new())),
         Some(parent) => {
@@ -377,7 +377,7 @@ fn list(st: &State, p: ListParams) -> Result<wire::SnapshotList> {
         until_ns: None,
     };
     let tags = reader.tags()?;
-    let rows = rewind::history::log(&st.store, &reader, ws.id, &query)?;
+    let rows = rewind::history::log(&st.store, &reader, ws.id(), &query)?;
     let snapshots = rows
         .iter()
         .filter(|e| tagged.is_none_or(|t| t == e.id))
@@ -388,7 +388,7 @@ fn list(st: &State, p: ListParams) -> Result<wire::SnapshotList> {
                 .filter(|(_, t)| *t == e.id)
                 .map(|(n, _)| n.clone())
                 .collect();
-            wire::Snapshot::new(&e.id, &e.record, &names)
+            wire::Snapshot::new(&e.record, &names)
         })
         .collect();
     Ok(wire::SnapshotList { snapshots })
@@ -532,7 +532,7 @@ fn overlay_create(st: &State, p: OverlayCreateParams) -> Result<wire::OverlayCre
 
 fn overlay_diff(st: &State, p: OverlayDiffParams) -> Result<wire::OverlayDiff> {
     let mut rec = ov::find(&st.store, &p.overlay.text())?;
-    let od = ov::overlay_diff(&st.store, &mut rec, true)?;
+    let od = rec.diff(&st.store, true)?;
     let dopts = rewind::diff::DiffOptions::default();
     let popts = rewind::diff::PatchOptions {
         diff: dopts,
@@ -544,9 +544,9 @@ fn overlay_diff(st: &State, p: OverlayDiffParams) -> Result<wire::OverlayDiff> {
 
 fn overlay_runs(st: &State, p: OverlayRunsParams) -> Result<wire::OverlayRuns> {
     let mut rec = ov::find(&st.store, &p.overlay.text())?;
-    let od = ov::overlay_diff(&st.store, &mut rec, false)?;
-    let groups = ov::by_run(&st.store, &rec, &od.diff)?;
-    Ok(wire::OverlayRuns::new(rec.id, groups))
+    let od = rec.diff(&st.store, false)?;
+    let groups = rec.by_run(&st.store, &od.diff)?;
+    Ok(wire::OverlayRuns::new(rec.id(), groups))
 }
 
 /// `from` and `to` (default `@`) as snapshot ids.
@@ -560,7 +560,7 @@ fn range(st: &State, from: &str, to: Option<&str>) -> Result<(Id, Id)> {
 fn changes_by_run(st: &State, p: ByRunParams) -> Result<wire::RangeRuns> {
     let (a, b) = range(st, &p.from, p.to.as_deref())?;
     let ws = st.store.reader()?.snapshotted_workspace(&st.root)?;
-    let by = rewind::review_runs::by_run(&st.store, ws.id, a, b)?;
+    let by = rewind::review_runs::by_run(&st.store, ws.id(), a, b)?;
     Ok(wire::RangeRuns::new(&a, &b, by))
 }
 
@@ -574,7 +574,7 @@ fn revert(st: &State, p: RevertParams) -> Result<wire::Revert> {
     }
     let r = if let Some(n) = p.run {
         let ws = st.store.reader()?.snapshotted_workspace(&st.root)?;
-        rewind::review_runs::revert_run(&st.store, &st.root, ws.id, a, b, n, false, p.dry_run)?
+        rewind::review_runs::revert_run(&st.store, &st.root, ws.id(), a, b, n, false, p.dry_run)?
     } else if !p.hunks.is_empty() {
         rewind::revert::revert_hunks_report(&st.store, &st.root, a, b, &p.hunks, false, p.dry_run)?
     } else {
@@ -602,8 +602,8 @@ fn overlay_accept(st: &State, p: OverlayAcceptParams) -> Result<wire::OverlayAcc
         edited: Vec::new(),
         run: p.run,
     };
-    let r = ov::accept(&st.store, &mut rec, &opts)?;
-    Ok(wire::OverlayAccept::new(rec.id, &r))
+    let r = rec.accept(&st.store, &opts)?;
+    Ok(wire::OverlayAccept::new(rec.id(), &r))
 }
 
 fn overlay_reject(st: &State, p: OverlayRejectParams) -> Result<wire::OverlayReject> {
@@ -611,8 +611,8 @@ fn overlay_reject(st: &State, p: OverlayRejectParams) -> Result<wire::OverlayRej
     let root = rec.workspace_path();
     let paths = st.ctx.workspace_paths(Some(&root), &p.paths)?;
     let r = match p.run {
-        Some(n) => ov::reject_run(&st.store, &mut rec, n)?,
-        None => ov::reject(&st.store, &mut rec, &paths, &p.hunks)?,
+        Some(n) => rec.reject_run(&st.store, n)?,
+        None => rec.reject(&st.store, &paths, &p.hunks)?,
     };
-    Ok(wire::OverlayReject::new(rec.id, &r))
+    Ok(wire::OverlayReject::new(rec.id(), &r))
 }

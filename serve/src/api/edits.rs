@@ -148,7 +148,7 @@ pub async fn revert(
         let a = snapshot_id(store, &root, b.from.as_deref().unwrap_or("@~1"))?;
         let z = snapshot_id(store, &root, b.to.as_deref().unwrap_or("@"))?;
         let r = if let Some(n) = b.run {
-            rewind::review_runs::revert_run(store, &root, w.id, a, z, n, b.markers, b.check)?
+            rewind::review_runs::revert_run(store, &root, w.id(), a, z, n, b.markers, b.check)?
                 .or_conflict()?
         } else if b.hunks.is_empty() {
             rewind::revert::revert(store, &root, a, z, &paths, b.markers, b.check)?

@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{MethodRouter, delete, get, post, put};
-use rewind::store::snapshot::WorkspaceRecord;
+use rewind::Workspace;
 use rewind::{Id, Rev, Store};
 
 use crate::AppState;
@@ -149,19 +149,18 @@ where
 }
 
 /// The workspace with id `ws`.
-pub(crate) fn workspace(store: &Store, ws: u64) -> ApiResult<WorkspaceRecord> {
+pub(crate) fn workspace(store: &Store, ws: u64) -> ApiResult<Workspace> {
     store
         .reader()?
         .workspaces()?
         .into_iter()
-        .find(|w| w.id == ws)
+        .find(|w| w.id() == ws)
         .ok_or_else(|| ApiError::not_found(format!("no workspace with id {ws}")))
 }
 
-/// A workspace record's root directory.
-pub(crate) fn root_of(w: &WorkspaceRecord) -> PathBuf {
-    use std::os::unix::ffi::OsStrExt;
-    PathBuf::from(std::ffi::OsStr::from_bytes(&w.path))
+/// A workspace's root directory.
+pub(crate) fn root_of(w: &Workspace) -> PathBuf {
+    w.root()
 }
 
 /// A revision of workspace `root` (`@`, `@~2`, a tag, a hex prefix), or `live` when allowed.

@@ -53,7 +53,7 @@ pub async fn list_of_workspace(
         let w = workspace(store, ws)?;
         let all = ov::list(store)?
             .iter()
-            .filter(|r| r.workspace == w.path)
+            .filter(|r| r.workspace() == w.path())
             .map(|r| Overlay::new(store, r))
             .collect::<rewind::Result<Vec<_>>>()?;
         Ok(Json(all))
@@ -117,8 +117,8 @@ pub async fn drop_overlay(
     blocking(&st, move |st| {
         let store = &st.store_for(&caller, caller.command(&[]))?;
         let r = ov::find(store, &key)?;
-        ov::drop_overlay(store, &r)?;
-        Ok(Json(rewind::wire::OverlayDropped { dropped: r.id }))
+        r.drop_overlay(store)?;
+        Ok(Json(rewind::wire::OverlayDropped { dropped: r.id() }))
     })
     .await
 }
@@ -131,7 +131,7 @@ pub async fn diff(
     blocking(&st, move |st| {
         let store = st.store();
         let mut r = ov::find(store, &key)?;
-        let od = ov::overlay_diff(store, &mut r, true)?;
+        let od = r.diff(store, true)?;
         let dopts = rewind::diff::DiffOptions::default();
         Ok(Json(rewind::wire::OverlayDiff::new(
             store, &r, &od, &dopts, None,
@@ -149,9 +149,9 @@ pub async fn runs(
     blocking(&st, move |st| {
         let store = st.store();
         let mut r = ov::find(store, &key)?;
-        let od = ov::overlay_diff(store, &mut r, false)?;
-        let groups = ov::by_run(store, &r, &od.diff)?;
-        Ok(Json(rewind::wire::OverlayRuns::new(r.id, groups)))
+        let od = r.diff(store, false)?;
+        let groups = r.by_run(store, &od.diff)?;
+        Ok(Json(rewind::wire::OverlayRuns::new(r.id(), groups)))
     })
     .await
 }
@@ -208,8 +208,8 @@ pub async fn accept(
             edited: Vec::new(),
             run: b.run,
         };
-        let rep = ov::accept(store, &mut r, &opts)?;
-        Ok(Json(OverlayAccept::new(r.id, &rep)))
+        let rep = r.accept(store, &opts)?;
+        Ok(Json(OverlayAccept::new(r.id(), &rep)))
     })
     .await
 }
@@ -237,10 +237,10 @@ pub async fn reject(
         let store = &st.store_for(&caller, caller.command(&[]))?;
         let mut r = ov::find(store, &key)?;
         let rep = match b.run {
-            Some(n) => ov::reject_run(store, &mut r, n)?,
-            None => ov::reject(store, &mut r, &paths, &b.hunks)?,
+            Some(n) => r.reject_run(store, n)?,
+            None => r.reject(store, &paths, &b.hunks)?,
         };
-        Ok(Json(OverlayReject::new(r.id, &rep)))
+        Ok(Json(OverlayReject::new(r.id(), &rep)))
     })
     .await
 }
@@ -255,7 +255,7 @@ pub async fn run(
 ) -> ApiResult<Response> {
     let (id, root) = blocking(&st, move |st| {
         let r = ov::find(st.store(), &key)?;
-        Ok((r.id, r.workspace_path()))
+        Ok((r.id(), r.workspace_path()))
     })
     .await?;
     let p = super::run::plan(&b, Some(id))?;
@@ -284,8 +284,8 @@ pub async fn split(
     blocking(&st, move |st| {
         let store = st.store();
         let mut r = ov::find(store, &key)?;
-        let od = ov::overlay_diff(store, &mut r, true)?;
-        let all = ov::review_hunks(store, &r, &od.diff)?;
+        let od = r.diff(store, true)?;
+        let all = r.review_hunks(store, &od.diff)?;
         for (c, hs) in od.diff.changes.iter().zip(all) {
             let Some(h) = hs.into_iter().flatten().find(|h| h.id == b.hunk) else {
                 continue;
@@ -295,12 +295,15 @@ pub async fn split(
                 p.pending = h.pending;
             }
             return Ok(Json(rewind::wire::OverlaySplit::new(
-                r.id, &c.path, h.id, parts,
+                r.id(),
+                &c.path,
+                h.id,
+                parts,
             )));
         }
         Err(rewind::Error::UnknownHunk {
             hunk: b.hunk,
-            overlay: r.id,
+            overlay: r.id(),
         }
         .into())
     })
@@ -328,13 +331,13 @@ pub async fn snapshot(
         let store = &st.store_for(&caller, caller.command(&[]))?;
         let mut r = ov::find(store, &key)?;
         let meta: Vec<(String, String)> = b.meta.into_iter().collect();
-        let id = ov::snapshot_state(store, &mut r, &b.message.unwrap_or_default(), &meta)?;
+        let id = r.snapshot_state(store, &b.message.unwrap_or_default(), &meta)?;
         let rec = store.reader()?.snapshot(&id)?;
         Ok((
             StatusCode::CREATED,
             Json(rewind::wire::OverlaySnapshot {
-                overlay: r.id,
-                snapshot: rewind::wire::Snapshot::new(&id, &rec, &[]),
+                overlay: r.id(),
+                snapshot: rewind::wire::Snapshot::new(&rec, &[]),
             }),
         ))
     })

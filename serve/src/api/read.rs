@@ -71,7 +71,7 @@ pub async fn sessions(
     blocking(&st, move |st| {
         let store = st.store();
         let w = workspace(store, ws)?;
-        let list = rewind::session::sessions(store, &super::root_of(&w), w.id)?;
+        let list = rewind::session::sessions(store, &super::root_of(&w), w.id())?;
         Ok(Json(list.iter().map(rewind::wire::Session::from).collect()))
     })
     .await
@@ -97,7 +97,7 @@ pub async fn runs(
         let root = root_of(&w);
         let a = snapshot_id(store, &root, &from)?;
         let b = snapshot_id(store, &root, &to)?;
-        let by = rewind::review_runs::by_run(store, w.id, a, b)?;
+        let by = rewind::review_runs::by_run(store, w.id(), a, b)?;
         Ok(Json(rewind::wire::RangeRuns::new(&a, &b, by)))
     })
     .await
@@ -125,7 +125,7 @@ pub async fn snapshots(
         let w = workspace(store, ws)?;
         let reader = store.reader()?;
         let tags = tags_by_id(store)?;
-        let rows = rewind::history::log(store, &reader, w.id, &query)?;
+        let rows = rewind::history::log(store, &reader, w.id(), &query)?;
         let out: Vec<LogEntry> = rows
             .iter()
             .map(|e| LogEntry::new(e, tags.get(&e.id).map_or(&[], Vec::as_slice)))
@@ -147,7 +147,7 @@ pub async fn show(
         let id = snapshot_id(store, &root, &rev)?;
         let rec = store.reader()?.snapshot(&id)?;
         let tags = tags_by_id(store)?;
-        let shown = SnapshotShown::new(store, &id, &rec, tags.get(&id).map_or(&[], Vec::as_slice))?;
+        let shown = SnapshotShown::new(store, &rec, tags.get(&id).map_or(&[], Vec::as_slice))?;
         Ok(Json(shown))
     })
     .await
@@ -168,7 +168,7 @@ pub async fn tree(
         let w = workspace(store, ws)?;
         let id = snapshot_id(store, &root_of(&w), &rev)?;
         let reader = store.reader()?;
-        let mut tree_id = reader.snapshot(&id)?.root;
+        let mut tree_id = reader.snapshot(&id)?.root();
         if !dir.is_empty() {
             match reader.lookup(&tree_id, &dir)? {
                 Some(e) if e.kind == Kind::Dir => tree_id = e.id,
@@ -327,7 +327,7 @@ pub async fn file(
         }
         let id = snapshot_id(store, &root, &rev)?;
         let reader = store.reader()?;
-        let root_tree = reader.snapshot(&id)?.root;
+        let root_tree = reader.snapshot(&id)?.root();
         match reader.lookup(&root_tree, &rel)? {
             Some(e) if e.kind == Kind::Dir => Err(ApiError::bad_request(format!(
                 "{}: a directory (see /tree)",
@@ -387,7 +387,7 @@ pub async fn ops(
         // Bookkeeping rows fold into actions: read more than asked for.
         let rows = store
             .reader()?
-            .ops(Some(&w.path), limit.saturating_mul(3).max(limit + 2))?;
+            .ops(Some(w.path()), limit.saturating_mul(3).max(limit + 2))?;
         let mut actions = rewind::store::oplog::fold_actions(rows);
         actions.truncate(limit);
         Ok(Json(rewind::wire::Op::list(store, &actions)?))

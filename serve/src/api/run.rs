@@ -291,8 +291,8 @@ fn add_hunks(
     match r.overlay.as_ref().filter(|o| o.kept) {
         Some(o) => {
             let mut rec = rewind::overlay::find(store, &o.id.to_string())?;
-            let od = rewind::overlay::overlay_diff(store, &mut rec, true)?;
-            let hs = rewind::overlay::review_hunks(store, &rec, &od.diff)?;
+            let od = rec.diff(store, true)?;
+            let hs = rec.review_hunks(store, &od.diff)?;
             for (c, h) in od.diff.changes.iter().zip(hs) {
                 by_path.insert(c.path.clone(), h);
             }

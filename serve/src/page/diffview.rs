@@ -109,7 +109,7 @@ fn view(store: &rewind::Store, id: u64, q: Points) -> Result<String, PageError> 
             &mut budget,
         );
     }
-    let label = String::from_utf8_lossy(&ws.path).into_owned();
+    let label = String::from_utf8_lossy(ws.path()).into_owned();
     Ok(layout(
         &format!("diff {from}..{to}"),
         &[

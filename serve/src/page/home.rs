@@ -5,8 +5,8 @@ use std::fmt::Write;
 
 use axum::extract::{Path, State};
 use axum::response::Html;
-use rewind::overlay::OverlayRecord;
-use rewind::store::snapshot::WorkspaceRecord;
+use rewind::Overlay;
+use rewind::Workspace;
 use serde_json::json;
 
 use super::html::{self, Action};
@@ -28,10 +28,7 @@ pub(super) async fn workspace(
 }
 
 /// The workspace record with this id.
-pub(super) fn workspace_record(
-    store: &rewind::Store,
-    id: u64,
-) -> Result<WorkspaceRecord, PageError> {
+pub(super) fn workspace_record(store: &rewind::Store, id: u64) -> Result<Workspace, PageError> {
     Ok(crate::api::workspace(store, id)?)
 }
 
@@ -41,7 +38,7 @@ fn index_view(store: &rewind::Store) -> Result<String, PageError> {
     let reader = store.reader()?;
     // A copy overlay's files are snapshotted as a workspace of their own: store internals.
     let internal = rewind::overlay::overlays_dir(store);
-    let workspaces: Vec<WorkspaceRecord> = reader
+    let workspaces: Vec<Workspace> = reader
         .workspaces()?
         .into_iter()
         .filter(|w| !root_of(w).starts_with(&internal))
@@ -59,22 +56,25 @@ fn index_view(store: &rewind::Store) -> Result<String, PageError> {
              <th>message</th><th>overlays</th></tr>",
         );
         for ws in &workspaces {
-            let latest = reader.snapshot_log(ws.id, 1)?.into_iter().next();
-            let ovs = overlays.iter().filter(|o| o.workspace == ws.path).count();
+            let latest = reader.snapshot_log(ws.id(), 1)?.into_iter().next();
+            let ovs = overlays
+                .iter()
+                .filter(|o| o.workspace() == ws.path())
+                .count();
             let _ = write!(
                 body,
                 "<tr data-ws=\"{id}\"><td><a class=\"mono\" href=\"/w/{id}\">{}</a></td><td>{}</td>\
                  <td>{}</td><td class=\"num\">{ovs}</td></tr>",
-                html::path(&ws.path),
+                html::path(ws.path()),
                 latest
                     .as_ref()
-                    .map(|(_, r)| html::time(r.time_ns))
+                    .map(|r| html::time(r.time_ns()))
                     .unwrap_or_else(|| "<span class=\"muted\">none</span>".into()),
                 latest
                     .as_ref()
-                    .map(|(_, r)| html::escape(&r.message))
+                    .map(|r| html::escape(r.message()))
                     .unwrap_or_default(),
-                id = ws.id,
+                id = ws.id(),
             );
         }
         body.push_str("</table>");
@@ -90,8 +90,8 @@ fn index_view(store: &rewind::Store) -> Result<String, PageError> {
 fn overlay_table(
     out: &mut String,
     store: &rewind::Store,
-    overlays: &[OverlayRecord],
-    workspaces: &[WorkspaceRecord],
+    overlays: &[Overlay],
+    workspaces: &[Workspace],
 ) {
     out.push_str(
         "<table class=\"list\" id=\"overlays\"><tr><th>overlay</th><th>workspace</th><th>backend</th>\
@@ -99,15 +99,14 @@ fn overlay_table(
     );
     for o in overlays {
         // Never waits: a busy overlay shows the count of its last computed state.
-        let (pending, running) = rewind::overlay::pending_now(store, o);
-        let ws = workspaces.iter().find(|w| w.path == o.workspace);
+        let (pending, running) = o.pending_now(store);
+        let ws = workspaces.iter().find(|w| w.path() == o.workspace());
         let _ = write!(
             out,
             "<tr data-overlay=\"{id}\"><td><a href=\"/overlay/{id}\">{id}{}</a>{}</td><td class=\"mono\">{}</td>\
              <td>{}</td><td class=\"mono\">{}</td><td>{}</td><td class=\"num\">{}</td>\
              <td><a href=\"/overlay/{id}\">review</a></td></tr>",
-            o.name
-                .as_deref()
+            o.name()
                 .map(|n| format!(" · {}", html::escape(n)))
                 .unwrap_or_default(),
             if running {
@@ -115,13 +114,13 @@ fn overlay_table(
             } else {
                 ""
             },
-            ws.map(|w| format!("<a href=\"/w/{}\">{}</a>", w.id, html::path(&w.path)))
-                .unwrap_or_else(|| html::path(&o.workspace)),
-            o.backend.name(),
-            o.base.short(),
-            html::time(o.created_ns),
+            ws.map(|w| format!("<a href=\"/w/{}\">{}</a>", w.id(), html::path(w.path())))
+                .unwrap_or_else(|| html::path(o.workspace())),
+            o.backend().name(),
+            o.base().short(),
+            html::time(o.created_ns()),
             pending.map_or_else(|| "?".into(), |n| n.to_string()),
-            id = o.id,
+            id = o.id(),
         );
     }
     out.push_str("</table>");
@@ -130,17 +129,17 @@ fn overlay_table(
 fn workspace_view(store: &rewind::Store, id: u64) -> Result<String, PageError> {
     let ws = workspace_record(store, id)?;
     let reader = store.reader()?;
-    let snaps = reader.snapshot_log(ws.id, LIST_LIMIT)?;
+    let snaps = reader.snapshot_log(ws.id(), LIST_LIMIT)?;
     let tags = reader.tags()?;
-    let ops = rewind::store::oplog::fold_actions(reader.ops(Some(&ws.path), LIST_LIMIT)?);
-    let undone = rewind::undo::undone_ops(store, &ws.path)?;
-    let overlays: Vec<OverlayRecord> = rewind::overlay::list(store)?
+    let ops = rewind::store::oplog::fold_actions(reader.ops(Some(ws.path()), LIST_LIMIT)?);
+    let undone = rewind::undo::undone_ops(store, ws.path())?;
+    let overlays: Vec<Overlay> = rewind::overlay::list(store)?
         .into_iter()
-        .filter(|o| o.workspace == ws.path)
+        .filter(|o| o.workspace() == ws.path())
         .collect();
     drop(reader);
 
-    let mut body = format!("<h1 class=\"mono\">{}</h1>", html::path(&ws.path));
+    let mut body = format!("<h1 class=\"mono\">{}</h1>", html::path(ws.path()));
     body.push_str("<div class=\"toolbar\">");
     body.push_str(&undo_buttons(id));
     let _ = write!(
@@ -161,12 +160,13 @@ fn workspace_view(store: &rewind::Store, id: u64) -> Result<String, PageError> {
             "<table class=\"list\" id=\"snapshots\"><tr><th>snapshot</th><th>time</th><th>message</th>\
              <th class=\"num\">files</th><th>diff</th></tr>",
         );
-        for (sid, rec) in &snaps {
+        for rec in &snaps {
+            let sid = &rec.id();
             let mut labels = String::new();
             for (t, _) in tags.iter().filter(|(_, tid)| tid == sid) {
                 let _ = write!(labels, "<span class=\"tag\">{}</span>", html::escape(t));
             }
-            for (k, v) in &rec.meta {
+            for (k, v) in rec.meta_pairs() {
                 let _ = write!(
                     labels,
                     "<span class=\"tag\">{}={}</span>",
@@ -175,7 +175,7 @@ fn workspace_view(store: &rewind::Store, id: u64) -> Result<String, PageError> {
                 );
             }
             let parent = rec
-                .parent
+                .parent()
                 .map(|p| {
                     format!(
                         "<a href=\"/w/{id}/diff?from={}&amp;to={}\">parent</a> · ",
@@ -189,9 +189,9 @@ fn workspace_view(store: &rewind::Store, id: u64) -> Result<String, PageError> {
                 "<tr data-snapshot=\"{hex}\"><td class=\"mono\">{short}</td><td>{}</td>\
                  <td><div class=\"cmd\" title=\"{message}\">{message}{labels}</div></td>\
                  <td class=\"num\">{}</td><td>{parent}<a href=\"/w/{id}/diff?from={hex}&amp;to=live\">live</a></td></tr>",
-                html::time(rec.time_ns),
-                rec.stats.files,
-                message = html::escape(&rec.message),
+                html::time(rec.time_ns()),
+                rec.stats().files,
+                message = html::escape(rec.message()),
                 hex = sid.hex(),
                 short = sid.short(),
             );
@@ -211,10 +211,10 @@ fn workspace_view(store: &rewind::Store, id: u64) -> Result<String, PageError> {
             if let Some(t) = &row.target {
                 let _ = write!(what, " <a href=\"/overlay/{0}\">{0}</a>", html::escape(t));
             }
-            if undone.contains(&op.id) {
+            if undone.contains(&op.id()) {
                 what.push_str(" <span class=\"tag undone\">undone</span>");
             }
-            let diff = match (op.before, op.after) {
+            let diff = match (op.before(), op.after()) {
                 (Some(b), Some(a)) if b != a => format!(
                     "<a href=\"/w/{id}/diff?from={}&amp;to={}\">changes</a>",
                     b.hex(),
@@ -227,12 +227,12 @@ fn workspace_view(store: &rewind::Store, id: u64) -> Result<String, PageError> {
                 "<tr data-op=\"{}\"><td class=\"num\">{}</td><td>{what}\
                  <div class=\"muted mono cmd\" title=\"{cmd}\">{cmd}</div></td>\
                  <td>{}</td><td>{diff}</td></tr>",
-                op.id,
-                op.id,
-                html::time(op.time_ns),
-                cmd = html::escape(&match &op.actor {
-                    Some(a) => format!("{} (by {a})", op.command.join(" ")),
-                    None => op.command.join(" "),
+                op.id(),
+                op.id(),
+                html::time(op.time_ns()),
+                cmd = html::escape(&match &op.actor() {
+                    Some(a) => format!("{} (by {a})", op.command().join(" ")),
+                    None => op.command().join(" "),
                 }),
             );
         }
@@ -240,10 +240,10 @@ fn workspace_view(store: &rewind::Store, id: u64) -> Result<String, PageError> {
     }
     body.push_str("</div></div>");
     Ok(layout(
-        &String::from_utf8_lossy(&ws.path),
+        &String::from_utf8_lossy(ws.path()),
         &[Crumb {
             href: None,
-            label: String::from_utf8_lossy(&ws.path).into_owned(),
+            label: String::from_utf8_lossy(ws.path()).into_owned(),
         }],
         &body,
     ))
@@ -277,21 +277,21 @@ pub(super) fn undo_buttons(ws: u64) -> String {
 /// `from` and `to` selected (a typed revision not in the list is added as an option).
 pub(super) fn compare_form(
     store: &rewind::Store,
-    ws: &WorkspaceRecord,
+    ws: &Workspace,
     from: &str,
     to: &str,
 ) -> Result<String, PageError> {
-    let snaps = store.reader()?.snapshot_log(ws.id, LIST_LIMIT)?;
+    let snaps = store.reader()?.snapshot_log(ws.id(), LIST_LIMIT)?;
     let select = |name: &str, chosen: &str| {
         let mut options: Vec<(String, String)> = vec![
             ("live".into(), "live workspace".into()),
             ("@".into(), "@ (latest snapshot)".into()),
         ];
-        for (id, rec) in &snaps {
-            let msg: String = rec.message.chars().take(60).collect();
+        for rec in &snaps {
+            let msg: String = rec.message().chars().take(60).collect();
             options.push((
-                id.hex(),
-                format!("{} {} {msg}", id.short(), html::utc(rec.time_ns)),
+                rec.id().hex(),
+                format!("{} {} {msg}", rec.id().short(), html::utc(rec.time_ns())),
             ));
         }
         if !options.iter().any(|(v, _)| v == chosen) {
@@ -313,7 +313,7 @@ pub(super) fn compare_form(
     Ok(format!(
         "<form class=\"compare\" method=\"get\" action=\"/w/{}/diff\">compare {} → {} \
          <button type=\"submit\" class=\"primary\">Show diff</button></form>",
-        ws.id,
+        ws.id(),
         select("from", from),
         select("to", to),
     ))

@@ -34,20 +34,16 @@ pub(super) async fn page(
 
 fn view(store: &rewind::Store, key: &str, q: Only) -> Result<String, PageError> {
     let mut rec = rewind::overlay::find(store, key)?;
-    let mut od = rewind::overlay::overlay_diff(store, &mut rec, true)?;
+    let mut od = rec.diff(store, true)?;
     if let Some(only) = only_path(q.path.as_deref())? {
         od.diff
             .changes
             .retain(|c| rewind::diff::tree::is_under(&c.path, &only));
     }
-    let hunks = rewind::overlay::review_hunks(store, &rec, &od.diff)?;
+    let hunks = rec.review_hunks(store, &od.diff)?;
     let ws = store.reader()?.workspace(&rec.workspace_path())?;
-    let id = rec.id;
-    let name = rec
-        .name
-        .as_deref()
-        .map(|n| format!(" · {n}"))
-        .unwrap_or_default();
+    let id = rec.id();
+    let name = rec.name().map(|n| format!(" · {n}")).unwrap_or_default();
 
     let mut body = String::new();
     let _ = write!(
@@ -55,11 +51,11 @@ fn view(store: &rewind::Store, key: &str, q: Only) -> Result<String, PageError> 
         "<h1>Overlay {id}{}</h1><p class=\"muted\">on <span class=\"mono\">{}</span>, \
          {} backend, base <span class=\"mono\">{}</span>, state <span class=\"mono\">{}</span>{}</p>",
         html::escape(&name),
-        html::path(&rec.workspace),
-        rec.backend.name(),
-        rec.base.short(),
+        html::path(rec.workspace()),
+        rec.backend().name(),
+        rec.base().short(),
         od.state.short(),
-        if rewind::overlay::running(store, &rec) {
+        if rec.running(store) {
             " <span class=\"tag\">a command is running in it</span>"
         } else {
             ""
@@ -94,11 +90,11 @@ fn view(store: &rewind::Store, key: &str, q: Only) -> Result<String, PageError> 
         );
     }
     if let Some(ws) = &ws {
-        body.push_str(&home::undo_buttons(ws.id));
+        body.push_str(&home::undo_buttons(ws.id()));
         let _ = write!(
             body,
             "<a class=\"button\" href=\"/w/{}\">workspace</a>",
-            ws.id
+            ws.id()
         );
     }
     body.push_str("</div>");
@@ -189,8 +185,8 @@ fn view(store: &rewind::Store, key: &str, q: Only) -> Result<String, PageError> 
     let mut crumbs = Vec::new();
     if let Some(ws) = &ws {
         crumbs.push(Crumb {
-            href: Some(format!("/w/{}", ws.id)),
-            label: String::from_utf8_lossy(&ws.path).into_owned(),
+            href: Some(format!("/w/{}", ws.id())),
+            label: String::from_utf8_lossy(ws.path()).into_owned(),
         });
     }
     crumbs.push(Crumb {
