@@ -24,13 +24,13 @@ pub struct AcceptOptions {
     pub policy: ConflictPolicy,
     /// Accept changes to ignored paths too.
     pub include_ignored: bool,
-    /// Only these hunks (ids from [`review_hunks`](super::review_hunks)); empty for whole files. The rest of
+    /// Only these hunks (ids from [`Overlay::review_hunks`](super::Overlay::review_hunks)); empty for whole files. The rest of
     /// their files stays pending. With hunks, `paths` are files taken whole besides.
     pub hunks: Vec<String>,
-    /// Hunks the user edited (ids from [`review_hunks`](super::review_hunks)), taken as edited, like `hunks`; an
+    /// Hunks the user edited (ids from [`Overlay::review_hunks`](super::Overlay::review_hunks)), taken as edited, like `hunks`; an
     /// edited hunk counts as accepted (the user took their version of it).
     pub edited: Vec<hunks::EditedHunk>,
-    /// Only what this run made (see [`by_run`](super::by_run)), instead of `paths` and `hunks`: its hunks
+    /// Only what this run made (see [`Overlay::by_run`](super::Overlay::by_run)), instead of `paths` and `hunks`: its hunks
     /// (cut from other runs' where they share one) and its changes without line hunks.
     pub run: Option<u32>,
 }

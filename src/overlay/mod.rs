@@ -204,7 +204,7 @@ pub(crate) fn state(store: &Store, rec: &mut OverlayRecord) -> Result<Id> {
     Ok(id)
 }
 
-/// A command about to run in an overlay: holds the run lock until [`finish_run`].
+/// A command about to run in an overlay: holds the run lock until the run is finished.
 pub struct RunSession {
     _run: OverlayLock,
     /// Namespace backend: the workspace's changed paths when the pinned layer was refreshed.

@@ -306,7 +306,7 @@ pub struct OverlayRunFile {
 }
 
 impl OverlayRuns {
-    /// From [`crate::overlay::by_run`] of overlay `id`.
+    /// From [`crate::Overlay::by_run`] of overlay `id`.
     pub fn new(id: u64, groups: Vec<RunChanges>) -> Self {
         OverlayRuns {
             overlay: id,
