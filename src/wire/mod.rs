@@ -35,6 +35,7 @@ mod registered;
 mod remote;
 mod removed;
 mod run;
+mod run_state;
 mod runs;
 mod selection;
 mod session;
@@ -81,6 +82,7 @@ pub use run::{
     OverlayBackend, RunBackend, RunDiff, RunFile, RunOverlay, RunResult, RunRetention, RunScratch,
     RunSkipped, RunViolation, SkipReason,
 };
+pub use run_state::{RunStarted, RunState, RunStatus};
 pub use runs::{RangeRunChanges, RangeRuns, RangeUnit};
 pub use selection::{SelectedChange, SelectedConflict, SelectedFile, SelectionReverted};
 pub use session::Session;
