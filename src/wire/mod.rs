@@ -54,7 +54,10 @@ pub use blame::{Blame, BlameLine, BlameSnapshot};
 pub use changes::{Change, Changes, Hunk, HunksFor, Side, Totals, change_hunks, rev_text};
 pub use content::FileContent;
 #[cfg(feature = "daemon")]
-pub use daemon::{DaemonStarted, DaemonStopped, WatchAuto, WatchList, WatchOff, WatchOn, Watched};
+pub use daemon::{
+    AutoStatus, DaemonStarted, DaemonStatus, DaemonStatusShown, DaemonStopped, JournalStatus,
+    WatchAuto, WatchList, WatchOff, WatchOn, WatchStatus, Watched,
+};
 pub use edits::{EditedFile, PlanEntry, Restore, Revert, Undo, UndoneOp};
 pub use error::{ErrorBody, ErrorCode};
 pub use events::{DaemonState, ServerEvent, ServerNotice};
