@@ -32,9 +32,10 @@ use rustix::fs::inotify;
 use rustix::io::Errno;
 
 use super::DaemonOptions;
+use super::status::{JournalStatus, WatchStatus};
 use crate::diff::tree::is_under;
 use crate::files::{child_path, join_rel};
-use crate::scan::daemon_link::{JournalStatus, QueryAnswer, WatchStatus};
+use crate::scan::daemon_link::QueryAnswer;
 use crate::scan::token::Token;
 use crate::scan::walk::{IGNORE_FILE, WalkOptions};
 use crate::scan::watch::{MASK, read_events};

@@ -20,18 +20,17 @@
 pub mod auto;
 mod journal;
 mod server;
+mod status;
 mod stream;
 pub mod watchlist;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-pub use crate::scan::daemon_link::{
-    AutoStatus, Client, DaemonPaths, DaemonStatus, JournalStatus, Narrowing, Request,
-    WalkNarrowing, WatchStatus, paths,
-};
+pub use crate::scan::daemon_link::{Client, DaemonPaths, Narrowing, Request, WalkNarrowing, paths};
 pub use crate::scan::token::Token;
 pub use server::run;
+pub use status::{Ack, AutoStatus, BadRequest, DaemonStatus, JournalStatus, WatchStatus};
 
 pub use crate::error::DaemonError;
 

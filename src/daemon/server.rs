@@ -19,15 +19,14 @@ use std::time::{Duration, Instant};
 
 use super::auto::AutoState;
 use super::journal::{Journal, Notice};
+use super::status::{Ack, AutoStatus, BadRequest, DaemonStatus, WatchStatus};
 use super::stream::Hub;
 use super::watchlist::{AutoPolicy, WatchList, make_private_dir};
 use super::{DaemonError, DaemonOptions};
 use crate::error::{Error, IoContext, Result};
 use crate::events::Event;
 use crate::files::now_ns;
-use crate::scan::daemon_link::{
-    Ack, AutoStatus, BadRequest, DaemonStatus, Request, WatchStatus, paths,
-};
+use crate::scan::daemon_link::{Request, paths};
 use crate::scan::token::Token;
 use crate::store::{Store, StoreOptions};
 
