@@ -16,6 +16,7 @@ mod artifact;
 mod blame;
 mod changes;
 mod content;
+mod contract_check;
 #[cfg(feature = "daemon")]
 mod daemon;
 mod edits;
@@ -53,6 +54,7 @@ pub use artifact::{Artifact, ArtifactStored};
 pub use blame::{Blame, BlameLine, BlameSnapshot};
 pub use changes::{Change, Changes, Hunk, HunksFor, Side, Totals, change_hunks, rev_text};
 pub use content::FileContent;
+pub use contract_check::{ContractCheck, ScratchFile};
 #[cfg(feature = "daemon")]
 pub use daemon::{
     AutoStatus, DaemonStarted, DaemonStatus, DaemonStatusShown, DaemonStopped, JournalStatus,
