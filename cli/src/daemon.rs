@@ -5,7 +5,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, Subcommand};
-use serde_json::{Value, json};
 
 use super::output::{self, human_bytes, paint};
 use super::{CliResult, Ctx};
@@ -143,34 +142,34 @@ pub fn daemon(ctx: &Ctx, a: DaemonArgs) -> CliResult {
             }
             Ok(0)
         }
-        DaemonCommand::Status => {
-            let status = rewind::daemon::call(&dir, &rewind::daemon::Request::Status);
-            match status {
-                Ok(mut v) => {
-                    v["running"] = json!(true);
-                    if ctx.json {
-                        output::print_json(&v)?;
-                    } else {
-                        print_status(ctx, &v);
-                    }
-                    Ok(0)
+        DaemonCommand::Status => match rewind::daemon::status(&dir) {
+            Ok(status) => {
+                if ctx.json {
+                    output::print_json(&wire::DaemonStatusShown::Running {
+                        running: true,
+                        status,
+                    })?;
+                } else {
+                    print_status(ctx, &status);
                 }
-                Err(rewind::Error::Daemon(DaemonError::NotRunning(_))) => {
-                    if ctx.json {
-                        output::print_json(
-                            &json!({"running": false, "store": dir.display().to_string()}),
-                        )?;
-                    } else if !ctx.quiet {
-                        println!(
-                            "no rewind daemon is running for {} (start one: rewind daemon start)",
-                            dir.display()
-                        );
-                    }
-                    Ok(1)
-                }
-                Err(e) => Err(e.into()),
+                Ok(0)
             }
-        }
+            Err(rewind::Error::Daemon(DaemonError::NotRunning(_))) => {
+                if ctx.json {
+                    output::print_json(&wire::DaemonStatusShown::NotRunning {
+                        running: false,
+                        store: dir.display().to_string(),
+                    })?;
+                } else if !ctx.quiet {
+                    println!(
+                        "no rewind daemon is running for {} (start one: rewind daemon start)",
+                        dir.display()
+                    );
+                }
+                Ok(1)
+            }
+            Err(e) => Err(e.into()),
+        },
     }
 }
 
@@ -268,39 +267,33 @@ fn start(ctx: &Ctx, dir: &Path, r: &DaemonRunArgs) -> CliResult {
     Ok(0)
 }
 
-fn print_status(ctx: &Ctx, v: &Value) {
+fn print_status(ctx: &Ctx, v: &wire::DaemonStatus) {
     println!(
         "rewind daemon pid {} for {}, up {:.0} s, {} resident, token {}",
-        v["pid"],
-        v["store"].as_str().unwrap_or(""),
-        v["uptime_secs"].as_f64().unwrap_or(0.0),
-        human_bytes(v["memory_rss_bytes"].as_u64().unwrap_or(0)),
-        v["token"]["seq"],
+        v.pid,
+        v.store,
+        v.uptime_secs,
+        human_bytes(v.memory_rss_bytes.unwrap_or(0)),
+        v.token.seq,
     );
-    let empty = Vec::new();
-    let list = v["workspaces"].as_array().unwrap_or(&empty);
-    if list.is_empty() {
+    if v.workspaces.is_empty() {
         println!("no workspace watched (rewind watch on)");
     }
-    for w in list {
-        let name = paint(
-            ctx.color,
-            output::bold(),
-            w["workspace"].as_str().unwrap_or(""),
-        );
-        match w["broken"].as_str() {
+    for w in &v.workspaces {
+        let name = paint(ctx.color, output::bold(), &w.workspace);
+        match &w.broken {
             Some(why) => println!("  {name}: not watched: {why}"),
             None => {
-                let auto = match w["auto"].as_object() {
+                let auto = match &w.auto {
                     Some(a) => format!(
                         ", auto after {} ms quiet (floor {} ms, {} taken)",
-                        a["quiet_ms"], a["floor_ms"], a["taken"]
+                        a.quiet_ms, a.floor_ms, a.taken
                     ),
                     None => String::new(),
                 };
                 println!(
                     "  {name}: {} directories watched, {} events, {} overflows{auto}",
-                    w["watches"], w["events"], w["overflows"]
+                    w.watches, w.events, w.overflows
                 );
             }
         }

@@ -8,7 +8,6 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand, ValueEnum};
-use serde_json::{Value, json};
 
 use super::output::{self, format_time, human_bytes, paint, path_str};
 use super::{CliResult, Ctx};
@@ -215,9 +214,9 @@ pub fn scratch(ctx: &Ctx, a: ScratchArgs) -> CliResult {
         ScratchCommand::Ls { .. } => {
             let files = rewind::scratch::list(&store, &run)?;
             if ctx.json {
-                let v: Vec<Value> = files
+                let v: Vec<rewind::wire::ScratchFile> = files
                     .iter()
-                    .map(|(p, r)| json!({"path": p, "size": r.size, "id": r.blob.hex(), "key": format!("{}{p}", rewind::scratch::prefix(&run))}))
+                    .map(|(p, r)| rewind::wire::ScratchFile::new(&run, p, r))
                     .collect();
                 output::print_json(&v)?;
             } else {
@@ -534,15 +533,7 @@ pub fn check(ctx: &Ctx, a: CheckArgs) -> CliResult {
     let r = rewind::run::check(&store, ida, idb, &contract, workspace.as_deref())?;
     let code = if r.violations.is_empty() { 0 } else { 1 };
     if ctx.json {
-        output::print_json(&json!({
-            "a": ida.hex(),
-            "b": idb.hex(),
-            "ok": r.violations.is_empty(),
-            "rules": !contract.is_empty(),
-            "violations": r.violations.iter().map(rewind::wire::RunViolation::from).collect::<Vec<_>>(),
-            "reverted": r.reverted.iter().map(|p| path_str(p)).collect::<Vec<_>>(),
-            "op": r.op,
-        }))?;
+        output::print_json(&rewind::wire::ContractCheck::new(&r, !contract.is_empty()))?;
         return Ok(code);
     }
     let mut out = BufWriter::new(io::stdout().lock());

@@ -861,6 +861,86 @@ fn one_daemon_per_store_and_status_when_none() {
     assert!(err.contains("no rewind daemon is running"), "{err}");
 }
 
+/// `daemon status --json` is the daemon's typed status with `running: true`: every key of
+/// the daemon, of each watched workspace, its journal and its automatic snapshots; with no
+/// daemon, `running: false` and the store.
+#[test]
+fn daemon_status_json_has_its_keys() {
+    let (env, _) = setup();
+    let none = status_of(&env.store);
+    let typed: rewind::wire::DaemonStatusShown =
+        serde_json::from_value(none.clone()).expect("a DaemonStatusShown");
+    assert!(
+        matches!(
+            typed,
+            rewind::wire::DaemonStatusShown::NotRunning { running: false, .. }
+        ),
+        "{none}"
+    );
+    assert!(none["store"].is_string(), "{none}");
+    let d = Daemon::start(&env, &[]);
+    env.ok(&["watch", "on", "--auto", "10s"]);
+    wait_for("the workspace watched", || {
+        d.status()["workspaces"][0]["watching"] == true
+    });
+    let st = d.status();
+    for key in [
+        "running",
+        "pid",
+        "store",
+        "instance",
+        "started_ns",
+        "uptime_secs",
+        "memory_rss_bytes",
+        "token",
+        "watches",
+        "overflows",
+        "subscribers",
+        "workspaces",
+    ] {
+        assert!(st.get(key).is_some(), "{key} missing: {st}");
+    }
+    assert_eq!(st["running"], true, "{st}");
+    let w = &st["workspaces"][0];
+    for key in [
+        "workspace",
+        "watching",
+        "broken",
+        "watches",
+        "events",
+        "overflows",
+        "journal",
+        "auto",
+    ] {
+        assert!(w.get(key).is_some(), "{key} missing: {w}");
+    }
+    for key in ["dirty_dirs", "dirty_entries", "dirty_trees", "held_events"] {
+        assert!(w["journal"][key].is_u64(), "{key} missing: {w}");
+    }
+    for key in [
+        "quiet_ms",
+        "floor_ms",
+        "taken",
+        "attempts",
+        "last_ns",
+        "last_started_ns",
+        "running",
+        "pending",
+        "last_error",
+    ] {
+        assert!(w["auto"].get(key).is_some(), "{key} missing: {w}");
+    }
+    assert_eq!(w["auto"]["quiet_ms"], 10_000, "{w}");
+    let typed: rewind::wire::DaemonStatusShown =
+        serde_json::from_value(st.clone()).expect("a DaemonStatusShown");
+    let rewind::wire::DaemonStatusShown::Running { running, status } = typed else {
+        panic!("not running: {st}");
+    };
+    assert!(running);
+    assert_eq!(i64::from(status.pid), i64::from(d.pid()));
+    assert_eq!(status.workspaces.len(), 1, "{st}");
+}
+
 /// `daemon start/stop` and `watch on/off/list` print their wire objects; `daemon stop` says
 /// `running: false` whether it stopped one or found none (it said it only for none).
 #[test]

@@ -404,6 +404,10 @@ fn check_lists_violations_and_reverts_them_to_a() {
         json!([{"path": "Cargo.toml", "path_bytes": null, "reason": "forbidden", "status": "modified"}])
     );
     assert_eq!(v["reverted"], json!(["Cargo.toml"]));
+    let typed: rewind::wire::ContractCheck =
+        serde_json::from_value(v.clone()).expect("a ContractCheck");
+    assert!(!typed.ok && typed.rules && typed.op.is_some(), "{v}");
+    assert_eq!(typed.a.len(), 64, "{v}");
     assert_eq!(fs::read(env.path("Cargo.toml")).unwrap(), b"[package]\n");
     assert!(
         env.path("moved.rs").exists(),

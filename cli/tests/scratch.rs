@@ -52,6 +52,14 @@ fn a_runs_scratch_files_are_kept_apart_from_the_workspace_and_listed_by_run() {
     let lj: Value =
         serde_json::from_str(&e.ok(&["scratch", "ls", &after[..12], "--json"])).unwrap();
     assert_eq!(lj.as_array().unwrap().len(), 2);
+    let typed: Vec<rewind::wire::ScratchFile> =
+        serde_json::from_value(lj.clone()).expect("ScratchFile rows");
+    assert_eq!(typed[0].path, "d/y", "{lj}");
+    assert!(
+        typed[0].key.starts_with("scratch/") && typed[0].key.ends_with("/d/y"),
+        "{lj}"
+    );
+    assert_eq!(typed[0].size, 2, "{lj}");
     assert_eq!(e.ok(&["scratch", "cat", after, "notes.txt"]), "notes\n");
     assert_eq!(e.ok(&["scratch", "cat", "@", "d/y"]), "y\n");
     let (code, err) = e.fails(&["scratch", "cat", after, "missing"]);

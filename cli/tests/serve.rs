@@ -580,7 +580,9 @@ fn every_route_over_http_matches_the_document() {
         json!({"command": ["true"], "wait": false}),
     );
     assert_eq!(r.status, 202);
-    let run = r.json()["run"].as_u64().unwrap();
+    let started: rewind::wire::RunStarted = serde_json::from_value(r.json()).expect("a RunStarted");
+    assert_eq!(started.status, rewind::wire::RunStatus::Running);
+    let run = started.run;
     let t = "/v1/runs/{run}";
     let state = loop {
         let r = api.get(t, &format!("/v1/runs/{run}"));
@@ -592,6 +594,9 @@ fn every_route_over_http_matches_the_document() {
         std::thread::sleep(std::time::Duration::from_millis(50));
     };
     assert_eq!(state["status"], "finished", "{state}");
+    let typed: rewind::wire::RunState = serde_json::from_value(state).expect("a RunState");
+    assert_eq!(typed.run, run);
+    assert!(typed.result.is_some() && typed.error.is_none(), "{typed:?}");
 
     // Overlays: create, run, diff with hunk ids, accept one hunk, reject another, drop.
     env.write(
@@ -2032,6 +2037,8 @@ fn openapi_wire_components_are_generated_from_the_types() {
     g.subschema_for::<rewind::wire::LogEntry>();
     g.subschema_for::<rewind::wire::SnapshotShown>();
     g.subschema_for::<rewind::wire::RunResult>();
+    g.subschema_for::<rewind::wire::RunStarted>();
+    g.subschema_for::<rewind::wire::RunState>();
     g.subschema_for::<rewind::wire::Applied>();
     g.subschema_for::<rewind::wire::SnapshotTaken>();
     g.subschema_for::<rewind::wire::Tree>();

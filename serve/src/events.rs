@@ -20,7 +20,6 @@ use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use futures::Stream;
 use rewind::events::{Event, Notice};
 use rewind::wire::{DaemonState, ServerEvent, ServerNotice};
-use serde_json::Value;
 use tokio::sync::{broadcast, mpsc};
 
 use crate::AppState;
@@ -80,11 +79,17 @@ impl Hub {
         let _ = self.tx.send((id, ws.to_string(), v));
     }
 
-    /// A run's progress event (the object `rewind run --events` prints, with the run's id
-    /// as `run`).
-    pub fn publish_run(&self, ws: &str, v: Value) {
-        let run = v.get("run").and_then(Value::as_u64).unwrap_or_default();
+    /// Run `run`'s progress event `e` (what `rewind run --events` prints).
+    pub fn publish_run<E: serde::Serialize>(&self, ws: &str, run: u64, e: &E) {
+        // A run event is plain data: should one not serialize, its kind and run still go out.
+        let v = serde_json::to_value(e).unwrap_or_default();
         let notice = ServerNotice::run(ws, run, v, rewind::files::now_ns());
+        self.publish(ws, ServerEvent::Server(notice));
+    }
+
+    /// Run `run` ended: its result is ready.
+    pub fn publish_run_finished(&self, ws: &str, run: u64) {
+        let notice = ServerNotice::run_finished(ws, run, rewind::files::now_ns());
         self.publish(ws, ServerEvent::Server(notice));
     }
 

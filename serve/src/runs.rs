@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Mutex;
 
-use serde_json::{Value, json};
+use rewind::wire::{ErrorBody, RunResult, RunState};
 
 /// Keep at most this many finished runs.
 const KEEP: usize = 1000;
@@ -13,11 +13,11 @@ const KEEP: usize = 1000;
 /// The registry.
 #[derive(Default)]
 pub struct Runs {
-    inner: Mutex<(u64, BTreeMap<u64, Value>)>,
+    inner: Mutex<(u64, BTreeMap<u64, RunState>)>,
 }
 
 impl Runs {
-    fn lock(&self) -> std::sync::MutexGuard<'_, (u64, BTreeMap<u64, Value>)> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, (u64, BTreeMap<u64, RunState>)> {
         // A panic while holding it leaves a map that is still whole.
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -27,10 +27,7 @@ impl Runs {
         let mut g = self.lock();
         g.0 += 1;
         let id = g.0;
-        g.1.insert(
-            id,
-            json!({"run": id, "workspace": root.display().to_string(), "status": "running"}),
-        );
+        g.1.insert(id, RunState::running(id, root.display().to_string()));
         while g.1.len() > KEEP {
             let Some(oldest) = g.1.keys().next().copied() else {
                 break;
@@ -41,24 +38,14 @@ impl Runs {
     }
 
     /// The run ended: its result, or the error that stopped it.
-    pub fn finish(&self, id: u64, outcome: Result<Value, Value>) {
-        let mut g = self.lock();
-        if let Some(v) = g.1.get_mut(&id) {
-            match outcome {
-                Ok(r) => {
-                    v["status"] = json!("finished");
-                    v["result"] = r;
-                }
-                Err(e) => {
-                    v["status"] = json!("failed");
-                    v["error"] = e;
-                }
-            }
+    pub fn finish(&self, id: u64, outcome: Result<RunResult, ErrorBody>) {
+        if let Some(s) = self.lock().1.get_mut(&id) {
+            s.finish(outcome);
         }
     }
 
     /// A run's state.
-    pub fn get(&self, id: u64) -> Option<Value> {
+    pub fn get(&self, id: u64) -> Option<RunState> {
         self.lock().1.get(&id).cloned()
     }
 }

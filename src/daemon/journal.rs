@@ -32,6 +32,7 @@ use rustix::fs::inotify;
 use rustix::io::Errno;
 
 use super::DaemonOptions;
+use super::status::{JournalStatus, WatchStatus};
 use crate::diff::tree::is_under;
 use crate::files::{child_path, join_rel};
 use crate::scan::daemon_link::QueryAnswer;
@@ -519,17 +520,25 @@ impl Journal {
             .collect()
     }
 
-    /// The workspace's part of `daemon status --json`.
-    pub fn status(&self) -> serde_json::Value {
-        serde_json::json!({
-            "workspace": self.name,
-            "watching": self.broken.is_none(),
-            "broken": self.broken,
-            "watches": self.watched.len(),
-            "events": self.events,
-            "overflows": self.overflows,
-            "journal": {"dirty_dirs": self.dirty.len(), "dirty_entries": self.names.len(), "dirty_trees": self.trees.len(), "held_events": self.held},
-        })
+    /// The workspace's part of `daemon status --json` (its overlay and automatic snapshots
+    /// are the server's to fill in).
+    pub fn status(&self) -> WatchStatus {
+        WatchStatus {
+            workspace: self.name.clone(),
+            watching: self.broken.is_none(),
+            broken: self.broken.clone(),
+            watches: self.watched.len(),
+            events: self.events,
+            overflows: self.overflows,
+            journal: JournalStatus {
+                dirty_dirs: self.dirty.len(),
+                dirty_entries: self.names.len(),
+                dirty_trees: self.trees.len(),
+                held_events: self.held,
+            },
+            overlay: None,
+            auto: None,
+        }
     }
 }
 

@@ -20,6 +20,7 @@
 pub mod auto;
 mod journal;
 mod server;
+mod status;
 mod stream;
 pub mod watchlist;
 
@@ -29,6 +30,7 @@ use std::time::{Duration, Instant};
 pub use crate::scan::daemon_link::{Client, DaemonPaths, Narrowing, Request, WalkNarrowing, paths};
 pub use crate::scan::token::Token;
 pub use server::run;
+pub use status::{Ack, AutoStatus, BadRequest, DaemonStatus, JournalStatus, WatchStatus};
 
 pub use crate::error::DaemonError;
 
@@ -64,6 +66,12 @@ pub fn call(store_dir: &Path, req: &Request) -> crate::Result<serde_json::Value>
         Client::connect(store_dir).map_err(|_| DaemonError::NotRunning(store_dir.to_path_buf()))?;
     c.call(req)
         .map_err(|e| DaemonError::Protocol(e.to_string()).into())
+}
+
+/// The state of the store's daemon ([`Request::Status`]).
+pub fn status(store_dir: &Path) -> crate::Result<DaemonStatus> {
+    let v = call(store_dir, &Request::Status)?;
+    serde_json::from_value(v).map_err(|e| DaemonError::Protocol(e.to_string()).into())
 }
 
 /// Whether a daemon answers for the store.

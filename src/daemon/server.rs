@@ -17,10 +17,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use serde_json::json;
-
 use super::auto::AutoState;
 use super::journal::{Journal, Notice};
+use super::status::{Ack, AutoStatus, BadRequest, DaemonStatus, WatchStatus};
 use super::stream::Hub;
 use super::watchlist::{AutoPolicy, WatchList, make_private_dir};
 use super::{DaemonError, DaemonOptions};
@@ -300,7 +299,14 @@ fn serve(shared: &Arc<Shared>, stream: UnixStream) {
         let req: Request = match serde_json::from_str(&line) {
             Ok(r) => r,
             Err(e) => {
-                if write_json(&mut out, &json!({"error": format!("bad request: {e}")})).is_err() {
+                if write_json(
+                    &mut out,
+                    &BadRequest {
+                        error: format!("bad request: {e}"),
+                    },
+                )
+                .is_err()
+                {
                     return;
                 }
                 continue;
@@ -317,11 +323,23 @@ fn serve(shared: &Arc<Shared>, stream: UnixStream) {
             Request::Status => write_json(&mut out, &shared.status()),
             Request::Reload => {
                 shared.reload();
-                write_json(&mut out, &json!({"ok": true}))
+                write_json(
+                    &mut out,
+                    &Ack {
+                        ok: true,
+                        stopping: false,
+                    },
+                )
             }
             Request::Stop => {
                 shared.stop.store(true, Ordering::Relaxed);
-                write_json(&mut out, &json!({"ok": true, "stopping": true}))
+                write_json(
+                    &mut out,
+                    &Ack {
+                        ok: true,
+                        stopping: true,
+                    },
+                )
             }
             Request::Subscribe {
                 workspace,
@@ -344,7 +362,7 @@ fn serve(shared: &Arc<Shared>, stream: UnixStream) {
     }
 }
 
-fn write_json(out: &mut UnixStream, v: &serde_json::Value) -> std::io::Result<()> {
+fn write_json<T: serde::Serialize>(out: &mut UnixStream, v: &T) -> std::io::Result<()> {
     let mut buf = serde_json::to_vec(v).unwrap_or_default();
     buf.push(b'\n');
     out.write_all(&buf)
@@ -654,47 +672,53 @@ impl Shared {
         }
     }
 
-    fn status(&self) -> serde_json::Value {
+    fn status(&self) -> DaemonStatus {
         let st = lock(&self.state);
         let subscribers = self.events.subscribers();
-        let workspaces: Vec<serde_json::Value> = st
+        let workspaces: Vec<WatchStatus> = st
             .watched
             .iter()
             .map(|w| {
                 let mut v = w.journal.status();
-                if let Some(o) = st.overlays.iter().find(|o| o.dir == w.journal.name) {
-                    v["overlay"] = json!(o.id);
-                }
-                v["auto"] = match &w.auto {
-                    Some(p) => json!({
-                        "quiet_ms": p.quiet_ms,
-                        "floor_ms": p.floor_ms,
-                        "taken": w.auto_taken,
-                        "attempts": w.auto_attempts,
-                        "last_ns": w.last_auto_ns,
-                        "last_started_ns": w.last_auto_started_ns,
-                        "running": w.auto_state.running,
-                        "pending": w.auto_state.pending_since.is_some(),
-                        "last_error": w.last_auto_error,
-                    }),
-                    None => serde_json::Value::Null,
-                };
+                v.overlay = st
+                    .overlays
+                    .iter()
+                    .find(|o| o.dir == w.journal.name)
+                    .map(|o| o.id);
+                v.auto = w.auto.as_ref().map(|p| AutoStatus {
+                    quiet_ms: p.quiet_ms,
+                    floor_ms: p.floor_ms,
+                    taken: w.auto_taken,
+                    attempts: w.auto_attempts,
+                    last_ns: w.last_auto_ns,
+                    last_started_ns: w.last_auto_started_ns,
+                    running: w.auto_state.running,
+                    pending: w.auto_state.pending_since.is_some(),
+                    last_error: w.last_auto_error.clone(),
+                });
                 v
             })
             .collect();
-        json!({
-            "pid": std::process::id(),
-            "store": self.store_dir.display().to_string(),
-            "instance": format!("{:016x}", st.instance),
-            "started_ns": self.started_ns,
-            "uptime_secs": (now_ns() - self.started_ns) as f64 / 1e9,
-            "memory_rss_bytes": rss_bytes(),
-            "token": Token { instance: st.instance, seq: st.seq },
-            "watches": st.watched.iter().map(|w| w.journal.watches()).sum::<usize>(),
-            "overflows": st.watched.iter().map(|w| w.journal.overflows).sum::<u64>(),
-            "subscribers": subscribers,
-            "workspaces": workspaces,
-        })
+        DaemonStatus {
+            pid: std::process::id(),
+            store: self.store_dir.display().to_string(),
+            instance: format!("{:016x}", st.instance),
+            started_ns: self.started_ns,
+            uptime_secs: (now_ns() - self.started_ns) as f64 / 1e9,
+            memory_rss_bytes: rss_bytes(),
+            token: Token {
+                instance: st.instance,
+                seq: st.seq,
+            },
+            watches: st
+                .watched
+                .iter()
+                .map(|w| w.journal.watches())
+                .sum::<usize>(),
+            overflows: st.watched.iter().map(|w| w.journal.overflows).sum::<u64>(),
+            subscribers,
+            workspaces,
+        }
     }
 }
 

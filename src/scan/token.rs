@@ -27,6 +27,7 @@ use crate::store::tables::WATCH_TOKENS;
 
 /// A point in a daemon's journal: changes after it are reported to whoever holds it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Token {
     /// The daemon process's random id: a token from another run of the daemon means nothing.
     pub instance: u64,

@@ -5,6 +5,31 @@ use serde::{Deserialize, Serialize};
 
 use crate::daemon::watchlist::{AutoPolicy, WatchEntry};
 
+pub use crate::daemon::{AutoStatus, DaemonStatus, JournalStatus, WatchStatus};
+
+/// `daemon status --json`: the daemon's own status with `running: true`, or only
+/// `running: false` and the store when none runs.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(untagged)]
+pub enum DaemonStatusShown {
+    /// A daemon answered.
+    Running {
+        /// Always true.
+        running: bool,
+        /// What it answered.
+        #[serde(flatten)]
+        status: DaemonStatus,
+    },
+    /// None runs.
+    NotRunning {
+        /// Always false.
+        running: bool,
+        /// The store directory.
+        store: String,
+    },
+}
+
 /// A daemon started, or found running (`daemon start --json`).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]

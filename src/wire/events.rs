@@ -114,4 +114,15 @@ impl ServerNotice {
             detail,
         }
     }
+
+    /// The last event of run `run` of workspace `workspace`: its result is ready.
+    pub fn run_finished(workspace: &str, run: u64, time_ns: i64) -> ServerNotice {
+        ServerNotice::Run {
+            workspace: workspace.to_string(),
+            time_ns,
+            run,
+            run_event: "run_finished".to_string(),
+            detail: BTreeMap::new(),
+        }
+    }
 }

@@ -16,6 +16,7 @@ mod artifact;
 mod blame;
 mod changes;
 mod content;
+mod contract_check;
 #[cfg(feature = "daemon")]
 mod daemon;
 mod edits;
@@ -35,6 +36,7 @@ mod registered;
 mod remote;
 mod removed;
 mod run;
+mod run_state;
 mod runs;
 mod selection;
 mod session;
@@ -52,8 +54,12 @@ pub use artifact::{Artifact, ArtifactStored};
 pub use blame::{Blame, BlameLine, BlameSnapshot};
 pub use changes::{Change, Changes, Hunk, HunksFor, Side, Totals, change_hunks, rev_text};
 pub use content::FileContent;
+pub use contract_check::{ContractCheck, ScratchFile};
 #[cfg(feature = "daemon")]
-pub use daemon::{DaemonStarted, DaemonStopped, WatchAuto, WatchList, WatchOff, WatchOn, Watched};
+pub use daemon::{
+    AutoStatus, DaemonStarted, DaemonStatus, DaemonStatusShown, DaemonStopped, JournalStatus,
+    WatchAuto, WatchList, WatchOff, WatchOn, WatchStatus, Watched,
+};
 pub use edits::{EditedFile, PlanEntry, Restore, Revert, Undo, UndoneOp};
 pub use error::{ErrorBody, ErrorCode};
 pub use events::{DaemonState, ServerEvent, ServerNotice};
@@ -81,6 +87,7 @@ pub use run::{
     OverlayBackend, RunBackend, RunDiff, RunFile, RunOverlay, RunResult, RunRetention, RunScratch,
     RunSkipped, RunViolation, SkipReason,
 };
+pub use run_state::{RunStarted, RunState, RunStatus};
 pub use runs::{RangeRunChanges, RangeRuns, RangeUnit};
 pub use selection::{SelectedChange, SelectedConflict, SelectedFile, SelectionReverted};
 pub use session::Session;

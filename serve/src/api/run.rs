@@ -13,7 +13,6 @@ use axum::response::{IntoResponse, Response};
 use rewind::contract::{Contract, OnViolation};
 use rewind::run::isolate::AcceptWhen;
 use serde::Deserialize;
-use serde_json::{Value, json};
 
 use super::edits::body;
 use super::{blocking, root_of, workspace};
@@ -205,7 +204,7 @@ pub async fn run(
 }
 
 /// Starts a run on the blocking pool: with `wait`, answers with its result; else 202 with
-/// `{"run": ID, "status": "running"}` at once. The operation log records `caller` and the
+/// a `RunStarted` at once. The operation log records `caller` and the
 /// command it ran.
 pub(crate) async fn start(
     st: &AppState,
@@ -232,14 +231,12 @@ pub(crate) async fn start(
     let sopts = st.store_options(caller, caller.command(&shown));
     let task = tokio::task::spawn_blocking(move || {
         let open = || rewind::Store::open(&dir, sopts.clone());
-        let result = (|| -> rewind::Result<Value> {
+        let result = (|| -> rewind::Result<rewind::wire::RunResult> {
             if scratch {
                 opts.scratch = Some(rewind::scratch::create(st2.store())?);
             }
             let r = rewind::run(&open, &root, &opts, &mut |e| {
-                let mut v = json!(e);
-                v["run"] = json!(id);
-                st2.events().publish_run(&ws_text, v);
+                st2.events().publish_run(&ws_text, id, e);
             })?;
             let mut v = rewind::wire::RunResult::from(&r);
             if let Some(dir) = &opts.scratch {
@@ -248,7 +245,7 @@ pub(crate) async fn start(
             if hunks {
                 add_hunks(st2.store(), &r, &mut v)?;
             }
-            Ok(json!(v))
+            Ok(v)
         })();
         let out = match result {
             Ok(v) => {
@@ -257,18 +254,20 @@ pub(crate) async fn start(
             }
             Err(e) => {
                 let e = ApiError::from(e);
-                st2.runs().finish(id, Err(json!(e.body)));
+                st2.runs().finish(id, Err(e.body.clone()));
                 Err(e)
             }
         };
-        st2.events()
-            .publish_run(&ws_text, json!({"event": "run_finished", "run": id}));
+        st2.events().publish_run_finished(&ws_text, id);
         out
     });
     if !wait {
         return Ok((
             StatusCode::ACCEPTED,
-            Json(json!({"run": id, "status": "running"})),
+            Json(rewind::wire::RunStarted {
+                run: id,
+                status: rewind::wire::RunStatus::Running,
+            }),
         )
             .into_response());
     }
@@ -321,8 +320,11 @@ fn add_hunks(
     Ok(())
 }
 
-/// `GET /v1/runs/{run}`: `{"run", "status": "running"|"finished"|"failed", "result"|"error"}`.
-pub async fn show(State(st): State<AppState>, Path(id): Path<u64>) -> ApiResult<Json<Value>> {
+/// `GET /v1/runs/{run}`: the run's state, with its result or error once it ended.
+pub async fn show(
+    State(st): State<AppState>,
+    Path(id): Path<u64>,
+) -> ApiResult<Json<rewind::wire::RunState>> {
     st.runs().get(id).map(Json).ok_or_else(|| {
         ApiError::not_found(format!("no run {id} (runs are kept while the server runs)"))
     })

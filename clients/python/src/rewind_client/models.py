@@ -1193,7 +1193,7 @@ class RunSkipped:
 
 @dataclass
 class RunStarted:
-    """`RunStarted`."""
+    """`RunStarted`: A run started in the background (status 202).."""
 
     run: int = field(metadata={"json": "run"})
     status: str = field(metadata={"json": "status"})
@@ -1216,13 +1216,13 @@ class RunStarted:
 
 @dataclass
 class RunState:
-    """`RunState`."""
+    """`RunState`: A run's state: running, then its result or the error that stopped it.."""
 
     run: int = field(metadata={"json": "run"})
     status: str = field(metadata={"json": "status"})
+    workspace: str = field(metadata={"json": "workspace"})
     error: Optional[Error] = field(default=None, metadata={"json": "error"})
     result: Optional[RunResult] = field(default=None, metadata={"json": "result"})
-    workspace: Optional[str] = field(default=None, metadata={"json": "workspace"})
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"json": None})
 
     _decoders = {'error': ('one', 'Error'), 'result': ('one', 'RunResult')}
