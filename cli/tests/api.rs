@@ -92,12 +92,21 @@ impl Server {
 
     /// `PUT path` with raw bytes: (status, JSON body).
     fn put_bytes(&self, path: &str, data: &[u8]) -> (u16, Value) {
-        let mut r = self
-            .agent
-            .put(&format!("{}{path}", self.url))
+        self.send_body("PUT", path, "application/octet-stream", data)
+    }
+
+    /// `method path` (PUT or POST) with a body of `content_type`: (status, JSON body).
+    fn send_body(&self, method: &str, path: &str, content_type: &str, body: &[u8]) -> (u16, Value) {
+        let url = format!("{}{path}", self.url);
+        let request = match method {
+            "PUT" => self.agent.put(&url),
+            "POST" => self.agent.post(&url),
+            m => panic!("method {m}"),
+        };
+        let mut r = request
             .header("Authorization", &format!("Bearer {}", self.token))
-            .header("Content-Type", "application/octet-stream")
-            .send(data)
+            .header("Content-Type", content_type)
+            .send(body)
             .expect("request");
         let text = r.body_mut().read_to_string().expect("body");
         (
@@ -1454,18 +1463,7 @@ fn cli_and_api_answer_the_same_log_and_show() {
 impl Server {
     /// `POST path` with a patch as the body: (status, JSON body).
     fn post_patch(&self, path: &str, patch: &str) -> (u16, Value) {
-        let mut r = self
-            .agent
-            .post(&format!("{}{path}", self.url))
-            .header("Authorization", &format!("Bearer {}", self.token))
-            .header("Content-Type", "text/x-diff")
-            .send(patch)
-            .expect("request");
-        let text = r.body_mut().read_to_string().expect("body");
-        (
-            r.status().as_u16(),
-            serde_json::from_str(&text).unwrap_or(Value::String(text)),
-        )
+        self.send_body("POST", path, "text/x-diff", patch.as_bytes())
     }
 }
 
