@@ -14,6 +14,8 @@
 //! compressed bytes and never recompresses; trees, raw postcard locally, are compressed here.
 
 #[cfg(feature = "remote")]
+use std::borrow::Cow;
+#[cfg(feature = "remote")]
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -174,24 +176,41 @@ impl PackBuilder {
         size: u64,
         stored: &[u8],
     ) -> Result<()> {
-        let sealed;
-        let stored = match &self.crypt {
-            Some(c) => {
-                sealed = c.seal_entry(&seal_ad(kind, &id, zstd, size), stored)?;
-                sealed.as_slice()
-            }
-            None => stored,
-        };
+        let sealed = self.seal(kind, &id, zstd, size, stored.into())?;
+        self.add_sealed(kind, id, zstd, size, &sealed);
+        Ok(())
+    }
+
+    /// What [`PackBuilder::add`] appends for these stored bytes: sealed on an encrypted
+    /// remote, as they are otherwise. Takes `&self`, so a push seals many objects at once on
+    /// the rayon pool and appends them in order with [`PackBuilder::add_sealed`].
+    pub fn seal<'a>(
+        &self,
+        kind: ObjKind,
+        id: &Id,
+        zstd: bool,
+        size: u64,
+        stored: Cow<'a, [u8]>,
+    ) -> Result<Cow<'a, [u8]>> {
+        match &self.crypt {
+            Some(c) => Ok(c
+                .seal_entry(&seal_ad(kind, id, zstd, size), &stored)?
+                .into()),
+            None => Ok(stored),
+        }
+    }
+
+    /// Appends bytes [`PackBuilder::seal`] returned for the same object.
+    pub fn add_sealed(&mut self, kind: ObjKind, id: Id, zstd: bool, size: u64, sealed: &[u8]) {
         self.entries.push(Entry {
             kind,
             id,
             zstd,
             size,
             offset: self.bytes.len() as u64,
-            len: stored.len() as u32,
+            len: sealed.len() as u32,
         });
-        self.bytes.extend_from_slice(stored);
-        Ok(())
+        self.bytes.extend_from_slice(sealed);
     }
 
     /// Bytes gathered so far.

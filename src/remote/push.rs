@@ -6,8 +6,11 @@
 //! pack without its index is never relied on (gc removes it), and a snapshot record is only
 //! written once every object it reaches is indexed.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
 
 use super::lock::Lock;
 use super::pack::{ObjKind, PackBuilder};
@@ -18,6 +21,10 @@ use crate::store::artifact::ArtifactRecord;
 use crate::store::blob::{self, BlobRecord};
 use crate::store::tree::Kind;
 use crate::store::{Reader, Store};
+
+/// Stored bytes a push prepares at once on the rayon pool before appending them to its pack:
+/// enough to keep every core busy between appends, little beside the packs in memory.
+const PREPARE_BYTES: u64 = 8 << 20;
 
 /// What to push.
 #[derive(Clone, Debug, Default)]
@@ -259,29 +266,31 @@ pub fn push(
     let mut inflight: std::collections::VecDeque<super::Upload> = Default::default();
     for group in [&data, &trees] {
         let mut pack = remote.pack_builder();
-        for item in group {
-            let mut zstd = item.zstd;
-            let stored = match (&item.inline, &item.span) {
-                (Some(b), _) => b.clone(),
-                (None, Some(_)) if item.reencode => {
-                    // read_blob checks the content against its id, as check_local does.
-                    let payload = blob::encode_payload(&reader.read_blob(&item.id)?, 3);
-                    zstd = payload.zstd;
-                    payload.bytes
+        let mut rest: &[Item] = group;
+        while !rest.is_empty() {
+            let mut n = 0;
+            let mut bytes = 0;
+            while n < rest.len() && (n == 0 || bytes < PREPARE_BYTES) {
+                bytes += rest[n].stored_len();
+                n += 1;
+            }
+            let (batch, tail) = rest.split_at(n);
+            rest = tail;
+            // Reading, checking, re-encoding and sealing are most of a push's CPU: on the
+            // rayon pool; appended in order, so a pack's bytes do not depend on the schedule.
+            let ready: Vec<Result<Ready<'_>>> = batch
+                .par_iter()
+                .map(|item| prepare(&reader, &pack, item))
+                .collect();
+            for (item, r) in batch.iter().zip(ready) {
+                let r = r?;
+                pack.add_sealed(item.kind, item.id, r.zstd, item.size, &r.sealed);
+                progress.advance(r.stored_len, 1);
+                report.objects += 1;
+                if pack.len() >= PACK_TARGET {
+                    upload(remote, &mut pack, &mut inflight, &mut report)?;
+                    lock.refresh()?;
                 }
-                (None, Some(span)) => {
-                    let stored = reader.read_span(item.kind.name(), &item.id, span)?;
-                    check_local(item, &stored)?;
-                    stored
-                }
-                (None, None) => Vec::new(),
-            };
-            pack.add(item.kind, item.id, zstd, item.size, &stored)?;
-            progress.advance(stored.len() as u64, 1);
-            report.objects += 1;
-            if pack.len() >= PACK_TARGET {
-                upload(remote, &mut pack, &mut inflight, &mut report)?;
-                lock.refresh()?;
             }
         }
         if !pack.is_empty() {
@@ -317,16 +326,48 @@ pub fn push(
     Ok(report)
 }
 
+/// An object's bytes as its pack holds them.
+struct Ready<'a> {
+    /// Whether the stored bytes (before sealing) are a zstd frame.
+    zstd: bool,
+    /// Their length (what the progress counts).
+    stored_len: u64,
+    /// What goes into the pack.
+    sealed: Cow<'a, [u8]>,
+}
+
+/// Reads `item` from the store, checks it against its id, re-encodes what only the local store
+/// can decode and seals it for `pack`'s remote.
+fn prepare<'a>(reader: &Reader, pack: &PackBuilder, item: &'a Item) -> Result<Ready<'a>> {
+    let mut zstd = item.zstd;
+    let stored: Cow<'a, [u8]> = match (&item.inline, &item.span) {
+        (Some(b), _) => Cow::Borrowed(b),
+        (None, Some(_)) if item.reencode => {
+            // read_blob checks the content against its id, as check_local does.
+            let payload = blob::encode_payload(&reader.read_blob(&item.id)?, 3);
+            zstd = payload.zstd;
+            Cow::Owned(payload.bytes)
+        }
+        (None, Some(span)) => {
+            let stored = reader.read_span(item.kind.name(), &item.id, span)?;
+            check_local(item, &stored)?;
+            Cow::Owned(stored)
+        }
+        (None, None) => Cow::Borrowed(&[]),
+    };
+    let stored_len = stored.len() as u64;
+    let sealed = pack.seal(item.kind, &item.id, zstd, item.size, stored)?;
+    Ok(Ready {
+        zstd,
+        stored_len,
+        sealed,
+    })
+}
+
 /// Checks a blob or chunk read from the local store against its id before it is sent: a
 /// damaged local store must not spread to the remote (every puller would reject it).
 fn check_local(item: &Item, stored: &[u8]) -> Result<()> {
-    let content = blob::inflate(
-        item.kind.name(),
-        &item.id,
-        item.zstd,
-        item.size,
-        stored.to_vec(),
-    )?;
+    let content = blob::inflate(item.kind.name(), &item.id, item.zstd, item.size, stored)?;
     if Id::of(&content) != item.id {
         return Err(Error::Corrupt {
             kind: item.kind.name(),
