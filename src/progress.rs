@@ -16,3 +16,28 @@ pub trait Progress: Sync {
 pub struct NoProgress;
 
 impl Progress for NoProgress {}
+
+/// Times the phases of an operation, for the reports that list them (`REWIND_TRACE` prints
+/// them): where a slow snapshot, push or restore spent its time.
+pub(crate) struct Phases {
+    last: std::time::Instant,
+    /// (phase, seconds) in order.
+    pub done: Vec<(&'static str, f64)>,
+}
+
+impl Phases {
+    /// Starts timing at `start`.
+    pub fn new(start: std::time::Instant) -> Phases {
+        Phases {
+            last: start,
+            done: Vec::new(),
+        }
+    }
+
+    /// Ends phase `name` now.
+    pub fn mark(&mut self, name: &'static str) {
+        let now = std::time::Instant::now();
+        self.done.push((name, (now - self.last).as_secs_f64()));
+        self.last = now;
+    }
+}

@@ -20,7 +20,7 @@ use crate::error::{Error, IoContext, Result};
 use crate::files::join_rel;
 use crate::id::Id;
 use crate::ingest::{Read1, ReadCtx, Sink, read_files};
-use crate::progress::Progress;
+use crate::progress::{Phases, Progress};
 use crate::scan::group::Group;
 use crate::scan::statcache::{Stat, StatCache};
 use crate::scan::walk::{EntryType, Trust, WalkEntry, WalkOptions, walk};
@@ -950,27 +950,6 @@ fn dir_identity(root: &Path) -> Result<(u64, u64)> {
     use std::os::unix::fs::MetadataExt;
     let m = std::fs::metadata(root).map_err(|e| Error::io(root, e))?;
     Ok((m.dev(), m.ino()))
-}
-
-/// Times the phases of a snapshot.
-struct Phases {
-    last: Instant,
-    done: Vec<(&'static str, f64)>,
-}
-
-impl Phases {
-    fn new(start: Instant) -> Phases {
-        Phases {
-            last: start,
-            done: Vec::new(),
-        }
-    }
-
-    fn mark(&mut self, name: &'static str) {
-        let now = Instant::now();
-        self.done.push((name, (now - self.last).as_secs_f64()));
-        self.last = now;
-    }
 }
 
 /// The current time on the workspace's file system clock, when it can be read without writing

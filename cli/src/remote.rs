@@ -565,6 +565,7 @@ pub fn push(ctx: &Ctx, a: PushArgs) -> CliResult {
     dedup(&mut opts.snapshots);
     let bar = super::progress::Bar::new(ctx);
     let r = remote::push::push(&store, remote, &opts, &bar, &waiting(ctx, remote))?;
+    super::snap::trace_phases(&r.phases);
     for (name, id) in &r.tags_refused {
         output::warn(&format!(
             "tag {name} on remote {} points at {}: left alone (pass --force to move it)",
@@ -711,6 +712,7 @@ pub fn restore_empty(
     let bar = super::progress::Bar::new(ctx);
     let _interrupt = rewind::interrupt::Guard::install()?;
     let r = remote::restore::restore_empty(store, &remote, id, root, &bar)?;
+    super::snap::trace_phases(&r.phases);
     if ctx.json {
         output::print_json(&wire::RemoteRestored::new(root, &remote, &r))?;
     } else if !ctx.quiet {

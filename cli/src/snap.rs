@@ -70,9 +70,7 @@ pub fn snapshot(ctx: &Ctx, a: SnapshotArgs) -> CliResult {
     let bar = super::progress::Bar::new(ctx);
     let outcome = take(&store, &root, &opts, &bar)?;
     let r = &outcome.report;
-    if std::env::var_os("REWIND_TRACE").is_some() {
-        eprintln!("rewind: phases: {}", phases_text(r));
-    }
+    trace_phases(&r.phases);
     if !ctx.quiet {
         let before = match r.parent {
             Some(p) if !r.skipped.is_empty() => store.reader()?.snapshot(&p)?.skipped().to_vec(),
@@ -95,10 +93,16 @@ pub fn snapshot(ctx: &Ctx, a: SnapshotArgs) -> CliResult {
     Ok(0)
 }
 
-/// A snapshot's timed phases as `walk 1.2 ms, store 3.4 ms`, for `REWIND_TRACE`.
-pub fn phases_text(r: &SnapshotReport) -> String {
-    let parts: Vec<String> = r
-        .phases
+/// Prints an operation's timed phases to stderr when `REWIND_TRACE` is set.
+pub fn trace_phases(phases: &[(&str, f64)]) {
+    if std::env::var_os("REWIND_TRACE").is_some() {
+        eprintln!("rewind: phases: {}", phases_text(phases));
+    }
+}
+
+/// Timed phases as `walk 1.2 ms, store 3.4 ms`, for `REWIND_TRACE`.
+pub fn phases_text(phases: &[(&str, f64)]) -> String {
+    let parts: Vec<String> = phases
         .iter()
         .map(|(n, t)| format!("{n} {:.1} ms", t * 1000.0))
         .collect();

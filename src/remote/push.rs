@@ -17,6 +17,7 @@ use super::pack::{ObjKind, PackBuilder};
 use super::{PACK_TARGET, Remote, TransferProgress};
 use crate::error::{Error, Result};
 use crate::id::Id;
+use crate::progress::Phases;
 use crate::store::artifact::ArtifactRecord;
 use crate::store::blob::{self, BlobRecord};
 use crate::store::tree::Kind;
@@ -71,6 +72,8 @@ pub struct PushReport {
     pub requests: u64,
     /// Wall time.
     pub seconds: f64,
+    /// Seconds per phase (plan, data, records).
+    pub phases: Vec<(&'static str, f64)>,
 }
 
 /// One object to send.
@@ -233,6 +236,7 @@ pub fn push(
     on_wait: &dyn Fn(&str),
 ) -> Result<PushReport> {
     let t0 = Instant::now();
+    let mut phases = Phases::new(t0);
     let requests0 = remote.requests();
     let up0 = remote.bytes().0;
     let mut report = PushReport::default();
@@ -260,6 +264,7 @@ pub fn push(
     }
     let artifact_blobs: Vec<Id> = opts.artifacts.iter().map(|(_, r)| r.blob).collect();
     let (data, trees) = plan(&reader, &roots, &artifact_blobs, &have, &mut report)?;
+    phases.mark("plan");
 
     let total: u64 = data.iter().chain(&trees).map(Item::stored_len).sum();
     progress.start("push", total, (data.len() + trees.len()) as u64);
@@ -302,6 +307,7 @@ pub fn push(
         remote.wait(up)?;
     }
     progress.finish();
+    phases.mark("data");
     for (id, raw) in records {
         remote.put(&format!("snapshots/{}", id.hex()), raw)?;
         report.snapshots_sent += 1;
@@ -323,6 +329,8 @@ pub fn push(
     report.requests = remote.requests() - requests0;
     report.bytes_sent = remote.bytes().0 - up0;
     report.seconds = t0.elapsed().as_secs_f64();
+    phases.mark("records");
+    report.phases = phases.done;
     Ok(report)
 }
 

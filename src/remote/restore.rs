@@ -28,6 +28,7 @@ use super::{Location, Remote, TransferProgress};
 use crate::error::{Error, IoContext, Result};
 use crate::files::Beneath;
 use crate::id::Id;
+use crate::progress::Phases;
 use crate::store::Store;
 use crate::store::blob::{self, BlobRecord};
 use crate::store::oplog::{self, OpRecord};
@@ -56,6 +57,8 @@ pub struct RemoteRestoreReport {
     pub op: u64,
     /// Wall time.
     pub seconds: f64,
+    /// Seconds per phase (trees, lists, data, chunked, local, commit, place).
+    pub phases: Vec<(&'static str, f64)>,
 }
 
 /// One file or symlink to write: its path below the root, kind and blob.
@@ -81,6 +84,7 @@ pub fn restore_empty(
     progress: &dyn TransferProgress,
 ) -> Result<RemoteRestoreReport> {
     let t0 = Instant::now();
+    let mut phases = Phases::new(t0);
     let requests0 = remote.requests();
     let down0 = remote.bytes().1;
     let root = crate::workspace::for_store(store, root, false)?;
@@ -157,6 +161,8 @@ pub fn restore_empty(
         }
     }
 
+    phases.mark("trees");
+
     // 2. Which blobs come from the remote whole, which are chunked (their lists first).
     let mut by_blob: HashMap<Id, Vec<usize>> = HashMap::new();
     for (i, f) in files.iter().enumerate() {
@@ -191,6 +197,7 @@ pub fn restore_empty(
         Ok(())
     })?;
     drop(reader);
+    phases.mark("lists");
 
     // 3. A private directory inside the target, with the tree's directories.
     let staging = tempfile::Builder::new()
@@ -261,6 +268,7 @@ pub fn restore_empty(
     });
     progress.finish();
     import.objects += fetched?.objects;
+    phases.mark("data");
 
     // 5. Chunked blobs, written from their chunks (each checked as the import stored it) and
     // hashed as they are written: their id is the hash of the whole, checked before anything
@@ -281,6 +289,7 @@ pub fn restore_empty(
             }
             Ok(())
         })?;
+    phases.mark("chunked");
 
     // 6. Blobs the store had, from the store.
     later
@@ -294,6 +303,7 @@ pub fn restore_empty(
             Ok(())
         })?;
     drop(reader);
+    phases.mark("local");
 
     // 7. Trees, chunk lists and the snapshot record, in one transaction.
     let txn = store.begin_write()?;
@@ -306,6 +316,7 @@ pub fn restore_empty(
     }
     refcount::seal(&txn)?;
     txn.commit()?;
+    phases.mark("commit");
 
     // 8. Into place, then recorded as the workspace's state.
     move_into(&stage, &root)?;
@@ -319,6 +330,7 @@ pub fn restore_empty(
         OpRecord::new(store, "restore", root_bytes, None, Some(id)),
     )?;
     txn.commit()?;
+    phases.mark("place");
     Ok(RemoteRestoreReport {
         snapshot: id,
         written: written.into_inner(),
@@ -328,6 +340,7 @@ pub fn restore_empty(
         requests: remote.requests() - requests0,
         op,
         seconds: t0.elapsed().as_secs_f64(),
+        phases: phases.done,
     })
 }
 

@@ -324,7 +324,7 @@ fn checkpoint(st: &State, p: CheckpointParams) -> Result<wire::Checkpoint> {
         // As `snapshot` does, plus what the checkpoint adds (reading back, the diff).
         eprintln!(
             "rewind: checkpoint phases: {}, then {:.1} ms",
-            crate::snap::phases_text(&r),
+            crate::snap::phases_text(&r.phases),
             (started.elapsed().as_secs_f64() - r.seconds) * 1000.0
         );
     }
