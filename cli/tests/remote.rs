@@ -1113,3 +1113,48 @@ fn remote_json_objects_have_their_keys() {
     let rm = r.json(&e.store, &e.ws, &["remote", "rm", "origin"]);
     assert_eq!(rm, serde_json::json!({"removed": "origin"}));
 }
+
+/// `REWIND_TRACE` shows where a push and a restore from a remote spent their time, phase by
+/// phase, on stderr (stdout stays the command's output).
+#[test]
+fn trace_shows_the_phases_of_push_and_restore() {
+    let t = tempfile::tempdir().unwrap();
+    let r = Remote::file(t.path());
+    let e = Env::new();
+    fill(&e.ws, 3);
+    e.ok(&["snapshot", "-q"]);
+    r.ok(&e.store, &e.ws, &["remote", "add", "origin", &r.url]);
+    let traced = |store: &Path, ws: &Path, args: &[&str]| {
+        let out = r
+            .cmd(store, ws, args)
+            .env("REWIND_TRACE", "1")
+            .output()
+            .expect("spawn rewind");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let err = traced(&e.store, &e.ws, &["push", "-q"]);
+    assert!(err.contains("rewind: phases: plan "), "{err}");
+    assert!(
+        err.contains(", data ") && err.contains(", records "),
+        "{err}"
+    );
+    let dest = t.path().join("dest");
+    std::fs::create_dir(&dest).unwrap();
+    let store2 = t.path().join("store2");
+    let err = traced(
+        &store2,
+        &dest,
+        &["restore", "--remote", &r.url, "-q", &head(&e)],
+    );
+    for phase in [
+        "trees", "lists", "data", "chunked", "local", "commit", "place",
+    ] {
+        assert!(err.contains(&format!("{phase} ")), "{phase}: {err}");
+    }
+    assert_eq!(list_disk(&dest), list_disk(&e.ws));
+}
