@@ -1618,6 +1618,25 @@ fn a_runs_progress_is_typed_run_events() {
     assert_eq!(done["run"], run, "{done}");
 }
 
+/// An event the stream cannot serialize is not lost silently: a `dropped` notice naming its
+/// kind goes out in its place, a `ServerEvent` as the document describes it.
+#[test]
+fn a_dropped_event_is_a_server_event_the_document_describes() {
+    use rewind::wire::{ServerEvent, ServerNotice};
+    let lost = ServerEvent::Server(ServerNotice::Gap {
+        missed: None,
+        last_event_id: None,
+        time_ns: 1,
+    });
+    let sent = ServerEvent::Server(ServerNotice::dropped(&lost, &"boom", 2));
+    let v = serde_json::to_value(&sent).unwrap();
+    assert_eq!(
+        v,
+        json!({"event": "dropped", "dropped_event": "gap", "error": "boom", "time_ns": 2})
+    );
+    assert_server_event(&v);
+}
+
 /// `init --json` and the API's `POST /v1/workspaces` answer one object: the workspace (as
 /// the workspace list shows it), whether it was new, and the store.
 #[test]

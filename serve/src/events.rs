@@ -247,17 +247,26 @@ pub async fn sse(
     });
     let stream = futures::stream::unfold(rx, |mut rx| async move {
         let (id, v) = rx.recv().await?;
-        // A wire type always serializes; were it not to, the event says so rather than vanish.
-        let data = serde_json::to_string(&v).unwrap_or_else(|e| {
-            serde_json::json!({"event": "error", "error": e.to_string()}).to_string()
-        });
-        let mut ev = SseEvent::default().event(v.kind()).data(data);
+        let (kind, data) = sse_data(&v);
+        let mut ev = SseEvent::default().event(kind).data(data);
         if let Some(id) = id {
             ev = ev.id(id.to_string());
         }
         Some((Ok(ev), rx))
     });
     Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
+}
+
+/// The SSE event name and `data:` of `v`. A wire type always serializes; were one not to, a
+/// `dropped` notice goes out in its place rather than the event vanishing.
+fn sse_data(v: &ServerEvent) -> (&'static str, String) {
+    let e = match serde_json::to_string(v) {
+        Ok(data) => return (v.kind(), data),
+        Err(e) => e,
+    };
+    let n = ServerEvent::Server(ServerNotice::dropped(v, &e, rewind::files::now_ns()));
+    // Two strings and a number: this one cannot fail to serialize.
+    (n.kind(), serde_json::to_string(&n).unwrap_or_default())
 }
 
 /// Follows the watch daemon for the server's life (one subscription, whoever listens): its

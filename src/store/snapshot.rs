@@ -26,24 +26,31 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::id::Id;
 
-/// Why a path was left out of a snapshot. Recorded so that a restore deletes only what the
-/// snapshot looked for and did not find.
+/// Why a snapshot passed over a path.
+//
+// One enum for the store and the JSON (`wire::SkipReason` is this one): snapshot records keep
+// it so that a restore deletes only what the snapshot looked for and did not find. postcard
+// encodes a variant by its index, not its name, so the serde names below are the JSON's alone
+// (`--json`, the API, `schemas/`) and leave the records' bytes, and so snapshot ids, as they
+// were; a new variant goes at the end, and none is ever reordered or removed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
 pub enum SkipReason {
-    /// The file was larger than `--max-file-size`.
+    /// Larger than the largest file the snapshot stores (its scan settings' `max_file_size`).
     TooLarge,
-    /// It could not be read (permissions, I/O error).
+    /// It could not be read (permissions, an I/O error).
     Unreadable,
     /// It disappeared between the walk and the read.
     Vanished,
     /// A fifo, socket or device.
     Special,
-    /// It kept changing while it was read and was stored as last read.
+    /// It kept changing while it was read (stored as last read).
     ChangedWhileRead,
 }
 
 impl SkipReason {
-    /// A stable lowercase name for output.
+    /// A stable lowercase name for output: the JSON's.
     pub fn name(self) -> &'static str {
         match self {
             SkipReason::TooLarge => "too_large",
@@ -290,5 +297,68 @@ impl Workspace {
     /// When it was registered, nanoseconds since the Unix epoch.
     pub fn created_ns(&self) -> i64 {
         self.rec.created_ns
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record() -> SnapshotRecord {
+        let reasons = [
+            SkipReason::TooLarge,
+            SkipReason::Unreadable,
+            SkipReason::Vanished,
+            SkipReason::Special,
+            SkipReason::ChangedWhileRead,
+        ];
+        SnapshotRecord {
+            workspace: b"/w".to_vec(),
+            workspace_id: 1,
+            root: Id([7; 32]),
+            time_ns: 2,
+            parent: None,
+            message: "m".into(),
+            meta: vec![],
+            stats: TreeStats::default(),
+            scan: ScanSettings::default(),
+            skipped: reasons
+                .iter()
+                .enumerate()
+                .map(|(i, &reason)| Skipped {
+                    path: vec![b'a' + i as u8],
+                    reason,
+                    detail: String::new(),
+                })
+                .collect(),
+        }
+    }
+
+    /// A snapshot record with a path skipped for every reason, as builds before the reason's
+    /// serde names were snake_case (the wire's) encoded it. postcard writes a variant's index,
+    /// not its name: the bytes, and so the snapshot id (their hash), must not change.
+    const OLD: [u8; 68] = [
+        2, 47, 119, 1, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7,
+        7, 7, 7, 7, 7, 7, 7, 4, 0, 1, 109, 0, 0, 0, 0, 0, 0, 0, 5, 1, 97, 0, 0, 1, 98, 1, 0, 1, 99,
+        2, 0, 1, 100, 3, 0, 1, 101, 4, 0,
+    ];
+
+    #[test]
+    fn a_skip_reasons_name_is_its_json() {
+        for s in record().skipped {
+            let json = serde_json::to_value(s.reason).unwrap();
+            assert_eq!(json, s.reason.name(), "{:?}", s.reason);
+            assert_eq!(
+                serde_json::from_value::<SkipReason>(json).unwrap(),
+                s.reason
+            );
+        }
+    }
+
+    #[test]
+    fn skip_reasons_encode_as_they_always_did() {
+        let id = Id::of(&OLD);
+        assert_eq!(SnapshotRecord::decode(&id, &OLD).unwrap(), record());
+        assert_eq!(record().encode().unwrap(), OLD);
     }
 }

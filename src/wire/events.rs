@@ -35,6 +35,7 @@ impl ServerEvent {
                 ServerNotice::Run { .. } => "run",
                 ServerNotice::Daemon { .. } => "daemon",
                 ServerNotice::Gap { .. } => "gap",
+                ServerNotice::Dropped { .. } => "dropped",
             },
         }
     }
@@ -89,6 +90,17 @@ pub enum ServerNotice {
         /// Nanoseconds since the epoch.
         time_ns: i64,
     },
+    /// An event could not be sent (it did not serialize) and is lost: re-read state. Not
+    /// named `error`: an `EventSource` would hand an SSE event of that name to its `onerror`,
+    /// as if the connection had failed.
+    Dropped {
+        /// The lost event's kind (its `event`).
+        dropped_event: String,
+        /// Why it could not be sent.
+        error: String,
+        /// Nanoseconds since the epoch.
+        time_ns: i64,
+    },
 }
 
 impl ServerNotice {
@@ -112,6 +124,19 @@ impl ServerNotice {
             run,
             run_event,
             detail,
+        }
+    }
+
+    /// Sent in place of `lost`, which did not serialize (`error`), at `time_ns`.
+    pub fn dropped(
+        lost: &ServerEvent,
+        error: &dyn std::fmt::Display,
+        time_ns: i64,
+    ) -> ServerNotice {
+        ServerNotice::Dropped {
+            dropped_event: lost.kind().to_string(),
+            error: error.to_string(),
+            time_ns,
         }
     }
 

@@ -12,7 +12,6 @@ use crate::overlay::Backend;
 use crate::run::isolate::OverlayOutcome;
 use crate::run::{AfterLabel, ExitReason, RESULT_VERSION, RetentionEntry, SkippedEntry, signals};
 use crate::scratch::ScratchReport;
-use crate::store::snapshot;
 
 /// How a run's changes were found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -48,35 +47,8 @@ impl From<Backend> for OverlayBackend {
     }
 }
 
-/// Why a snapshot passed over a path.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum SkipReason {
-    /// Larger than the store's largest file.
-    TooLarge,
-    /// It could not be read.
-    Unreadable,
-    /// It disappeared between the walk and the read.
-    Vanished,
-    /// A fifo, socket or device.
-    Special,
-    /// It kept changing while it was read (stored as last read).
-    ChangedWhileRead,
-}
-
-impl From<snapshot::SkipReason> for SkipReason {
-    fn from(r: snapshot::SkipReason) -> Self {
-        use snapshot::SkipReason as S;
-        match r {
-            S::TooLarge => SkipReason::TooLarge,
-            S::Unreadable => SkipReason::Unreadable,
-            S::Vanished => SkipReason::Vanished,
-            S::Special => SkipReason::Special,
-            S::ChangedWhileRead => SkipReason::ChangedWhileRead,
-        }
-    }
-}
+/// Why a snapshot passed over a path: the store's own enum, which snapshot records keep.
+pub use crate::store::snapshot::SkipReason;
 
 /// One changed file of a run.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -210,7 +182,7 @@ impl From<&SkippedEntry> for RunSkipped {
         RunSkipped {
             path: path_text(&s.path),
             path_bytes: path_bytes(&s.path),
-            reason: s.reason.into(),
+            reason: s.reason,
             detail: s.detail.clone(),
             warn: s.warn,
         }

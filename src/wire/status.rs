@@ -30,7 +30,7 @@ impl From<&crate::store::snapshot::Skipped> for Skipped {
         Skipped {
             path: path_text(&s.path),
             path_bytes: path_bytes(&s.path),
-            reason: s.reason.into(),
+            reason: s.reason,
             detail: s.detail.clone(),
         }
     }
