@@ -266,9 +266,12 @@ pub fn after_snapshot(store: &Store) -> Option<Result<BudgetReport>> {
             crate::stats::human_bytes(rep.max_bytes)
         )),
         Ok(rep) if !rep.evicted.is_empty() => store.notice(&format!(
-            "disk budget {}: forgot the {} oldest unprotected snapshot(s), {} -> {}",
+            "disk budget {}: forgot the {}, {} -> {}",
             crate::stats::human_bytes(rep.max_bytes),
-            rep.evicted.len(),
+            match rep.evicted.len() {
+                1 => "oldest unprotected snapshot".to_string(),
+                n => format!("{n} oldest unprotected snapshots"),
+            },
             crate::stats::human_bytes(rep.used_before),
             crate::stats::human_bytes(rep.used_after)
         )),

@@ -409,13 +409,17 @@ pub fn stats(ctx: &Ctx) -> CliResult {
         )?;
     }
     if let Some(bs) = &budget {
+        let over = match bs.used_bytes.checked_sub(bs.max_bytes) {
+            Some(n) if n > 0 => format!(" (over by {})", human_bytes(n)),
+            _ => String::new(),
+        };
         writeln!(
             out,
-            "{} {} of {} in use; {} snapshot(s) evictable, {} protected",
+            "{} {}: {} in use{over}; {} evictable, {} protected",
             b("budget"),
-            human_bytes(bs.used_bytes),
             human_bytes(bs.max_bytes),
-            bs.evictable,
+            human_bytes(bs.used_bytes),
+            output::count(bs.evictable as usize, "snapshot"),
             bs.protected.len()
         )?;
         for j in &bs.protected {
@@ -430,10 +434,10 @@ pub fn stats(ctx: &Ctx) -> CliResult {
         match &bs.next_eviction {
             Some(j) => writeln!(
                 out,
-                "  next to go: {} {} {}",
+                "  next to go: {} {}{}",
                 paint(ctx.color, output::id_style(), &j.id.short()),
                 format_time(j.time_ns),
-                j.message
+                output::message_suffix(&j.message)
             )?,
             None => writeln!(out, "  nothing can be evicted")?,
         }

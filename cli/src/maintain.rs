@@ -90,10 +90,10 @@ pub fn forget(ctx: &Ctx, a: ForgetArgs) -> CliResult {
         for j in &report.forgotten {
             writeln!(
                 out,
-                "{verb} {} {} {}",
+                "{verb} {} {}{}",
                 paint(ctx.color, output::id_style(), &j.id.short()),
                 format_time(j.time_ns),
-                j.message
+                output::message_suffix(&j.message)
             )?;
         }
         for j in &report.protected {
@@ -108,8 +108,8 @@ pub fn forget(ctx: &Ctx, a: ForgetArgs) -> CliResult {
     }
     writeln!(
         out,
-        "{verb} {} snapshot(s); kept {} by the policy and {} protected{}",
-        report.forgotten.len(),
+        "{verb} {}; kept {} by the policy and {} protected{}",
+        output::count(report.forgotten.len(), "snapshot"),
         report.kept,
         report.protected.len(),
         if report.forgotten.is_empty() || report.dry_run {
@@ -131,17 +131,17 @@ fn print_budget(ctx: &Ctx, r: &rewind::budget::BudgetReport) -> CliResult {
         for j in &r.evicted {
             writeln!(
                 out,
-                "forgot {} {} {}",
+                "forgot {} {}{}",
                 paint(ctx.color, output::id_style(), &j.id.short()),
                 format_time(j.time_ns),
-                j.message
+                output::message_suffix(&j.message)
             )?;
         }
     }
     writeln!(
         out,
-        "forgot {} snapshot(s); the store takes {} of {}{}",
-        r.evicted.len(),
+        "forgot {}; the store takes {} of {}{}",
+        output::count(r.evicted.len(), "snapshot"),
         human_bytes(r.used_after),
         human_bytes(r.max_bytes),
         if r.used_after > r.max_bytes {

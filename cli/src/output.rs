@@ -224,6 +224,15 @@ pub fn count(n: usize, noun: &str) -> String {
     format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
 
+/// A snapshot's message as it follows its id and time on a line: nothing when it has none (no
+/// trailing space).
+pub fn message_suffix(message: &str) -> String {
+    match message {
+        "" => String::new(),
+        m => format!(" {m}"),
+    }
+}
+
 /// Paths for people, git-quoted where needed, joined with ", ".
 pub fn paths_text<'a>(paths: impl IntoIterator<Item = &'a [u8]>) -> String {
     paths
