@@ -837,8 +837,22 @@ pub enum Error {
         problems: usize,
     },
 
-    /// An encrypted remote opened without its key: no password or key file was given, or it
-    /// was added as an unencrypted remote (or the other way round).
+    /// An encrypted remote, or a change of its key, needs a password or key file and none
+    /// was given (nothing to read it from, and no terminal to ask at).
+    #[error("remote '{remote}': {}", if *new {
+        "no new password or key file was given"
+    } else {
+        "it is encrypted, and no password or key file was given"
+    })]
+    RemotePasswordMissing {
+        /// The remote's name.
+        remote: String,
+        /// Whether what is missing is the new one (a key change).
+        new: bool,
+    },
+
+    /// A remote opened as what it is not: an encrypted remote configured as unencrypted, or
+    /// an unencrypted one opened with a key.
     #[error("remote '{remote}': {why}")]
     RemoteKeyNeeded {
         /// The remote's name.
@@ -850,7 +864,11 @@ pub enum Error {
     },
 
     /// No key object of an encrypted remote opens with the password or key file given.
-    #[error("remote '{remote}': the password or key file given opens none of its {keys} keys")]
+    #[error("remote '{remote}': the password or key file given {}", if *keys == 1 {
+        "does not open its key".to_string()
+    } else {
+        format!("opens none of its {keys} keys")
+    })]
     RemoteWrongKey {
         /// The remote's name.
         remote: String,
@@ -1061,6 +1079,7 @@ impl Error {
             | Error::StoreInsideWorkspace { .. }
             | Error::InvalidArtifactKey(..)
             | Error::RemoteKeyNeeded { .. }
+            | Error::RemotePasswordMissing { .. }
             | Error::RemoteWrongKey { .. }
             | Error::Contract(_)
             | Error::Strict(_) => K::Invalid,

@@ -173,16 +173,22 @@ pub fn hints(e: &Error) -> Vec<String> {
         Error::RemoteForged { remote, .. } => {
             vec![format!("see `rewind verify --remote {remote} --full`")]
         }
-        Error::RemoteKeyNeeded {
-            encrypted: true, ..
-        } => vec![
+        Error::RemotePasswordMissing { new: false, .. } => one(
             "set REWIND_REMOTE_PASSWORD or REWIND_REMOTE_PASSWORD_FILE, or run it at a terminal \
-             to be asked"
-                .into(),
-            "add it with `rewind remote add NAME URL --encrypt` (and `--key-file PATH` for a \
-             key file)"
-                .into(),
-        ],
+             to be asked",
+        ),
+        Error::RemotePasswordMissing { new: true, .. } => one(
+            "set REWIND_REMOTE_NEW_PASSWORD, give --new-password-file PATH or --new-key-file \
+             PATH, or run it at a terminal to be asked",
+        ),
+        Error::RemoteKeyNeeded {
+            remote,
+            encrypted: true,
+            ..
+        } => one(&format!(
+            "add it as an encrypted remote: `rewind remote rm {remote}`, then `rewind remote \
+             add {remote} URL --encrypt` (with `--key-file PATH` for a key file)"
+        )),
         Error::RemoteKeyNeeded {
             encrypted: false, ..
         } => one("encrypt into an empty bucket or prefix, or add this one without --encrypt"),

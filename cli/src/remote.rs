@@ -272,10 +272,9 @@ fn secret(
         read_password(&format!("{what} for remote {name}: "))
             .map_err(|e| Error::io("/dev/tty", e))?
     } else {
-        return Err(Error::RemoteKeyNeeded {
+        return Err(Error::RemotePasswordMissing {
             remote: name.to_string(),
-            why: "the remote is encrypted and no password or key file was given".into(),
-            encrypted: true,
+            new: env == NEW_PASSWORD_ENV,
         });
     };
     // Moved into the Secret, which wipes it when dropped.
@@ -309,11 +308,18 @@ pub fn remote(ctx: &Ctx, a: RemoteArgs) -> CliResult {
                 None
             } else {
                 let remote = Remote::open(&name, &url)?;
-                Some(remote.reach().map_err(|e| {
-                    Error::Invalid(format!(
+                Some(remote.reach().map_err(|e| match e {
+                    Error::RemoteKeyNeeded {
+                        encrypted: true, ..
+                    } => Error::Invalid(format!(
+                        "remote '{name}': {url} is encrypted; not added (add it \
+                         with `rewind remote add {name} {url} --encrypt`, and `--key-file PATH` \
+                         for a key file)"
+                    )),
+                    e => Error::Invalid(format!(
                         "{}; not added (pass --no-check to add it anyway)",
                         super::hints::message(&e)
-                    ))
+                    )),
                 })?)
             };
             config::add(store.dir(), &name, &url)?;
@@ -584,14 +590,14 @@ pub fn push(ctx: &Ctx, a: PushArgs) -> CliResult {
         output::print_json(&wire::Pushed::new(remote, &r))?;
     } else if !ctx.quiet {
         println!(
-            "pushed to {}: {} snapshots ({} already there), {} objects in {} packs, {} sent, {} requests, {:.2} s",
+            "pushed to {}: {} ({} already there), {} in {}, {} sent, {}, {:.2} s",
             paint(ctx.color, output::bold(), &remote.name),
-            r.snapshots_sent,
+            output::count(r.snapshots_sent as usize, "snapshot"),
             r.snapshots_present,
-            r.objects,
-            r.packs,
+            output::count(r.objects as usize, "object"),
+            output::count(r.packs as usize, "pack"),
             human_bytes(r.bytes_sent),
-            r.requests,
+            output::count(r.requests as usize, "request"),
             r.seconds
         );
     }
@@ -661,17 +667,21 @@ pub fn pull(ctx: &Ctx, a: PullArgs) -> CliResult {
         output::print_json(&wire::Pulled::new(remote, &r))?;
     } else if !ctx.quiet {
         println!(
-            "pulled from {}: {} snapshots ({} already here), {} objects, {} received, {} requests, {:.2} s",
+            "pulled from {}: {} ({} already here), {}, {} received, {}, {:.2} s",
             paint(ctx.color, output::bold(), &remote.name),
-            r.snapshots_received,
+            output::count(r.snapshots_received as usize, "snapshot"),
             r.snapshots_present,
-            r.objects,
+            output::count(r.objects as usize, "object"),
             human_bytes(r.bytes_received),
-            r.requests,
+            output::count(r.requests as usize, "request"),
             r.seconds
         );
         for (path, n) in &r.logs_appended {
-            println!("  {n} snapshots added to the log of {}", path.display());
+            println!(
+                "  {} added to the log of {}",
+                output::count(*n as usize, "snapshot"),
+                path.display()
+            );
         }
     }
     Ok(0)

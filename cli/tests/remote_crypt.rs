@@ -314,7 +314,7 @@ fn damage_refused(r: &Remote, e: &Env) {
         Some("wrong"),
         &["restore", "--remote", &r.url, SECRET_TAG],
     );
-    assert!(err.contains("opens none of its 1 keys"), "{err}");
+    assert!(err.contains("does not open its key"), "{err}");
     assert!(err.contains("REWIND_REMOTE_PASSWORD"), "hint: {err}");
     let err = refused(
         r,
@@ -465,7 +465,7 @@ fn passwd_changes_the_key_not_the_data_s3() {
     let b_ws = e.tmp.path().join("b");
     std::fs::create_dir(&b_ws).unwrap();
     let err = refused(&r, &b_store, &b_ws, Some(PW), &["pull", &r.url]);
-    assert!(err.contains("opens none of its"), "{err}");
+    assert!(err.contains("does not open its key"), "{err}");
     let pulled = json(&r, &b_store, &b_ws, Some("new secret"), &["pull", &r.url]);
     assert_eq!(pulled["snapshots_received"], 2, "{pulled}");
 
@@ -490,7 +490,7 @@ fn passwd_changes_the_key_not_the_data_s3() {
     let v = json(&r, &e.store, &e.ws, None, &["verify", "--remote", "origin"]);
     assert_eq!(v["ok"], true, "{v}");
     let err = refused(&r, &b_store, &b_ws, Some("new secret"), &["pull", &r.url]);
-    assert!(err.contains("opens none of its"), "{err}");
+    assert!(err.contains("does not open its key"), "{err}");
 }
 
 /// An unencrypted bucket cannot be added with --encrypt (its data would stay in the clear),
@@ -546,6 +546,25 @@ fn plain_and_encrypted_do_not_mix() {
     );
     let err = refused(&enc, &e.store, &e.ws, None, &["push", "y"]);
     assert!(err.contains("is encrypted"), "{err}");
+    // With a password at hand the message is the same: the configuration, not a missing
+    // password, is what is wrong, and the hint says how to add it again.
+    let err = refused(&enc, &e.store, &e.ws, Some(PW), &["push", "y"]);
+    assert!(err.contains("opened as an unencrypted remote"), "{err}");
+    assert!(!err.contains("no password"), "{err}");
+    assert!(err.contains("`rewind remote rm y`"), "{err}");
+    assert!(!err.contains("REWIND_REMOTE_PASSWORD"), "{err}");
+    // No password for a remote added as encrypted: said so, with where to give one.
+    let err = refused(&enc, &e.store, &e.ws, None, &["push", "x"]);
+    assert!(err.contains("no password or key file was given"), "{err}");
+    assert!(err.contains("REWIND_REMOTE_PASSWORD"), "{err}");
+    assert!(!err.contains("remote add"), "{err}");
+    // A key change without the new password names the new one, not the current one.
+    let err = refused(&enc, &e.store, &e.ws, Some(PW), &["remote", "passwd", "x"]);
+    assert!(
+        err.contains("no new password or key file was given"),
+        "{err}"
+    );
+    assert!(err.contains("REWIND_REMOTE_NEW_PASSWORD"), "{err}");
     // The encrypted marker is format 2: a rewind reading only format 1 refuses it.
     let marker = std::fs::read_to_string(enc.dir.as_ref().unwrap().join("rewind-remote")).unwrap();
     assert!(marker.contains("\"format\": 2"), "{marker}");

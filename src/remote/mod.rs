@@ -697,7 +697,7 @@ impl Remote {
             (FORMAT, false) | (FORMAT_ENCRYPTED, true) => Ok(()),
             (FORMAT_ENCRYPTED, false) => Err(Error::RemoteKeyNeeded {
                 remote: self.name.clone(),
-                why: "the remote is encrypted and no password or key file was given".into(),
+                why: "it is encrypted, and was opened as an unencrypted remote".into(),
                 encrypted: true,
             }),
             (FORMAT, true) => Err(Error::RemoteKeyNeeded {
