@@ -419,7 +419,7 @@ pub fn stats(ctx: &Ctx) -> CliResult {
             b("budget"),
             human_bytes(bs.max_bytes),
             human_bytes(bs.used_bytes),
-            output::count(bs.evictable as usize, "snapshot"),
+            output::count(bs.evictable, "snapshot"),
             bs.protected.len()
         )?;
         for j in &bs.protected {
