@@ -73,6 +73,20 @@ pub fn used_bytes(store: &Store) -> Result<u64> {
     Ok(bytes)
 }
 
+/// Bytes of pages in use, measured against a budget of `max_bytes`: when the count is over,
+/// the store is settled and counted again. Pages the last commits replaced count as in use
+/// until redb hands them back, at a later commit: right after a snapshot in the same process
+/// that is every page its commit rewrote (megabytes on a large tree), and a budget judged on
+/// them would forget every unprotected snapshot.
+fn used_against(store: &Store, max_bytes: u64) -> Result<u64> {
+    let used = used_bytes(store)?;
+    if used <= max_bytes {
+        return Ok(used);
+    }
+    settle(store)?;
+    used_bytes(store)
+}
+
 /// Commits twice with nothing to write, so that redb hands back the pages earlier commits
 /// replaced and [`used_bytes`] counts only what is live.
 fn settle(store: &Store) -> Result<()> {
@@ -110,7 +124,7 @@ pub fn status(store: &Store, max_bytes: u64, undo_depth: usize) -> Result<Budget
     let (protected, evictable) = judge(store, undo_depth)?;
     Ok(BudgetStatus {
         max_bytes,
-        used_bytes: used_bytes(store)?,
+        used_bytes: used_against(store, max_bytes)?,
         next_eviction: evictable.first().cloned(),
         evictable: evictable.len(),
         protected,
@@ -131,14 +145,7 @@ pub fn enforce(store: &Store, max_bytes: u64, undo_depth: usize) -> Result<Budge
         report.used_after = len;
         return fits(store, report);
     }
-    report.used_before = used_bytes(store)?;
-    if report.used_before > max_bytes {
-        // Pages the last commits replaced count as in use until redb hands them back, at a
-        // later commit: right after a snapshot that is every page its commit rewrote (megabytes
-        // on a large tree), and evicting for them would forget every unprotected snapshot.
-        settle(store)?;
-        report.used_before = used_bytes(store)?;
-    }
+    report.used_before = used_against(store, max_bytes)?;
     report.used_after = report.used_before;
     if report.used_before <= max_bytes {
         return fits(store, report);
@@ -289,4 +296,49 @@ fn fits(store: &Store, report: BudgetReport) -> Result<BudgetReport> {
         txn.commit()?;
     }
     Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The budget's status read in the process that just took a snapshot counts what a later
+    /// process would: not the pages that snapshot's commit replaced and redb has not yet
+    /// handed back.
+    #[test]
+    fn status_right_after_a_snapshot_counts_what_is_live() {
+        let tmp = tempfile::tempdir().unwrap();
+        let ws = tmp.path().join("ws");
+        for d in 0..50 {
+            let dir = ws.join(format!("d{d}"));
+            std::fs::create_dir_all(&dir).unwrap();
+            for f in 0..40 {
+                std::fs::write(dir.join(format!("f{f}.txt")), format!("{d} {f}\n")).unwrap();
+            }
+        }
+        let store = Store::open(&tmp.path().join("store"), Default::default()).unwrap();
+        let opts = crate::snapshot::SnapshotOptions::default();
+        let take = || {
+            store
+                .snapshot(&ws, &opts, &crate::progress::NoProgress)
+                .unwrap()
+        };
+        take();
+        for d in 0..50 {
+            std::fs::write(ws.join(format!("d{d}/f0.txt")), "edited\n").unwrap();
+        }
+        take();
+        let raw = used_bytes(&store).unwrap();
+        let shown = status(&store, 0, 1).unwrap().used_bytes;
+        settle(&store).unwrap();
+        let live = used_bytes(&store).unwrap();
+        assert!(
+            live < raw,
+            "the snapshot's commit replaced pages: {live} < {raw}"
+        );
+        assert_eq!(
+            shown, live,
+            "status counts the live pages (raw count {raw})"
+        );
+    }
 }
