@@ -54,7 +54,7 @@ impl ArtifactRecord {
         })
     }
 
-    fn encode(&self) -> Result<Vec<u8>> {
+    pub fn encode(&self) -> Result<Vec<u8>> {
         super::encode("artifact record", self)
     }
 }
@@ -78,9 +78,7 @@ impl Artifact {
         Ok(Artifact { key, rec })
     }
 
-    /// The stored record, for the library's own use (push and pull copy it to and from a
-    /// remote).
-    #[cfg(feature = "remote")]
+    /// The stored record, for the library's own use.
     pub(crate) fn record(&self) -> &ArtifactRecord {
         &self.rec
     }
