@@ -23,7 +23,8 @@ use std::path::Path;
 
 use crate::error::{Error, IoContext, Result};
 use crate::store::Store;
-// The record stays nameable inside the crate at its old path; outside, `Artifact` wraps it.
+// At its old public path the record is now a private name (the doc test above relies on it:
+// naming it from outside is E0603, not an unknown path); the crate's own readers use it.
 pub(crate) use crate::store::artifact::ArtifactRecord;
 pub use crate::store::artifact::{Artifact, MAX_KEY_LEN, PutReport, validate_key};
 

@@ -54,6 +54,7 @@ impl ArtifactRecord {
         })
     }
 
+    /// The stored encoding.
     pub fn encode(&self) -> Result<Vec<u8>> {
         super::encode("artifact record", self)
     }
