@@ -1,6 +1,21 @@
 //! Artifacts, the library's face: put content from a file or a stream, get it back to a writer
 //! or a file, list and remove. Storage details (chunking, batching, the table) are in
 //! `crate::store::artifact`.
+//!
+//! The record as stored is private to the crate, so that its encoding can change: an embedder
+//! reads [`Artifact`], which wraps it.
+//!
+//! ```
+//! fn shown(a: &rewind::Artifact) -> (&str, rewind::Id, u64) {
+//!     (a.key(), a.blob(), a.size())
+//! }
+//! ```
+//!
+//! ```compile_fail,E0603
+//! fn size(r: &rewind::artifact::ArtifactRecord) -> u64 {
+//!     r.size
+//! }
+//! ```
 
 use std::fs::File;
 use std::io::{self, Read, Write};
@@ -8,7 +23,10 @@ use std::path::Path;
 
 use crate::error::{Error, IoContext, Result};
 use crate::store::Store;
-pub use crate::store::artifact::{ArtifactRecord, MAX_KEY_LEN, PutReport, validate_key};
+// At its old public path the record is now a private name (the doc test above relies on it:
+// naming it from outside is E0603, not an unknown path); the crate's own readers use it.
+pub(crate) use crate::store::artifact::ArtifactRecord;
+pub use crate::store::artifact::{Artifact, MAX_KEY_LEN, PutReport, validate_key};
 
 /// Checks the key of a new artifact, for every caller alike (the CLI, the HTTP API, runs):
 /// [`validate_key`], and no empty, `.` or `..` component, not absolute, the rule
@@ -49,8 +67,8 @@ pub fn put_file(
     put(store, key, &mut ReadAt(&mut f, path), meta, force)
 }
 
-/// The record of `key`.
-pub fn get_record(store: &Store, key: &str) -> Result<ArtifactRecord> {
+/// The artifact `key`.
+pub fn find(store: &Store, key: &str) -> Result<Artifact> {
     validate_key(key)?;
     store
         .reader()?
@@ -60,14 +78,14 @@ pub fn get_record(store: &Store, key: &str) -> Result<ArtifactRecord> {
 
 /// Streams the content of `key` into `out` (one chunk in memory at a time); returns its length.
 pub fn get(store: &Store, key: &str, out: &mut dyn Write) -> Result<u64> {
-    let rec = get_record(store, key)?;
-    store.reader()?.write_blob(&rec.blob, out)
+    let a = find(store, key)?;
+    store.reader()?.write_blob(&a.blob(), out)
 }
 
 /// Writes the content of `key` to the file `dest`: through a temporary sibling renamed into
 /// place, so `dest` is never left half written (and a failed get keeps the old file).
 pub fn get_to_file(store: &Store, key: &str, dest: &Path) -> Result<u64> {
-    let rec = get_record(store, key)?;
+    let a = find(store, key)?;
     let dir = match dest.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -78,7 +96,7 @@ pub fn get_to_file(store: &Store, key: &str, dest: &Path) -> Result<u64> {
         .at(dir)?;
     let n = {
         let mut w = io::BufWriter::with_capacity(1 << 16, tmp.as_file_mut());
-        let n = store.reader()?.write_blob(&rec.blob, &mut w)?;
+        let n = store.reader()?.write_blob(&a.blob(), &mut w)?;
         w.flush().at(dest)?;
         n
     };
@@ -96,7 +114,7 @@ pub fn get_to_file(store: &Store, key: &str, dest: &Path) -> Result<u64> {
 }
 
 /// Every artifact, sorted by key.
-pub fn list(store: &Store) -> Result<Vec<(String, ArtifactRecord)>> {
+pub fn list(store: &Store) -> Result<Vec<Artifact>> {
     store.reader()?.artifacts()
 }
 

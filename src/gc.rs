@@ -395,7 +395,7 @@ fn mark_trees(
     if let Ok(artifacts) = txn.open_table(ARTIFACTS) {
         for item in artifacts.iter()? {
             let (k, v) = item?;
-            let rec = crate::store::artifact::ArtifactRecord::decode(k.value(), v.value())?;
+            let rec = crate::artifact::ArtifactRecord::decode(k.value(), v.value())?;
             keep_blob(&mut live, rec.blob);
         }
     }

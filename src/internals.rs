@@ -38,3 +38,13 @@ pub fn decode_op(bytes: &[u8]) -> Result<crate::store::oplog::Operation> {
 pub fn encode_snapshot(s: &Snapshot) -> Result<Vec<u8>> {
     s.record().encode()
 }
+
+/// Decodes a stored artifact record (from the store or a remote) as the artifact `key`.
+pub fn decode_artifact(key: &str, bytes: &[u8]) -> Result<crate::Artifact> {
+    crate::Artifact::decode(key.to_string(), bytes)
+}
+
+/// An artifact's stored encoding.
+pub fn encode_artifact(a: &crate::Artifact) -> Result<Vec<u8>> {
+    a.record().encode()
+}

@@ -201,5 +201,6 @@ pub use restore::{OpInfo, RestoreOptions, RestoreReport, restore};
 pub use run::isolate::Isolate;
 pub use run::{RunOptions, RunResult, run};
 pub use snapshot::{SnapshotOptions, SnapshotOutcome, SnapshotReport};
+pub use store::artifact::Artifact;
 pub use store::snapshot::{Snapshot, Workspace};
 pub use store::{Reader, Store, StoreOptions};

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, IoContext, Result};
 use crate::id::Id;
 use crate::store::Store;
-use crate::store::artifact::ArtifactRecord;
+use crate::store::artifact::Artifact;
 
 /// What was kept of a scratch directory.
 #[derive(Clone, Debug, Default, serde::Serialize)]
@@ -57,7 +57,7 @@ pub fn keep(store: &Store, dir: &Path, run: &Id) -> Result<ScratchReport> {
         let key = format!("{prefix}{rel}");
         let put = crate::artifact::put_file(store, &key, path, Vec::new(), true)?;
         report.files += 1;
-        report.bytes += put.record.size;
+        report.bytes += put.artifact.size();
     }
     std::fs::remove_dir_all(dir).at(dir)?;
     Ok(report)
@@ -80,12 +80,15 @@ fn collect(root: &Path, dir: &Path, out: &mut Vec<(String, PathBuf)>) -> Result<
     Ok(())
 }
 
-/// `run`'s scratch files: (path inside the scratch directory, record), sorted.
-pub fn list(store: &Store, run: &Id) -> Result<Vec<(String, ArtifactRecord)>> {
+/// `run`'s scratch files: (path inside the scratch directory, artifact), sorted.
+pub fn list(store: &Store, run: &Id) -> Result<Vec<(String, Artifact)>> {
     let prefix = prefix(run);
     Ok(crate::artifact::list(store)?
         .into_iter()
-        .filter_map(|(k, r)| k.strip_prefix(&prefix).map(|p| (p.to_string(), r)))
+        .filter_map(|a| {
+            let path = a.key().strip_prefix(&prefix)?.to_string();
+            Some((path, a))
+        })
         .collect())
 }
 

@@ -132,8 +132,8 @@ pub fn stats(store: &Store) -> Result<StoreStats> {
     for id in reader.all_snapshots()? {
         logical += reader.snapshot_record(&id)?.stats.bytes;
     }
-    for (_, a) in reader.artifacts()? {
-        logical += a.size;
+    for a in reader.artifacts()? {
+        logical += a.size();
     }
     Ok(StoreStats {
         dir: store.dir().to_path_buf(),

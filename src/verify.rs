@@ -267,11 +267,11 @@ pub fn verify(store: &Store, full: bool, progress: &dyn Progress) -> Result<Veri
             &mut report,
         )?;
     }
-    for (key, rec) in listed(&mut problems, "artifacts", reader.artifacts())? {
+    for a in listed(&mut problems, "artifacts", reader.artifacts())? {
         report.artifacts += 1;
         blobs
-            .entry(rec.blob)
-            .or_insert_with(|| format!("artifact {key}"));
+            .entry(a.blob())
+            .or_insert_with(|| format!("artifact {}", a.key()));
     }
     for (id, referrer) in cached_blobs {
         blobs.entry(id).or_insert(referrer);

@@ -222,7 +222,7 @@ pub fn scratch(ctx: &Ctx, a: ScratchArgs) -> CliResult {
             } else {
                 let mut out = BufWriter::new(io::stdout().lock());
                 for (p, r) in &files {
-                    writeln!(out, "{:>10}  {p}", human_bytes(r.size))?;
+                    writeln!(out, "{:>10}  {p}", human_bytes(r.size()))?;
                 }
                 out.flush()?;
             }
@@ -598,8 +598,8 @@ pub fn artifact(ctx: &Ctx, a: ArtifactArgs) -> CliResult {
             } else if !ctx.quiet {
                 println!(
                     "{}  {}, {} stored{}",
-                    r.key,
-                    human_bytes(r.record.size),
+                    r.artifact.key(),
+                    human_bytes(r.artifact.size()),
                     human_bytes(r.stored_bytes),
                     if r.replaced { ", replaced" } else { "" }
                 );
@@ -625,22 +625,24 @@ pub fn artifact(ctx: &Ctx, a: ArtifactArgs) -> CliResult {
             let store = ctx.open_store(false)?;
             let list = rewind::artifact::list(&store)?;
             if ctx.json {
-                let v: Vec<rewind::wire::Artifact> = list
-                    .iter()
-                    .map(|(k, r)| rewind::wire::Artifact::new(k, r))
-                    .collect();
+                let v: Vec<rewind::wire::Artifact> =
+                    list.iter().map(rewind::wire::Artifact::new).collect();
                 output::print_json(&v)?;
                 return Ok(0);
             }
             let mut out = BufWriter::new(io::stdout().lock());
-            for (k, r) in &list {
-                let meta: Vec<String> = r.meta.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            for a in &list {
+                let meta: Vec<String> = a
+                    .meta_pairs()
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect();
                 writeln!(
                     out,
                     "{}  {:>10}  {}  {}",
-                    format_time(r.created_ns),
-                    human_bytes(r.size),
-                    k,
+                    format_time(a.created_ns()),
+                    human_bytes(a.size()),
+                    a.key(),
                     meta.join(" ")
                 )?;
             }

@@ -1,12 +1,14 @@
 //! The body of the on-disk decoder fuzz target, shared with the proptest smoke run in
 //! tests/decoders.rs: every decoder of what the store holds (blob and chunk records, stat-cache
-//! views, trees, snapshot, operation and overlay records, remote pack indexes) is given `data`.
+//! views, trees, snapshot, operation, overlay and artifact records, remote pack indexes) is
+//! given `data`.
 //! None may panic; what decodes must encode back to something that decodes to the same value.
 
 use rewind::id::Id;
 use rewind::internals::PackIndex as Index;
 use rewind::internals::{
-    DirView, decode_blob, decode_chunk, decode_op, decode_overlay, decode_snapshot, encode_snapshot,
+    DirView, decode_artifact, decode_blob, decode_chunk, decode_op, decode_overlay,
+    decode_snapshot, encode_artifact, encode_snapshot,
 };
 use rewind::store::tree::Tree;
 
@@ -22,6 +24,10 @@ pub fn check(data: &[u8]) {
     if let Ok(snap) = decode_snapshot(&id, data) {
         let bytes = encode_snapshot(&snap).expect("a decoded snapshot record encodes");
         assert_eq!(decode_snapshot(&id, &bytes).expect("re-decodes"), snap);
+    }
+    if let Ok(a) = decode_artifact("key", data) {
+        let bytes = encode_artifact(&a).expect("a decoded artifact record encodes");
+        assert_eq!(decode_artifact("key", &bytes).expect("re-decodes"), a);
     }
     let _ = decode_op(data);
     let _ = decode_overlay(0, data);

@@ -63,8 +63,8 @@ fn mark(remote: &Remote, index: &RemoteIndex, problems: &mut Vec<Problem>) -> Re
             }),
         }
     }
-    for (key, rec) in remote.artifacts()? {
-        frontier.push((rec.blob, format!("artifact {key}")));
+    for a in remote.artifacts()? {
+        frontier.push((a.blob(), format!("artifact {}", a.key())));
     }
     // Breadth first, so each level's trees and chunk lists are fetched a pack at a time.
     while !frontier.is_empty() {

@@ -785,17 +785,14 @@ impl Remote {
     }
 
     /// Artifacts on the remote.
-    pub fn artifacts(&self) -> Result<Vec<(String, crate::store::artifact::ArtifactRecord)>> {
+    pub fn artifacts(&self) -> Result<Vec<crate::store::artifact::Artifact>> {
         let mut out = Vec::new();
         for (name, _) in self.list("artifacts")? {
             let Some(key) = artifact_key(&name) else {
                 continue;
             };
             if let Some(bytes) = self.get(&format!("artifacts/{name}"))? {
-                out.push((
-                    key.clone(),
-                    crate::store::artifact::ArtifactRecord::decode(&key, &bytes)?,
-                ));
+                out.push(crate::store::artifact::Artifact::decode(key, &bytes)?);
             }
         }
         Ok(out)

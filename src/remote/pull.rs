@@ -18,7 +18,7 @@ use super::{Location, Remote, RemoteIndex, TransferProgress};
 use crate::error::{Error, Result};
 use crate::id::Id;
 use crate::store::Store;
-use crate::store::artifact::ArtifactRecord;
+use crate::store::artifact::Artifact;
 use crate::store::blob::{self, BlobRecord, SegmentWriter};
 use crate::store::refcount::{self, Counts, Obj};
 use crate::store::snapshot::SnapshotRecord;
@@ -36,7 +36,7 @@ pub struct PullOptions {
     /// Tags to set locally (name, snapshot); a local tag pointing elsewhere is left alone.
     pub tags: Vec<(String, Id)>,
     /// Artifacts to bring; a local artifact of the same key is left alone.
-    pub artifacts: Vec<(String, ArtifactRecord)>,
+    pub artifacts: Vec<Artifact>,
     /// Workspace logs go to local workspaces of the same path; these map a remote workspace
     /// path (raw bytes) to a local one instead, registered if needed (see `super::logs`).
     pub workspace_map: Vec<(Vec<u8>, std::path::PathBuf)>,
@@ -125,7 +125,7 @@ pub fn pull(
     // 2. Trees, a level at a time; a tree the store has brings its whole subtree with it.
     let mut seen: HashSet<Id> = HashSet::new();
     let mut trees: Vec<(Id, Vec<u8>)> = Vec::new();
-    let mut blobs: Vec<Id> = opts.artifacts.iter().map(|(_, r)| r.blob).collect();
+    let mut blobs: Vec<Id> = opts.artifacts.iter().map(Artifact::blob).collect();
     while !frontier.is_empty() {
         let mut locs = Vec::new();
         for id in std::mem::take(&mut frontier) {
@@ -211,11 +211,11 @@ pub fn pull(
     {
         let mut a = txn.open_table(ARTIFACTS)?;
         let mut counts = Counts::open(&txn)?;
-        for (key, rec) in &opts.artifacts {
-            if a.get(key.as_str())?.is_none() {
-                let bytes = crate::store::encode("artifact record", rec)?;
-                a.insert(key.as_str(), bytes.as_slice())?;
-                counts.add(Obj::Blob, &rec.blob)?;
+        for art in &opts.artifacts {
+            if a.get(art.key())?.is_none() {
+                let bytes = crate::store::encode("artifact record", art.record())?;
+                a.insert(art.key(), bytes.as_slice())?;
+                counts.add(Obj::Blob, &art.blob())?;
                 report.artifacts_received += 1;
             }
         }

@@ -18,7 +18,7 @@ use super::{PACK_TARGET, Remote, TransferProgress};
 use crate::error::{Error, Result};
 use crate::id::Id;
 use crate::progress::Phases;
-use crate::store::artifact::ArtifactRecord;
+use crate::store::artifact::Artifact;
 use crate::store::blob::{self, BlobRecord};
 use crate::store::tree::Kind;
 use crate::store::{Reader, Store};
@@ -35,7 +35,7 @@ pub struct PushOptions {
     /// Tags to set on the remote (name, snapshot); their snapshots must be in `snapshots`.
     pub tags: Vec<(String, Id)>,
     /// Artifacts to send, with their content.
-    pub artifacts: Vec<(String, ArtifactRecord)>,
+    pub artifacts: Vec<Artifact>,
     /// Move remote tags that point elsewhere (without it they are reported and left alone).
     pub force: bool,
     /// How long to wait while a gc holds the remote.
@@ -262,7 +262,7 @@ pub fn push(
         roots.push(reader.snapshot_record(id)?.root);
         records.push((*id, raw));
     }
-    let artifact_blobs: Vec<Id> = opts.artifacts.iter().map(|(_, r)| r.blob).collect();
+    let artifact_blobs: Vec<Id> = opts.artifacts.iter().map(Artifact::blob).collect();
     let (data, trees) = plan(&reader, &roots, &artifact_blobs, &have, &mut report)?;
     phases.mark("plan");
 
@@ -312,9 +312,9 @@ pub fn push(
         remote.put(&format!("snapshots/{}", id.hex()), raw)?;
         report.snapshots_sent += 1;
     }
-    for (key, rec) in &opts.artifacts {
-        let name = format!("artifacts/{}", super::artifact_object(key));
-        let bytes = crate::store::encode("artifact record", rec)?;
+    for a in &opts.artifacts {
+        let name = format!("artifacts/{}", super::artifact_object(a.key()));
+        let bytes = crate::store::encode("artifact record", a.record())?;
         remote.put(&name, bytes)?;
         report.artifacts_sent += 1;
     }

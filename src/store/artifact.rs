@@ -30,9 +30,10 @@ pub const MAX_KEY_LEN: usize = 255;
 /// Encoded chunk bytes gathered before they are written in one transaction.
 pub const BATCH_BYTES: usize = 8 << 20;
 
-/// What the `artifacts` table holds for a key.
+/// What the `artifacts` table holds for a key (private like the other records; the API hands
+/// out [`Artifact`]).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ArtifactRecord {
+pub(crate) struct ArtifactRecord {
     /// The content's blob id (BLAKE3 of the bytes).
     pub blob: Id,
     /// Content length in bytes.
@@ -53,18 +54,76 @@ impl ArtifactRecord {
         })
     }
 
-    fn encode(&self) -> Result<Vec<u8>> {
+    /// The stored encoding.
+    pub fn encode(&self) -> Result<Vec<u8>> {
         super::encode("artifact record", self)
+    }
+}
+
+/// An artifact: its key and what is stored for it (content blob, size, creation time,
+/// metadata). Read with [`super::Reader::artifact`] and [`super::Reader::artifacts`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Artifact {
+    key: String,
+    rec: ArtifactRecord,
+}
+
+impl Artifact {
+    pub(crate) fn new(key: String, rec: ArtifactRecord) -> Self {
+        Artifact { key, rec }
+    }
+
+    /// Decodes the stored record of `key`.
+    pub(crate) fn decode(key: String, bytes: &[u8]) -> Result<Self> {
+        let rec = ArtifactRecord::decode(&key, bytes)?;
+        Ok(Artifact { key, rec })
+    }
+
+    /// The stored record, for the library's own use.
+    pub(crate) fn record(&self) -> &ArtifactRecord {
+        &self.rec
+    }
+
+    /// Its key.
+    pub fn key(&self) -> &str {
+        &self.key
+    }
+
+    /// The content's blob id (BLAKE3 of the bytes).
+    pub fn blob(&self) -> Id {
+        self.rec.blob
+    }
+
+    /// Content length in bytes.
+    pub fn size(&self) -> u64 {
+        self.rec.size
+    }
+
+    /// When it was put, nanoseconds since the Unix epoch.
+    pub fn created_ns(&self) -> i64 {
+        self.rec.created_ns
+    }
+
+    /// Its metadata, `KEY=VALUE` pairs in the order given.
+    pub fn meta_pairs(&self) -> &[(String, String)] {
+        &self.rec.meta
+    }
+
+    /// Looks up a metadata value.
+    pub fn meta(&self, key: &str) -> Option<&str> {
+        self.rec
+            .meta
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
     }
 }
 
 /// What `put` did.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PutReport {
-    /// The key.
-    pub key: String,
-    /// The record written.
-    pub record: ArtifactRecord,
+    /// The artifact written.
+    pub artifact: Artifact,
     /// Whether an existing artifact under the key was replaced.
     pub replaced: bool,
     /// Encoded bytes added to the store (0 when the content was already there).
@@ -154,8 +213,7 @@ pub fn put(
     };
     let replaced = w.finish(key, &record, force)?;
     Ok(PutReport {
-        key: key.to_string(),
-        record,
+        artifact: Artifact::new(key.to_string(), record),
         replaced,
         stored_bytes: w.stored_bytes,
         new_chunks: w.new_chunks,

@@ -632,13 +632,13 @@ impl Reader {
     }
 
     /// The artifact stored under `key`, if any.
-    pub fn artifact(&self, key: &str) -> Result<Option<super::artifact::ArtifactRecord>> {
+    pub fn artifact(&self, key: &str) -> Result<Option<super::artifact::Artifact>> {
         let Some(table) = &self.artifacts else {
             return Ok(None);
         };
         match table.get(key)? {
-            Some(v) => Ok(Some(super::artifact::ArtifactRecord::decode(
-                key,
+            Some(v) => Ok(Some(super::artifact::Artifact::decode(
+                key.to_string(),
                 v.value(),
             )?)),
             None => Ok(None),
@@ -646,14 +646,13 @@ impl Reader {
     }
 
     /// Every artifact, sorted by key.
-    pub fn artifacts(&self) -> Result<Vec<(String, super::artifact::ArtifactRecord)>> {
+    pub fn artifacts(&self) -> Result<Vec<super::artifact::Artifact>> {
         let mut out = Vec::new();
         if let Some(table) = &self.artifacts {
             for item in table.iter()? {
                 let (k, v) = item?;
                 let key = k.value().to_string();
-                let rec = super::artifact::ArtifactRecord::decode(&key, v.value())?;
-                out.push((key, rec));
+                out.push(super::artifact::Artifact::decode(key, v.value())?);
             }
         }
         Ok(out)

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::time_text;
-use crate::artifact::{ArtifactRecord, PutReport};
+use crate::artifact::PutReport;
 
 /// One artifact (`artifact ls --json`'s row).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -26,15 +26,15 @@ pub struct Artifact {
 }
 
 impl Artifact {
-    /// The artifact `key` with record `r`.
-    pub fn new(key: &str, r: &ArtifactRecord) -> Self {
+    /// The artifact `a`.
+    pub fn new(a: &crate::Artifact) -> Self {
         Artifact {
-            key: key.to_string(),
-            id: r.blob.hex(),
-            size: r.size,
-            created: time_text(r.created_ns),
-            created_ns: r.created_ns,
-            meta: r.meta.iter().cloned().collect(),
+            key: a.key().to_string(),
+            id: a.blob().hex(),
+            size: a.size(),
+            created: time_text(a.created_ns()),
+            created_ns: a.created_ns(),
+            meta: a.meta_pairs().iter().cloned().collect(),
         }
     }
 }
@@ -57,7 +57,7 @@ pub struct ArtifactStored {
 impl From<&PutReport> for ArtifactStored {
     fn from(r: &PutReport) -> Self {
         ArtifactStored {
-            artifact: Artifact::new(&r.key, &r.record),
+            artifact: Artifact::new(&r.artifact),
             replaced: r.replaced,
             stored_bytes: r.stored_bytes,
             new_chunks: r.new_chunks,

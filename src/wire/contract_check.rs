@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{RunViolation, path_text};
-use crate::artifact::ArtifactRecord;
+use crate::artifact::Artifact;
 use crate::id::Id;
 use crate::run::CheckReport;
 
@@ -59,11 +59,11 @@ pub struct ScratchFile {
 
 impl ScratchFile {
     /// The file `path` of run `run`'s scratch directory, kept as `r`.
-    pub fn new(run: &Id, path: &str, r: &ArtifactRecord) -> Self {
+    pub fn new(run: &Id, path: &str, r: &Artifact) -> Self {
         ScratchFile {
             path: path.to_string(),
-            size: r.size,
-            id: r.blob.hex(),
+            size: r.size(),
+            id: r.blob().hex(),
             key: format!("{}{path}", crate::scratch::prefix(run)),
         }
     }

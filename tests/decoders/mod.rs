@@ -11,7 +11,9 @@ use std::sync::OnceLock;
 use proptest::prelude::*;
 use rewind::id::Id;
 use rewind::internals::{CacheEntry, DirCache, Stat};
-use rewind::internals::{ChunkRef, Span, encode_chunk, encode_chunked, encode_whole};
+use rewind::internals::{
+    ChunkRef, Span, encode_artifact, encode_chunk, encode_chunked, encode_whole,
+};
 use rewind::progress::NoProgress;
 use rewind::snapshot::SnapshotOptions;
 use rewind::store::tree::{Kind, Tree, TreeEntry};
@@ -75,6 +77,11 @@ fn seeds() -> &'static [Vec<u8>] {
             .snapshot_raw(&snap)
             .expect("read")
             .expect("a stored record");
+        // And a real artifact record, with metadata.
+        let meta = vec![("run".to_string(), "42".to_string())];
+        let put = rewind::artifact::put(&store, "logs/build.txt", &mut &b"ok\n"[..], meta, false)
+            .expect("put");
+        let artifact = encode_artifact(&put.artifact).expect("artifact");
         vec![
             encode_whole(99, true, &span),
             encode_chunked(
@@ -85,6 +92,7 @@ fn seeds() -> &'static [Vec<u8>] {
             tree.encode().expect("tree"),
             cache.encode(),
             record,
+            artifact,
         ]
     })
 }
@@ -103,7 +111,7 @@ fn damaged() -> impl Strategy<Value = Vec<u8>> {
         any::<usize>().prop_map(Damage::Cut),
         (any::<usize>(), any::<u8>()).prop_map(|(i, b)| Damage::Insert(i, b)),
     ];
-    (0..6usize, prop::collection::vec(damage, 1..4)).prop_map(|(seed, damages)| {
+    (0..7usize, prop::collection::vec(damage, 1..4)).prop_map(|(seed, damages)| {
         let mut bytes = seeds()[seed].clone();
         for d in damages {
             let n = bytes.len().max(1);

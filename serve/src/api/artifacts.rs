@@ -18,7 +18,7 @@ use crate::error::ApiResult;
 pub async fn list(State(st): State<AppState>) -> ApiResult<Json<Vec<Artifact>>> {
     blocking(&st, |st| {
         let all = rewind::artifact::list(st.store())?;
-        Ok(Json(all.iter().map(|(k, r)| Artifact::new(k, r)).collect()))
+        Ok(Json(all.iter().map(Artifact::new).collect()))
     })
     .await
 }
@@ -30,19 +30,16 @@ pub async fn get(
     headers: HeaderMap,
 ) -> ApiResult<Response> {
     let k = key.clone();
-    let rec = blocking(&st, move |st| {
-        Ok(rewind::artifact::get_record(st.store(), &k)?)
-    })
-    .await?;
+    let a = blocking(&st, move |st| Ok(rewind::artifact::find(st.store(), &k)?)).await?;
     let st2 = st.clone();
     Ok(super::read::ranged(
         &headers,
-        rec.size,
+        a.size(),
         "application/octet-stream",
         move |skip, len, w| {
             let reader = st2.store().reader().map_err(std::io::Error::other)?;
             let mut b = reader
-                .blob_reader(&rec.blob)
+                .blob_reader(&a.blob())
                 .map_err(std::io::Error::other)?;
             super::read::copy_range(&mut b, skip, len, w)
         },
