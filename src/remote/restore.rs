@@ -35,8 +35,12 @@ use crate::store::oplog::{self, OpRecord};
 use crate::store::refcount;
 use crate::store::tree::{Kind, Tree};
 
-/// Stored bytes the import thread may lag behind the download by (it bounds memory).
-const IMPORT_QUEUE: usize = 8192;
+/// Hand-overs the import thread may lag behind the download by (it bounds memory: this many
+/// times [`HANDOVER_BYTES`], and a little more).
+const IMPORT_QUEUE: usize = 64;
+
+/// Stored bytes handed to the import thread at once.
+const HANDOVER_BYTES: usize = 1 << 20;
 
 /// What a restore from a remote did.
 #[derive(Clone, Debug, Default)]
@@ -164,7 +168,7 @@ pub fn restore_empty(
     phases.mark("trees");
 
     // 2. Which blobs come from the remote whole, which are chunked (their lists first).
-    let mut by_blob: HashMap<Id, Vec<usize>> = HashMap::new();
+    let mut by_blob: rustc_hash::FxHashMap<Id, Vec<usize>> = Default::default();
     for (i, f) in files.iter().enumerate() {
         by_blob.entry(f.id).or_default().push(i);
     }
@@ -218,15 +222,17 @@ pub fn restore_empty(
     let written = AtomicU64::new(0);
     let bytes_written = AtomicU64::new(0);
     let mut import = PullReport::default();
-    let (tx, rx) = std::sync::mpsc::sync_channel::<(Entry, Vec<u8>)>(IMPORT_QUEUE);
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<(Entry, Vec<u8>)>>(IMPORT_QUEUE);
     let fetched = std::thread::scope(|s| {
         let importer = s.spawn(|| -> Result<PullReport> {
             let mut report = PullReport::default();
             let mut batch = Vec::new();
             let mut batch_bytes = 0;
-            for (e, stored) in rx {
-                batch_bytes += stored.len();
-                batch.push((e, stored));
+            for handed in rx {
+                for (e, stored) in handed {
+                    batch_bytes += stored.len();
+                    batch.push((e, stored));
+                }
                 if batch_bytes >= super::pull::BATCH_BYTES {
                     commit_data(store, &mut batch, &mut report)?;
                     batch_bytes = 0;
@@ -247,16 +253,26 @@ pub fn restore_empty(
             }
             Ok(())
         };
+        // Handed over a few at a time: one message (and at most one wake-up of the importer)
+        // per HANDOVER_BYTES rather than per object.
+        let mut handing = Vec::new();
+        let mut handing_bytes = 0;
         let sent = remote.fetch_many_with(
             super::pull::by_pack(whole),
             &write_files,
             &mut |e, stored, ()| {
                 progress.advance(stored.len() as u64, 1);
-                // A closed channel means the importer failed: its error is the one reported.
-                let _ = tx.send((*e, stored.into_owned()));
+                handing_bytes += stored.len();
+                handing.push((*e, stored.into_owned()));
+                if handing_bytes >= HANDOVER_BYTES {
+                    handing_bytes = 0;
+                    // A closed channel means the importer failed: its error is the one reported.
+                    let _ = tx.send(std::mem::take(&mut handing));
+                }
                 Ok(())
             },
         );
+        let _ = tx.send(handing);
         drop(tx);
         let imported = importer.join().unwrap_or_else(|_| {
             Err(Error::Remote {
