@@ -84,6 +84,12 @@ pub enum RemoteCommand {
         /// The workspace's path where it was pushed from (see `rewind log` there)
         remote_path: String,
     },
+    /// List the snapshots on a remote, newest first, with their workspaces and tags (what
+    /// `restore --remote NAME REV` and `pull NAME REV` take; `latest` is the first)
+    Snapshots {
+        /// The remote (a name or a URL)
+        name: String,
+    },
     /// Delete snapshots (and tags pointing at them) from a remote; `gc --remote` frees their data
     Forget {
         /// The remote
@@ -417,6 +423,10 @@ pub fn remote(ctx: &Ctx, a: RemoteArgs) -> CliResult {
                 );
             }
         }
+        RemoteCommand::Snapshots { name } => {
+            let remote = open(&store, &name)?;
+            list_snapshots(ctx, &remote)?;
+        }
         RemoteCommand::Forget { name, revs } => {
             let remote = open(&store, &name)?;
             let ids = revs
@@ -434,6 +444,51 @@ pub fn remote(ctx: &Ctx, a: RemoteArgs) -> CliResult {
                 );
             }
         }
+    }
+    Ok(0)
+}
+
+/// `rewind remote snapshots NAME`: one line per snapshot (`--json`: a `SnapshotList`).
+fn list_snapshots(ctx: &Ctx, remote: &Remote) -> CliResult {
+    let snapshots = remote.snapshots()?;
+    let mut tags: std::collections::HashMap<rewind::Id, Vec<String>> = Default::default();
+    for (name, id) in remote.tags()? {
+        tags.entry(id).or_default().push(name);
+    }
+    let none = Vec::new();
+    if ctx.json {
+        let list = wire::SnapshotList {
+            snapshots: snapshots
+                .iter()
+                .map(|s| wire::Snapshot::new(s, tags.get(&s.id()).unwrap_or(&none)))
+                .collect(),
+        };
+        output::print_json(&list)?;
+        return Ok(0);
+    }
+    let mut out = std::io::stdout().lock();
+    for s in &snapshots {
+        let named = tags
+            .get(&s.id())
+            .map(|t| format!(" ({})", t.join(", ")))
+            .unwrap_or_default();
+        writeln!(
+            out,
+            "{}  {}  {}  {} {:>10}{}{}",
+            paint(ctx.color, output::id_style(), &s.id().short()),
+            output::format_time(s.time_ns()),
+            output::path_text(s.workspace()),
+            output::count(s.stats().files as usize, "file"),
+            human_bytes(s.stats().bytes),
+            paint(ctx.color, output::bold(), &named),
+            match s.message() {
+                "" => String::new(),
+                m => format!("  {m}"),
+            }
+        )?;
+    }
+    if snapshots.is_empty() && !ctx.quiet {
+        eprintln!("rewind: no snapshots on {}", remote.name);
     }
     Ok(0)
 }

@@ -1158,3 +1158,60 @@ fn trace_shows_the_phases_of_push_and_restore() {
     }
     assert_eq!(list_disk(&dest), list_disk(&e.ws));
 }
+
+/// `remote snapshots` lists what a remote holds, newest first, with tags (text and JSON), and
+/// `latest` names the newest: what a fresh machine needs to restore without knowing an id.
+#[test]
+fn remote_snapshots_lists_them_and_latest_is_the_newest() {
+    let t = tempfile::tempdir().unwrap();
+    let r = Remote::file(t.path());
+    let e = Env::new();
+    r.ok(&e.store, &e.ws, &["remote", "add", "origin", &r.url]);
+    let empty = r.run(&e.store, &e.ws, &["remote", "snapshots", "origin"]);
+    assert!(empty.status.success());
+    assert!(empty.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&empty.stderr).contains("no snapshots on origin"));
+
+    fill(&e.ws, 4);
+    e.ok(&["snapshot", "-q", "-m", "first"]);
+    let first = head(&e);
+    e.ok(&["tag", "v1", "@"]);
+    e.write("README.md", b"# second\n");
+    e.ok(&["snapshot", "-q"]);
+    let second = head(&e);
+    r.ok(&e.store, &e.ws, &["push", "--all", "-q"]);
+
+    let v = r.json(&e.store, &e.ws, &["remote", "snapshots", "origin"]);
+    let listed: Vec<&str> = v["snapshots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        listed,
+        [second.as_str(), first.as_str()],
+        "newest first: {v}"
+    );
+    assert_eq!(v["snapshots"][1]["tags"][0], "v1", "{v}");
+    assert_eq!(v["snapshots"][1]["message"], "first", "{v}");
+    let text = r.ok(&e.store, &e.ws, &["remote", "snapshots", &r.url]);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(lines[0].starts_with(&second[..12]), "{text}");
+    assert!(!lines[0].ends_with(' '), "no trailing space: {text:?}");
+    assert!(
+        lines[1].contains("(v1)") && lines[1].ends_with("  first"),
+        "{text}"
+    );
+
+    let dest = t.path().join("dest");
+    std::fs::create_dir(&dest).unwrap();
+    let out = r.ok(
+        &t.path().join("store2"),
+        &dest,
+        &["restore", "--remote", &r.url, "latest"],
+    );
+    assert!(out.contains(&second[..12]), "{out}");
+    assert_eq!(list_disk(&dest), list_disk(&e.ws));
+}

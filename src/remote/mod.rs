@@ -52,6 +52,8 @@ pub const FORMAT: u32 = 1;
 pub const FORMAT_ENCRYPTED: u32 = 2;
 /// The marker object naming the format.
 pub const MARKER: &str = "rewind-remote";
+/// The revision naming a remote's newest snapshot (as restic's `latest`).
+pub const LATEST: &str = "latest";
 /// A pack is closed once it holds this many bytes: large enough that the Linux tree is a few
 /// dozen uploads, small enough that one failed upload costs little and memory stays bounded.
 pub const PACK_TARGET: usize = 32 << 20;
@@ -765,6 +767,20 @@ impl Remote {
         crate::store::snapshot::SnapshotRecord::decode(id, &bytes).map(Some)
     }
 
+    /// Every snapshot on the remote, newest first (one read per snapshot record, each checked
+    /// against its id).
+    pub fn snapshots(&self) -> Result<Vec<crate::Snapshot>> {
+        let mut out = Vec::new();
+        for id in self.snapshot_ids()? {
+            // Listed, then gone: forgotten by another machine meanwhile.
+            if let Some(rec) = self.snapshot(&id)? {
+                out.push(crate::Snapshot::new(id, rec));
+            }
+        }
+        out.sort_by_key(|s| std::cmp::Reverse((s.time_ns(), s.id())));
+        Ok(out)
+    }
+
     /// Tags on the remote.
     pub fn tags(&self) -> Result<Vec<(String, Id)>> {
         let mut out = Vec::new();
@@ -798,8 +814,9 @@ impl Remote {
         Ok(out)
     }
 
-    /// Resolves a revision against the remote: a tag, a full id, or a unique prefix of 4+
-    /// hex digits of a snapshot on the remote.
+    /// Resolves a revision against the remote: a tag, a full id, `latest` (the newest snapshot
+    /// on the remote, whatever its workspace; a tag of that name comes first), or a unique
+    /// prefix of 4+ hex digits of a snapshot on the remote.
     pub fn resolve(&self, rev: &str) -> Result<Id> {
         if crate::revision::validate_tag(rev).is_ok()
             && let Some(id) = self.tag(rev)?
@@ -808,6 +825,11 @@ impl Remote {
         }
         if let Some(id) = Id::from_hex(rev) {
             return Ok(id);
+        }
+        if rev == LATEST
+            && let Some(newest) = self.snapshots()?.first()
+        {
+            return Ok(newest.id());
         }
         let lower = rev.to_ascii_lowercase();
         if lower.len() >= 4 && lower.chars().all(|c| c.is_ascii_hexdigit()) {
