@@ -593,15 +593,37 @@ impl Remote {
 
     /// Reads `key`; None when it does not exist.
     pub fn get(&self, key: &str) -> Result<Option<Vec<u8>>> {
-        let path = self.obj_path(key);
-        let got = self.rt.block_on(async {
-            let r = self.store.get(&path).await?;
-            r.bytes().await
-        });
+        let got = self.rt.block_on(self.fetch_object(key));
+        self.got(key, got)
+    }
+
+    /// Reads every one of `keys`, [`PARALLEL`] requests in flight; in their order, None for
+    /// one that does not exist.
+    pub fn get_many(&self, keys: &[String]) -> Result<Vec<Option<Vec<u8>>>> {
+        let got: Vec<_> = self.rt.block_on(
+            futures::stream::iter(keys.iter().map(|k| self.fetch_object(k)))
+                .buffered(PARALLEL)
+                .collect(),
+        );
+        keys.iter().zip(got).map(|(k, g)| self.got(k, g)).collect()
+    }
+
+    async fn fetch_object(&self, key: &str) -> object_store::Result<Vec<u8>> {
+        Ok(self
+            .store
+            .get(&self.obj_path(key))
+            .await?
+            .bytes()
+            .await?
+            .to_vec())
+    }
+
+    /// What a read of `key` gave: its (unsealed) bytes, None when it does not exist.
+    fn got(&self, key: &str, got: object_store::Result<Vec<u8>>) -> Result<Option<Vec<u8>>> {
         match got {
             Ok(b) => {
                 self.count(0, b.len() as u64);
-                Ok(Some(self.unseal(key, b.to_vec())?))
+                Ok(Some(self.unseal(key, b)?))
             }
             Err(object_store::Error::NotFound { .. }) => {
                 self.count(0, 0);
@@ -754,27 +776,41 @@ impl Remote {
         &self,
         id: &Id,
     ) -> Result<Option<crate::store::snapshot::SnapshotRecord>> {
-        let Some(bytes) = self.get(&format!("snapshots/{}", id.hex()))? else {
-            return Ok(None);
-        };
-        if Id::of(&bytes) != *id {
+        match self.get(&format!("snapshots/{}", id.hex()))? {
+            Some(bytes) => self.snapshot_record(id, &bytes).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// The snapshot record `bytes` read for `id`, checked against it.
+    fn snapshot_record(
+        &self,
+        id: &Id,
+        bytes: &[u8],
+    ) -> Result<crate::store::snapshot::SnapshotRecord> {
+        if Id::of(bytes) != *id {
             return Err(Error::Corrupt {
                 kind: "snapshot",
                 id: id.hex(),
                 why: format!("on remote {}: the record does not match its id", self.name),
             });
         }
-        crate::store::snapshot::SnapshotRecord::decode(id, &bytes).map(Some)
+        crate::store::snapshot::SnapshotRecord::decode(id, bytes)
     }
 
-    /// Every snapshot on the remote, newest first (one read per snapshot record, each checked
-    /// against its id).
+    /// Every snapshot on the remote, newest first (one read per snapshot record, several at
+    /// once, each checked against its id).
     pub fn snapshots(&self) -> Result<Vec<crate::Snapshot>> {
+        let ids = self.snapshot_ids()?;
+        let keys: Vec<String> = ids
+            .iter()
+            .map(|id| format!("snapshots/{}", id.hex()))
+            .collect();
         let mut out = Vec::new();
-        for id in self.snapshot_ids()? {
+        for (id, got) in ids.into_iter().zip(self.get_many(&keys)?) {
             // Listed, then gone: forgotten by another machine meanwhile.
-            if let Some(rec) = self.snapshot(&id)? {
-                out.push(crate::Snapshot::new(id, rec));
+            if let Some(bytes) = got {
+                out.push(crate::Snapshot::new(id, self.snapshot_record(&id, &bytes)?));
             }
         }
         out.sort_by_key(|s| std::cmp::Reverse((s.time_ns(), s.id())));
