@@ -437,7 +437,7 @@ pub fn stats(ctx: &Ctx) -> CliResult {
                 "  next to go: {} {}{}",
                 paint(ctx.color, output::id_style(), &j.id.short()),
                 format_time(j.time_ns),
-                output::message_suffix(&j.message)
+                output::message_suffix(" ", &j.message)
             )?,
             None => writeln!(out, "  nothing can be evicted")?,
         }

@@ -93,7 +93,7 @@ pub fn forget(ctx: &Ctx, a: ForgetArgs) -> CliResult {
                 "{verb} {} {}{}",
                 paint(ctx.color, output::id_style(), &j.id.short()),
                 format_time(j.time_ns),
-                output::message_suffix(&j.message)
+                output::message_suffix(" ", &j.message)
             )?;
         }
         for j in &report.protected {
@@ -134,7 +134,7 @@ fn print_budget(ctx: &Ctx, r: &rewind::budget::BudgetReport) -> CliResult {
                 "forgot {} {}{}",
                 paint(ctx.color, output::id_style(), &j.id.short()),
                 format_time(j.time_ns),
-                output::message_suffix(&j.message)
+                output::message_suffix(" ", &j.message)
             )?;
         }
     }

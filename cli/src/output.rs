@@ -224,12 +224,12 @@ pub fn count(n: usize, noun: &str) -> String {
     format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
 
-/// A snapshot's message as it follows its id and time on a line: nothing when it has none (no
-/// trailing space).
-pub fn message_suffix(message: &str) -> String {
+/// A snapshot's message as it ends a line, after `gap`: nothing when it has none (no trailing
+/// space).
+pub fn message_suffix(gap: &str, message: &str) -> String {
     match message {
         "" => String::new(),
-        m => format!(" {m}"),
+        m => format!("{gap}{m}"),
     }
 }
 

@@ -481,10 +481,7 @@ fn list_snapshots(ctx: &Ctx, remote: &Remote) -> CliResult {
             output::count(s.stats().files as usize, "file"),
             human_bytes(s.stats().bytes),
             paint(ctx.color, output::bold(), &named),
-            match s.message() {
-                "" => String::new(),
-                m => format!("  {m}"),
-            }
+            output::message_suffix("  ", s.message())
         )?;
     }
     if snapshots.is_empty() && !ctx.quiet {
