@@ -162,9 +162,13 @@ fn start_run(env: &Env, prefix: &str) -> (Child, i32) {
         "{prefix}touch {}; sleep 30; echo after > late.txt",
         marker.display()
     );
+    // Not the test's standard input: in the foreground of a terminal the command shares
+    // rewind's process group (so it can read the terminal) and the terminal, not rewind,
+    // signals the group; this test is about rewind forwarding the signal.
     let child = env
         .cmd()
         .args(["run", "--", "sh", "-c", &script])
+        .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
